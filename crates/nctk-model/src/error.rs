@@ -1,0 +1,48 @@
+use crate::DataType;
+
+/// Errors raised by model operations: bad names, bad selections, range errors.
+#[derive(Debug, thiserror::Error, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum ModelError {
+    /// A name breaks netCDF's name rules.
+    #[error("invalid name {name:?}: {reason}")]
+    InvalidName {
+        /// The offending name.
+        name: String,
+        /// Why it is invalid.
+        reason: &'static str,
+    },
+    /// A value does not fit the target type (netCDF's NC_ERANGE).
+    #[error("value {value} at index {index} is out of range for type {to}")]
+    Range {
+        /// Position of the value in the buffer.
+        index: usize,
+        /// The value, as text.
+        value: String,
+        /// The target type.
+        to: DataType,
+    },
+    /// Conversion between these types is not allowed (char and string only
+    /// convert to themselves; netCDF's NC_ECHAR).
+    #[error("cannot convert {from} values to {to}")]
+    IncompatibleTypes {
+        /// Source type.
+        from: DataType,
+        /// Target type.
+        to: DataType,
+    },
+    /// A selection does not fit the variable's shape.
+    #[error("invalid selection: {0}")]
+    Selection(String),
+    /// Two things share a name in one scope.
+    #[error("name {0:?} is already used")]
+    DuplicateName(String),
+    /// Something named does not exist.
+    #[error("{kind} {name:?} not found")]
+    NotFound {
+        /// What was looked up ("dimension", "variable", ...).
+        kind: &'static str,
+        /// The name looked up.
+        name: String,
+    },
+}

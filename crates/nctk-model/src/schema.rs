@@ -1,0 +1,447 @@
+use crate::{DataType, ModelError, Values};
+
+/// Index of a dimension in a [`Schema`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct DimId(pub u32);
+
+/// Index of a variable in a [`Schema`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct VarId(pub u32);
+
+/// Index of a group in a [`Schema`]; the root group is [`GroupId::ROOT`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct GroupId(pub u32);
+
+impl GroupId {
+    /// The root group.
+    pub const ROOT: GroupId = GroupId(0);
+}
+
+/// A named attribute: always a one-dimensional vector of typed values.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Attribute {
+    /// The attribute's name.
+    pub name: String,
+    /// The attribute's values.
+    pub value: Values,
+}
+
+impl Attribute {
+    /// An attribute named `name` holding `value`.
+    pub fn new(name: impl Into<String>, value: Values) -> Attribute {
+        Attribute {
+            name: name.into(),
+            value,
+        }
+    }
+}
+
+/// A named dimension.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Dimension {
+    /// The dimension's name.
+    pub name: String,
+    /// Current length (for an unlimited dimension: the number of records).
+    pub len: u64,
+    /// True for an unlimited (record) dimension.
+    pub unlimited: bool,
+    /// The group that defines the dimension.
+    pub group: GroupId,
+}
+
+/// How a variable's data is laid out in its storage (the `_Storage` and
+/// `_ChunkSizes` special attributes of `ncdump -s`).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum Layout {
+    /// One contiguous block (classic files; unchunked netCDF-4 variables).
+    #[default]
+    Contiguous,
+    /// Chunked with these chunk lengths, one per dimension.
+    Chunked(Vec<u64>),
+    /// A scalar stored inline.
+    Compact,
+}
+
+/// Byte order of a variable's stored data (the `_Endianness` special attribute).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Endianness {
+    /// Little-endian.
+    Little,
+    /// Big-endian.
+    Big,
+}
+
+/// Read-only storage facts about a variable, as `ncdump -s` shows them.
+/// Format crates fill this in; the model never interprets it.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct VarStorage {
+    /// Contiguous, chunked or compact.
+    pub layout: Layout,
+    /// The `_Filter` text (HDF5 filter ids and parameters), if any.
+    pub filters: Option<String>,
+    /// The `_Codecs` text (numcodecs JSON), if any.
+    pub codecs: Option<String>,
+    /// Stored byte order, where the format records one.
+    pub endianness: Option<Endianness>,
+    /// True when the variable was written without fill (`_NoFill`).
+    pub no_fill: bool,
+}
+
+/// A variable: a name, a type, a shape given by dimensions, and attributes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Variable {
+    /// The variable's name.
+    pub name: String,
+    /// The group that holds the variable.
+    pub group: GroupId,
+    /// The element type.
+    pub dtype: DataType,
+    /// The dimensions, outermost first; empty for a scalar.
+    pub dims: Vec<DimId>,
+    /// The variable's attributes, in definition order.
+    pub attributes: Vec<Attribute>,
+    /// Storage facts for `ncdump -s`.
+    pub storage: VarStorage,
+}
+
+impl Variable {
+    /// The attribute named `name`.
+    pub fn attribute(&self, name: &str) -> Option<&Attribute> {
+        self.attributes.iter().find(|a| a.name == name)
+    }
+}
+
+/// A group: a scope for dimensions, variables, attributes and subgroups.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Group {
+    /// The group's name (empty for the root).
+    pub name: String,
+    /// The parent group; `None` for the root.
+    pub parent: Option<GroupId>,
+    /// Dimensions defined in this group, in definition order.
+    pub dims: Vec<DimId>,
+    /// Variables of this group, in definition order.
+    pub vars: Vec<VarId>,
+    /// Group (global) attributes, in definition order.
+    pub attributes: Vec<Attribute>,
+    /// Subgroups, in definition order.
+    pub groups: Vec<GroupId>,
+}
+
+/// The whole structure of a dataset: every group, dimension and variable.
+///
+/// Objects live in arenas and refer to each other by typed ids. Classic
+/// datasets use only the root group.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Schema {
+    groups: Vec<Group>,
+    dims: Vec<Dimension>,
+    vars: Vec<Variable>,
+}
+
+impl Default for Schema {
+    fn default() -> Self {
+        Schema::new()
+    }
+}
+
+impl Schema {
+    /// A schema with an empty root group.
+    pub fn new() -> Schema {
+        Schema {
+            groups: vec![Group {
+                name: String::new(),
+                parent: None,
+                dims: vec![],
+                vars: vec![],
+                attributes: vec![],
+                groups: vec![],
+            }],
+            dims: vec![],
+            vars: vec![],
+        }
+    }
+
+    /// The group `id`.
+    pub fn group(&self, id: GroupId) -> &Group {
+        &self.groups[id.0 as usize]
+    }
+
+    /// The group `id`, mutably.
+    pub fn group_mut(&mut self, id: GroupId) -> &mut Group {
+        &mut self.groups[id.0 as usize]
+    }
+
+    /// The root group.
+    pub fn root(&self) -> &Group {
+        self.group(GroupId::ROOT)
+    }
+
+    /// The dimension `id`.
+    pub fn dim(&self, id: DimId) -> &Dimension {
+        &self.dims[id.0 as usize]
+    }
+
+    /// The dimension `id`, mutably (to update an unlimited length).
+    pub fn dim_mut(&mut self, id: DimId) -> &mut Dimension {
+        &mut self.dims[id.0 as usize]
+    }
+
+    /// The variable `id`.
+    pub fn var(&self, id: VarId) -> &Variable {
+        &self.vars[id.0 as usize]
+    }
+
+    /// The variable `id`, mutably.
+    pub fn var_mut(&mut self, id: VarId) -> &mut Variable {
+        &mut self.vars[id.0 as usize]
+    }
+
+    /// Every dimension id, in creation order.
+    pub fn dim_ids(&self) -> impl Iterator<Item = DimId> + '_ {
+        (0..self.dims.len() as u32).map(DimId)
+    }
+
+    /// Every variable id, in creation order.
+    pub fn var_ids(&self) -> impl Iterator<Item = VarId> + '_ {
+        (0..self.vars.len() as u32).map(VarId)
+    }
+
+    /// Every group id, in creation order (the root first).
+    pub fn group_ids(&self) -> impl Iterator<Item = GroupId> + '_ {
+        (0..self.groups.len() as u32).map(GroupId)
+    }
+
+    /// Number of dimensions in all groups.
+    pub fn num_dims(&self) -> usize {
+        self.dims.len()
+    }
+
+    /// Number of variables in all groups.
+    pub fn num_vars(&self) -> usize {
+        self.vars.len()
+    }
+
+    fn check_free_name(&self, group: GroupId, name: &str) -> Result<(), ModelError> {
+        let g = self.group(group);
+        let taken = g.dims.iter().any(|&d| self.dim(d).name == name)
+            || g.vars.iter().any(|&v| self.var(v).name == name)
+            || g.groups.iter().any(|&c| self.group(c).name == name);
+        if taken {
+            return Err(ModelError::DuplicateName(name.to_string()));
+        }
+        Ok(())
+    }
+
+    /// Adds a dimension to `group`. The name must already be valid and NFC.
+    /// Dimension names must be unique within the group; variables may share
+    /// a dimension's name (coordinate variables).
+    pub fn add_dim(
+        &mut self,
+        group: GroupId,
+        name: &str,
+        len: u64,
+        unlimited: bool,
+    ) -> Result<DimId, ModelError> {
+        if self
+            .group(group)
+            .dims
+            .iter()
+            .any(|&d| self.dim(d).name == name)
+        {
+            return Err(ModelError::DuplicateName(name.to_string()));
+        }
+        let id = DimId(self.dims.len() as u32);
+        self.dims.push(Dimension {
+            name: name.to_string(),
+            len,
+            unlimited,
+            group,
+        });
+        self.group_mut(group).dims.push(id);
+        Ok(id)
+    }
+
+    /// Adds a variable to `group`.
+    pub fn add_var(
+        &mut self,
+        group: GroupId,
+        name: &str,
+        dtype: DataType,
+        dims: &[DimId],
+    ) -> Result<VarId, ModelError> {
+        if self
+            .group(group)
+            .vars
+            .iter()
+            .any(|&v| self.var(v).name == name)
+            || self
+                .group(group)
+                .groups
+                .iter()
+                .any(|&c| self.group(c).name == name)
+        {
+            return Err(ModelError::DuplicateName(name.to_string()));
+        }
+        let id = VarId(self.vars.len() as u32);
+        self.vars.push(Variable {
+            name: name.to_string(),
+            group,
+            dtype,
+            dims: dims.to_vec(),
+            attributes: vec![],
+            storage: VarStorage::default(),
+        });
+        self.group_mut(group).vars.push(id);
+        Ok(id)
+    }
+
+    /// Adds a subgroup to `parent`.
+    pub fn add_group(&mut self, parent: GroupId, name: &str) -> Result<GroupId, ModelError> {
+        self.check_free_name(parent, name)?;
+        let id = GroupId(self.groups.len() as u32);
+        self.groups.push(Group {
+            name: name.to_string(),
+            parent: Some(parent),
+            dims: vec![],
+            vars: vec![],
+            attributes: vec![],
+            groups: vec![],
+        });
+        self.group_mut(parent).groups.push(id);
+        Ok(id)
+    }
+
+    /// Sets (adds or replaces in place) an attribute of a variable, or of
+    /// the group when `var` is `None`.
+    pub fn set_attr(&mut self, group: GroupId, var: Option<VarId>, attr: Attribute) {
+        let list = match var {
+            Some(v) => &mut self.var_mut(v).attributes,
+            None => &mut self.group_mut(group).attributes,
+        };
+        match list.iter_mut().find(|a| a.name == attr.name) {
+            Some(slot) => *slot = attr,
+            None => list.push(attr),
+        }
+    }
+
+    /// The variable named `name` in `group`.
+    pub fn var_by_name(&self, group: GroupId, name: &str) -> Option<VarId> {
+        self.group(group)
+            .vars
+            .iter()
+            .copied()
+            .find(|&v| self.var(v).name == name)
+    }
+
+    /// The dimension named `name` visible from `group` (this group first,
+    /// then its ancestors, as netCDF-4 scoping says).
+    pub fn dim_by_name(&self, group: GroupId, name: &str) -> Option<DimId> {
+        let mut g = Some(group);
+        while let Some(id) = g {
+            if let Some(d) = self
+                .group(id)
+                .dims
+                .iter()
+                .copied()
+                .find(|&d| self.dim(d).name == name)
+            {
+                return Some(d);
+            }
+            g = self.group(id).parent;
+        }
+        None
+    }
+
+    /// The subgroup named `name` of `parent`.
+    pub fn group_by_name(&self, parent: GroupId, name: &str) -> Option<GroupId> {
+        self.group(parent)
+            .groups
+            .iter()
+            .copied()
+            .find(|&g| self.group(g).name == name)
+    }
+
+    /// The group at a `/`-separated path from the root (`""` or `"/"` is the root).
+    pub fn group_by_path(&self, path: &str) -> Option<GroupId> {
+        path.split('/')
+            .filter(|s| !s.is_empty())
+            .try_fold(GroupId::ROOT, |g, name| self.group_by_name(g, name))
+    }
+
+    /// The variable at a path such as `temp` or `/grp/sub/temp`.
+    pub fn var_by_path(&self, path: &str) -> Option<VarId> {
+        let (dir, name) = path.rsplit_once('/').unwrap_or(("", path));
+        self.var_by_name(self.group_by_path(dir)?, name)
+    }
+
+    /// The full path of a group (`/` for the root, `/a/b` otherwise).
+    pub fn group_path(&self, id: GroupId) -> String {
+        let mut parts = vec![];
+        let mut g = id;
+        while let Some(parent) = self.group(g).parent {
+            parts.push(self.group(g).name.as_str());
+            g = parent;
+        }
+        parts.reverse();
+        format!("/{}", parts.join("/"))
+    }
+
+    /// The current shape of a variable (unlimited dimensions at their
+    /// current length).
+    pub fn shape(&self, var: VarId) -> Vec<u64> {
+        self.var(var)
+            .dims
+            .iter()
+            .map(|&d| self.dim(d).len)
+            .collect()
+    }
+
+    /// True when the variable's first dimension is unlimited (a record variable).
+    pub fn is_record_var(&self, var: VarId) -> bool {
+        self.var(var)
+            .dims
+            .first()
+            .is_some_and(|&d| self.dim(d).unlimited)
+    }
+
+    /// The unlimited dimension of the root group, if any (classic files have at most one).
+    pub fn unlimited_dim(&self) -> Option<DimId> {
+        self.root()
+            .dims
+            .iter()
+            .copied()
+            .find(|&d| self.dim(d).unlimited)
+    }
+
+    /// The variable's `_FillValue` attribute if present, else the type's default fill.
+    pub fn fill_value(&self, var: VarId) -> Values {
+        let v = self.var(var);
+        v.attribute("_FillValue")
+            .filter(|a| a.value.dtype() == v.dtype && !a.value.is_empty())
+            .map(|a| a.value.slice(0..1))
+            .unwrap_or_else(|| v.dtype.default_fill())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn groups_scope_dimensions_and_paths_resolve() {
+        let mut s = Schema::new();
+        let time = s.add_dim(GroupId::ROOT, "time", 3, true).unwrap();
+        let g = s.add_group(GroupId::ROOT, "sub").unwrap();
+        let x = s.add_dim(g, "x", 4, false).unwrap();
+        let v = s.add_var(g, "t", DataType::Float, &[time, x]).unwrap();
+        assert_eq!(s.dim_by_name(g, "time"), Some(time));
+        assert_eq!(s.dim_by_name(GroupId::ROOT, "x"), None);
+        assert_eq!(s.var_by_path("/sub/t"), Some(v));
+        assert_eq!(s.group_path(g), "/sub");
+        assert_eq!(s.shape(v), vec![3, 4]);
+        assert!(s.is_record_var(v));
+        assert!(s.add_dim(g, "x", 1, false).is_err());
+        assert_eq!(s.fill_value(v), DataType::Float.default_fill());
+    }
+}

@@ -1,0 +1,310 @@
+use crate::DataType;
+
+/// A one-dimensional vector of values of one netCDF type.
+///
+/// Attribute values and variable data travel as `Values`. Char data is kept
+/// as raw bytes (netCDF does not fix an encoding for `char`).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Values {
+    /// `byte` values.
+    Byte(Vec<i8>),
+    /// `char` values (raw bytes).
+    Char(Vec<u8>),
+    /// `short` values.
+    Short(Vec<i16>),
+    /// `int` values.
+    Int(Vec<i32>),
+    /// `float` values.
+    Float(Vec<f32>),
+    /// `double` values.
+    Double(Vec<f64>),
+    /// `ubyte` values.
+    UByte(Vec<u8>),
+    /// `ushort` values.
+    UShort(Vec<u16>),
+    /// `uint` values.
+    UInt(Vec<u32>),
+    /// `int64` values.
+    Int64(Vec<i64>),
+    /// `uint64` values.
+    UInt64(Vec<u64>),
+    /// `string` values.
+    String(Vec<String>),
+}
+
+/// Applies `$body` to the vector inside any variant, binding it as `$v`.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! for_each_values {
+    ($values:expr, $v:ident => $body:expr) => {
+        match $values {
+            $crate::Values::Byte($v) => $body,
+            $crate::Values::Char($v) => $body,
+            $crate::Values::Short($v) => $body,
+            $crate::Values::Int($v) => $body,
+            $crate::Values::Float($v) => $body,
+            $crate::Values::Double($v) => $body,
+            $crate::Values::UByte($v) => $body,
+            $crate::Values::UShort($v) => $body,
+            $crate::Values::UInt($v) => $body,
+            $crate::Values::Int64($v) => $body,
+            $crate::Values::UInt64($v) => $body,
+            $crate::Values::String($v) => $body,
+        }
+    };
+}
+
+/// Builds the same variant as `$proto` around `$expr` (a vector of the
+/// matching element type), binding the prototype's vector as `$v`.
+macro_rules! map_values {
+    ($values:expr, $v:ident => $body:expr) => {
+        match $values {
+            Values::Byte($v) => Values::Byte($body),
+            Values::Char($v) => Values::Char($body),
+            Values::Short($v) => Values::Short($body),
+            Values::Int($v) => Values::Int($body),
+            Values::Float($v) => Values::Float($body),
+            Values::Double($v) => Values::Double($body),
+            Values::UByte($v) => Values::UByte($body),
+            Values::UShort($v) => Values::UShort($body),
+            Values::UInt($v) => Values::UInt($body),
+            Values::Int64($v) => Values::Int64($body),
+            Values::UInt64($v) => Values::UInt64($body),
+            Values::String($v) => Values::String($body),
+        }
+    };
+}
+
+macro_rules! fixed_width_codec {
+    ($values:expr, $bytes:expr, $big:expr, $($variant:ident : $t:ty),*) => {
+        match $values {
+            $(Values::$variant(out) => {
+                const N: usize = std::mem::size_of::<$t>();
+                out.extend($bytes.chunks_exact(N).map(|c| {
+                    let arr: [u8; N] = c.try_into().expect("chunks_exact yields N bytes");
+                    if $big { <$t>::from_be_bytes(arr) } else { <$t>::from_le_bytes(arr) }
+                }));
+            })*
+            Values::Char(out) => out.extend_from_slice($bytes),
+            Values::String(_) => unreachable!("strings have no fixed width"),
+        }
+    };
+}
+
+impl Values {
+    /// An empty vector of type `dtype`.
+    pub fn empty(dtype: DataType) -> Values {
+        Values::with_capacity(dtype, 0)
+    }
+
+    /// An empty vector of type `dtype` with room for `n` values.
+    pub fn with_capacity(dtype: DataType, n: usize) -> Values {
+        match dtype {
+            DataType::Byte => Values::Byte(Vec::with_capacity(n)),
+            DataType::Char => Values::Char(Vec::with_capacity(n)),
+            DataType::Short => Values::Short(Vec::with_capacity(n)),
+            DataType::Int => Values::Int(Vec::with_capacity(n)),
+            DataType::Float => Values::Float(Vec::with_capacity(n)),
+            DataType::Double => Values::Double(Vec::with_capacity(n)),
+            DataType::UByte => Values::UByte(Vec::with_capacity(n)),
+            DataType::UShort => Values::UShort(Vec::with_capacity(n)),
+            DataType::UInt => Values::UInt(Vec::with_capacity(n)),
+            DataType::Int64 => Values::Int64(Vec::with_capacity(n)),
+            DataType::UInt64 => Values::UInt64(Vec::with_capacity(n)),
+            DataType::String => Values::String(Vec::with_capacity(n)),
+        }
+    }
+
+    /// Text as `char` values.
+    pub fn text(s: &str) -> Values {
+        Values::Char(s.as_bytes().to_vec())
+    }
+
+    /// The type of the values.
+    pub fn dtype(&self) -> DataType {
+        match self {
+            Values::Byte(_) => DataType::Byte,
+            Values::Char(_) => DataType::Char,
+            Values::Short(_) => DataType::Short,
+            Values::Int(_) => DataType::Int,
+            Values::Float(_) => DataType::Float,
+            Values::Double(_) => DataType::Double,
+            Values::UByte(_) => DataType::UByte,
+            Values::UShort(_) => DataType::UShort,
+            Values::UInt(_) => DataType::UInt,
+            Values::Int64(_) => DataType::Int64,
+            Values::UInt64(_) => DataType::UInt64,
+            Values::String(_) => DataType::String,
+        }
+    }
+
+    /// Number of values.
+    pub fn len(&self) -> usize {
+        for_each_values!(self, v => v.len())
+    }
+
+    /// True when there are no values.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// `n` copies of the first value of `fill` (which must be non-empty).
+    pub fn repeat(fill: &Values, n: usize) -> Values {
+        #[allow(clippy::clone_on_copy)] // one macro arm serves Copy and String vectors
+        let out = map_values!(fill, v => vec![v[0].clone(); n]);
+        out
+    }
+
+    /// The values in `range`, as a new vector.
+    pub fn slice(&self, range: std::ops::Range<usize>) -> Values {
+        map_values!(self, v => v[range].to_vec())
+    }
+
+    /// The value at `index` as a one-element vector.
+    pub fn get(&self, index: usize) -> Option<Values> {
+        (index < self.len()).then(|| self.slice(index..index + 1))
+    }
+
+    /// Appends `other`, which must have the same type.
+    ///
+    /// # Panics
+    /// When the types differ (a programming error, not a data error).
+    pub fn extend_from(&mut self, other: &Values) {
+        match (self, other) {
+            (Values::Byte(a), Values::Byte(b)) => a.extend_from_slice(b),
+            (Values::Char(a), Values::Char(b)) => a.extend_from_slice(b),
+            (Values::Short(a), Values::Short(b)) => a.extend_from_slice(b),
+            (Values::Int(a), Values::Int(b)) => a.extend_from_slice(b),
+            (Values::Float(a), Values::Float(b)) => a.extend_from_slice(b),
+            (Values::Double(a), Values::Double(b)) => a.extend_from_slice(b),
+            (Values::UByte(a), Values::UByte(b)) => a.extend_from_slice(b),
+            (Values::UShort(a), Values::UShort(b)) => a.extend_from_slice(b),
+            (Values::UInt(a), Values::UInt(b)) => a.extend_from_slice(b),
+            (Values::Int64(a), Values::Int64(b)) => a.extend_from_slice(b),
+            (Values::UInt64(a), Values::UInt64(b)) => a.extend_from_slice(b),
+            (Values::String(a), Values::String(b)) => a.extend_from_slice(b),
+            (a, b) => panic!("extend_from: {} into {}", b.dtype(), a.dtype()),
+        }
+    }
+
+    /// Appends values decoded from `bytes` (fixed-width types only), in
+    /// big-endian order when `big_endian`, else little-endian. A trailing
+    /// partial value is ignored; callers check lengths first.
+    ///
+    /// # Panics
+    /// For `string` values, which have no fixed-width encoding.
+    pub fn extend_from_bytes(&mut self, bytes: &[u8], big_endian: bool) {
+        fixed_width_codec!(self, bytes, big_endian,
+            Byte: i8, Short: i16, Int: i32, Float: f32, Double: f64,
+            UByte: u8, UShort: u16, UInt: u32, Int64: i64, UInt64: u64)
+    }
+
+    /// Decodes `bytes` as values of `dtype` (fixed-width types only).
+    pub fn from_bytes(dtype: DataType, bytes: &[u8], big_endian: bool) -> Values {
+        let n = dtype.size().map_or(0, |s| bytes.len() / s);
+        let mut v = Values::with_capacity(dtype, n);
+        v.extend_from_bytes(bytes, big_endian);
+        v
+    }
+
+    /// Appends the values' fixed-width encoding to `out`.
+    ///
+    /// # Panics
+    /// For `string` values, which have no fixed-width encoding.
+    pub fn write_bytes(&self, out: &mut Vec<u8>, big_endian: bool) {
+        macro_rules! put {
+            ($v:expr) => {{
+                out.reserve(std::mem::size_of_val(&$v[..]));
+                for x in $v.iter() {
+                    if big_endian {
+                        out.extend_from_slice(&x.to_be_bytes());
+                    } else {
+                        out.extend_from_slice(&x.to_le_bytes());
+                    }
+                }
+            }};
+        }
+        match self {
+            Values::Byte(v) => put!(v),
+            Values::Char(v) | Values::UByte(v) => out.extend_from_slice(v),
+            Values::Short(v) => put!(v),
+            Values::Int(v) => put!(v),
+            Values::Float(v) => put!(v),
+            Values::Double(v) => put!(v),
+            Values::UShort(v) => put!(v),
+            Values::UInt(v) => put!(v),
+            Values::Int64(v) => put!(v),
+            Values::UInt64(v) => put!(v),
+            Values::String(_) => panic!("write_bytes: strings have no fixed width"),
+        }
+    }
+
+    /// The values' fixed-width encoding.
+    pub fn to_bytes(&self, big_endian: bool) -> Vec<u8> {
+        let mut out = Vec::new();
+        self.write_bytes(&mut out, big_endian);
+        out
+    }
+
+    /// True when the value at `index` equals the first value of `other`,
+    /// comparing floating-point values bit for bit (so NaN fill values match).
+    pub fn same_value_at(&self, index: usize, other: &Values) -> bool {
+        match (self, other) {
+            (Values::Float(a), Values::Float(b)) => a[index].to_bits() == b[0].to_bits(),
+            (Values::Double(a), Values::Double(b)) => a[index].to_bits() == b[0].to_bits(),
+            _ => self.get(index).as_ref() == other.get(0).as_ref(),
+        }
+    }
+}
+
+impl DataType {
+    /// netCDF's default fill value for the type, as a one-element vector
+    /// (`NC_FILL_BYTE` ... `NC_FILL_STRING`).
+    pub fn default_fill(self) -> Values {
+        match self {
+            DataType::Byte => Values::Byte(vec![-127]),
+            DataType::Char => Values::Char(vec![0]),
+            DataType::Short => Values::Short(vec![-32767]),
+            DataType::Int => Values::Int(vec![-2147483647]),
+            DataType::Float => Values::Float(vec![9.969_209_968_386_869e36_f32]),
+            DataType::Double => Values::Double(vec![9.969_209_968_386_869e36]),
+            DataType::UByte => Values::UByte(vec![255]),
+            DataType::UShort => Values::UShort(vec![65535]),
+            DataType::UInt => Values::UInt(vec![4294967295]),
+            DataType::Int64 => Values::Int64(vec![-9223372036854775806]),
+            DataType::UInt64 => Values::UInt64(vec![18446744073709551614]),
+            DataType::String => Values::String(vec![String::new()]),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_fills_match_the_spec_bytes() {
+        // FILL_FLOAT = 7C F0 00 00, FILL_DOUBLE = 47 9E 00 .., FILL_INT64 = 80 .. 02
+        assert_eq!(
+            DataType::Float.default_fill().to_bytes(true),
+            [0x7c, 0xf0, 0, 0]
+        );
+        assert_eq!(
+            DataType::Double.default_fill().to_bytes(true),
+            [0x47, 0x9e, 0, 0, 0, 0, 0, 0]
+        );
+        assert_eq!(
+            DataType::Int64.default_fill().to_bytes(true),
+            [0x80, 0, 0, 0, 0, 0, 0, 2]
+        );
+        assert_eq!(DataType::Short.default_fill().to_bytes(true), [0x80, 0x01]);
+    }
+
+    #[test]
+    fn bytes_round_trip_both_orders() {
+        let v = Values::Int(vec![1, -2, i32::MAX, i32::MIN]);
+        for big in [true, false] {
+            assert_eq!(Values::from_bytes(DataType::Int, &v.to_bytes(big), big), v);
+        }
+    }
+}
