@@ -266,7 +266,7 @@ impl DataType {
             DataType::Char => Values::Char(vec![0]),
             DataType::Short => Values::Short(vec![-32767]),
             DataType::Int => Values::Int(vec![-2147483647]),
-            DataType::Float => Values::Float(vec![9.969_209_968_386_869e36_f32]),
+            DataType::Float => Values::Float(vec![f32::from_bits(0x7cf0_0000)]),
             DataType::Double => Values::Double(vec![9.969_209_968_386_869e36]),
             DataType::UByte => Values::UByte(vec![255]),
             DataType::UShort => Values::UShort(vec![65535]),
