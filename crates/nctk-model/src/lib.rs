@@ -21,6 +21,7 @@ mod error;
 pub mod name;
 mod schema;
 mod selection;
+mod source;
 mod types;
 mod values;
 
@@ -31,5 +32,6 @@ pub use schema::{
     Variable,
 };
 pub use selection::{Selection, SelectionRuns};
+pub use source::{DataSource, SourceError};
 pub use types::DataType;
 pub use values::Values;

@@ -1,0 +1,23 @@
+use crate::{Schema, Selection, Values, VarId};
+
+/// The error type of a [`DataSource`]: each format's own structured error, boxed.
+pub type SourceError = Box<dyn std::error::Error + Send + Sync + 'static>;
+
+/// Read access to a dataset, implemented by every format's reader.
+///
+/// This is the seam between formats and everything format-independent
+/// (`nctk dump`, `nctk copy`, the facade's typed `get`). Implementations are
+/// `Send + Sync`: several threads may read one source at once.
+pub trait DataSource: Send + Sync {
+    /// The dataset's structure. Unlimited dimensions carry their current length.
+    fn schema(&self) -> &Schema;
+
+    /// Reads the selected values of `var` in the variable's own type.
+    /// Values never written read as the fill value.
+    fn read(&self, var: VarId, selection: &Selection) -> Result<Values, SourceError>;
+
+    /// The format's name as `ncdump -k` prints it and as the `_Format`
+    /// special attribute shows it: `classic`, `64-bit offset`, `cdf5`,
+    /// `netCDF-4`, `netCDF-4 classic model`.
+    fn format_name(&self) -> &str;
+}
