@@ -1,0 +1,2 @@
+//! The `nctk` command line as library functions: each subcommand is a
+//! function that writes to `impl Write`, so tests call it directly.

@@ -1,0 +1,2 @@
+//! The `nctk` binary.
+fn main() {}

@@ -1,0 +1,1 @@
+//! Positioned byte sources and sinks (single-blob formats).

@@ -1,0 +1,1 @@
+//! The key/value store seam (Zarr, NCZarr).
