@@ -1,1 +1,163 @@
 //! Positioned byte sources and sinks (single-blob formats).
+//!
+//! [`ByteSource`] is the read seam under the classic netCDF reader (like
+//! netCDF-C's `ncio` and parquet's `ChunkReader`): positioned reads that take
+//! `&self`, so one source is shared by many threads without a lock.
+//! [`ByteSink`] adds positioned writes. Both are implemented for a local file
+//! ([`FileSource`], [`FileSink`]) and for memory ([`MemSource`], [`MemSink`]).
+
+mod error;
+mod file;
+mod mem;
+
+pub use error::ByteError;
+pub use file::{FileSink, FileSource};
+pub use mem::{MemSink, MemSource};
+
+use bytes::Bytes;
+use std::ops::Range;
+
+/// Gaps up to this many bytes between ranges are read through by
+/// [`ByteSource::read_ranges`] rather than split into two reads.
+pub const COALESCE_GAP: u64 = 64 * 1024;
+
+/// Positioned read access to one blob of bytes.
+pub trait ByteSource: Send + Sync {
+    /// The current length of the blob in bytes.
+    fn len(&self) -> Result<u64, ByteError>;
+
+    /// True when the blob is empty.
+    fn is_empty(&self) -> Result<bool, ByteError> {
+        Ok(self.len()? == 0)
+    }
+
+    /// Reads bytes from `offset` into `buf`; returns how many were read.
+    /// Fewer than `buf.len()` means the blob ended; the rest of `buf` is
+    /// left untouched.
+    fn read_at(&self, offset: u64, buf: &mut [u8]) -> Result<usize, ByteError>;
+
+    /// A name for error messages: the path of a file, `<memory>` otherwise.
+    fn name(&self) -> String;
+
+    /// Reads exactly `buf.len()` bytes from `offset`, failing with
+    /// [`ByteError::UnexpectedEof`] when the blob is shorter.
+    fn read_exact_at(&self, offset: u64, buf: &mut [u8]) -> Result<(), ByteError> {
+        let n = self.read_at(offset, buf)?;
+        if n < buf.len() {
+            return Err(ByteError::UnexpectedEof {
+                path: self.name(),
+                offset: offset + n as u64,
+                wanted: (buf.len() - n) as u64,
+            });
+        }
+        Ok(())
+    }
+
+    /// Reads the bytes of `range` (shorter when the blob ends inside it).
+    fn read_range(&self, range: Range<u64>) -> Result<Bytes, ByteError> {
+        let len = range.end.saturating_sub(range.start);
+        let avail = self.len()?.saturating_sub(range.start).min(len);
+        let mut buf = vec![
+            0u8;
+            usize::try_from(avail).map_err(|_| ByteError::TooLarge {
+                path: self.name(),
+                offset: range.start,
+                len,
+            })?
+        ];
+        let n = self.read_at(range.start, &mut buf)?;
+        buf.truncate(n);
+        Ok(Bytes::from(buf))
+    }
+
+    /// Reads several ranges, merging ranges closer than [`COALESCE_GAP`] into
+    /// one read. Results come back in the order of `ranges`.
+    fn read_ranges(&self, ranges: &[Range<u64>]) -> Result<Vec<Bytes>, ByteError> {
+        let mut order: Vec<usize> = (0..ranges.len()).collect();
+        order.sort_by_key(|&i| ranges[i].start);
+        let mut out = vec![Bytes::new(); ranges.len()];
+        let mut i = 0;
+        while i < order.len() {
+            let first = &ranges[order[i]];
+            let (start, mut end) = (first.start, first.end.max(first.start));
+            let mut j = i + 1;
+            while j < order.len() && ranges[order[j]].start <= end.saturating_add(COALESCE_GAP) {
+                end = end.max(ranges[order[j]].end);
+                j += 1;
+            }
+            let merged = self.read_range(start..end)?;
+            for &k in &order[i..j] {
+                let r = &ranges[k];
+                let lo = ((r.start - start) as usize).min(merged.len());
+                let hi = ((r.end.max(r.start) - start) as usize).min(merged.len());
+                out[k] = merged.slice(lo..hi);
+            }
+            i = j;
+        }
+        Ok(out)
+    }
+}
+
+/// Positioned write access to one blob of bytes (which can also be read).
+pub trait ByteSink: ByteSource {
+    /// Writes `data` at `offset`, growing the blob when needed (a gap reads
+    /// as zero bytes).
+    fn write_at(&self, offset: u64, data: &[u8]) -> Result<(), ByteError>;
+
+    /// Truncates or extends (with zero bytes) the blob to `len` bytes.
+    fn set_len(&self, len: u64) -> Result<(), ByteError>;
+
+    /// Makes written data durable (for a file: `fsync` of its data).
+    fn flush(&self) -> Result<(), ByteError>;
+}
+
+impl<T: ByteSource + ?Sized> ByteSource for std::sync::Arc<T> {
+    fn len(&self) -> Result<u64, ByteError> {
+        (**self).len()
+    }
+    fn read_at(&self, offset: u64, buf: &mut [u8]) -> Result<usize, ByteError> {
+        (**self).read_at(offset, buf)
+    }
+    fn name(&self) -> String {
+        (**self).name()
+    }
+}
+
+impl<T: ByteSource + ?Sized> ByteSource for Box<T> {
+    fn len(&self) -> Result<u64, ByteError> {
+        (**self).len()
+    }
+    fn read_at(&self, offset: u64, buf: &mut [u8]) -> Result<usize, ByteError> {
+        (**self).read_at(offset, buf)
+    }
+    fn name(&self) -> String {
+        (**self).name()
+    }
+}
+
+impl<T: ByteSink + ?Sized> ByteSink for Box<T> {
+    fn write_at(&self, offset: u64, data: &[u8]) -> Result<(), ByteError> {
+        (**self).write_at(offset, data)
+    }
+    fn set_len(&self, len: u64) -> Result<(), ByteError> {
+        (**self).set_len(len)
+    }
+    fn flush(&self) -> Result<(), ByteError> {
+        (**self).flush()
+    }
+}
+
+impl<T: ByteSink + ?Sized> ByteSink for std::sync::Arc<T> {
+    fn write_at(&self, offset: u64, data: &[u8]) -> Result<(), ByteError> {
+        (**self).write_at(offset, data)
+    }
+    fn set_len(&self, len: u64) -> Result<(), ByteError> {
+        (**self).set_len(len)
+    }
+    fn flush(&self) -> Result<(), ByteError> {
+        (**self).flush()
+    }
+}
+
+#[cfg(test)]
+mod tests;

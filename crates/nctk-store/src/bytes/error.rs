@@ -1,0 +1,49 @@
+/// Errors of byte sources and sinks: each names the blob and the offset.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ByteError {
+    /// The operating system reported an error.
+    #[error("{path}: {op} at offset {offset}: {source}")]
+    Io {
+        /// The file (or `<memory>`).
+        path: String,
+        /// What was attempted (`read`, `write`, `open`, ...).
+        op: &'static str,
+        /// Byte offset of the operation.
+        offset: u64,
+        /// The underlying error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The blob ended before the bytes asked for.
+    #[error("{path}: unexpected end of data at offset {offset} ({wanted} more bytes wanted)")]
+    UnexpectedEof {
+        /// The file (or `<memory>`).
+        path: String,
+        /// Where the data ended.
+        offset: u64,
+        /// How many bytes were missing.
+        wanted: u64,
+    },
+    /// A range does not fit in memory on this platform.
+    #[error("{path}: range of {len} bytes at offset {offset} is too large")]
+    TooLarge {
+        /// The file (or `<memory>`).
+        path: String,
+        /// Start of the range.
+        offset: u64,
+        /// Length of the range.
+        len: u64,
+    },
+}
+
+impl ByteError {
+    pub(crate) fn io(path: &str, op: &'static str, offset: u64, source: std::io::Error) -> Self {
+        ByteError::Io {
+            path: path.to_string(),
+            op,
+            offset,
+            source,
+        }
+    }
+}
