@@ -1,0 +1,13 @@
+/// What a store backend can do, declared by each backend.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Capabilities {
+    /// `get_range` reads only the bytes asked for (otherwise it reads the
+    /// whole object and slices it).
+    pub partial_reads: bool,
+    /// `list_dir` is available.
+    pub listable: bool,
+    /// `put` and `delete` are available.
+    pub writable: bool,
+    /// Each key may be written once only and never deleted (zip).
+    pub write_once: bool,
+}

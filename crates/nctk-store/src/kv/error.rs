@@ -1,0 +1,73 @@
+/// Errors of key/value stores. Each names the key (or the path of the
+/// store) and the reason.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum StoreError {
+    /// A string is not a valid store key.
+    #[error("invalid store key {key:?}: {reason}")]
+    InvalidKey {
+        /// The rejected text.
+        key: String,
+        /// Why it was rejected.
+        reason: &'static str,
+    },
+    /// The operating system reported an error for a key.
+    #[error("{key}: {op}: {source}")]
+    Io {
+        /// The key (or the store's path).
+        key: String,
+        /// What was attempted (`read`, `write`, `list`, ...).
+        op: &'static str,
+        /// The underlying error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A requested byte range lies outside the object.
+    #[error("{key}: byte range {start}..{end} is outside the object of {len} bytes")]
+    RangeOutOfBounds {
+        /// The key.
+        key: String,
+        /// Start of the requested range.
+        start: u64,
+        /// End (exclusive) of the requested range.
+        end: u64,
+        /// The object's length.
+        len: u64,
+    },
+    /// The backend cannot do this operation.
+    #[error("{key}: {op} is not supported: {reason}")]
+    Unsupported {
+        /// The key.
+        key: String,
+        /// The operation (`put`, `delete`, ...).
+        op: &'static str,
+        /// Why not.
+        reason: &'static str,
+    },
+    /// A zip archive is malformed or could not be written.
+    #[error("{key}: zip: {reason}")]
+    Zip {
+        /// The key (or the archive's name).
+        key: String,
+        /// What went wrong.
+        reason: String,
+    },
+    /// An object is larger than this platform can hold in memory.
+    #[error("{key}: object of {len} bytes is too large")]
+    TooLarge {
+        /// The key.
+        key: String,
+        /// The object's length.
+        len: u64,
+    },
+}
+
+impl StoreError {
+    pub(crate) fn io(key: impl Into<String>, op: &'static str, source: std::io::Error) -> Self {
+        StoreError::Io {
+            key: key.into(),
+            op,
+            source,
+        }
+    }
+}

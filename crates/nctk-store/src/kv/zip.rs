@@ -1,0 +1,336 @@
+//! Zip stores: a read-only store over any byte source and a write-once writer.
+//!
+//! Capabilities: [`ZipStore`] reads and lists (no partial reads: an entry is
+//! inflated whole, then sliced) and never writes; [`ZipStoreWriter`] writes
+//! each key once (a second `put` of one key is refused) and never deletes or
+//! reads. Entries are written uncompressed (`Stored`), as netCDF-C does.
+//!
+//! Zipping a directory store gives a zip store and unzipping a zip store
+//! gives a directory store. Two shapes of archive exist in the wild, and
+//! both read:
+//!
+//! * the dataset's objects at the archive's top level (`.zgroup`,
+//!   `v/.zarray`, ...), as zarr-python's `ZipStore` writes and as
+//!   `cd x.zarr && zip -r ../x.zip .` makes;
+//! * everything under one top-level directory (`x.file/.zgroup`, ...), as
+//!   netCDF-C's zip map writes (it names that directory after the file) and
+//!   as `zip -r x.zip x.file` makes.
+
+use std::collections::{BTreeMap, HashSet};
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::sync::Mutex;
+
+use bytes::Bytes;
+use zip::write::SimpleFileOptions;
+use zip::{CompressionMethod, ZipArchive, ZipWriter};
+
+use super::{
+    Capabilities, ListableStore, Listing, ReadableStore, StoreError, StoreKey, StorePrefix,
+    WritableStore,
+};
+use crate::bytes::ByteSource;
+
+/// Where a zip archive keeps the dataset's root.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum ZipRoot {
+    /// Decide from the entries: the top level if any object lies there,
+    /// else the single top-level directory that holds everything.
+    #[default]
+    Auto,
+    /// The archive's top level.
+    Top,
+    /// The named top-level directory.
+    Directory(String),
+}
+
+/// `Read + Seek` over a [`ByteSource`], for the zip parser.
+struct SourceCursor<S> {
+    source: S,
+    pos: u64,
+}
+
+impl<S: ByteSource> Read for SourceCursor<S> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self
+            .source
+            .read_at(self.pos, buf)
+            .map_err(std::io::Error::other)?;
+        self.pos += n as u64;
+        Ok(n)
+    }
+}
+
+impl<S: ByteSource> Seek for SourceCursor<S> {
+    fn seek(&mut self, to: SeekFrom) -> std::io::Result<u64> {
+        let len = self.source.len().map_err(std::io::Error::other)?;
+        let target = match to {
+            SeekFrom::Start(p) => Some(p),
+            SeekFrom::End(d) => len.checked_add_signed(d),
+            SeekFrom::Current(d) => self.pos.checked_add_signed(d),
+        };
+        let Some(target) = target else {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                "seek before the start of the archive",
+            ));
+        };
+        self.pos = target;
+        Ok(target)
+    }
+}
+
+/// A read-only store over a zip archive held by any [`ByteSource`] (a
+/// file, memory, later an object in the cloud).
+pub struct ZipStore<S: ByteSource> {
+    name: String,
+    archive: Mutex<ZipArchive<SourceCursor<S>>>,
+    /// Key -> index of the entry in the archive.
+    index: BTreeMap<StoreKey, usize>,
+}
+
+impl<S: ByteSource> std::fmt::Debug for ZipStore<S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ZipStore")
+            .field("name", &self.name)
+            .field("entries", &self.index.len())
+            .finish()
+    }
+}
+
+impl ZipStore<crate::bytes::FileSource> {
+    /// Opens the zip file at `path`.
+    pub fn open_file(path: impl AsRef<std::path::Path>) -> Result<Self, StoreError> {
+        let path = path.as_ref();
+        let src = crate::bytes::FileSource::open(path).map_err(|e| {
+            StoreError::io(path.display().to_string(), "open", std::io::Error::other(e))
+        })?;
+        ZipStore::new(src, ZipRoot::Auto)
+    }
+}
+
+impl ZipStore<crate::bytes::MemSource> {
+    /// Opens a zip archive held in memory.
+    pub fn from_bytes(data: impl Into<Bytes>) -> Result<Self, StoreError> {
+        ZipStore::new(crate::bytes::MemSource::new(data), ZipRoot::Auto)
+    }
+}
+
+impl<S: ByteSource> ZipStore<S> {
+    /// Reads the archive's central directory from `source`. Entries whose
+    /// names are not valid keys (absolute paths, `..`, ...) can never be
+    /// asked for and are left out.
+    pub fn new(source: S, root: ZipRoot) -> Result<Self, StoreError> {
+        let name = source.name();
+        let zerr = |e: zip::result::ZipError| StoreError::Zip {
+            key: name.clone(),
+            reason: e.to_string(),
+        };
+        let archive = ZipArchive::new(SourceCursor { source, pos: 0 }).map_err(zerr)?;
+        let names: Vec<(usize, String)> = (0..archive.len())
+            .filter_map(|i| archive.name_for_index(i).map(|n| (i, n.to_string())))
+            .filter(|(_, n)| !n.ends_with('/'))
+            .collect();
+        let dir = match root {
+            ZipRoot::Top => None,
+            ZipRoot::Directory(d) => Some(d),
+            ZipRoot::Auto => {
+                let firsts: HashSet<&str> = names
+                    .iter()
+                    .map(|(_, n)| n.split_once('/').map_or("", |(first, _)| first))
+                    .collect();
+                match firsts.len() {
+                    1 if !firsts.contains("") => firsts.into_iter().next().map(str::to_string),
+                    _ => None,
+                }
+            }
+        };
+        let mut index = BTreeMap::new();
+        for (i, n) in names {
+            let rel = match &dir {
+                None => Some(n.as_str()),
+                Some(d) => n.strip_prefix(d.as_str()).and_then(|r| r.strip_prefix('/')),
+            };
+            if let Some(Ok(key)) = rel.map(StoreKey::new) {
+                index.insert(key, i);
+            }
+        }
+        Ok(ZipStore {
+            name,
+            archive: Mutex::new(archive),
+            index,
+        })
+    }
+
+    /// Every key in the archive, sorted.
+    pub fn keys(&self) -> impl Iterator<Item = &StoreKey> {
+        self.index.keys()
+    }
+}
+
+impl<S: ByteSource> ReadableStore for ZipStore<S> {
+    fn get(&self, key: &StoreKey) -> Result<Option<Bytes>, StoreError> {
+        let Some(&i) = self.index.get(key) else {
+            return Ok(None);
+        };
+        let zerr = |reason: String| StoreError::Zip {
+            key: format!("{}:{key}", self.name),
+            reason,
+        };
+        let mut archive = self.archive.lock().unwrap_or_else(|e| e.into_inner());
+        let entry = archive.by_index(i).map_err(|e| zerr(e.to_string()))?;
+        let size = entry.size();
+        // Do not trust the declared size for the allocation; read at most
+        // one byte more than declared to notice a lie.
+        let mut out = Vec::with_capacity(size.min(1 << 20) as usize);
+        entry
+            .take(size.saturating_add(1))
+            .read_to_end(&mut out)
+            .map_err(|e| zerr(e.to_string()))?;
+        if out.len() as u64 != size {
+            return Err(zerr(format!(
+                "entry declares {size} bytes but holds {}",
+                out.len()
+            )));
+        }
+        Ok(Some(Bytes::from(out)))
+    }
+
+    fn size(&self, key: &StoreKey) -> Result<Option<u64>, StoreError> {
+        let Some(&i) = self.index.get(key) else {
+            return Ok(None);
+        };
+        let mut archive = self.archive.lock().unwrap_or_else(|e| e.into_inner());
+        let entry = archive.by_index(i).map_err(|e| StoreError::Zip {
+            key: format!("{}:{key}", self.name),
+            reason: e.to_string(),
+        })?;
+        Ok(Some(entry.size()))
+    }
+
+    fn capabilities(&self) -> Capabilities {
+        Capabilities {
+            partial_reads: false,
+            listable: true,
+            writable: false,
+            write_once: false,
+        }
+    }
+}
+
+impl<S: ByteSource> ListableStore for ZipStore<S> {
+    fn list_dir(&self, prefix: &StorePrefix) -> Result<Listing, StoreError> {
+        let skip = if prefix.is_root() {
+            0
+        } else {
+            prefix.as_str().len() + 1
+        };
+        let mut out = Listing::default();
+        for key in self.index.keys().filter(|k| k.is_under(prefix)) {
+            match key.as_str()[skip..].split_once('/') {
+                None => out.keys.push(key.clone()),
+                Some((first, _)) => out.prefixes.push(prefix.child(first)?),
+            }
+        }
+        out.normalize();
+        Ok(out)
+    }
+}
+
+/// A write-once zip store: each key is written once, uncompressed; nothing
+/// is read back or deleted. Call [`finish`](ZipStoreWriter::finish) to
+/// write the central directory.
+pub struct ZipStoreWriter<W: Write + Seek + Send> {
+    name: String,
+    dir: Option<String>,
+    inner: Mutex<WriterState<W>>,
+}
+
+struct WriterState<W: Write + Seek> {
+    zip: Option<ZipWriter<W>>,
+    written: HashSet<StoreKey>,
+}
+
+impl<W: Write + Seek + Send> ZipStoreWriter<W> {
+    /// A writer putting the dataset at the archive's top level when `dir`
+    /// is `None` (zarr-python's layout), else under the top-level directory
+    /// `dir` (netCDF-C's layout). `name` names the archive in errors.
+    pub fn new(sink: W, name: impl Into<String>, dir: Option<&str>) -> Result<Self, StoreError> {
+        let name = name.into();
+        let mut zip = ZipWriter::new(sink);
+        if let Some(d) = dir {
+            StoreKey::new(d)?;
+            zip.add_directory(d, SimpleFileOptions::default())
+                .map_err(|e| StoreError::Zip {
+                    key: name.clone(),
+                    reason: e.to_string(),
+                })?;
+        }
+        Ok(ZipStoreWriter {
+            name,
+            dir: dir.map(str::to_string),
+            inner: Mutex::new(WriterState {
+                zip: Some(zip),
+                written: HashSet::new(),
+            }),
+        })
+    }
+
+    /// Writes the central directory and returns the sink.
+    pub fn finish(self) -> Result<W, StoreError> {
+        let mut state = self.inner.into_inner().unwrap_or_else(|e| e.into_inner());
+        let zip = state.zip.take().ok_or_else(|| StoreError::Zip {
+            key: self.name.clone(),
+            reason: "the archive failed earlier".into(),
+        })?;
+        zip.finish().map_err(|e| StoreError::Zip {
+            key: self.name,
+            reason: e.to_string(),
+        })
+    }
+}
+
+impl<W: Write + Seek + Send> WritableStore for ZipStoreWriter<W> {
+    fn put(&self, key: &StoreKey, value: Bytes) -> Result<(), StoreError> {
+        let mut state = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        if state.written.contains(key) {
+            return Err(StoreError::Unsupported {
+                key: key.to_string(),
+                op: "put",
+                reason: "zip stores are write-once and this key was already written",
+            });
+        }
+        let full = match &self.dir {
+            Some(d) => format!("{d}/{key}"),
+            None => key.to_string(),
+        };
+        let zerr = |e: std::io::Error| StoreError::Zip {
+            key: format!("{}:{key}", self.name),
+            reason: e.to_string(),
+        };
+        let zip = state.zip.as_mut().ok_or_else(|| StoreError::Zip {
+            key: format!("{}:{key}", self.name),
+            reason: "the archive failed earlier".into(),
+        })?;
+        let options = SimpleFileOptions::default()
+            .compression_method(CompressionMethod::Stored)
+            .large_file(value.len() as u64 >= u32::MAX as u64);
+        let result = zip
+            .start_file(full, options)
+            .map_err(|e| zerr(std::io::Error::other(e)))
+            .and_then(|_| zip.write_all(&value).map_err(zerr));
+        if result.is_err() {
+            state.zip = None;
+        }
+        result?;
+        state.written.insert(key.clone());
+        Ok(())
+    }
+
+    fn delete(&self, key: &StoreKey) -> Result<(), StoreError> {
+        Err(StoreError::Unsupported {
+            key: key.to_string(),
+            op: "delete",
+            reason: "zip stores are write-once",
+        })
+    }
+}
