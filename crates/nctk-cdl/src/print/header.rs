@@ -1,0 +1,388 @@
+//! The header: dimensions, variables, attributes, special attributes,
+//! and the recursion through groups (ncdump's `do_ncdump_rec`).
+
+use std::io::Write;
+
+use nctk_model::{Attribute, DataType, DimId, GroupId, Layout, Values, VarId};
+
+use super::escape::{c_str, push_att_text, push_name};
+use super::numbers::{push_g, push_g_f32, push_i64, push_u64, GStyle};
+use super::{DumpError, Printer};
+
+/// Default significant digits of float and double values.
+pub(crate) const FLT_DIGITS: usize = 7;
+/// Default significant digits of double values.
+pub(crate) const DBL_DIGITS: usize = 15;
+
+/// Variable names after which ncdump puts a blank before `:` in attributes.
+fn is_keyword(name: &str) -> bool {
+    matches!(name, "variable" | "dimension" | "data" | "group" | "types")
+}
+
+/// Appends attribute values as ncdump's `pr_att_valgs` does, with type
+/// suffixes for the types CDL cannot infer.
+pub(crate) fn push_att_values(
+    out: &mut Vec<u8>,
+    values: &Values,
+    netcdf4: bool,
+    float_digits: usize,
+    double_digits: usize,
+) {
+    fn list<T: Copy>(out: &mut Vec<u8>, v: &[T], mut f: impl FnMut(&mut Vec<u8>, T)) {
+        for (i, &x) in v.iter().enumerate() {
+            if i > 0 {
+                out.extend_from_slice(b", ");
+            }
+            f(out, x);
+        }
+    }
+    match values {
+        _ if values.is_empty() => out.extend_from_slice(b"\"\""),
+        Values::Char(t) => push_att_text(out, t, netcdf4),
+        Values::Byte(v) => list(out, v, |o, x| {
+            push_i64(o, x.into());
+            o.push(b'b');
+        }),
+        Values::Short(v) => list(out, v, |o, x| {
+            push_i64(o, x.into());
+            o.push(b's');
+        }),
+        Values::Int(v) => list(out, v, |o, x| push_i64(o, x.into())),
+        Values::Float(v) => list(out, v, |o, x| {
+            if x.is_finite() {
+                push_g_f32(o, x, float_digits, GStyle::KeepPoint);
+                o.push(b'f');
+            } else {
+                push_special(o, f64::from(x), b"f");
+            }
+        }),
+        Values::Double(v) => list(out, v, |o, x| {
+            if x.is_finite() {
+                push_g(o, x, double_digits, GStyle::KeepPoint);
+            } else {
+                push_special(o, x, b"");
+            }
+        }),
+        Values::UByte(v) => list(out, v, |o, x| {
+            push_u64(o, x.into());
+            o.extend_from_slice(b"UB");
+        }),
+        Values::UShort(v) => list(out, v, |o, x| {
+            push_u64(o, x.into());
+            o.extend_from_slice(b"US");
+        }),
+        Values::UInt(v) => list(out, v, |o, x| {
+            push_u64(o, x.into());
+            o.push(b'U');
+        }),
+        Values::Int64(v) => list(out, v, |o, x| {
+            push_i64(o, x);
+            o.extend_from_slice(b"LL");
+        }),
+        Values::UInt64(v) => list(out, v, |o, x| {
+            push_u64(o, x);
+            o.extend_from_slice(b"ULL");
+        }),
+        Values::String(v) => {
+            for (i, s) in v.iter().enumerate() {
+                if i > 0 {
+                    out.extend_from_slice(b", ");
+                }
+                push_att_text(out, c_str(s.as_bytes()), netcdf4);
+            }
+        }
+    }
+}
+
+/// Appends `NaN`, `Infinity` or `-Infinity` with a type suffix.
+pub(crate) fn push_special(out: &mut Vec<u8>, x: f64, suffix: &[u8]) {
+    if x.is_nan() {
+        out.extend_from_slice(b"NaN");
+    } else {
+        if x < 0.0 {
+            out.push(b'-');
+        }
+        out.extend_from_slice(b"Infinity");
+    }
+    out.extend_from_slice(suffix);
+}
+
+impl<W: Write> Printer<'_, W> {
+    /// Significant digits of float values.
+    pub(crate) fn float_digits(&self) -> usize {
+        self.opts.float_digits.unwrap_or(FLT_DIGITS)
+    }
+
+    /// Significant digits of double values.
+    pub(crate) fn double_digits(&self) -> usize {
+        self.opts.double_digits.unwrap_or(DBL_DIGITS)
+    }
+
+    /// Prints one group and, recursively, its subgroups.
+    pub(crate) fn dump_group(
+        &mut self,
+        gid: GroupId,
+        vars: &Option<Vec<VarId>>,
+        groups: &Option<Vec<GroupId>>,
+    ) -> Result<(), DumpError> {
+        let schema = self.schema;
+        let group = schema.group(gid);
+        let is_root = group.parent.is_none();
+
+        if !group.dims.is_empty() {
+            self.indent_out();
+            self.buf.extend_from_slice(b"dimensions:\n");
+        }
+        for &d in &group.dims {
+            let dim = schema.dim(d);
+            self.indent_out();
+            self.buf.push(b'\t');
+            push_name(&mut self.buf, &dim.name);
+            self.buf.extend_from_slice(b" = ");
+            if dim.unlimited {
+                self.buf.extend_from_slice(b"UNLIMITED ; // (");
+                push_u64(&mut self.buf, dim.len);
+                self.buf.extend_from_slice(b" currently)\n");
+            } else {
+                push_u64(&mut self.buf, dim.len);
+                self.buf.extend_from_slice(b" ;\n");
+            }
+        }
+
+        if !group.vars.is_empty() {
+            self.indent_out();
+            self.buf.extend_from_slice(b"variables:\n");
+        }
+        for &v in &group.vars {
+            let var = schema.var(v);
+            self.indent_out();
+            self.buf.push(b'\t');
+            self.buf.extend_from_slice(var.dtype.cdl_name().as_bytes());
+            self.buf.push(b' ');
+            push_name(&mut self.buf, &var.name);
+            if !var.dims.is_empty() {
+                self.buf.push(b'(');
+                for (i, &d) in var.dims.iter().enumerate() {
+                    if i > 0 {
+                        self.buf.extend_from_slice(b", ");
+                    }
+                    self.push_dim_ref(gid, d);
+                }
+                self.buf.push(b')');
+            }
+            self.buf.extend_from_slice(b" ;\n");
+            for att in &var.attributes {
+                self.print_att(Some(v), &var.name, att);
+            }
+            if self.opts.special {
+                self.print_specials(v);
+            }
+        }
+
+        if !group.attributes.is_empty() || self.opts.special {
+            self.buf.push(b'\n');
+            self.indent_out();
+            if is_root {
+                self.buf.extend_from_slice(b"// global attributes:\n");
+            } else {
+                self.buf.extend_from_slice(b"// group attributes:\n");
+            }
+        }
+        for att in &group.attributes {
+            if is_root && self.netcdf4 && att.name == "_NCProperties" {
+                continue;
+            }
+            self.print_att(None, "", att);
+        }
+        if is_root && self.opts.special {
+            self.print_hidden_globals();
+            self.indent_out();
+            self.buf.extend_from_slice(b"\t\t:_Format = \"");
+            self.buf
+                .extend_from_slice(self.source.format_name().as_bytes());
+            self.buf.extend_from_slice(b"\" ;\n");
+        }
+        self.maybe_flush()?;
+
+        let group_wanted = groups.as_ref().is_none_or(|g| g.contains(&gid));
+        if !self.opts.header_only && group_wanted {
+            if !group.vars.is_empty() {
+                self.indent_out();
+                self.buf.extend_from_slice(b"data:\n");
+            }
+            for &v in &group.vars {
+                if vars.as_ref().is_some_and(|l| !l.contains(&v)) {
+                    continue;
+                }
+                if self.opts.coords_only && !self.is_coord_var(gid, v) {
+                    continue;
+                }
+                if schema.shape(v).contains(&0) {
+                    continue;
+                }
+                self.print_var_data(v)?;
+            }
+        }
+
+        for &c in &group.groups {
+            self.buf.push(b'\n');
+            self.indent_out();
+            self.buf.extend_from_slice(b"group: ");
+            push_name(&mut self.buf, &schema.group(c).name);
+            self.buf.extend_from_slice(b" {\n");
+            self.indent += 2;
+            self.dump_group(c, vars, groups)?;
+            self.indent_out();
+            self.buf.extend_from_slice(b"} // group ");
+            push_name(&mut self.buf, &schema.group(c).name);
+            self.buf.push(b'\n');
+            self.indent = self.indent.saturating_sub(2);
+        }
+        Ok(())
+    }
+
+    /// A dimension name in a variable declaration: the simple name, or an
+    /// absolute one when the simple name would find another dimension.
+    fn push_dim_ref(&mut self, gid: GroupId, d: DimId) {
+        let schema = self.schema;
+        let name = &schema.dim(d).name;
+        let mut loc = gid;
+        loop {
+            match schema.dim_by_name(loc, name) {
+                Some(found) if found == d => break,
+                _ => match schema.group(loc).parent {
+                    Some(p) => loc = p,
+                    None => break,
+                },
+            }
+        }
+        if loc != gid {
+            let path = schema.group_path(loc);
+            push_name(&mut self.buf, &path);
+            if path != "/" {
+                self.buf.push(b'/');
+            }
+        }
+        push_name(&mut self.buf, name);
+    }
+
+    /// ncdump's `iscoordvar`: rank 1 and named like a dimension visible
+    /// from the group.
+    pub(crate) fn is_coord_var(&self, gid: GroupId, v: VarId) -> bool {
+        let var = self.schema.var(v);
+        var.dims.len() == 1 && self.schema.dim_by_name(gid, &var.name).is_some()
+    }
+
+    /// Prints one attribute line (ncdump's `pr_att`).
+    fn print_att(&mut self, var: Option<VarId>, varname: &str, att: &Attribute) {
+        self.indent_out();
+        self.buf.extend_from_slice(b"\t\t");
+        if att.value.dtype() == DataType::String {
+            self.buf.extend_from_slice(b"string ");
+        }
+        push_name(&mut self.buf, varname);
+        if is_keyword(varname) {
+            self.buf.push(b' ');
+        }
+        self.buf.push(b':');
+        push_name(&mut self.buf, &att.name);
+        self.buf.extend_from_slice(b" = ");
+        let (fd, dd) = (self.float_digits(), self.double_digits());
+        push_att_values(&mut self.buf, &att.value, self.netcdf4, fd, dd);
+        self.buf.extend_from_slice(b" ;");
+        if self.opts.times != super::TimeStrings::Off && !att.value.is_empty() {
+            if let Some(v) = var {
+                self.print_att_times(v, &att.value);
+            }
+        }
+        self.buf.push(b'\n');
+    }
+
+    /// Appends `indent\t\tvar:name = `.
+    fn special_name(&mut self, varname: &str, att: &str) {
+        self.indent_out();
+        self.buf.extend_from_slice(b"\t\t");
+        push_name(&mut self.buf, varname);
+        self.buf.push(b':');
+        self.buf.extend_from_slice(att.as_bytes());
+        self.buf.extend_from_slice(b" = ");
+    }
+
+    /// The `-s` virtual attributes of a variable (ncdump's `pr_att_specials`).
+    fn print_specials(&mut self, v: VarId) {
+        let format = self.source.format_name();
+        if format == "classic" || format == "64-bit offset" {
+            return;
+        }
+        let var = self.schema.var(v);
+        let st = &var.storage;
+        let name = var.name.as_str();
+        if !var.dims.is_empty() {
+            match &st.layout {
+                Layout::Chunked(sizes) => {
+                    self.special_name(name, "_Storage");
+                    self.buf.extend_from_slice(b"\"chunked\" ;\n");
+                    self.special_name(name, "_ChunkSizes");
+                    for (i, &c) in sizes.iter().enumerate() {
+                        if i > 0 {
+                            self.buf.extend_from_slice(b", ");
+                        }
+                        push_u64(&mut self.buf, c);
+                    }
+                    self.buf.extend_from_slice(b" ;\n");
+                }
+                Layout::Compact => {
+                    self.special_name(name, "_Storage");
+                    self.buf.extend_from_slice(b"\"compact\" ;\n");
+                }
+                Layout::Contiguous => {
+                    self.special_name(name, "_Storage");
+                    self.buf.extend_from_slice(b"\"contiguous\" ;\n");
+                }
+            }
+        }
+        if let Some(f) = &st.filters {
+            self.special_name(name, "_Filter");
+            self.buf.push(b'"');
+            self.buf.extend_from_slice(f.as_bytes());
+            self.buf.extend_from_slice(b"\" ;\n");
+        }
+        if let Some(c) = &st.codecs {
+            self.special_name(name, "_Codecs");
+            self.buf.push(b'"');
+            self.buf.extend_from_slice(c.as_bytes());
+            self.buf.extend_from_slice(b"\" ;\n");
+        }
+        if var.dtype.size().is_some_and(|s| s > 1) {
+            if let Some(e) = st.endianness {
+                self.special_name(name, "_Endianness");
+                self.buf.extend_from_slice(match e {
+                    nctk_model::Endianness::Little => b"\"little\" ;\n",
+                    nctk_model::Endianness::Big => b"\"big\" ;\n",
+                });
+            }
+        }
+        if st.no_fill {
+            self.special_name(name, "_NoFill");
+            self.buf.extend_from_slice(b"\"true\" ;\n");
+        }
+    }
+
+    /// `_NCProperties` when a netCDF-4 source exposes it as a global
+    /// attribute: ncdump hides it from the attribute list and shows it
+    /// only with `-s`.
+    fn print_hidden_globals(&mut self) {
+        if !self.netcdf4 {
+            return;
+        }
+        let root = self.schema.root();
+        if let Some(a) = root.attributes.iter().find(|a| a.name == "_NCProperties") {
+            if let Values::Char(t) = &a.value {
+                self.special_name("", "_NCProperties");
+                self.buf.push(b'"');
+                self.buf.extend_from_slice(t);
+                self.buf.extend_from_slice(b"\" ;\n");
+            }
+        }
+    }
+}
