@@ -56,8 +56,8 @@ impl Header {
         self.nbytes.div_ceil(self.blocksize.max(1))
     }
 
-    /// Parses the header and checks it against the input length; does not
-    /// look at the expected output size (the caller does, before allocating).
+    /// Parses the header fields and checks the format version and flags.
+    /// Sizes are checked by [`Header::validate`].
     pub fn parse(input: &[u8]) -> Result<Header> {
         if input.len() < HEADER_LEN {
             return Err(CodecError::Truncated {
@@ -89,19 +89,26 @@ impl Header {
         if h.flags & RESERVED != 0 {
             return Err(CodecError::corrupt("blosc", 2, "reserved flag bit 3 set (a format from the future)"));
         }
+        Ok(h)
+    }
+
+    /// Checks the header's sizes against each other and the input length.
+    /// Call after comparing `nbytes` with the expected size.
+    pub fn validate(&self, input_len: usize) -> Result<()> {
+        let h = self;
         if h.cbytes < HEADER_LEN {
             return Err(CodecError::corrupt("blosc", 12, format!("compressed size {} is smaller than the header", h.cbytes)));
         }
-        if h.cbytes > input.len() {
+        if h.cbytes > input_len {
             return Err(CodecError::Truncated {
                 codec: "blosc",
                 offset: 0,
                 needed: h.cbytes,
-                available: input.len(),
+                available: input_len,
             });
         }
         if h.nbytes == 0 {
-            return Ok(h);
+            return Ok(());
         }
         if h.typesize == 0 {
             return Err(CodecError::corrupt("blosc", 3, "typesize 0"));
@@ -137,7 +144,7 @@ impl Header {
                 ));
             }
         }
-        Ok(h)
+        Ok(())
     }
 
     /// Serializes the header.

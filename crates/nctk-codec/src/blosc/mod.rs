@@ -178,7 +178,9 @@ fn memcpyed(mut h: Header, src: &[u8]) -> Vec<u8> {
 /// The uncompressed size a Blosc1 buffer declares (numcodecs'
 /// `cbuffer_sizes`), after checking its header.
 pub fn declared_size(input: &[u8]) -> Result<usize> {
-    Ok(Header::parse(input)?.nbytes)
+    let h = Header::parse(input)?;
+    h.validate(input.len())?;
+    Ok(h.nbytes)
 }
 
 /// Decompresses a Blosc1 buffer into exactly `out`. The header's size is
@@ -189,6 +191,7 @@ pub fn decode_into(input: &[u8], out: &mut [u8]) -> Result<()> {
     if h.nbytes != out.len() {
         return Err(CodecError::size("blosc", out.len(), h.nbytes));
     }
+    h.validate(input.len())?;
     if h.nbytes == 0 {
         return Ok(());
     }
