@@ -1,0 +1,27 @@
+//! Pure-Rust netCDF.
+//!
+//! Start with [`open`], which detects the format (classic netCDF by its
+//! magic bytes, NCZarr/Zarr by path or netCDF-C URL) and returns a
+//! [`Dataset`]. Look variables up by name and read them with
+//! [`Variable::get`] (an `ndarray`) or [`Variable::get_values`] (a `Vec`),
+//! naming the part you want with Rust ranges:
+//!
+//! ```no_run
+//! let ds = nctk::open("in.nc")?;
+//! let temp = ds.variable("temp").expect("no variable temp");
+//! let series: Vec<f32> = temp.get_values((.., 360, 720))?;
+//! # Ok::<(), nctk::Error>(())
+//! ```
+
+mod dataset;
+mod detect;
+mod error;
+mod extent;
+mod open;
+
+pub use dataset::{Dataset, Variable};
+pub use detect::{detect_magic, Format};
+pub use error::Error;
+pub use extent::{Extent, Extents, IntoExtent, IntoExtents};
+pub use nctk_model as model;
+pub use open::{open, open_mem};
