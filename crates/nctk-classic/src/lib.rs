@@ -1,0 +1,32 @@
+//! The classic netCDF formats: CDF-1 (classic), CDF-2 (64-bit offset) and
+//! CDF-5 (64-bit data).
+//!
+//! Which API to use:
+//!
+//! * reading: [`ClassicReader::open`] (or [`ClassicReader::from_bytes`],
+//!   [`ClassicReader::from_source`]); it implements
+//!   [`nctk_model::DataSource`], and [`ClassicReader::read_into`] is the fast
+//!   typed path;
+//! * writing: [`ClassicWriter`] — either [`ClassicWriter::create_with_schema`]
+//!   with a whole [`nctk_model::Schema`] and then `write` calls, or
+//!   [`ClassicWriter::create`] and define-mode calls
+//!   (`add_dimension`, `add_variable`, `put_attribute`, `end_define`);
+//!   [`ClassicWriter::open`] reopens a file to append or redefine;
+//! * checking: [`validate`] lists every problem with its byte offset.
+//!
+//! The low-level pieces are public too: [`header`] (a symmetric codec for
+//! every header element, with no I/O) and [`layout`] (begin/vsize/recsize
+//! math and netCDF-C's placement rules).
+
+mod error;
+pub mod header;
+pub mod layout;
+mod native;
+mod reader;
+mod version;
+mod writer;
+
+pub use error::{ClassicError, Result};
+pub use reader::ClassicReader;
+pub use version::Version;
+pub use writer::{ClassicWriter, FillMode};

@@ -1,0 +1,424 @@
+//! The reader: [`ClassicReader`] implements [`DataSource`] and a typed fast path.
+
+use crate::error::{ClassicError, Result};
+use crate::header::{decode_header, DecodeError, Decoded, Header, NumRecs};
+use crate::layout::{check_offsets, var_layouts, FileLayout};
+use crate::native::{as_bytes_mut, be_to_native, is_native};
+use crate::Version;
+use nctk_model::convert::values_to_vec;
+use nctk_model::{
+    DataSource, DataType, Endianness, GroupId, NcValue, Schema, Selection, SourceError, Values,
+    VarId, VarStorage,
+};
+use nctk_store::bytes::{ByteSource, FileSource, MemSource};
+use std::path::Path;
+use std::sync::Arc;
+
+/// Pieces closer than this are read with one read and copied out.
+const GAP: u64 = 4096;
+/// The largest span read at once for coalesced small pieces.
+const MAX_SPAN: u64 = 1 << 22;
+
+/// A classic netCDF file open for reading.
+///
+/// Shared by threads as `&ClassicReader` or `Arc<ClassicReader>`: reads are
+/// positioned, with no lock. Use [`DataSource::read`] for values in the
+/// variable's own type, [`ClassicReader::read_into`] for a typed buffer
+/// (the fast path: one read per contiguous run, straight into the buffer).
+pub struct ClassicReader {
+    source: Arc<dyn ByteSource>,
+    name: String,
+    header: Header,
+    layout: FileLayout,
+    numrecs: u64,
+    schema: Schema,
+    /// Per variable: one fill value, encoded big-endian.
+    fills: Vec<Vec<u8>>,
+    tolerated: Vec<(u64, String)>,
+}
+
+impl std::fmt::Debug for ClassicReader {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ClassicReader")
+            .field("name", &self.name)
+            .field("version", &self.header.version)
+            .field("numrecs", &self.numrecs)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Reads and decodes the header of `source`, asking for more bytes as the
+/// decoder needs them.
+pub(crate) fn read_header(source: &dyn ByteSource) -> Result<(Decoded, u64)> {
+    let file_len = source.len()?;
+    let mut want = file_len.min(8192);
+    loop {
+        let buf = source.read_range(0..want)?;
+        match decode_header(&buf, file_len) {
+            Ok(d) => return Ok((d, file_len)),
+            Err(DecodeError::NeedMore { len }) if len <= file_len && len > buf.len() as u64 => {
+                want = len.max(want.saturating_mul(2)).min(file_len);
+            }
+            Err(DecodeError::NeedMore { len }) => {
+                return Err(ClassicError::Header {
+                    file: source.name(),
+                    offset: buf.len() as u64,
+                    reason: format!("header needs {len} bytes but the data ends at byte {}", buf.len()),
+                })
+            }
+            Err(DecodeError::Invalid { offset, reason }) => {
+                return Err(ClassicError::Header {
+                    file: source.name(),
+                    offset,
+                    reason,
+                })
+            }
+        }
+    }
+}
+
+/// Builds the model schema of a header with `numrecs` records.
+pub(crate) fn schema_of(header: &Header, numrecs: u64, file: &str, var_offsets: &[u64]) -> Result<Schema> {
+    let mut schema = Schema::new();
+    let root = GroupId::ROOT;
+    let mut seen_unlimited = false;
+    let bad = |offset: u64, reason: String| ClassicError::Header {
+        file: file.to_string(),
+        offset,
+        reason,
+    };
+    for d in &header.dims {
+        let unlimited = d.len == 0 && !seen_unlimited;
+        seen_unlimited |= d.len == 0;
+        let len = if d.len == 0 { numrecs } else { d.len };
+        schema
+            .add_dim(root, &d.name, len, unlimited)
+            .map_err(|e| bad(8, format!("dimension {:?}: {e}", d.name)))?;
+    }
+    for a in &header.attrs {
+        schema.set_attr(root, None, a.clone());
+    }
+    for (i, v) in header.vars.iter().enumerate() {
+        let dims: Vec<nctk_model::DimId> = v.dimids.iter().map(|&d| nctk_model::DimId(d as u32)).collect();
+        let id = schema
+            .add_var(root, &v.name, v.dtype, &dims)
+            .map_err(|e| bad(var_offsets.get(i).copied().unwrap_or(0), format!("variable {:?}: {e}", v.name)))?;
+        for a in &v.attrs {
+            schema.set_attr(root, Some(id), a.clone());
+        }
+        schema.var_mut(id).storage = VarStorage {
+            endianness: Some(Endianness::Big),
+            ..VarStorage::default()
+        };
+    }
+    Ok(schema)
+}
+
+/// Validates the header's shapes and offsets and computes the layout.
+pub(crate) fn layout_of(d: &Decoded, file: &str) -> Result<FileLayout> {
+    let at = |i: usize| d.var_offsets.get(i).copied().unwrap_or(0);
+    let vars = var_layouts(&d.header).map_err(|(i, reason)| ClassicError::Header {
+        file: file.to_string(),
+        offset: at(i),
+        reason: format!("variable {:?}: {reason}", d.header.vars[i].name),
+    })?;
+    check_offsets(d.len, vars).map_err(|(i, reason)| ClassicError::Header {
+        file: file.to_string(),
+        offset: at(i),
+        reason: format!("variable {:?}: {reason}", d.header.vars[i].name),
+    })
+}
+
+impl ClassicReader {
+    /// Opens the file at `path`.
+    pub fn open(path: impl AsRef<Path>) -> Result<ClassicReader> {
+        Self::from_source(Arc::new(FileSource::open(path)?))
+    }
+
+    /// Opens a file held in memory.
+    pub fn from_bytes(bytes: impl Into<bytes::Bytes>) -> Result<ClassicReader> {
+        Self::from_source(Arc::new(MemSource::new(bytes.into())))
+    }
+
+    /// Opens a file from any byte source.
+    pub fn from_source(source: Arc<dyn ByteSource>) -> Result<ClassicReader> {
+        let name = source.name();
+        let (decoded, file_len) = read_header(source.as_ref())?;
+        let layout = layout_of(&decoded, &name)?;
+        let numrecs = match decoded.header.numrecs {
+            NumRecs::Count(n) => n,
+            NumRecs::Streaming => {
+                if layout.recsize == 0 {
+                    0
+                } else {
+                    file_len.saturating_sub(layout.begin_rec) / layout.recsize
+                }
+            }
+        };
+        let schema = schema_of(&decoded.header, numrecs, &name, &decoded.var_offsets)?;
+        let fills = schema
+            .var_ids()
+            .map(|v| schema.fill_value(v).to_bytes(true))
+            .collect();
+        Ok(ClassicReader {
+            source,
+            name,
+            header: decoded.header,
+            layout,
+            numrecs,
+            schema,
+            fills,
+            tolerated: decoded.tolerated,
+        })
+    }
+
+    /// The format version.
+    pub fn version(&self) -> Version {
+        self.header.version
+    }
+
+    /// The decoded header, as stored.
+    pub fn header(&self) -> &Header {
+        &self.header
+    }
+
+    /// The data layout (offsets, sizes, record size).
+    pub fn layout(&self) -> &FileLayout {
+        &self.layout
+    }
+
+    /// The number of records (counted from the file length for `STREAMING`).
+    pub fn numrecs(&self) -> u64 {
+        self.numrecs
+    }
+
+    /// Header oddities that were tolerated, with their byte offsets.
+    pub fn tolerated(&self) -> &[(u64, String)] {
+        &self.tolerated
+    }
+
+    /// The byte source.
+    pub fn source(&self) -> &Arc<dyn ByteSource> {
+        &self.source
+    }
+
+    fn data_err(&self, var: VarId, source: nctk_model::ModelError) -> ClassicError {
+        ClassicError::Data {
+            file: self.name.clone(),
+            var: self.schema.var(var).name.clone(),
+            source,
+        }
+    }
+
+    fn check_var(&self, var: VarId) -> Result<()> {
+        if (var.0 as usize) < self.layout.vars.len() {
+            Ok(())
+        } else {
+            Err(ClassicError::Define {
+                file: self.name.clone(),
+                reason: format!("no variable with id {}", var.0),
+            })
+        }
+    }
+
+    /// Reads the selected values of `var` as their big-endian on-disk bytes
+    /// into `out` (exactly `n * type size` bytes). Values beyond the end of
+    /// the file read as the fill value.
+    pub fn read_raw(&self, var: VarId, selection: &Selection, out: &mut [u8]) -> Result<()> {
+        self.check_var(var)?;
+        let shape = self.schema.shape(var);
+        selection
+            .check(&shape, false)
+            .map_err(|e| self.data_err(var, e))?;
+        let vl = &self.layout.vars[var.0 as usize];
+        let n = selection.num_elements().unwrap_or(0);
+        if out.len() as u64 != n * vl.xsz {
+            return Err(self.data_err(
+                var,
+                nctk_model::ModelError::Selection(format!(
+                    "buffer holds {} bytes but the selection needs {}",
+                    out.len(),
+                    n * vl.xsz
+                )),
+            ));
+        }
+        let pieces = pieces(vl, self.layout.recsize, &shape, selection);
+        self.read_pieces(&pieces, out, &self.fills[var.0 as usize])
+    }
+
+    fn read_pieces(&self, pieces: &[(u64, u64)], out: &mut [u8], fill: &[u8]) -> Result<()> {
+        let mut pos = 0usize;
+        let mut i = 0;
+        let mut scratch = Vec::new();
+        while i < pieces.len() {
+            let (off, len) = pieces[i];
+            // Coalesce following small pieces that lie close by.
+            let mut j = i + 1;
+            let mut end = off + len;
+            if len < GAP {
+                while j < pieces.len() {
+                    let (o, l) = pieces[j];
+                    if o < end || o - end > GAP || o + l - off > MAX_SPAN || l >= GAP {
+                        break;
+                    }
+                    end = o + l;
+                    j += 1;
+                }
+            }
+            if j == i + 1 {
+                let dst = &mut out[pos..pos + len as usize];
+                let got = self.source.read_at(off, dst)?;
+                fill_tail(dst, got, fill);
+                pos += len as usize;
+            } else {
+                scratch.resize((end - off) as usize, 0);
+                let got = self.source.read_at(off, &mut scratch)?;
+                for &(o, l) in &pieces[i..j] {
+                    let s = (o - off) as usize;
+                    let dst = &mut out[pos..pos + l as usize];
+                    let have = got.saturating_sub(s).min(l as usize);
+                    dst[..have].copy_from_slice(&scratch[s..s + have]);
+                    fill_tail(dst, have, fill);
+                    pos += l as usize;
+                }
+            }
+            i = j;
+        }
+        Ok(())
+    }
+
+    /// Reads the selected values of `var` into `out`, converting to `T` with
+    /// netCDF's rules (`NC_ERANGE` for values that do not fit). When `T` is
+    /// the variable's own type this reads straight into `out` and swaps
+    /// bytes in place.
+    pub fn read_into<T: NcValue>(&self, var: VarId, selection: &Selection, out: &mut [T]) -> Result<()> {
+        self.check_var(var)?;
+        let dtype = self.layout.vars[var.0 as usize].dtype;
+        let n = selection.num_elements().unwrap_or(u64::MAX);
+        if out.len() as u64 != n {
+            return Err(self.data_err(
+                var,
+                nctk_model::ModelError::Selection(format!(
+                    "buffer holds {} values but the selection selects {n}",
+                    out.len()
+                )),
+            ));
+        }
+        if is_native::<T>(dtype) {
+            let bytes = as_bytes_mut(out, dtype);
+            self.read_raw(var, selection, bytes)?;
+            be_to_native(bytes, dtype.size().unwrap_or(1));
+            return Ok(());
+        }
+        let values = self.read_values(var, selection)?;
+        let v = values_to_vec::<T>(values).map_err(|e| self.data_err(var, e))?;
+        out.copy_from_slice(&v);
+        Ok(())
+    }
+
+    /// Reads the selected values of `var` into a new vector of `T`.
+    pub fn read_vec<T: NcValue>(&self, var: VarId, selection: &Selection) -> Result<Vec<T>> {
+        self.check_var(var)?;
+        let n = selection.num_elements().unwrap_or(u64::MAX);
+        let shape = self.schema.shape(var);
+        selection.check(&shape, false).map_err(|e| self.data_err(var, e))?;
+        let dtype = self.layout.vars[var.0 as usize].dtype;
+        if !is_native::<T>(dtype) {
+            let values = self.read_values(var, selection)?;
+            return values_to_vec::<T>(values).map_err(|e| self.data_err(var, e));
+        }
+        let mut out = Vec::with_capacity(n as usize);
+        let zero = T::from_num(nctk_model::convert::Num::Int(0)).expect("0 fits every type");
+        out.resize(n as usize, zero);
+        self.read_into(var, selection, &mut out)?;
+        Ok(out)
+    }
+
+    /// Reads the selected values of `var` in its own type.
+    pub fn read_values(&self, var: VarId, selection: &Selection) -> Result<Values> {
+        self.check_var(var)?;
+        let shape = self.schema.shape(var);
+        selection.check(&shape, false).map_err(|e| self.data_err(var, e))?;
+        let vl = &self.layout.vars[var.0 as usize];
+        let n = selection.num_elements().unwrap_or(0);
+        let nbytes = usize::try_from(n * vl.xsz).map_err(|_| {
+            self.data_err(var, nctk_model::ModelError::Selection("selection too large".into()))
+        })?;
+        let mut raw = vec![0u8; nbytes];
+        self.read_raw(var, selection, &mut raw)?;
+        Ok(Values::from_bytes(vl.dtype, &raw, true))
+    }
+
+    /// The variable's type.
+    pub fn dtype(&self, var: VarId) -> DataType {
+        self.schema.var(var).dtype
+    }
+}
+
+/// Fills `dst[got..]` with the fill pattern, starting at the element that
+/// contains byte `got` (a partially read element reads as fill).
+fn fill_tail(dst: &mut [u8], got: usize, fill: &[u8]) {
+    if got >= dst.len() {
+        return;
+    }
+    let size = fill.len().max(1);
+    let start = got / size * size;
+    for c in dst[start..].chunks_mut(size) {
+        c.copy_from_slice(&fill[..c.len()]);
+    }
+}
+
+/// The file pieces `(offset, len)` that hold a selection, in output order,
+/// with pieces adjacent in the file merged.
+pub(crate) fn pieces(
+    vl: &crate::layout::VarLayout,
+    recsize: u64,
+    shape: &[u64],
+    selection: &Selection,
+) -> Vec<(u64, u64)> {
+    let mut out: Vec<(u64, u64)> = Vec::new();
+    let mut push = |off: u64, len: u64| {
+        if len == 0 {
+            return;
+        }
+        if let Some(last) = out.last_mut() {
+            if last.0 + last.1 == off {
+                last.1 += len;
+                return;
+            }
+        }
+        out.push((off, len));
+    };
+    let xsz = vl.xsz;
+    for (start, len) in selection.runs(shape) {
+        if !vl.is_record {
+            push(vl.begin + start * xsz, len * xsz);
+            continue;
+        }
+        let per = vl.elems.max(1);
+        let (mut s, mut left) = (start, len);
+        while left > 0 {
+            let rec = s / per;
+            let within = s % per;
+            let take = (per - within).min(left);
+            push(vl.begin + rec * recsize + within * xsz, take * xsz);
+            s += take;
+            left -= take;
+        }
+    }
+    out
+}
+
+impl DataSource for ClassicReader {
+    fn schema(&self) -> &Schema {
+        &self.schema
+    }
+
+    fn read(&self, var: VarId, selection: &Selection) -> Result<Values, SourceError> {
+        Ok(self.read_values(var, selection)?)
+    }
+
+    fn format_name(&self) -> &str {
+        self.header.version.format_name()
+    }
+}

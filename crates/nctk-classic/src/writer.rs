@@ -1,0 +1,776 @@
+//! The writer: [`ClassicWriter`] creates, appends to and redefines classic files.
+//!
+//! Failure safety: a redefinition that must move data builds the new file
+//! next to the old one (`<name>.nctk-redef-<pid>`), then renames it over the
+//! old file, so a failure leaves the old file as it was. A redefinition that
+//! moves nothing writes the added variables' fill values into space the old
+//! header does not use, then the new header last. Conversion errors
+//! (`NC_ERANGE`) are detected before anything is written.
+
+use crate::error::{ClassicError, Result};
+use crate::header::{encode_header, encoded_len, Header, HeaderDim, HeaderVar, NumRecs};
+use crate::layout::{assign_begins, check_var_sizes, var_layouts, Align, FileLayout, OldBegins};
+use crate::native::{as_bytes, is_native, native_to_be};
+use crate::reader::{layout_of, pieces, read_header, schema_of};
+use crate::Version;
+use nctk_model::convert::{convert, vec_to_values};
+use nctk_model::{name, Attribute, DataType, DimId, NcValue, Schema, Selection, Values, VarId};
+use nctk_store::bytes::{ByteSink, ByteSource, FileSink, MemSink};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// Whether unwritten data is initialized with fill values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum FillMode {
+    /// Write fill values (`NC_FILL`, netCDF-C's default).
+    #[default]
+    Fill,
+    /// Leave unwritten data as it happens to be (`NC_NOFILL`); the file is
+    /// still extended to its full size on close.
+    NoFill,
+}
+
+/// Bytes written per chunk when filling or converting.
+const CHUNK: usize = 1 << 20;
+
+struct Old {
+    header: Header,
+    layout: FileLayout,
+}
+
+/// A classic netCDF file open for writing.
+///
+/// Two ways to drive it:
+///
+/// * a generator with a whole schema: [`ClassicWriter::create_with_schema`]
+///   then [`write`](Self::write) per variable, then [`close`](Self::close);
+/// * incrementally: [`ClassicWriter::create`], then
+///   [`add_dimension`](Self::add_dimension) /
+///   [`add_unlimited_dimension`](Self::add_unlimited_dimension) /
+///   [`add_variable`](Self::add_variable) /
+///   [`put_attribute`](Self::put_attribute), [`end_define`](Self::end_define),
+///   writes, and [`redefine`](Self::redefine) to go back to define mode.
+///
+/// Leaving define mode lays the file out with netCDF-C's rules, so the same
+/// definitions and data give the same bytes as netCDF-C.
+pub struct ClassicWriter {
+    sink: Arc<dyn ByteSink>,
+    path: Option<PathBuf>,
+    name: String,
+    fill: FillMode,
+    align: Align,
+    header: Header,
+    schema: Schema,
+    layout: Option<FileLayout>,
+    numrecs: u64,
+    define: bool,
+    old: Option<Old>,
+    /// Non-record variables whose fill values are not yet written.
+    pending_fill: Vec<bool>,
+    closed: bool,
+}
+
+impl std::fmt::Debug for ClassicWriter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ClassicWriter")
+            .field("name", &self.name)
+            .field("version", &self.header.version)
+            .field("define", &self.define)
+            .field("numrecs", &self.numrecs)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ClassicWriter {
+    /// Creates (or truncates) the file at `path`, in define mode.
+    pub fn create(path: impl AsRef<Path>, version: Version, fill: FillMode) -> Result<ClassicWriter> {
+        let path = path.as_ref();
+        let sink = Arc::new(FileSink::create(path)?);
+        let mut w = Self::create_in(sink, version, fill)?;
+        w.path = Some(path.to_path_buf());
+        Ok(w)
+    }
+
+    /// Creates a file in `sink` (which is truncated), in define mode.
+    pub fn create_in(sink: Arc<dyn ByteSink>, version: Version, fill: FillMode) -> Result<ClassicWriter> {
+        sink.set_len(0)?;
+        Ok(ClassicWriter {
+            name: sink.name(),
+            sink,
+            path: None,
+            fill,
+            align: Align::default(),
+            header: Header::empty(version),
+            schema: Schema::new(),
+            layout: None,
+            numrecs: 0,
+            define: true,
+            old: None,
+            pending_fill: vec![],
+            closed: false,
+        })
+    }
+
+    /// Creates the file at `path` with every definition of `schema` (root
+    /// group only) and leaves define mode: ready for [`write`](Self::write).
+    pub fn create_with_schema(
+        path: impl AsRef<Path>,
+        schema: &Schema,
+        version: Version,
+        fill: FillMode,
+    ) -> Result<ClassicWriter> {
+        let mut w = Self::create(path, version, fill)?;
+        w.define_schema(schema)?;
+        w.end_define()?;
+        Ok(w)
+    }
+
+    /// As [`create_with_schema`](Self::create_with_schema), into any sink.
+    pub fn create_in_with_schema(
+        sink: Arc<dyn ByteSink>,
+        schema: &Schema,
+        version: Version,
+        fill: FillMode,
+    ) -> Result<ClassicWriter> {
+        let mut w = Self::create_in(sink, version, fill)?;
+        w.define_schema(schema)?;
+        w.end_define()?;
+        Ok(w)
+    }
+
+    /// Opens an existing file to append data or to redefine it; starts in data mode.
+    pub fn open(path: impl AsRef<Path>, fill: FillMode) -> Result<ClassicWriter> {
+        let path = path.as_ref();
+        let mut w = Self::open_in(Arc::new(FileSink::open(path)?), fill)?;
+        w.path = Some(path.to_path_buf());
+        Ok(w)
+    }
+
+    /// Opens an existing file held in `sink`; starts in data mode.
+    pub fn open_in(sink: Arc<dyn ByteSink>, fill: FillMode) -> Result<ClassicWriter> {
+        let name = sink.name();
+        let (decoded, file_len) = read_header(sink.as_ref())?;
+        let layout = layout_of(&decoded, &name)?;
+        let numrecs = match decoded.header.numrecs {
+            NumRecs::Count(n) => n,
+            NumRecs::Streaming if layout.recsize > 0 => {
+                file_len.saturating_sub(layout.begin_rec) / layout.recsize
+            }
+            NumRecs::Streaming => 0,
+        };
+        let schema = schema_of(&decoded.header, numrecs, &name, &decoded.var_offsets)?;
+        let nvars = decoded.header.vars.len();
+        Ok(ClassicWriter {
+            name,
+            sink,
+            path: None,
+            fill,
+            align: Align::default(),
+            header: decoded.header,
+            schema,
+            layout: Some(layout),
+            numrecs,
+            define: false,
+            old: None,
+            pending_fill: vec![false; nvars],
+            closed: false,
+        })
+    }
+
+    /// Sets netCDF-C's `nc__enddef` alignment parameters used when leaving
+    /// define mode (the default is `nc_enddef`'s).
+    pub fn set_align(&mut self, align: Align) {
+        self.align = align;
+    }
+
+    /// The format version.
+    pub fn version(&self) -> Version {
+        self.header.version
+    }
+
+    /// The current definitions (unlimited dimension at the current record count).
+    pub fn schema(&self) -> &Schema {
+        &self.schema
+    }
+
+    /// The current number of records.
+    pub fn numrecs(&self) -> u64 {
+        self.numrecs
+    }
+
+    /// True in define mode.
+    pub fn in_define_mode(&self) -> bool {
+        self.define
+    }
+
+    /// The layout of the file (offsets, sizes); `None` before the first `end_define`.
+    pub fn layout(&self) -> Option<&FileLayout> {
+        self.layout.as_ref()
+    }
+
+    fn define_err(&self, reason: impl Into<String>) -> ClassicError {
+        ClassicError::Define {
+            file: self.name.clone(),
+            reason: reason.into(),
+        }
+    }
+
+    fn need_define(&self) -> Result<()> {
+        if self.define {
+            Ok(())
+        } else {
+            Err(ClassicError::Mode {
+                file: self.name.clone(),
+                reason: "not in define mode (call redefine first)",
+            })
+        }
+    }
+
+    fn need_data(&self) -> Result<()> {
+        if self.define {
+            Err(ClassicError::Mode {
+                file: self.name.clone(),
+                reason: "in define mode (call end_define first)",
+            })
+        } else {
+            Ok(())
+        }
+    }
+
+    fn refresh_schema(&mut self) -> Result<()> {
+        self.schema = schema_of(&self.header, self.numrecs, &self.name, &[])?;
+        Ok(())
+    }
+
+    fn check_name(&self, n: &str) -> Result<String> {
+        name::normalize(n).map_err(|e| self.define_err(e.to_string()))
+    }
+
+    /// Defines every dimension, variable and attribute of `schema`'s root group.
+    pub fn define_schema(&mut self, schema: &Schema) -> Result<()> {
+        let mut dim_map = std::collections::HashMap::new();
+        for &d in &schema.root().dims {
+            let dim = schema.dim(d);
+            let id = if dim.unlimited {
+                self.add_unlimited_dimension(&dim.name)?
+            } else {
+                self.add_dimension(&dim.name, dim.len)?
+            };
+            dim_map.insert(d, id);
+        }
+        for a in &schema.root().attributes {
+            self.put_attribute(None, &a.name, a.value.clone())?;
+        }
+        for &v in &schema.root().vars {
+            let var = schema.var(v);
+            let dims: Vec<DimId> = var
+                .dims
+                .iter()
+                .map(|d| {
+                    dim_map
+                        .get(d)
+                        .copied()
+                        .ok_or_else(|| self.define_err(format!("variable {:?} uses a dimension outside the root group", var.name)))
+                })
+                .collect::<Result<_>>()?;
+            let id = self.add_variable(&var.name, var.dtype, &dims)?;
+            for a in &var.attributes {
+                self.put_attribute(Some(id), &a.name, a.value.clone())?;
+            }
+        }
+        if schema.group_ids().count() > 1 {
+            return Err(self.define_err("classic files have no groups"));
+        }
+        Ok(())
+    }
+
+    /// Adds a fixed-length dimension (length at least 1).
+    pub fn add_dimension(&mut self, name: &str, len: u64) -> Result<DimId> {
+        if len == 0 {
+            return Err(self.define_err(format!("dimension {name:?}: a fixed dimension needs a length of at least 1")));
+        }
+        let max = if self.header.version == Version::Cdf5 { i64::MAX as u64 } else { u32::MAX as u64 - 3 };
+        if len > max {
+            return Err(self.define_err(format!("dimension {name:?}: length {len} is too large for {}", self.header.version)));
+        }
+        self.push_dim(name, len)
+    }
+
+    /// Adds the unlimited (record) dimension; a file has at most one.
+    pub fn add_unlimited_dimension(&mut self, name: &str) -> Result<DimId> {
+        if self.header.dims.iter().any(|d| d.len == 0) {
+            return Err(self.define_err(format!("dimension {name:?}: the file already has an unlimited dimension")));
+        }
+        self.push_dim(name, 0)
+    }
+
+    fn push_dim(&mut self, n: &str, len: u64) -> Result<DimId> {
+        self.need_define()?;
+        let n = self.check_name(n)?;
+        if self.header.dims.iter().any(|d| d.name == n) {
+            return Err(self.define_err(format!("dimension name {n:?} is already used")));
+        }
+        self.header.dims.push(HeaderDim { name: n, len });
+        self.refresh_schema()?;
+        Ok(DimId(self.header.dims.len() as u32 - 1))
+    }
+
+    /// Adds a variable of `dtype` over `dims` (outermost first; only the
+    /// first may be the unlimited dimension).
+    pub fn add_variable(&mut self, n: &str, dtype: DataType, dims: &[DimId]) -> Result<VarId> {
+        self.need_define()?;
+        let n = self.check_name(n)?;
+        if !self.header.version.supports(dtype) {
+            return Err(ClassicError::TypeNotSupported {
+                file: self.name.clone(),
+                dtype,
+                version: self.header.version,
+            });
+        }
+        if self.header.vars.iter().any(|v| v.name == n) {
+            return Err(self.define_err(format!("variable name {n:?} is already used")));
+        }
+        for (i, d) in dims.iter().enumerate() {
+            let Some(dim) = self.header.dims.get(d.0 as usize) else {
+                return Err(self.define_err(format!("variable {n:?}: dimension id {} does not exist", d.0)));
+            };
+            if dim.len == 0 && i != 0 {
+                return Err(self.define_err(format!("variable {n:?}: the unlimited dimension must come first")));
+            }
+        }
+        self.header.vars.push(HeaderVar {
+            name: n,
+            dimids: dims.iter().map(|d| d.0 as u64).collect(),
+            attrs: vec![],
+            dtype,
+            vsize: 0,
+            begin: 0,
+        });
+        self.pending_fill.push(false);
+        self.refresh_schema()?;
+        Ok(VarId(self.header.vars.len() as u32 - 1))
+    }
+
+    /// Sets an attribute of `var`, or a global attribute when `var` is `None`
+    /// (replacing one of the same name in place).
+    pub fn put_attribute(&mut self, var: Option<VarId>, n: &str, value: Values) -> Result<()> {
+        self.need_define()?;
+        let n = self.check_name(n)?;
+        if !self.header.version.supports(value.dtype()) {
+            return Err(ClassicError::TypeNotSupported {
+                file: self.name.clone(),
+                dtype: value.dtype(),
+                version: self.header.version,
+            });
+        }
+        let list = match var {
+            Some(v) => {
+                let Some(hv) = self.header.vars.get(v.0 as usize) else {
+                    return Err(self.define_err(format!("no variable with id {}", v.0)));
+                };
+                if n == "_FillValue" && (value.dtype() != hv.dtype || value.len() != 1) {
+                    return Err(self.define_err(format!(
+                        "_FillValue of {:?} must be one {} value",
+                        hv.name, hv.dtype
+                    )));
+                }
+                &mut self.header.vars[v.0 as usize].attrs
+            }
+            None => &mut self.header.attrs,
+        };
+        let attr = Attribute::new(n, value);
+        match list.iter_mut().find(|a| a.name == attr.name) {
+            Some(slot) => *slot = attr,
+            None => list.push(attr),
+        }
+        self.refresh_schema()
+    }
+
+    /// Goes back to define mode to add dimensions, variables or attributes.
+    pub fn redefine(&mut self) -> Result<()> {
+        self.need_data()?;
+        self.fill_pending()?;
+        let layout = self.layout.clone().expect("data mode has a layout");
+        self.old = Some(Old {
+            header: self.header.clone(),
+            layout,
+        });
+        self.define = true;
+        Ok(())
+    }
+
+    /// Leaves define mode: lays the file out as netCDF-C does, moves
+    /// existing data when the header or the record size grew, writes fill
+    /// values (in fill mode) and the header.
+    pub fn end_define(&mut self) -> Result<()> {
+        self.need_define()?;
+        let version = self.header.version;
+        let vars = var_layouts(&self.header).map_err(|(i, r)| self.define_err(format!("variable {:?}: {r}", self.header.vars[i].name)))?;
+        check_var_sizes(version, &vars).map_err(|i| ClassicError::VarSize {
+            file: self.name.clone(),
+            version,
+            reason: format!("variable {:?} is too large", self.header.vars[i].name),
+        })?;
+        self.header.numrecs = NumRecs::Count(self.numrecs);
+        let header_len = encoded_len(&self.header);
+        let old_begins = self.old.as_ref().map(|o| OldBegins {
+            begin_var: o.layout.begin_var,
+            begin_rec: o.layout.begin_rec,
+            fixed: o.layout.vars.iter().filter(|v| !v.is_record).map(|v| v.begin).collect(),
+            recs: o.layout.vars.iter().filter(|v| v.is_record).map(|v| v.begin).collect(),
+        });
+        let layout = assign_begins(version, header_len, vars, self.align, old_begins.as_ref())
+            .map_err(|(i, r)| ClassicError::VarSize {
+                file: self.name.clone(),
+                version,
+                reason: format!("variable {:?}: {r}", self.header.vars[i].name),
+            })?;
+        for (hv, vl) in self.header.vars.iter_mut().zip(&layout.vars) {
+            hv.begin = vl.begin;
+            hv.vsize = if version == Version::Cdf5 { vl.len } else { vl.len.min(u32::MAX as u64) };
+        }
+        let header_bytes = encode_header(&self.header);
+        match self.old.take() {
+            None => {
+                let fill = self.fill == FillMode::Fill;
+                self.pending_fill = layout.vars.iter().map(|v| fill && !v.is_record).collect();
+                self.sink.write_at(0, &header_bytes)?;
+            }
+            Some(old) => self.finish_redefinition(&old, &layout, &header_bytes)?,
+        }
+        self.layout = Some(layout);
+        self.define = false;
+        self.refresh_schema()
+    }
+
+    fn finish_redefinition(&mut self, old: &Old, layout: &FileLayout, header_bytes: &[u8]) -> Result<()> {
+        let n_old = old.header.vars.len();
+        let moved = layout.recsize != old.layout.recsize
+            || old.layout.vars.iter().zip(&layout.vars).any(|(o, n)| o.begin != n.begin);
+        let fill = self.fill == FillMode::Fill;
+        if !moved {
+            if fill {
+                self.fill_added(&*self.sink.clone(), layout, n_old)?;
+            }
+            self.sink.write_at(0, header_bytes)?;
+            return Ok(());
+        }
+        // Build the new file apart, then swap it in.
+        let (target, tmp): (Arc<dyn ByteSink>, Option<PathBuf>) = match &self.path {
+            Some(p) => {
+                let mut t = p.clone().into_os_string();
+                t.push(format!(".nctk-redef-{}", std::process::id()));
+                let t = PathBuf::from(t);
+                (Arc::new(FileSink::create(&t)?), Some(t))
+            }
+            None => (Arc::new(MemSink::new()), None),
+        };
+        let result = self.build_moved(&*target, old, layout, header_bytes);
+        if let Err(e) = result {
+            if let Some(t) = &tmp {
+                let _ = std::fs::remove_file(t);
+            }
+            return Err(e);
+        }
+        match (tmp, &self.path) {
+            (Some(t), Some(p)) => {
+                target.flush()?;
+                drop(target);
+                std::fs::rename(&t, p).map_err(|e| nctk_store::bytes::ByteError::Io {
+                    path: p.display().to_string(),
+                    op: "rename",
+                    offset: 0,
+                    source: e,
+                })?;
+                self.sink = Arc::new(FileSink::open(p)?);
+            }
+            _ => {
+                let len = target.len()?;
+                let mut image = vec![0u8; len as usize];
+                target.read_exact_at(0, &mut image)?;
+                self.sink.set_len(0)?;
+                self.sink.write_at(0, &image)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes the moved file into `t`: header, old data at new places (as
+    /// netCDF-C's `move_vars_r`/`move_recs_r` copy it), fill for added variables.
+    fn build_moved(&self, t: &dyn ByteSink, old: &Old, layout: &FileLayout, header_bytes: &[u8]) -> Result<()> {
+        t.write_at(0, header_bytes)?;
+        let src = &*self.sink;
+        let mut buf = Vec::new();
+        let mut copy = |from: u64, to: u64, len: u64| -> Result<()> {
+            let mut done = 0;
+            while done < len {
+                let n = (len - done).min(CHUNK as u64) as usize;
+                buf.resize(n, 0);
+                let got = src.read_at(from + done, &mut buf)?;
+                buf[got..].fill(0);
+                t.write_at(to + done, &buf)?;
+                done += n as u64;
+            }
+            Ok(())
+        };
+        for (o, n) in old.layout.vars.iter().zip(&layout.vars).rev() {
+            if !o.is_record {
+                copy(o.begin, n.begin, o.len)?;
+            }
+        }
+        for r in (0..self.numrecs).rev() {
+            for (o, n) in old.layout.vars.iter().zip(&layout.vars).rev() {
+                if o.is_record {
+                    copy(o.begin + r * old.layout.recsize, n.begin + r * layout.recsize, o.len)?;
+                }
+            }
+        }
+        if self.fill == FillMode::Fill {
+            self.fill_added(t, layout, old.header.vars.len())?;
+        }
+        Ok(())
+    }
+
+    /// Fills variables added by a redefinition (netCDF-C's `fill_added` and
+    /// `fill_added_recs`).
+    fn fill_added(&self, t: &dyn ByteSink, layout: &FileLayout, n_old: usize) -> Result<()> {
+        let nrec = layout.vars.iter().filter(|v| v.is_record).count();
+        for (i, v) in layout.vars.iter().enumerate().skip(n_old) {
+            let pat = self.fill_pattern(i);
+            if !v.is_record {
+                fill_region(t, v.begin, v.len, &pat)?;
+            } else {
+                let size = if nrec == 1 { layout.recsize } else { v.len };
+                for r in 0..self.numrecs {
+                    fill_region(t, v.begin + r * layout.recsize, size, &pat)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn fill_pattern(&self, var: usize) -> Vec<u8> {
+        let v = &self.header.vars[var];
+        v.attrs
+            .iter()
+            .find(|a| a.name == "_FillValue" && a.value.dtype() == v.dtype && a.value.len() == 1)
+            .map_or_else(|| v.dtype.default_fill(), |a| a.value.clone())
+            .to_bytes(true)
+    }
+
+    fn fill_pending(&mut self) -> Result<()> {
+        let Some(layout) = &self.layout else { return Ok(()) };
+        for i in 0..self.pending_fill.len() {
+            if self.pending_fill[i] {
+                let v = &layout.vars[i];
+                fill_region(&*self.sink, v.begin, v.len, &self.fill_pattern(i))?;
+                self.pending_fill[i] = false;
+            }
+        }
+        Ok(())
+    }
+
+    fn check_var(&self, var: VarId) -> Result<()> {
+        if (var.0 as usize) < self.header.vars.len() {
+            Ok(())
+        } else {
+            Err(self.define_err(format!("no variable with id {}", var.0)))
+        }
+    }
+
+    fn data_err(&self, var: VarId, source: nctk_model::ModelError) -> ClassicError {
+        ClassicError::Data {
+            file: self.name.clone(),
+            var: self.header.vars[var.0 as usize].name.clone(),
+            source,
+        }
+    }
+
+    /// Writes `values` (converted to the variable's type with netCDF's
+    /// rules; `NC_ERANGE` before anything is written) to the selection.
+    /// Writing past the last record of a record variable adds records.
+    pub fn write(&mut self, var: VarId, selection: &Selection, values: &Values) -> Result<()> {
+        self.check_var(var)?;
+        let dtype = self.header.vars[var.0 as usize].dtype;
+        let v = convert(values, dtype).map_err(|e| self.data_err(var, e))?;
+        let bytes = v.to_bytes(true);
+        self.write_raw(var, selection, &bytes, v.len() as u64, false)
+    }
+
+    /// Writes a typed slice (converted with netCDF's rules when `T` is not
+    /// the variable's own type; a same-type slice is byte-swapped in chunks
+    /// without building a `Values`).
+    pub fn write_from<T: NcValue>(&mut self, var: VarId, selection: &Selection, data: &[T]) -> Result<()> {
+        self.check_var(var)?;
+        let dtype = self.header.vars[var.0 as usize].dtype;
+        if is_native::<T>(dtype) {
+            let bytes = as_bytes(data, dtype);
+            return self.write_raw(var, selection, bytes, data.len() as u64, true);
+        }
+        let v = vec_to_values(data, dtype).map_err(|e| self.data_err(var, e))?;
+        let bytes = v.to_bytes(true);
+        self.write_raw(var, selection, &bytes, v.len() as u64, false)
+    }
+
+    /// Writes `bytes` (big-endian, or native order when `native`) holding `n`
+    /// values of the variable's type to the selection.
+    fn write_raw(&mut self, var: VarId, selection: &Selection, bytes: &[u8], n: u64, native: bool) -> Result<()> {
+        self.need_data()?;
+        let i = var.0 as usize;
+        let layout = self.layout.as_ref().expect("data mode has a layout");
+        let vl = layout.vars[i].clone();
+        let recsize = layout.recsize;
+        let mut shape = self.schema.shape(var);
+        selection
+            .check(&shape, vl.is_record)
+            .map_err(|e| self.data_err(var, e))?;
+        let count = selection.num_elements().unwrap_or(u64::MAX);
+        if count != n {
+            return Err(self.data_err(
+                var,
+                nctk_model::ModelError::Selection(format!("{n} values given for a selection of {count}")),
+            ));
+        }
+        if count == 0 {
+            return Ok(());
+        }
+        if vl.is_record {
+            let end = selection.start[0] + (selection.count[0] - 1) * selection.stride[0] + 1;
+            if end > self.numrecs {
+                self.add_records(end)?;
+            }
+            shape[0] = shape[0].max(end);
+        } else if self.pending_fill[i] {
+            let whole = selection == &Selection::all(&shape);
+            if whole {
+                // Only the padding after the data needs its fill.
+                let pat = self.fill_pattern(i);
+                let pad_at = vl.begin + vl.data_len();
+                let pad = vl.len - vl.data_len();
+                if pad > 0 {
+                    let mut p = Vec::with_capacity(pad as usize);
+                    let skip = (vl.data_len() % pat.len() as u64) as usize;
+                    p.extend(pat.iter().cycle().skip(skip).take(pad as usize));
+                    self.sink.write_at(pad_at, &p)?;
+                }
+            } else {
+                fill_region(&*self.sink, vl.begin, vl.len, &self.fill_pattern(i))?;
+            }
+            self.pending_fill[i] = false;
+        }
+        let size = vl.xsz as usize;
+        let mut pos = 0usize;
+        let mut buf = Vec::new();
+        for (off, len) in pieces(&vl, recsize, &shape, selection) {
+            let len = len as usize;
+            if !native || size == 1 || cfg!(target_endian = "big") {
+                self.sink.write_at(off, &bytes[pos..pos + len])?;
+            } else {
+                let mut done = 0;
+                while done < len {
+                    let k = (len - done).min(CHUNK);
+                    buf.clear();
+                    buf.extend_from_slice(&bytes[pos + done..pos + done + k]);
+                    native_to_be(&mut buf, size);
+                    self.sink.write_at(off + done as u64, &buf)?;
+                    done += k;
+                }
+            }
+            pos += len;
+        }
+        Ok(())
+    }
+
+    /// Grows the file to `numrecs` records, filling them in fill mode as
+    /// netCDF-C's `NCvnrecs` does.
+    fn add_records(&mut self, numrecs: u64) -> Result<()> {
+        let layout = self.layout.as_ref().expect("data mode has a layout");
+        if self.fill == FillMode::Fill {
+            let recs: Vec<usize> = (0..layout.vars.len()).filter(|&i| layout.vars[i].is_record).collect();
+            for r in self.numrecs..numrecs {
+                for &i in &recs {
+                    let v = &layout.vars[i];
+                    let size = if recs.len() == 1 { layout.recsize } else { v.len };
+                    fill_region(&*self.sink, v.begin + r * layout.recsize, size, &self.fill_pattern(i))?;
+                }
+            }
+        }
+        self.numrecs = numrecs;
+        if let Some(d) = self.schema.unlimited_dim() {
+            self.schema.dim_mut(d).len = numrecs;
+        }
+        Ok(())
+    }
+
+    /// Writes the record count into the header and flushes (`nc_sync`).
+    pub fn sync(&mut self) -> Result<()> {
+        if self.define {
+            return Ok(());
+        }
+        self.fill_pending()?;
+        self.write_numrecs()?;
+        self.sink.flush()?;
+        Ok(())
+    }
+
+    fn write_numrecs(&mut self) -> Result<()> {
+        self.header.numrecs = NumRecs::Count(self.numrecs);
+        let bytes = if self.header.version == Version::Cdf5 {
+            self.numrecs.to_be_bytes().to_vec()
+        } else {
+            (self.numrecs as u32).to_be_bytes().to_vec()
+        };
+        self.sink.write_at(4, &bytes)?;
+        Ok(())
+    }
+
+    /// Finishes the file: leaves define mode if needed, writes pending fill
+    /// values and the record count, extends the file to the size its header
+    /// implies (as netCDF-C does in no-fill mode), and flushes.
+    pub fn close(mut self) -> Result<()> {
+        self.finish()
+    }
+
+    fn finish(&mut self) -> Result<()> {
+        if self.closed {
+            return Ok(());
+        }
+        self.closed = true;
+        if self.define {
+            self.end_define()?;
+        }
+        self.fill_pending()?;
+        self.write_numrecs()?;
+        if let Some(layout) = &self.layout {
+            let want = layout.implied_len(self.numrecs);
+            if self.sink.len()? < want {
+                self.sink.set_len(want)?;
+            }
+        }
+        self.sink.flush()?;
+        Ok(())
+    }
+}
+
+impl Drop for ClassicWriter {
+    fn drop(&mut self) {
+        let _ = self.finish();
+    }
+}
+
+/// Writes `len` bytes of the repeated `pattern` at `offset`.
+fn fill_region(t: &dyn ByteSink, offset: u64, len: u64, pattern: &[u8]) -> Result<()> {
+    if len == 0 {
+        return Ok(());
+    }
+    let unit = pattern.len().max(1);
+    let chunk_len = (CHUNK / unit * unit).min(len as usize);
+    let buf: Vec<u8> = pattern.iter().copied().cycle().take(chunk_len).collect();
+    let mut done = 0u64;
+    while done < len {
+        let n = (len - done).min(buf.len() as u64) as usize;
+        t.write_at(offset + done, &buf[..n])?;
+        done += n as u64;
+    }
+    Ok(())
+}
