@@ -7,7 +7,11 @@ use crate::error::{CodecError, Result};
 /// Reads from a streaming decoder into `out` until it is full, then checks
 /// that the stream has nothing more to give. Memory use is bounded by the
 /// decoder's own fixed buffers and `out`.
-pub(crate) fn read_exact_into<R: Read>(codec: &'static str, mut r: R, out: &mut [u8]) -> Result<()> {
+pub(crate) fn read_exact_into<R: Read>(
+    codec: &'static str,
+    mut r: R,
+    out: &mut [u8],
+) -> Result<()> {
     let mut filled = 0;
     while filled < out.len() {
         match r.read(&mut out[filled..]) {

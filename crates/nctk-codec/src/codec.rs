@@ -5,7 +5,9 @@ use serde_json::Value;
 use crate::blosc::Blosc;
 use crate::dtype::Dtype;
 use crate::error::{CodecError, Result};
-use crate::filters::{bitround::BitRound, delta::Delta, fixedscaleoffset::FixedScaleOffset, quantize::Quantize};
+use crate::filters::{
+    bitround::BitRound, delta::Delta, fixedscaleoffset::FixedScaleOffset, quantize::Quantize,
+};
 use crate::json::{object, Config};
 use crate::shuffle::Shuffle;
 use crate::{bz2, deflate, fletcher32, lz4, zstd_codec};
@@ -124,11 +126,19 @@ impl Codec {
     /// Like [`Codec::from_json`], with the array's element size and dtype.
     pub fn from_json_with(config: &Value, ctx: &CodecContext<'_>) -> Result<Codec> {
         let Value::Object(map) = config else {
-            return Err(CodecError::invalid_config("codec", format!("not a JSON object: {config}")));
+            return Err(CodecError::invalid_config(
+                "codec",
+                format!("not a JSON object: {config}"),
+            ));
         };
         let id = match map.get("id") {
             Some(Value::String(s)) => s.as_str(),
-            _ => return Err(CodecError::invalid_config("codec", "missing string field \"id\"")),
+            _ => {
+                return Err(CodecError::invalid_config(
+                    "codec",
+                    "missing string field \"id\"",
+                ))
+            }
         };
         let cfg = |name| Config::new(name, map);
         Ok(match id {
@@ -149,16 +159,29 @@ impl Codec {
                 }
             }
             "lz4" => Codec::Lz4 {
-                acceleration: cfg("lz4").int_in("acceleration", 1, i64::from(i32::MIN), i64::from(i32::MAX))? as i32,
+                acceleration: cfg("lz4").int_in(
+                    "acceleration",
+                    1,
+                    i64::from(i32::MIN),
+                    i64::from(i32::MAX),
+                )? as i32,
             },
             "blosc" => Codec::Blosc(Blosc::from_config(&cfg("blosc"), ctx.element_size)?),
             "shuffle" => Codec::Shuffle(Shuffle::from_config(&cfg("shuffle"), ctx.element_size)?),
             "fletcher32" => Codec::Fletcher32,
             "delta" => Codec::Delta(Delta::from_config(&cfg("delta"))?),
-            "fixedscaleoffset" => Codec::FixedScaleOffset(FixedScaleOffset::from_config(&cfg("fixedscaleoffset"))?),
-            "bitround" => Codec::BitRound(BitRound::from_config(&cfg("bitround"), ctx.parsed_dtype())?),
+            "fixedscaleoffset" => {
+                Codec::FixedScaleOffset(FixedScaleOffset::from_config(&cfg("fixedscaleoffset"))?)
+            }
+            "bitround" => {
+                Codec::BitRound(BitRound::from_config(&cfg("bitround"), ctx.parsed_dtype())?)
+            }
             "quantize" => Codec::Quantize(Quantize::from_config(&cfg("quantize"))?),
-            other => return Err(CodecError::UnknownCodec { id: other.to_string() }),
+            other => {
+                return Err(CodecError::UnknownCodec {
+                    id: other.to_string(),
+                })
+            }
         })
     }
 
@@ -174,9 +197,10 @@ impl Codec {
                 ("level", (*level).into()),
                 ("checksum", (*checksum).into()),
             ]),
-            Codec::Lz4 { acceleration } => {
-                object([("id", "lz4".into()), ("acceleration", (*acceleration).into())])
-            }
+            Codec::Lz4 { acceleration } => object([
+                ("id", "lz4".into()),
+                ("acceleration", (*acceleration).into()),
+            ]),
             Codec::Blosc(b) => b.to_json(),
             Codec::Shuffle(s) => s.to_json(),
             Codec::Fletcher32 => object([("id", "fletcher32".into())]),

@@ -36,7 +36,11 @@ pub(crate) fn zlib_decode_into(codec: &'static str, input: &[u8], out: &mut [u8]
         let in_pos = d.total_in() as usize;
         let out_pos = d.total_out() as usize;
         let probing = out_pos >= out.len();
-        let dst: &mut [u8] = if probing { &mut probe } else { &mut out[out_pos..] };
+        let dst: &mut [u8] = if probing {
+            &mut probe
+        } else {
+            &mut out[out_pos..]
+        };
         let status = d
             .decompress(&input[in_pos..], dst, FlushDecompress::Finish)
             .map_err(|e| CodecError::corrupt(codec, d.total_in() as usize, format!("zlib: {e}")))?;

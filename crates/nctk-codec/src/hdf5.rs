@@ -82,12 +82,19 @@ pub fn parse_filter_attr(text: &str) -> Result<Vec<FilterSpec>> {
 
 /// Formats filters as `_Filter` text.
 pub fn format_filter_attr(specs: &[FilterSpec]) -> String {
-    specs.iter().map(ToString::to_string).collect::<Vec<_>>().join("|")
+    specs
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join("|")
 }
 
 fn param(id: u32, params: &[u32], i: usize, name: &'static str) -> Result<u32> {
     params.get(i).copied().ok_or_else(|| {
-        CodecError::invalid_config(name, format!("HDF5 filter {id} needs parameter {i}, got {params:?}"))
+        CodecError::invalid_config(
+            name,
+            format!("HDF5 filter {id} needs parameter {i}, got {params:?}"),
+        )
     })
 }
 
@@ -105,7 +112,12 @@ impl Codec {
                 ctx.element_size,
             )),
             H5Z_FILTER_FLETCHER32 => Codec::Fletcher32,
-            H5Z_FILTER_SZIP => return Err(CodecError::unsupported("szip", "szip compression (HDF5 filter 4)")),
+            H5Z_FILTER_SZIP => {
+                return Err(CodecError::unsupported(
+                    "szip",
+                    "szip compression (HDF5 filter 4)",
+                ))
+            }
             H5Z_FILTER_BZIP2 => Codec::Bz2 {
                 level: param(id, params, 0, "bz2")?.clamp(1, 9),
             },
@@ -114,16 +126,26 @@ impl Codec {
                 checksum: false,
             },
             H5Z_FILTER_BLOSC => {
-                let typesize = params.get(2).copied().filter(|t| *t > 0).map(|t| t as usize);
+                let typesize = params
+                    .get(2)
+                    .copied()
+                    .filter(|t| *t > 0)
+                    .map(|t| t as usize);
                 Codec::Blosc(Blosc {
                     cname: BloscCompressor::from_code(param(id, params, 6, "blosc")?)?,
                     clevel: param(id, params, 4, "blosc")?.min(9) as u8,
-                    shuffle: BloscShuffle::from_int(i64::from(param(id, params, 5, "blosc")? as i32))?,
+                    shuffle: BloscShuffle::from_int(i64::from(
+                        param(id, params, 5, "blosc")? as i32
+                    ))?,
                     blocksize: param(id, params, 3, "blosc")? as usize,
                     typesize: typesize.or(ctx.element_size),
                 })
             }
-            other => return Err(CodecError::UnknownCodec { id: other.to_string() }),
+            other => {
+                return Err(CodecError::UnknownCodec {
+                    id: other.to_string(),
+                })
+            }
         })
     }
 
@@ -166,10 +188,28 @@ mod tests {
     #[test]
     fn filter_text_roundtrip() {
         let specs = parse_filter_attr("307,9|4,32,32").unwrap();
-        assert_eq!(specs[0], FilterSpec { id: 307, params: vec![9] });
-        assert_eq!(specs[1], FilterSpec { id: 4, params: vec![32, 32] });
+        assert_eq!(
+            specs[0],
+            FilterSpec {
+                id: 307,
+                params: vec![9]
+            }
+        );
+        assert_eq!(
+            specs[1],
+            FilterSpec {
+                id: 4,
+                params: vec![32, 32]
+            }
+        );
         assert_eq!(format_filter_attr(&specs), "307,9|4,32,32");
-        assert_eq!(parse_filter_attr("3").unwrap(), vec![FilterSpec { id: 3, params: vec![] }]);
+        assert_eq!(
+            parse_filter_attr("3").unwrap(),
+            vec![FilterSpec {
+                id: 3,
+                params: vec![]
+            }]
+        );
         assert!(parse_filter_attr("1,x").is_err());
         assert!(parse_filter_attr("").is_err());
     }
@@ -182,10 +222,19 @@ mod tests {
         assert_eq!(z.to_hdf5().unwrap().to_string(), "1,5");
         let b = Codec::from_hdf5(32001, &[0, 0, 4, 0, 5, 1, 1], &ctx).unwrap();
         let Codec::Blosc(bl) = &b else { panic!() };
-        assert_eq!((bl.cname, bl.clevel, bl.typesize), (BloscCompressor::Lz4, 5, Some(4)));
+        assert_eq!(
+            (bl.cname, bl.clevel, bl.typesize),
+            (BloscCompressor::Lz4, 5, Some(4))
+        );
         assert_eq!(b.to_hdf5().unwrap().to_string(), "32001,0,0,4,0,5,1,1");
-        assert!(matches!(Codec::from_hdf5(4, &[32, 32], &ctx), Err(CodecError::Unsupported { .. })));
-        assert!(matches!(Codec::from_hdf5(99999, &[], &ctx), Err(CodecError::UnknownCodec { .. })));
+        assert!(matches!(
+            Codec::from_hdf5(4, &[32, 32], &ctx),
+            Err(CodecError::Unsupported { .. })
+        ));
+        assert!(matches!(
+            Codec::from_hdf5(99999, &[], &ctx),
+            Err(CodecError::UnknownCodec { .. })
+        ));
         let s = Codec::from_hdf5(2, &[], &ctx).unwrap();
         assert_eq!(s.to_json()["elementsize"], 4);
     }

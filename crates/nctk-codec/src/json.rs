@@ -32,9 +32,11 @@ impl<'a> Config<'a> {
             return Ok(None);
         };
         let n = match v {
-            Value::Number(n) => n
-                .as_i64()
-                .or_else(|| n.as_f64().filter(|f| f.fract() == 0.0 && f.abs() < 9e15).map(|f| f as i64)),
+            Value::Number(n) => n.as_i64().or_else(|| {
+                n.as_f64()
+                    .filter(|f| f.fract() == 0.0 && f.abs() < 9e15)
+                    .map(|f| f as i64)
+            }),
             Value::String(s) => s.trim().parse::<i64>().ok(),
             Value::Bool(b) => Some(i64::from(*b)),
             _ => None,

@@ -37,7 +37,12 @@ pub(crate) fn decode_into(input: &[u8], out: &mut [u8]) -> Result<()> {
 }
 
 /// Decompresses one raw LZ4 block into exactly `out`.
-pub(crate) fn block_decode_into(codec: &'static str, input: &[u8], out: &mut [u8], base: usize) -> Result<()> {
+pub(crate) fn block_decode_into(
+    codec: &'static str,
+    input: &[u8],
+    out: &mut [u8],
+    base: usize,
+) -> Result<()> {
     let n = lz4_flex::block::decompress_into(input, out)
         .map_err(|e| CodecError::corrupt(codec, base, format!("lz4 block: {e}")))?;
     if n != out.len() {

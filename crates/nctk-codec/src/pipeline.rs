@@ -18,7 +18,11 @@ pub struct Pipeline {
 impl Pipeline {
     /// Builds from the `compressor` and `filters` values of a `.zarray`
     /// (either may be `null`).
-    pub fn from_zarr_json(compressor: &Value, filters: &Value, ctx: &CodecContext<'_>) -> Result<Self> {
+    pub fn from_zarr_json(
+        compressor: &Value,
+        filters: &Value,
+        ctx: &CodecContext<'_>,
+    ) -> Result<Self> {
         let compressor = match compressor {
             Value::Null => None,
             c => Some(Codec::from_json_with(c, ctx)?),
@@ -36,7 +40,10 @@ impl Pipeline {
                 ))
             }
         };
-        Ok(Pipeline { filters, compressor })
+        Ok(Pipeline {
+            filters,
+            compressor,
+        })
     }
 
     /// Whether the pipeline does nothing (raw chunks).
@@ -64,7 +71,10 @@ impl Pipeline {
         for f in &self.filters {
             let last = sizes[sizes.len() - 1];
             let n = f.encoded_len(last)?.ok_or_else(|| {
-                CodecError::unsupported(f.id(), "a compressor used as a filter before another codec")
+                CodecError::unsupported(
+                    f.id(),
+                    "a compressor used as a filter before another codec",
+                )
             })?;
             sizes.push(n);
         }
@@ -82,7 +92,13 @@ impl Pipeline {
         let mut cur: Vec<u8> = match &self.compressor {
             Some(c) => c.decode(encoded, sizes[nf])?,
             None if encoded.len() == sizes[nf] => encoded.to_vec(),
-            None => return Err(CodecError::size(self.filters[nf - 1].id(), sizes[nf], encoded.len())),
+            None => {
+                return Err(CodecError::size(
+                    self.filters[nf - 1].id(),
+                    sizes[nf],
+                    encoded.len(),
+                ))
+            }
         };
         for i in (1..nf).rev() {
             let mut next = vec![0u8; sizes[i]];

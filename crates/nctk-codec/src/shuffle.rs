@@ -44,7 +44,10 @@ impl Shuffle {
     pub(crate) fn to_json(&self) -> Value {
         object([
             ("id", "shuffle".into()),
-            ("elementsize", self.resolved.unwrap_or(self.elementsize).into()),
+            (
+                "elementsize",
+                self.resolved.unwrap_or(self.elementsize).into(),
+            ),
         ])
     }
 

@@ -5,11 +5,13 @@ use crate::error::{CodecError, Result};
 /// Compresses one frame, like numcodecs' `Zstd(level, checksum)`
 /// (level 0 means zstd's default level).
 pub(crate) fn encode(input: &[u8], level: i32, checksum: bool) -> Result<Vec<u8>> {
-    let mut c = zstd::bulk::Compressor::new(level).map_err(|e| CodecError::library("zstd", "encode", e))?;
+    let mut c =
+        zstd::bulk::Compressor::new(level).map_err(|e| CodecError::library("zstd", "encode", e))?;
     c.include_checksum(checksum)
         .and_then(|_| c.include_contentsize(true))
         .map_err(|e| CodecError::library("zstd", "encode", e))?;
-    c.compress(input).map_err(|e| CodecError::library("zstd", "encode", e))
+    c.compress(input)
+        .map_err(|e| CodecError::library("zstd", "encode", e))
 }
 
 /// Decompresses one or more frames into exactly `out`. A frame that declares
@@ -25,7 +27,11 @@ pub(crate) fn decode_into(
         if frame_len == input.len() {
             if let Ok(Some(n)) = zstd::zstd_safe::get_frame_content_size(input) {
                 if n != out.len() as u64 {
-                    return Err(CodecError::size(codec, out.len(), usize::try_from(n).unwrap_or(usize::MAX)));
+                    return Err(CodecError::size(
+                        codec,
+                        out.len(),
+                        usize::try_from(n).unwrap_or(usize::MAX),
+                    ));
                 }
             }
         }

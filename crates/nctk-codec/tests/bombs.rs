@@ -86,11 +86,26 @@ fn truncations_and_bit_flips_never_panic() {
     let data = common::climate_f32(20_000, 9);
     for codec in all_codecs() {
         let enc = codec.encode(&data).unwrap();
-        for cut in [0, 1, 3, 4, 15, 16, 17, enc.len() / 3, enc.len() / 2, enc.len() - 1] {
+        for cut in [
+            0,
+            1,
+            3,
+            4,
+            15,
+            16,
+            17,
+            enc.len() / 3,
+            enc.len() / 2,
+            enc.len() - 1,
+        ] {
             let cut = cut.min(enc.len());
             let r = decode_bounded(&codec, &enc[..cut], data.len());
             if codec.id() != "bitround" && codec.id() != "shuffle" {
-                assert!(r.is_err(), "{}: truncated to {cut} bytes but decoded", codec.id());
+                assert!(
+                    r.is_err(),
+                    "{}: truncated to {cut} bytes but decoded",
+                    codec.id()
+                );
             }
         }
         let mut s: u64 = 12345;
@@ -103,7 +118,11 @@ fn truncations_and_bit_flips_never_panic() {
         }
         // wrong expected sizes
         for expected in [0, 1, data.len() - 1, data.len() + 1, data.len() * 2] {
-            assert!(decode_bounded(&codec, &enc, expected).is_err(), "{} accepted size {expected}", codec.id());
+            assert!(
+                decode_bounded(&codec, &enc, expected).is_err(),
+                "{} accepted size {expected}",
+                codec.id()
+            );
         }
     }
 }
@@ -132,16 +151,28 @@ fn blosc_lying_headers() {
     // A header claiming 2 GiB: refused against the expected size, nothing allocated.
     let mut h = blosc_header(0x20, 4, i32::MAX - 16, 1 << 20, 32);
     h.extend_from_slice(&[0; 16]);
-    assert!(matches!(decode_bounded(&blosc, &h, 1000), Err(CodecError::SizeMismatch { expected: 1000, .. })));
+    assert!(matches!(
+        decode_bounded(&blosc, &h, 1000),
+        Err(CodecError::SizeMismatch { expected: 1000, .. })
+    ));
     // memcpy'd but the compressed size does not add up
     let mut h = blosc_header(0x02, 1, 1000, 1000, 1016);
     h.extend_from_slice(&[7; 500]);
     assert!(decode_bounded(&blosc, &h, 1000).is_err());
     // compressed size larger than the input
     let h = blosc_header(0x20, 1, 1000, 1000, 5000);
-    assert!(matches!(decode_bounded(&blosc, &h, 1000), Err(CodecError::Truncated { .. })));
+    assert!(matches!(
+        decode_bounded(&blosc, &h, 1000),
+        Err(CodecError::Truncated { .. })
+    ));
     // negative and zero fields
-    for (n, b, c) in [(-1, 100, 100), (1000, 0, 100), (1000, 2000, 100), (1000, -5, 100), (1000, 100, -1)] {
+    for (n, b, c) in [
+        (-1, 100, 100),
+        (1000, 0, 100),
+        (1000, 2000, 100),
+        (1000, -5, 100),
+        (1000, 100, -1),
+    ] {
         let mut h = blosc_header(0x20, 1, n, b, c);
         h.extend_from_slice(&[0; 100]);
         assert!(decode_bounded(&blosc, &h, 1000).is_err(), "{n} {b} {c}");
@@ -156,12 +187,18 @@ fn blosc_lying_headers() {
     h.extend_from_slice(&20i32.to_le_bytes());
     h.extend_from_slice(&1000i32.to_le_bytes());
     h.extend_from_slice(&[0; 10]);
-    assert!(matches!(decode_bounded(&blosc, &h, 256), Err(CodecError::Truncated { .. })));
+    assert!(matches!(
+        decode_bounded(&blosc, &h, 256),
+        Err(CodecError::Truncated { .. })
+    ));
     // a Blosc2 chunk and a future flag
     let mut h = blosc_header(0x20, 1, 256, 256, 300);
     h[0] = 5;
     h.resize(300, 0);
-    assert!(matches!(decode_bounded(&blosc, &h, 256), Err(CodecError::Unsupported { .. })));
+    assert!(matches!(
+        decode_bounded(&blosc, &h, 256),
+        Err(CodecError::Unsupported { .. })
+    ));
     let mut h = blosc_header(0x28, 1, 256, 256, 300);
     h.resize(300, 0);
     assert!(decode_bounded(&blosc, &h, 256).is_err());
@@ -185,11 +222,17 @@ fn stream_bombs_are_refused() {
         let enc = codec.encode(&zeros).unwrap();
         assert!(enc.len() < zeros.len() / 100, "{config}");
         let r = decode_bounded(&codec, &enc, 1024);
-        assert!(matches!(r, Err(CodecError::SizeMismatch { expected: 1024, .. })), "{config}: {r:?}");
+        assert!(
+            matches!(r, Err(CodecError::SizeMismatch { expected: 1024, .. })),
+            "{config}: {r:?}"
+        );
     }
     // numcodecs lz4 frame declaring 4 GiB
     let lz4 = Codec::from_json(&json!({"id": "lz4"})).unwrap();
     let mut bomb = u32::MAX.to_le_bytes().to_vec();
     bomb.extend_from_slice(&[0x1f, 0, 1, 0]);
-    assert!(matches!(decode_bounded(&lz4, &bomb, 100), Err(CodecError::SizeMismatch { .. })));
+    assert!(matches!(
+        decode_bounded(&lz4, &bomb, 100),
+        Err(CodecError::SizeMismatch { .. })
+    ));
 }

@@ -34,7 +34,11 @@ fn collect(dir: &Path, prefix: &str, out: &mut BTreeMap<String, Vec<u8>>) {
         if name.starts_with('.') {
             continue;
         }
-        let key = if prefix.is_empty() { name.clone() } else { format!("{prefix}/{name}") };
+        let key = if prefix.is_empty() {
+            name.clone()
+        } else {
+            format!("{prefix}/{name}")
+        };
         if e.file_type().unwrap().is_dir() {
             collect(&e.path(), &key, out);
         } else {
@@ -49,7 +53,12 @@ fn load(dir: &Path) -> Array {
     let ctx = CodecContext::from_dtype(&dtype);
     let pipeline = Pipeline::from_zarr_json(&meta["compressor"], &meta["filters"], &ctx)
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
-    let n: usize = meta["chunks"].as_array().unwrap().iter().map(|c| c.as_u64().unwrap() as usize).product();
+    let n: usize = meta["chunks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c.as_u64().unwrap() as usize)
+        .product();
     let mut chunks = BTreeMap::new();
     collect(dir, "", &mut chunks);
     Array {
@@ -98,7 +107,9 @@ fn subdirs(dir: &Path) -> Vec<PathBuf> {
 
 #[test]
 fn zarr_python_fixture() {
-    let Some(corpus) = common::corpus() else { return };
+    let Some(corpus) = common::corpus() else {
+        return;
+    };
     let root = corpus.join("zarr-python/fixture");
     let mut checked = 0;
     let mut arrays = 0;
@@ -115,22 +126,38 @@ fn zarr_python_fixture() {
             arrays += 1;
         }
     }
-    eprintln!("zarr-python fixture: {arrays} compressed arrays, {checked} chunks decoded and compared");
-    assert!(arrays >= 70, "expected the fixture's compressed arrays, found {arrays}");
+    eprintln!(
+        "zarr-python fixture: {arrays} compressed arrays, {checked} chunks decoded and compared"
+    );
+    assert!(
+        arrays >= 70,
+        "expected the fixture's compressed arrays, found {arrays}"
+    );
 
     // flat / nested hold the same blosc-compressed array with '.' and '/' keys.
     let flat = load(&root.join("flat"));
     let nested = load(&root.join("nested"));
-    let a = flat.pipeline.decode(&flat.chunks["0.0"], flat.chunk_bytes).unwrap();
-    let b = nested.pipeline.decode(&nested.chunks["0/0"], nested.chunk_bytes).unwrap();
+    let a = flat
+        .pipeline
+        .decode(&flat.chunks["0.0"], flat.chunk_bytes)
+        .unwrap();
+    let b = nested
+        .pipeline
+        .decode(&nested.chunks["0/0"], nested.chunk_bytes)
+        .unwrap();
     assert_eq!(a, b);
-    let values: Vec<i64> = a.chunks_exact(8).map(|c| i64::from_le_bytes(c.try_into().unwrap())).collect();
+    let values: Vec<i64> = a
+        .chunks_exact(8)
+        .map(|c| i64::from_le_bytes(c.try_into().unwrap()))
+        .collect();
     assert_eq!(values.len(), 4);
 }
 
 #[test]
 fn other_writers_codec_matrix() {
-    let Some(corpus) = common::corpus() else { return };
+    let Some(corpus) = common::corpus() else {
+        return;
+    };
     let root = corpus.join("generated/other-writers/zarr-python-v2/codecs.zarr");
     if !root.is_dir() {
         eprintln!("note: {} absent; skipping", root.display());
@@ -146,7 +173,16 @@ fn other_writers_codec_matrix() {
         seen.push(arr.file_name().unwrap().to_string_lossy().into_owned());
     }
     eprintln!("codecs.zarr: {seen:?}");
-    for want in ["blosc_lz4", "blosc_zstd_bit", "bz2", "gzip", "lz4", "shuffle_filter_zlib", "zlib", "zstd"] {
+    for want in [
+        "blosc_lz4",
+        "blosc_zstd_bit",
+        "bz2",
+        "gzip",
+        "lz4",
+        "shuffle_filter_zlib",
+        "zlib",
+        "zstd",
+    ] {
         assert!(seen.iter().any(|s| s == want), "missing {want}");
     }
 }

@@ -46,13 +46,22 @@ fn cases() -> Vec<Case> {
     let f4_big = common::climate_f32(300_000, 1); // 1.2 MB: many blocks, leftover
     let f4_odd = common::climate_f32(1001, 2);
     let f4_small = common::climate_f32(25, 3); // 100 bytes: memcpy path
-    let i8_data: Vec<u8> = (0..70_001i64).flat_map(|i| (i * i % 10_007 - 5000).to_le_bytes()).collect();
+    let i8_data: Vec<u8> = (0..70_001i64)
+        .flat_map(|i| (i * i % 10_007 - 5000).to_le_bytes())
+        .collect();
     let u1_data: Vec<u8> = (0..200_000u32).map(|i| ((i / 300) % 256) as u8).collect();
-    let i2_data: Vec<u8> = (0..40_000i32).flat_map(|i| ((i * 7 / 3) as i16).to_le_bytes()).collect();
+    let i2_data: Vec<u8> = (0..40_000i32)
+        .flat_map(|i| ((i * 7 / 3) as i16).to_le_bytes())
+        .collect();
     let mut v = Vec::new();
     for cname in ["blosclz", "lz4", "lz4hc", "zlib", "zstd"] {
         for shuffle in [-1, 0, 1, 2] {
-            for (dtype, data) in [("<f4", &f4_big), ("<f4", &f4_odd), ("<i8", &i8_data), ("|u1", &u1_data)] {
+            for (dtype, data) in [
+                ("<f4", &f4_big),
+                ("<f4", &f4_odd),
+                ("<i8", &i8_data),
+                ("|u1", &u1_data),
+            ] {
                 v.push(Case {
                     config: json!({"id": "blosc", "cname": cname, "clevel": 5, "shuffle": shuffle, "blocksize": 0}),
                     dtype,
@@ -91,23 +100,57 @@ fn cases() -> Vec<Case> {
         json!({"id": "zstd", "level": 1, "checksum": true}),
         json!({"id": "lz4", "acceleration": 1}),
     ] {
-        v.push(Case { config, dtype: "<f4", data: f4_big.clone(), exact: false });
+        v.push(Case {
+            config,
+            dtype: "<f4",
+            data: f4_big.clone(),
+            exact: false,
+        });
     }
     for (config, dtype, data) in [
         (json!({"id": "shuffle", "elementsize": 4}), "<f4", &f4_odd),
         (json!({"id": "shuffle", "elementsize": 8}), "<i8", &i8_data),
         (json!({"id": "fletcher32"}), "<f4", &f4_odd),
         (json!({"id": "fletcher32"}), "|u1", &u1_data),
-        (json!({"id": "delta", "dtype": "<i8", "astype": "<i8"}), "<i8", &i8_data),
-        (json!({"id": "delta", "dtype": "<i2", "astype": "<i1"}), "<i2", &i2_data),
-        (json!({"id": "delta", "dtype": "<f4", "astype": "<f4"}), "<f4", &f4_odd),
+        (
+            json!({"id": "delta", "dtype": "<i8", "astype": "<i8"}),
+            "<i8",
+            &i8_data,
+        ),
+        (
+            json!({"id": "delta", "dtype": "<i2", "astype": "<i1"}),
+            "<i2",
+            &i2_data,
+        ),
+        (
+            json!({"id": "delta", "dtype": "<f4", "astype": "<f4"}),
+            "<f4",
+            &f4_odd,
+        ),
         (json!({"id": "bitround", "keepbits": 7}), "<f4", &f4_big),
         (json!({"id": "bitround", "keepbits": 0}), "<f4", &f4_odd),
-        (json!({"id": "quantize", "digits": 3, "dtype": "<f4"}), "<f4", &f4_odd),
-        (json!({"id": "fixedscaleoffset", "offset": 273.15, "scale": 100, "dtype": "<f4", "astype": "<i4"}), "<f4", &f4_odd),
-        (json!({"id": "fixedscaleoffset", "offset": 0, "scale": 0.5, "dtype": "<i8", "astype": "<f8"}), "<i8", &i8_data),
+        (
+            json!({"id": "quantize", "digits": 3, "dtype": "<f4"}),
+            "<f4",
+            &f4_odd,
+        ),
+        (
+            json!({"id": "fixedscaleoffset", "offset": 273.15, "scale": 100, "dtype": "<f4", "astype": "<i4"}),
+            "<f4",
+            &f4_odd,
+        ),
+        (
+            json!({"id": "fixedscaleoffset", "offset": 0, "scale": 0.5, "dtype": "<i8", "astype": "<f8"}),
+            "<i8",
+            &i8_data,
+        ),
     ] {
-        v.push(Case { config, dtype, data: data.clone(), exact: true });
+        v.push(Case {
+            config,
+            dtype,
+            data: data.clone(),
+            exact: true,
+        });
     }
     v
 }
@@ -128,10 +171,22 @@ fn numcodecs_interop() {
         fs::write(d.join(format!("{i}.rs_enc")), &enc).unwrap();
         rust_encoded.push((codec, enc));
     }
-    let manifest: Vec<Value> = cases.iter().map(|c| json!({"config": c.config, "dtype": c.dtype})).collect();
+    let manifest: Vec<Value> = cases
+        .iter()
+        .map(|c| json!({"config": c.config, "dtype": c.dtype}))
+        .collect();
     fs::write(d.join("cases.json"), serde_json::to_vec(&manifest).unwrap()).unwrap();
-    let out = Command::new("python3").arg("-c").arg(SCRIPT).arg(d).output().unwrap();
-    assert!(out.status.success(), "python failed: {}", String::from_utf8_lossy(&out.stderr));
+    let out = Command::new("python3")
+        .arg("-c")
+        .arg(SCRIPT)
+        .arg(d)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "python failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 
     let mut failures = Vec::new();
     for (i, c) in cases.iter().enumerate() {
@@ -139,12 +194,16 @@ fn numcodecs_interop() {
         let label = format!("case {i} {} {} ({} bytes)", c.config, c.dtype, c.data.len());
         // numcodecs decodes what Rust wrote
         if let Ok(err) = fs::read_to_string(d.join(format!("{i}.py_err"))) {
-            failures.push(format!("{label}: numcodecs cannot decode Rust's output: {err}"));
+            failures.push(format!(
+                "{label}: numcodecs cannot decode Rust's output: {err}"
+            ));
         } else {
             let py_dec = fs::read(d.join(format!("{i}.py_dec"))).unwrap();
             let want = codec.decode(rs_enc, c.data.len()).unwrap();
             if py_dec != want {
-                failures.push(format!("{label}: numcodecs decodes Rust's output differently"));
+                failures.push(format!(
+                    "{label}: numcodecs decodes Rust's output differently"
+                ));
             }
         }
         // Rust decodes what numcodecs wrote
@@ -152,7 +211,11 @@ fn numcodecs_interop() {
         match codec.decode(&py_enc, c.data.len()) {
             Err(e) => failures.push(format!("{label}: cannot decode numcodecs' output: {e}")),
             Ok(dec) => {
-                let want = if codec.is_lossless() { c.data.clone() } else { codec.decode(rs_enc, c.data.len()).unwrap() };
+                let want = if codec.is_lossless() {
+                    c.data.clone()
+                } else {
+                    codec.decode(rs_enc, c.data.len()).unwrap()
+                };
                 if dec != want {
                     failures.push(format!("{label}: numcodecs' output decodes differently"));
                 }
@@ -166,9 +229,17 @@ fn numcodecs_interop() {
             let (p, r) = (&py_enc[..12], &rs_enc[..12]);
             let memcpy_differs = (p[2] ^ r[2]) == 0x02; // incompressible verdicts may differ per inner codec
             if p != r && !memcpy_differs {
-                failures.push(format!("{label}: blosc header differs: numcodecs {p:02x?}, rust {r:02x?}"));
+                failures.push(format!(
+                    "{label}: blosc header differs: numcodecs {p:02x?}, rust {r:02x?}"
+                ));
             }
         }
     }
-    assert!(failures.is_empty(), "{} of {} cases failed:\n{}", failures.len(), cases.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {} cases failed:\n{}",
+        failures.len(),
+        cases.len(),
+        failures.join("\n")
+    );
 }

@@ -40,20 +40,30 @@ fn lossless_configs() -> Vec<Value> {
 fn check(config: &Value, elem: usize, data: &[u8]) -> Result<(), TestCaseError> {
     let ctx = CodecContext::new(elem);
     let codec = Codec::from_json_with(config, &ctx).unwrap();
-    let enc = codec.encode(data).map_err(|e| TestCaseError::fail(format!("{config}: {e}")))?;
+    let enc = codec
+        .encode(data)
+        .map_err(|e| TestCaseError::fail(format!("{config}: {e}")))?;
     let mut out = vec![0u8; data.len()];
-    codec
-        .decode_into(&enc, &mut out)
-        .map_err(|e| TestCaseError::fail(format!("{config} elem {elem} len {}: {e}", data.len())))?;
+    codec.decode_into(&enc, &mut out).map_err(|e| {
+        TestCaseError::fail(format!("{config} elem {elem} len {}: {e}", data.len()))
+    })?;
     prop_assert_eq!(&out, data, "{} elem {}", config, elem);
     // A wrong expected size is an error, never a panic or silent truncation.
     if codec.id() != "shuffle" || !data.is_empty() {
         let mut longer = vec![0u8; data.len() + 1];
-        prop_assert!(codec.decode_into(&enc, &mut longer).is_err(), "{} accepted a longer output", config);
+        prop_assert!(
+            codec.decode_into(&enc, &mut longer).is_err(),
+            "{} accepted a longer output",
+            config
+        );
     }
     if !data.is_empty() {
         let mut shorter = vec![0u8; data.len() - 1];
-        prop_assert!(codec.decode_into(&enc, &mut shorter).is_err(), "{} accepted a shorter output", config);
+        prop_assert!(
+            codec.decode_into(&enc, &mut shorter).is_err(),
+            "{} accepted a shorter output",
+            config
+        );
     }
     Ok(())
 }
@@ -65,7 +75,9 @@ fn data_strategy() -> impl Strategy<Value = (usize, Vec<u8>)> {
         let data = match kind {
             0 => common::noise(len, seed),
             1 => common::climate_f32(len / 4, seed),
-            _ => (0..len).map(|i| ((i / 97) as u8) ^ (seed as u8 & 3)).collect(),
+            _ => (0..len)
+                .map(|i| ((i / 97) as u8) ^ (seed as u8 & 3))
+                .collect(),
         };
         (elem, data)
     })
@@ -107,13 +119,25 @@ proptest! {
 #[test]
 fn lossy_filters_stay_close() {
     let data = common::climate_f32(10_000, 7);
-    let vals: Vec<f32> = data.chunks_exact(4).map(|c| f32::from_le_bytes(c.try_into().unwrap())).collect();
+    let vals: Vec<f32> = data
+        .chunks_exact(4)
+        .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
     let ctx = CodecContext::from_dtype("<f4");
     for (config, tol) in [
-        (json!({"id": "bitround", "keepbits": 10}), 300.0 * 2f32.powi(-11)),
+        (
+            json!({"id": "bitround", "keepbits": 10}),
+            300.0 * 2f32.powi(-11),
+        ),
         (json!({"id": "quantize", "digits": 2, "dtype": "<f4"}), 0.01),
-        (json!({"id": "fixedscaleoffset", "offset": 273, "scale": 100, "dtype": "<f4", "astype": "<i4"}), 0.0051),
-        (json!({"id": "fixedscaleoffset", "offset": 240.5, "scale": 10.0, "dtype": "<f4", "astype": "<u2"}), 0.051),
+        (
+            json!({"id": "fixedscaleoffset", "offset": 273, "scale": 100, "dtype": "<f4", "astype": "<i4"}),
+            0.0051,
+        ),
+        (
+            json!({"id": "fixedscaleoffset", "offset": 240.5, "scale": 10.0, "dtype": "<f4", "astype": "<u2"}),
+            0.051,
+        ),
     ] {
         let codec = Codec::from_json_with(&config, &ctx).unwrap();
         let enc = codec.encode(&data).unwrap();
@@ -123,7 +147,9 @@ fn lossy_filters_stay_close() {
             assert!((a - b).abs() <= tol, "{config}: {a} -> {b}");
         }
         // decoding the encoded values again is stable (idempotent quantization)
-        let again = codec.decode(&codec.encode(&back).unwrap(), data.len()).unwrap();
+        let again = codec
+            .decode(&codec.encode(&back).unwrap(), data.len())
+            .unwrap();
         assert_eq!(again, back, "{config}");
     }
 }
@@ -152,33 +178,63 @@ fn json_roundtrip_and_defaults() {
     }
     // numcodecs 0.16's get_config() output for default-constructed codecs
     for (input, expected) in [
-        (json!({"id": "blosc"}), json!({"id": "blosc", "cname": "lz4", "clevel": 5, "shuffle": 1, "blocksize": 0})),
-        (json!({"id": "zstd"}), json!({"id": "zstd", "level": 0, "checksum": false})),
-        (json!({"id": "lz4"}), json!({"id": "lz4", "acceleration": 1})),
+        (
+            json!({"id": "blosc"}),
+            json!({"id": "blosc", "cname": "lz4", "clevel": 5, "shuffle": 1, "blocksize": 0}),
+        ),
+        (
+            json!({"id": "zstd"}),
+            json!({"id": "zstd", "level": 0, "checksum": false}),
+        ),
+        (
+            json!({"id": "lz4"}),
+            json!({"id": "lz4", "acceleration": 1}),
+        ),
         (json!({"id": "zlib"}), json!({"id": "zlib", "level": 1})),
         (json!({"id": "gzip"}), json!({"id": "gzip", "level": 1})),
         (json!({"id": "bz2"}), json!({"id": "bz2", "level": 1})),
-        (json!({"id": "shuffle"}), json!({"id": "shuffle", "elementsize": 4})),
+        (
+            json!({"id": "shuffle"}),
+            json!({"id": "shuffle", "elementsize": 4}),
+        ),
         (json!({"id": "fletcher32"}), json!({"id": "fletcher32"})),
-        (json!({"id": "delta", "dtype": "<i4"}), json!({"id": "delta", "dtype": "<i4", "astype": "<i4"})),
+        (
+            json!({"id": "delta", "dtype": "<i4"}),
+            json!({"id": "delta", "dtype": "<i4", "astype": "<i4"}),
+        ),
         (
             json!({"id": "fixedscaleoffset", "offset": 1, "scale": 2, "dtype": "<f4", "astype": "<i2"}),
             json!({"id": "fixedscaleoffset", "scale": 2, "offset": 1, "dtype": "<f4", "astype": "<i2"}),
         ),
-        (json!({"id": "bitround", "keepbits": 10}), json!({"id": "bitround", "keepbits": 10})),
+        (
+            json!({"id": "bitround", "keepbits": 10}),
+            json!({"id": "bitround", "keepbits": 10}),
+        ),
         // netCDF-C writes integers as strings
-        (json!({"id": "zlib", "level": "5"}), json!({"id": "zlib", "level": 5})),
-        (json!({"id": "bz2", "level": "9"}), json!({"id": "bz2", "level": 9})),
+        (
+            json!({"id": "zlib", "level": "5"}),
+            json!({"id": "zlib", "level": 5}),
+        ),
+        (
+            json!({"id": "bz2", "level": "9"}),
+            json!({"id": "bz2", "level": 9}),
+        ),
     ] {
         let got = Codec::from_json(&input).unwrap().to_json();
-        assert_eq!(serde_json::to_string(&got).unwrap(), serde_json::to_string(&expected).unwrap());
+        assert_eq!(
+            serde_json::to_string(&got).unwrap(),
+            serde_json::to_string(&expected).unwrap()
+        );
     }
 }
 
 #[test]
 fn unknown_and_bad_configs() {
     let e = Codec::from_json(&json!({"id": "jpeg2000", "level": 3})).unwrap_err();
-    assert!(matches!(e, nctk_codec::CodecError::UnknownCodec { ref id } if id == "jpeg2000"), "{e}");
+    assert!(
+        matches!(e, nctk_codec::CodecError::UnknownCodec { ref id } if id == "jpeg2000"),
+        "{e}"
+    );
     assert!(e.to_string().contains("jpeg2000"));
     for bad in [
         json!("zlib"),
@@ -194,5 +250,8 @@ fn unknown_and_bad_configs() {
     }
     // shuffle with elementsize 0 and no context cannot run, and says why
     let s = Codec::from_json(&json!({"id": "shuffle", "elementsize": "0"})).unwrap();
-    assert!(matches!(s.encode(&[0; 8]), Err(nctk_codec::CodecError::MissingContext { .. })));
+    assert!(matches!(
+        s.encode(&[0; 8]),
+        Err(nctk_codec::CodecError::MissingContext { .. })
+    ));
 }

@@ -42,7 +42,9 @@ pub(crate) fn bitshuffle(typesize: usize, src: &[u8], dst: &mut [u8], tmp: &mut 
         let (r5, rest) = rest.split_at_mut(row);
         let (r6, r7) = rest.split_at_mut(row);
         for (k, c) in bytes.chunks_exact(8).enumerate() {
-            let x = transpose8(u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]));
+            let x = transpose8(u64::from_le_bytes([
+                c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7],
+            ]));
             let b = x.to_le_bytes();
             r0[k] = b[0];
             r1[k] = b[1];
@@ -95,7 +97,9 @@ mod tests {
             for n in [8usize, 16, 24, 64, 136] {
                 let extra = t / 2;
                 let len = n * t + extra;
-                let src: Vec<u8> = (0..len).map(|i| ((i * 2_654_435_761usize) >> 7) as u8).collect();
+                let src: Vec<u8> = (0..len)
+                    .map(|i| ((i * 2_654_435_761usize) >> 7) as u8)
+                    .collect();
                 let mut dst = vec![0; len];
                 let mut tmp = vec![0; len];
                 bitshuffle(t, &src, &mut dst, &mut tmp);
@@ -104,7 +108,11 @@ mod tests {
                         for b in 0..8 {
                             let bit = (src[i * t + j] >> b) & 1;
                             let pos = (j * 8 + b) * (n / 8) + i / 8;
-                            assert_eq!((dst[pos] >> (i % 8)) & 1, bit, "t {t} n {n} i {i} j {j} b {b}");
+                            assert_eq!(
+                                (dst[pos] >> (i % 8)) & 1,
+                                bit,
+                                "t {t} n {n} i {i} j {j} b {b}"
+                            );
                         }
                     }
                 }

@@ -32,7 +32,9 @@ pub(crate) fn decompress(input: &[u8], out: &mut [u8]) -> Result<usize, (usize, 
             let ofs = (ctrl & 31) << 8;
             if len == 6 {
                 loop {
-                    let &code = input.get(ip).ok_or((ip, "match length runs past the end"))?;
+                    let &code = input
+                        .get(ip)
+                        .ok_or((ip, "match length runs past the end"))?;
                     ip += 1;
                     len += usize::from(code);
                     if code != 255 {
@@ -40,13 +42,19 @@ pub(crate) fn decompress(input: &[u8], out: &mut [u8]) -> Result<usize, (usize, 
                     }
                 }
             }
-            let &code = input.get(ip).ok_or((ip, "match distance runs past the end"))?;
+            let &code = input
+                .get(ip)
+                .ok_or((ip, "match distance runs past the end"))?;
             ip += 1;
             len += 3;
             let mut dist = ofs + usize::from(code);
             if code == 255 && ofs == 31 << 8 {
-                let hi = *input.get(ip).ok_or((ip, "far distance runs past the end"))?;
-                let lo = *input.get(ip + 1).ok_or((ip + 1, "far distance runs past the end"))?;
+                let hi = *input
+                    .get(ip)
+                    .ok_or((ip, "far distance runs past the end"))?;
+                let lo = *input
+                    .get(ip + 1)
+                    .ok_or((ip + 1, "far distance runs past the end"))?;
                 ip += 2;
                 dist = ((usize::from(hi) << 8) | usize::from(lo)) + MAX_DISTANCE;
             }
@@ -64,7 +72,9 @@ pub(crate) fn decompress(input: &[u8], out: &mut [u8]) -> Result<usize, (usize, 
             if n > out.len() - op {
                 return Err((ip, "literal run writes past the declared size"));
             }
-            let src = input.get(ip..ip + n).ok_or((ip, "literal run past the end of the stream"))?;
+            let src = input
+                .get(ip..ip + n)
+                .ok_or((ip, "literal run past the end of the stream"))?;
             out[op..op + n].copy_from_slice(src);
             ip += n;
             op += n;

@@ -69,7 +69,8 @@ impl Header {
         }
         let rd = |o: usize| -> Result<usize> {
             let v = i32::from_le_bytes([input[o], input[o + 1], input[o + 2], input[o + 3]]);
-            usize::try_from(v).map_err(|_| CodecError::corrupt("blosc", o, format!("negative size field {v}")))
+            usize::try_from(v)
+                .map_err(|_| CodecError::corrupt("blosc", o, format!("negative size field {v}")))
         };
         let h = Header {
             version: input[0],
@@ -83,11 +84,18 @@ impl Header {
         if h.version == 0 || h.version > VERSION_FORMAT {
             return Err(CodecError::unsupported(
                 "blosc",
-                format!("format version {} (only Blosc1 formats 1-2 are read; Blosc2 chunks are not)", h.version),
+                format!(
+                    "format version {} (only Blosc1 formats 1-2 are read; Blosc2 chunks are not)",
+                    h.version
+                ),
             ));
         }
         if h.flags & RESERVED != 0 {
-            return Err(CodecError::corrupt("blosc", 2, "reserved flag bit 3 set (a format from the future)"));
+            return Err(CodecError::corrupt(
+                "blosc",
+                2,
+                "reserved flag bit 3 set (a format from the future)",
+            ));
         }
         Ok(h)
     }
@@ -97,7 +105,11 @@ impl Header {
     pub fn validate(&self, input_len: usize) -> Result<()> {
         let h = self;
         if h.cbytes < HEADER_LEN {
-            return Err(CodecError::corrupt("blosc", 12, format!("compressed size {} is smaller than the header", h.cbytes)));
+            return Err(CodecError::corrupt(
+                "blosc",
+                12,
+                format!("compressed size {} is smaller than the header", h.cbytes),
+            ));
         }
         if h.cbytes > input_len {
             return Err(CodecError::Truncated {
@@ -125,7 +137,10 @@ impl Header {
                 return Err(CodecError::corrupt(
                     "blosc",
                     12,
-                    format!("memcpy'd buffer of {} bytes but compressed size {}", h.nbytes, h.cbytes),
+                    format!(
+                        "memcpy'd buffer of {} bytes but compressed size {}",
+                        h.nbytes, h.cbytes
+                    ),
                 ));
             }
         } else {
@@ -135,12 +150,19 @@ impl Header {
                     format!("inner compressor format version {}", h.versionlz),
                 ));
             }
-            let need = h.nblocks().checked_mul(4).and_then(|b| b.checked_add(HEADER_LEN));
+            let need = h
+                .nblocks()
+                .checked_mul(4)
+                .and_then(|b| b.checked_add(HEADER_LEN));
             if need.is_none_or(|n| n > h.cbytes) {
                 return Err(CodecError::corrupt(
                     "blosc",
                     HEADER_LEN,
-                    format!("{} block offsets do not fit in {} bytes", h.nblocks(), h.cbytes),
+                    format!(
+                        "{} block offsets do not fit in {} bytes",
+                        h.nblocks(),
+                        h.cbytes
+                    ),
                 ));
             }
         }

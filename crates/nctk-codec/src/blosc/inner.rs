@@ -40,7 +40,10 @@ impl Encoder {
                 Self::Zstd(Box::new(z))
             }
             BloscCompressor::Snappy => {
-                return Err(CodecError::unsupported("blosc", "the snappy inner compressor"))
+                return Err(CodecError::unsupported(
+                    "blosc",
+                    "the snappy inner compressor",
+                ))
             }
         })
     }
@@ -89,7 +92,12 @@ impl Decoder {
             1 => Self::Lz4,
             3 => Self::Zlib,
             4 => Self::Zstd(Box::new(zstd_codec::decompressor("blosc")?)),
-            2 => return Err(CodecError::unsupported("blosc", "the snappy inner compressor")),
+            2 => {
+                return Err(CodecError::unsupported(
+                    "blosc",
+                    "the snappy inner compressor",
+                ))
+            }
             f => {
                 return Err(CodecError::unsupported(
                     "blosc",
@@ -104,13 +112,17 @@ impl Decoder {
     pub fn decompress(&mut self, src: &[u8], out: &mut [u8], offset: usize) -> Result<()> {
         match self {
             Self::BloscLz => {
-                let n = blosclz::decompress(src, out)
-                    .map_err(|(at, why)| CodecError::corrupt("blosc", offset + at, format!("blosclz: {why}")))?;
+                let n = blosclz::decompress(src, out).map_err(|(at, why)| {
+                    CodecError::corrupt("blosc", offset + at, format!("blosclz: {why}"))
+                })?;
                 if n != out.len() {
                     return Err(CodecError::corrupt(
                         "blosc",
                         offset,
-                        format!("blosclz stream gives {n} bytes, block stream needs {}", out.len()),
+                        format!(
+                            "blosclz stream gives {n} bytes, block stream needs {}",
+                            out.len()
+                        ),
                     ));
                 }
                 Ok(())

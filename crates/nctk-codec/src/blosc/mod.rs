@@ -93,7 +93,8 @@ impl Blosc {
             typesize = 1;
         }
         let shuffle_mode = self.shuffle.resolve(typesize);
-        let blocksize = compute_blocksize(self.cname, self.clevel, typesize, nbytes, self.blocksize);
+        let blocksize =
+            compute_blocksize(self.cname, self.clevel, typesize, nbytes, self.blocksize);
         let dont_split = !split_block(self.cname, typesize, blocksize);
         let mut flags = self.cname.format() << 5;
         if dont_split {
@@ -141,7 +142,11 @@ impl Blosc {
             } else {
                 block
             };
-            let nsplits = if !dont_split && !leftover { typesize } else { 1 };
+            let nsplits = if !dont_split && !leftover {
+                typesize
+            } else {
+                1
+            };
             let neblock = bsize / nsplits;
             for stream in data.chunks_exact(neblock) {
                 let (len, bytes) = match enc.compress(stream, &mut scratch) {
@@ -213,10 +218,20 @@ pub fn decode_into(input: &[u8], out: &mut [u8]) -> Result<()> {
         let mut pos = usize::try_from(bstart)
             .ok()
             .filter(|p| *p >= HEADER_LEN && *p < input.len())
-            .ok_or_else(|| CodecError::corrupt("blosc", at, format!("block {j} starts at invalid offset {bstart}")))?;
+            .ok_or_else(|| {
+                CodecError::corrupt(
+                    "blosc",
+                    at,
+                    format!("block {j} starts at invalid offset {bstart}"),
+                )
+            })?;
         let doshuffle = h.flags & DOSHUFFLE != 0 && typesize > 1;
         let dobitshuffle = h.flags & DOBITSHUFFLE != 0 && bsize >= typesize;
-        let nsplits = if !dont_split && typesize <= MAX_SPLITS && bsize / typesize >= MIN_BUFFERSIZE && !leftover {
+        let nsplits = if !dont_split
+            && typesize <= MAX_SPLITS
+            && bsize / typesize >= MIN_BUFFERSIZE
+            && !leftover
+        {
             typesize
         } else {
             1
@@ -246,10 +261,12 @@ pub fn decode_into(input: &[u8], out: &mut [u8]) -> Result<()> {
                     available: input.len() - pos,
                 });
             }
-            let c = i32::from_le_bytes([input[pos], input[pos + 1], input[pos + 2], input[pos + 3]]);
+            let c =
+                i32::from_le_bytes([input[pos], input[pos + 1], input[pos + 2], input[pos + 3]]);
             pos += 4;
-            let cbytes = usize::try_from(c)
-                .map_err(|_| CodecError::corrupt("blosc", pos - 4, format!("negative stream length {c}")))?;
+            let cbytes = usize::try_from(c).map_err(|_| {
+                CodecError::corrupt("blosc", pos - 4, format!("negative stream length {c}"))
+            })?;
             if cbytes > input.len() - pos {
                 return Err(CodecError::Truncated {
                     codec: "blosc",

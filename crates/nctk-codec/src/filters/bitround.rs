@@ -23,7 +23,10 @@ impl BitRound {
             .int("keepbits")?
             .ok_or_else(|| CodecError::invalid_config("bitround", "missing field \"keepbits\""))?;
         if !(0..=52).contains(&keepbits) {
-            return Err(CodecError::invalid_config("bitround", format!("keepbits {keepbits} outside 0..=52")));
+            return Err(CodecError::invalid_config(
+                "bitround",
+                format!("keepbits {keepbits} outside 0..=52"),
+            ));
         }
         Ok(BitRound {
             keepbits: keepbits as u32,
@@ -32,7 +35,10 @@ impl BitRound {
     }
 
     pub(crate) fn to_json(&self) -> Value {
-        object([("id", "bitround".into()), ("keepbits", self.keepbits.into())])
+        object([
+            ("id", "bitround".into()),
+            ("keepbits", self.keepbits.into()),
+        ])
     }
 
     pub(crate) fn encode(&self, input: &[u8]) -> Result<Vec<u8>> {
@@ -58,7 +64,11 @@ impl BitRound {
         }
         let maskbits = bits - self.keepbits;
         let width = 8 * d.size as u32;
-        let all = if width == 64 { u64::MAX } else { (1u64 << width) - 1 };
+        let all = if width == 64 {
+            u64::MAX
+        } else {
+            (1u64 << width) - 1
+        };
         let mask = (all >> maskbits) << maskbits & all;
         let half_quantum1 = (1u64 << (maskbits - 1)) - 1;
         for i in 0..n {

@@ -24,7 +24,10 @@ impl Delta {
             None => dtype,
         };
         let ints = dtype.kind != Kind::Float && astype.kind != Kind::Float;
-        let floats = dtype.kind == Kind::Float && astype.kind == Kind::Float && dtype.size > 2 && astype.size > 2;
+        let floats = dtype.kind == Kind::Float
+            && astype.kind == Kind::Float
+            && dtype.size > 2
+            && astype.size > 2;
         if !(ints || floats) {
             return Err(CodecError::unsupported(
                 "delta",
@@ -55,7 +58,11 @@ impl Delta {
             for i in 0..n {
                 let x = d.read_float(input, i);
                 // numpy's diff in the dtype's precision
-                let diff = if i == 0 { x } else { round_to(d.size, x - prev) };
+                let diff = if i == 0 {
+                    x
+                } else {
+                    round_to(d.size, x - prev)
+                };
                 a.write_f64(&mut out, i, diff);
                 prev = x;
             }
@@ -63,7 +70,11 @@ impl Delta {
             let mut prev = 0i64;
             for i in 0..n {
                 let x = d.read_int(input, i);
-                let diff = if i == 0 { x } else { extend(&d, x.wrapping_sub(prev) as u64) };
+                let diff = if i == 0 {
+                    x
+                } else {
+                    extend(&d, x.wrapping_sub(prev) as u64)
+                };
                 a.write_bits(&mut out, i, diff as u64);
                 prev = x;
             }

@@ -35,8 +35,9 @@ impl FixedScaleOffset {
             None => dtype,
         };
         let need = |k: &str| {
-            c.float(k)?
-                .ok_or_else(|| CodecError::invalid_config("fixedscaleoffset", format!("missing field {k:?}")))
+            c.float(k)?.ok_or_else(|| {
+                CodecError::invalid_config("fixedscaleoffset", format!("missing field {k:?}"))
+            })
         };
         let is_int = |k: &str| c.int(k).ok().flatten().is_some();
         Ok(FixedScaleOffset {

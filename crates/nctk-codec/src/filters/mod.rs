@@ -15,7 +15,10 @@ pub(crate) fn count(codec: &'static str, dtype: &Dtype, len: usize) -> Result<us
         return Err(CodecError::InvalidLength {
             codec,
             len,
-            reason: format!("not a multiple of the {} byte element size of {dtype}", dtype.size),
+            reason: format!(
+                "not a multiple of the {} byte element size of {dtype}",
+                dtype.size
+            ),
         });
     }
     Ok(len / dtype.size)

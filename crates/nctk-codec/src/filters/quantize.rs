@@ -30,7 +30,10 @@ impl Quantize {
             None => dtype,
         };
         if dtype.kind != Kind::Float || astype.kind != Kind::Float {
-            return Err(CodecError::invalid_config("quantize", "only floating point dtypes are supported"));
+            return Err(CodecError::invalid_config(
+                "quantize",
+                "only floating point dtypes are supported",
+            ));
         }
         Ok(Quantize {
             digits: i32::try_from(digits)

@@ -13,7 +13,10 @@ pub fn corpus() -> Option<PathBuf> {
     if p.is_dir() {
         Some(p)
     } else {
-        eprintln!("note: corpus not found at {} (set NCTK_CORPUS); skipping", p.display());
+        eprintln!(
+            "note: corpus not found at {} (set NCTK_CORPUS); skipping",
+            p.display()
+        );
         None
     }
 }
@@ -52,7 +55,9 @@ pub fn climate_f32(n: usize, seed: u64) -> Vec<u8> {
     let mut out = Vec::with_capacity(n * 4);
     for i in 0..n {
         let x = i as f32;
-        let v = 273.15 + 20.0 * (x * 0.001).sin() + 5.0 * (x * 0.0173).cos()
+        let v = 273.15
+            + 20.0 * (x * 0.001).sin()
+            + 5.0 * (x * 0.0173).cos()
             + f32::from(nz[2 * i]) / 255.0 * 0.1;
         out.extend_from_slice(&v.to_le_bytes());
     }
