@@ -1,0 +1,356 @@
+//! How one stored element ("cell") maps to a netCDF value, as netCDF-C maps
+//! Zarr dtypes (and better where netCDF-C fails: `f2`, `b1`, `U<n>`).
+
+use base64::Engine;
+use nctk_model::{DataType, Values};
+use serde_json::Value;
+
+use crate::meta::{Dtype, DtypeKind};
+
+/// The decoded representation of one element of an array.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cell {
+    /// A fixed-width number stored in `width` bytes, read as `dtype`.
+    Number {
+        /// The netCDF type.
+        dtype: DataType,
+        /// Big-endian storage.
+        big: bool,
+    },
+    /// IEEE half precision, widened to `float` (netCDF has no half type).
+    Half {
+        /// Big-endian storage.
+        big: bool,
+    },
+    /// NumPy bool (one byte), read as `ubyte` 0 / 1.
+    Bool,
+    /// netCDF `char`: `>S1` (NCZarr) or netCDF-C 4.9's `<U1`, one byte.
+    Char,
+    /// A fixed-length, NUL-padded byte string of `n` bytes, read as
+    /// `string` (netCDF-C's `|S<n>` and `_nczarr_maxstrlen`).
+    FixedBytes {
+        /// Maximum length in bytes.
+        n: usize,
+    },
+    /// A fixed-length UTF-32 string of `n` characters (NumPy `U<n>`), read
+    /// as `string`.
+    Utf32 {
+        /// Maximum length in characters.
+        n: usize,
+        /// Big-endian storage.
+        big: bool,
+    },
+}
+
+impl Cell {
+    /// The cell for a dtype, as netCDF-C maps it: `>S1` is `char` in NCZarr
+    /// mode (a one-character string in pure Zarr mode), other `S<n>` are
+    /// strings, `U1` is `char` (netCDF-C 4.9 wrote `char` as `<U1`).
+    pub fn for_dtype(d: Dtype, pure_zarr: bool) -> Cell {
+        let big = d.big_endian();
+        match d.kind {
+            DtypeKind::Bool => Cell::Bool,
+            DtypeKind::Float if d.n == 2 => Cell::Half { big },
+            DtypeKind::Float => Cell::Number {
+                dtype: if d.n == 4 { DataType::Float } else { DataType::Double },
+                big,
+            },
+            DtypeKind::Int | DtypeKind::UInt => {
+                let signed = d.kind == DtypeKind::Int;
+                let dtype = match (d.n, signed) {
+                    (1, true) => DataType::Byte,
+                    (1, false) => DataType::UByte,
+                    (2, true) => DataType::Short,
+                    (2, false) => DataType::UShort,
+                    (4, true) => DataType::Int,
+                    (4, false) => DataType::UInt,
+                    (_, true) => DataType::Int64,
+                    (_, false) => DataType::UInt64,
+                };
+                Cell::Number { dtype, big }
+            }
+            DtypeKind::Bytes if d.n == 1 && d.order == '>' && !pure_zarr => Cell::Char,
+            DtypeKind::Bytes => Cell::FixedBytes { n: d.n as usize },
+            DtypeKind::Unicode if d.n == 1 => Cell::Char,
+            DtypeKind::Unicode => Cell::Utf32 {
+                n: d.n as usize,
+                big,
+            },
+        }
+    }
+
+    /// The netCDF type of the values.
+    pub fn data_type(&self) -> DataType {
+        match self {
+            Cell::Number { dtype, .. } => *dtype,
+            Cell::Half { .. } => DataType::Float,
+            Cell::Bool => DataType::UByte,
+            Cell::Char => DataType::Char,
+            Cell::FixedBytes { .. } | Cell::Utf32 { .. } => DataType::String,
+        }
+    }
+
+    /// Bytes per cell in the assembled buffer (a `U1` chunk holding UTF-32
+    /// is narrowed to one byte per cell before assembly).
+    pub fn width(&self) -> usize {
+        match self {
+            Cell::Number { dtype, .. } => dtype.size().unwrap_or(1),
+            Cell::Half { .. } => 2,
+            Cell::Bool | Cell::Char => 1,
+            Cell::FixedBytes { n } => *n,
+            Cell::Utf32 { n, .. } => n * 4,
+        }
+    }
+
+    /// Byte order of multi-byte cells.
+    pub fn big_endian(&self) -> bool {
+        match self {
+            Cell::Number { big, .. } | Cell::Half { big } | Cell::Utf32 { big, .. } => *big,
+            _ => false,
+        }
+    }
+
+    /// Decodes assembled cells into values.
+    pub fn decode(&self, buf: &[u8]) -> Values {
+        match *self {
+            Cell::Number { dtype, big } => Values::from_bytes(dtype, buf, big),
+            Cell::Half { big } => Values::Float(
+                buf.chunks_exact(2)
+                    .map(|c| {
+                        let bits = if big {
+                            u16::from_be_bytes([c[0], c[1]])
+                        } else {
+                            u16::from_le_bytes([c[0], c[1]])
+                        };
+                        half_to_f32(bits)
+                    })
+                    .collect(),
+            ),
+            Cell::Bool => Values::UByte(buf.iter().map(|&b| u8::from(b != 0)).collect()),
+            Cell::Char => Values::Char(buf.to_vec()),
+            Cell::FixedBytes { n } => Values::String(
+                buf.chunks_exact(n)
+                    .map(|c| {
+                        let end = c.iter().position(|&b| b == 0).unwrap_or(n);
+                        String::from_utf8_lossy(&c[..end]).into_owned()
+                    })
+                    .collect(),
+            ),
+            Cell::Utf32 { n, big } => Values::String(
+                buf.chunks_exact(n * 4)
+                    .map(|c| utf32_to_string(c, big))
+                    .collect(),
+            ),
+        }
+    }
+
+    /// The cell bytes of a `fill_value`, or `None` for null. `Err` holds
+    /// the reason the value does not fit the dtype.
+    pub fn fill_bytes(&self, fill: &Value) -> Result<Option<Vec<u8>>, String> {
+        if fill.is_null() {
+            return Ok(None);
+        }
+        let bad = || format!("fill_value {fill} does not fit the dtype");
+        let out = match *self {
+            Cell::Number { dtype, big } => {
+                let v = json_number_as(fill, dtype).ok_or_else(bad)?;
+                v.to_bytes(big)
+            }
+            Cell::Half { big } => {
+                let Values::Float(f) = json_number_as(fill, DataType::Float).ok_or_else(bad)? else {
+                    return Err(bad());
+                };
+                let h = f32_to_half(f[0]);
+                if big { h.to_be_bytes().to_vec() } else { h.to_le_bytes().to_vec() }
+            }
+            Cell::Bool => match fill {
+                Value::Bool(b) => vec![u8::from(*b)],
+                Value::Number(n) => vec![u8::from(n.as_f64().unwrap_or(0.0) != 0.0)],
+                _ => return Err(bad()),
+            },
+            Cell::Char | Cell::FixedBytes { .. } => {
+                let w = self.width();
+                let mut bytes = match fill {
+                    // zarr-python writes base64; netCDF-C writes "" (and a
+                    // bare character for char). Accept text that is not
+                    // valid base64 as the characters themselves.
+                    Value::String(s) => base64::engine::general_purpose::STANDARD
+                        .decode(s)
+                        .unwrap_or_else(|_| s.as_bytes().to_vec()),
+                    Value::Number(n) => vec![n.as_u64().filter(|&x| x < 256).ok_or_else(bad)? as u8],
+                    _ => return Err(bad()),
+                };
+                bytes.resize(w, 0);
+                bytes
+            }
+            Cell::Utf32 { n, big } => {
+                let Value::String(s) = fill else {
+                    return Err(bad());
+                };
+                let mut out = Vec::with_capacity(n * 4);
+                for c in s.chars().take(n) {
+                    let u = c as u32;
+                    out.extend_from_slice(&if big { u.to_be_bytes() } else { u.to_le_bytes() });
+                }
+                out.resize(n * 4, 0);
+                out
+            }
+        };
+        Ok(Some(out))
+    }
+}
+
+fn utf32_to_string(c: &[u8], big: bool) -> String {
+    c.chunks_exact(4)
+        .map(|b| {
+            let a = [b[0], b[1], b[2], b[3]];
+            if big { u32::from_be_bytes(a) } else { u32::from_le_bytes(a) }
+        })
+        .take_while(|&u| u != 0)
+        .map(|u| char::from_u32(u).unwrap_or('\u{fffd}'))
+        .collect()
+}
+
+/// Narrows UTF-32 `U1` cells to one byte each (code points above 255 become `?`).
+pub fn narrow_utf32(chunk: &[u8], big: bool) -> Vec<u8> {
+    chunk
+        .chunks_exact(4)
+        .map(|b| {
+            let a = [b[0], b[1], b[2], b[3]];
+            let u = if big { u32::from_be_bytes(a) } else { u32::from_le_bytes(a) };
+            u8::try_from(u).unwrap_or(b'?')
+        })
+        .collect()
+}
+
+/// A JSON number (or `"NaN"`, `"Infinity"`, `"-Infinity"`, or a numeric
+/// string) as a one-element vector of `dtype`; `None` if it does not fit.
+pub fn json_number_as(v: &Value, dtype: DataType) -> Option<Values> {
+    use nctk_model::convert::Num;
+    let num = match v {
+        Value::Number(n) => {
+            if let Some(i) = n.as_i64() {
+                Num::Int(i as i128)
+            } else if let Some(u) = n.as_u64() {
+                Num::Int(u as i128)
+            } else {
+                Num::Float(n.as_f64()?)
+            }
+        }
+        Value::Bool(b) => Num::Int(i128::from(*b)),
+        Value::String(s) => match s.as_str() {
+            "NaN" | "nan" => Num::Float(f64::NAN),
+            "Infinity" | "inf" => Num::Float(f64::INFINITY),
+            "-Infinity" | "-inf" => Num::Float(f64::NEG_INFINITY),
+            other => {
+                if let Ok(i) = other.trim().parse::<i128>() {
+                    Num::Int(i)
+                } else {
+                    Num::Float(other.trim().parse::<f64>().ok()?)
+                }
+            }
+        },
+        _ => return None,
+    };
+    num_to_values(num, dtype)
+}
+
+fn num_to_values(num: nctk_model::convert::Num, dtype: DataType) -> Option<Values> {
+    use nctk_model::convert::Num;
+    use nctk_model::NcValue;
+    Some(match dtype {
+        DataType::Byte => Values::Byte(vec![i8::from_num(num)?]),
+        DataType::UByte => Values::UByte(vec![u8::from_num(num)?]),
+        DataType::Short => Values::Short(vec![i16::from_num(num)?]),
+        DataType::UShort => Values::UShort(vec![u16::from_num(num)?]),
+        DataType::Int => Values::Int(vec![i32::from_num(num)?]),
+        DataType::UInt => Values::UInt(vec![u32::from_num(num)?]),
+        DataType::Int64 => Values::Int64(vec![i64::from_num(num)?]),
+        DataType::UInt64 => Values::UInt64(vec![u64::from_num(num)?]),
+        DataType::Float => Values::Float(vec![match num {
+            Num::Int(i) => i as f32,
+            Num::Float(f) => f as f32,
+        }]),
+        DataType::Double => Values::Double(vec![match num {
+            Num::Int(i) => i as f64,
+            Num::Float(f) => f,
+        }]),
+        DataType::Char => Values::Char(vec![u8::from_num(num)?]),
+        DataType::String => return None,
+    })
+}
+
+/// IEEE 754 half to single precision.
+pub fn half_to_f32(h: u16) -> f32 {
+    let sign = (u32::from(h) & 0x8000) << 16;
+    let exp = (h >> 10) & 0x1f;
+    let frac = u32::from(h & 0x3ff);
+    let bits = match exp {
+        0 if frac == 0 => sign,
+        0 => {
+            // Subnormal: normalize.
+            let mut e = 127 - 15 + 1;
+            let mut f = frac;
+            while f & 0x400 == 0 {
+                f <<= 1;
+                e -= 1;
+            }
+            sign | ((e as u32) << 23) | ((f & 0x3ff) << 13)
+        }
+        0x1f => sign | 0x7f80_0000 | (frac << 13),
+        _ => sign | ((u32::from(exp) + 127 - 15) << 23) | (frac << 13),
+    };
+    f32::from_bits(bits)
+}
+
+/// Single to half precision (round to nearest even; for fill values).
+pub fn f32_to_half(f: f32) -> u16 {
+    let bits = f.to_bits();
+    let sign = ((bits >> 16) & 0x8000) as u16;
+    let exp = ((bits >> 23) & 0xff) as i32;
+    let frac = bits & 0x7f_ffff;
+    if exp == 0xff {
+        return sign | 0x7c00 | if frac != 0 { 0x200 } else { 0 };
+    }
+    let e = exp - 127 + 15;
+    if e >= 0x1f {
+        return sign | 0x7c00;
+    }
+    if e <= 0 {
+        if e < -10 {
+            return sign;
+        }
+        let m = (frac | 0x80_0000) >> (1 - e);
+        let half = (m >> 13) as u16;
+        let rem = m & 0x1fff;
+        return sign | (half + u16::from(rem > 0x1000 || (rem == 0x1000 && half & 1 == 1)));
+    }
+    let half = sign | ((e as u16) << 10) | ((frac >> 13) as u16);
+    let rem = frac & 0x1fff;
+    half + u16::from(rem > 0x1000 || (rem == 0x1000 && half & 1 == 1))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn halves() {
+        for (h, f) in [(0x3c00u16, 1.0f32), (0xc000, -2.0), (0x3e00, 1.5), (0x0001, 5.960_464_5e-8), (0x7c00, f32::INFINITY)] {
+            assert_eq!(half_to_f32(h), f);
+            assert_eq!(f32_to_half(f), h);
+        }
+        assert!(half_to_f32(0x7e00).is_nan());
+    }
+
+    #[test]
+    fn fills() {
+        let c = Cell::Number { dtype: DataType::UInt64, big: false };
+        assert_eq!(c.fill_bytes(&serde_json::json!(18446744073709551615u64)).unwrap().unwrap(), vec![255; 8]);
+        let f = Cell::Number { dtype: DataType::Double, big: true };
+        assert!(f64::from_be_bytes(f.fill_bytes(&serde_json::json!("NaN")).unwrap().unwrap().try_into().unwrap()).is_nan());
+        assert!(c.fill_bytes(&serde_json::json!(-1)).is_err());
+        let s = Cell::FixedBytes { n: 4 };
+        assert_eq!(s.fill_bytes(&serde_json::json!("YWI=")).unwrap().unwrap(), b"ab\0\0");
+    }
+}

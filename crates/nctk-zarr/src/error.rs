@@ -1,0 +1,104 @@
+use nctk_store::kv::StoreError;
+
+/// Errors of the Zarr reader and of URL parsing. Each names the store key
+/// (or URL) and the reason.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ZarrError {
+    /// The store failed (I/O, zip, invalid key).
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// A metadata object is not valid JSON.
+    #[error("{key}: invalid JSON: {reason}")]
+    Json {
+        /// The metadata key.
+        key: String,
+        /// The parser's message.
+        reason: String,
+    },
+    /// Metadata is well-formed JSON but not valid Zarr / NCZarr.
+    #[error("{key}: {reason}")]
+    Metadata {
+        /// The metadata key.
+        key: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A dtype nctk cannot map to netCDF.
+    #[error("{key}: unsupported dtype {dtype}: {reason}")]
+    UnsupportedDtype {
+        /// The `.zarray` key.
+        key: String,
+        /// The dtype text.
+        dtype: String,
+        /// Why.
+        reason: &'static str,
+    },
+    /// A chunk's codec is unknown or failed.
+    #[error("{key}: codec: {reason}")]
+    Codec {
+        /// The chunk (or `.zarray`) key.
+        key: String,
+        /// The codec's message.
+        reason: String,
+    },
+    /// A chunk object has the wrong size.
+    #[error("{key}: chunk holds {actual} bytes, expected {expected}")]
+    ChunkSize {
+        /// The chunk key.
+        key: String,
+        /// Bytes expected from the metadata.
+        expected: u64,
+        /// Bytes found.
+        actual: u64,
+    },
+    /// The store holds no Zarr dataset at its root.
+    #[error("{key}: not a Zarr dataset: {reason}")]
+    NotZarr {
+        /// The key looked for.
+        key: String,
+        /// Why.
+        reason: &'static str,
+    },
+    /// A request does not fit the dataset (bad variable, bad selection).
+    #[error("{var}: {reason}")]
+    Request {
+        /// The variable.
+        var: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A data request is too large for memory.
+    #[error("{var}: {reason}")]
+    TooLarge {
+        /// The variable.
+        var: String,
+        /// What overflowed.
+        reason: String,
+    },
+    /// A URL or path could not be parsed.
+    #[error("{url}: {reason}")]
+    Url {
+        /// The URL as given.
+        url: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// The URL names storage this build cannot reach yet (S3, HTTP).
+    #[error("{url}: {storage} storage is not available yet")]
+    StorageNotAvailable {
+        /// The URL as given.
+        url: String,
+        /// The storage kind (`s3`, `https`).
+        storage: &'static str,
+    },
+}
+
+impl ZarrError {
+    pub(crate) fn meta(key: impl ToString, reason: impl Into<String>) -> Self {
+        ZarrError::Metadata {
+            key: key.to_string(),
+            reason: reason.into(),
+        }
+    }
+}

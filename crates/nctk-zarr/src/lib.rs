@@ -1,0 +1,33 @@
+//! Zarr v2 and NCZarr for nctk.
+//!
+//! # Which API to use
+//!
+//! * To read a dataset: put its store in an `Arc` and call
+//!   [`ZarrReader::open`]; the reader is an [`nctk_model::DataSource`]
+//!   (`schema()`, `read(var, &selection)`). [`open_path`] opens a directory
+//!   or zip store on disk in one call.
+//! * To decide what a netCDF-C path or URL names (`file:///x.zarr#mode=zarr,file`,
+//!   `s3://bucket/key`, a plain path): [`url::parse`].
+//! * The metadata types ([`meta`]) and NCZarr's layouts ([`nczarr`]) are
+//!   public for tools that inspect stores.
+//!
+//! Every layout netCDF-C has written reads (see [`nczarr`]), as do pure Zarr
+//! stores from zarr-python and xarray (`order` C and F, both dimension
+//! separators, missing chunks as fill, every numeric dtype plus `f2`, `b1`,
+//! `S<n>` and `U<n>`).
+
+mod attrs;
+pub mod cell;
+mod error;
+pub mod json;
+pub mod meta;
+pub mod nczarr;
+mod open;
+mod read;
+mod reader;
+pub mod url;
+
+pub use attrs::{infer as infer_attribute, is_hidden as is_hidden_attribute, to_values as attribute_values};
+pub use error::ZarrError;
+pub use open::{open_path, open_store, StoreBackend};
+pub use reader::{ZarrOptions, ZarrReader};

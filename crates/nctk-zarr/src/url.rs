@@ -1,0 +1,494 @@
+//! Paths and URLs as netCDF-C reads them (`libdispatch/dinfermodel.c`).
+//!
+//! * `file:///abs/x.zarr#mode=nczarr,file`, `...#mode=zarr,zip`: a local store;
+//! * `s3://bucket/key#mode=nczarr`, `https://bucket.s3.<region>.amazonaws.com/key#mode=zarr`,
+//!   `https://s3.<region>.amazonaws.com/bucket/key#mode=zarr`, other hosts
+//!   (path style): a store in the cloud, parsed now, not yet readable;
+//! * anything else without a scheme: a local path whose kind (classic file,
+//!   directory store, zip store) the opener decides by looking ([`classify_local`]).
+//!
+//! The fragment is `key=value&key&...`. As in netCDF-C, a bare key is a
+//! macro (`#zarr` = `#mode=nczarr,zarr`, `#xarray` = `#mode=zarr`, ...),
+//! repeated keys merge, and mode flags imply others: `zarr` => `nczarr`,
+//! `xarray` => `zarr`, `noxarray` => `zarr` and `nczarr`; `noxarray`
+//! cancels `xarray`. Unlike netCDF-C, a mode flag nctk does not know is an
+//! error rather than silently ignored.
+
+use std::path::{Path, PathBuf};
+
+use crate::ZarrError;
+
+/// What a path or URL names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Target {
+    /// A local path with no URL around it: a classic file, a directory
+    /// store or a zip store; see [`classify_local`].
+    Path(PathBuf),
+    /// A single-file dataset named by a `file://` URL without Zarr modes.
+    File(PathBuf),
+    /// A Zarr / NCZarr store.
+    Zarr(ZarrTarget),
+    /// A single-file dataset read by HTTP byte ranges (`#mode=bytes`).
+    Bytes(String),
+}
+
+/// A Zarr store and how to read it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ZarrTarget {
+    /// The URL as given.
+    pub url: String,
+    /// Where the store lives.
+    pub location: StoreLocation,
+    /// `mode=zarr`: pure Zarr, ignore NCZarr metadata.
+    pub pure_zarr: bool,
+    /// Use xarray's `_ARRAY_DIMENSIONS` (true unless `noxarray`).
+    pub xarray: bool,
+    /// `mode=consolidated`: read the consolidated `.zmetadata`.
+    pub consolidated: bool,
+    /// Every mode flag after macro expansion and inference, in order.
+    pub modes: Vec<String>,
+}
+
+/// Where a store lives.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StoreLocation {
+    /// A local directory tree (`mode=file`).
+    Directory(PathBuf),
+    /// A local zip file (`mode=zip`).
+    Zip(PathBuf),
+    /// An S3 (or S3-compatible) bucket and key.
+    S3(S3Location),
+}
+
+/// How an S3 URL names its bucket.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum S3Style {
+    /// `https://<bucket>.s3.<region>.amazonaws.com/<key>`.
+    Virtual,
+    /// `https://s3.<region>.amazonaws.com/<bucket>/<key>`.
+    Path,
+    /// `s3://<bucket>/<key>`.
+    S3,
+    /// Another host, path style: `https://<host>/<bucket>/<key>`.
+    Other,
+}
+
+/// An S3 location.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct S3Location {
+    /// The addressing style of the URL.
+    pub style: S3Style,
+    /// The host as written (`None` for `s3://`).
+    pub host: Option<String>,
+    /// The bucket.
+    pub bucket: String,
+    /// The key of the dataset's root within the bucket (may be empty).
+    pub key: String,
+    /// The region: `aws.region` in the fragment, else from the host.
+    pub region: Option<String>,
+    /// The AWS profile: `aws.profile` in the fragment.
+    pub profile: Option<String>,
+}
+
+impl S3Location {
+    /// The region to use: the one given, else netCDF-C's default `us-east-1`
+    /// (netCDF-C also consults `~/.aws/config` and `.rc` files; nctk leaves
+    /// that to the storage layer).
+    pub fn effective_region(&self) -> &str {
+        self.region.as_deref().unwrap_or("us-east-1")
+    }
+}
+
+/// A parsed path or URL.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DatasetUrl {
+    /// The text as given.
+    pub original: String,
+    /// What it names.
+    pub target: Target,
+    /// The fragment's key/value pairs after macro expansion, merging and
+    /// mode inference (`mode` holds the comma-joined flags).
+    pub fragment: Vec<(String, String)>,
+}
+
+const KNOWN_MODES: &[&str] = &[
+    "nczarr", "zarr", "xarray", "noxarray", "file", "zip", "s3", "gs3", "bytes", "consolidated", "v2",
+];
+
+fn url_err(url: &str, reason: impl Into<String>) -> ZarrError {
+    ZarrError::Url {
+        url: url.to_string(),
+        reason: reason.into(),
+    }
+}
+
+fn percent_decode(url: &str, s: &str) -> Result<String, ZarrError> {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%' {
+            let hex = s.get(i + 1..i + 3).and_then(|h| u8::from_str_radix(h, 16).ok());
+            let Some(v) = hex else {
+                return Err(url_err(url, "bad percent escape"));
+            };
+            out.push(v);
+            i += 3;
+        } else {
+            out.push(b[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).map_err(|_| url_err(url, "percent escapes do not decode to UTF-8"))
+}
+
+/// Parses a path or URL as netCDF-C does (no I/O).
+pub fn parse(s: &str) -> Result<DatasetUrl, ZarrError> {
+    let Some((scheme, rest)) = split_scheme(s) else {
+        // Not a URL: a plain path. A trailing fragment is not special.
+        return Ok(DatasetUrl {
+            original: s.to_string(),
+            target: Target::Path(PathBuf::from(s)),
+            fragment: vec![],
+        });
+    };
+    let scheme = scheme.to_ascii_lowercase();
+    let (before_frag, frag) = match rest.split_once('#') {
+        Some((a, f)) => (a, Some(f)),
+        None => (rest, None),
+    };
+    let before_query = before_frag.split_once('?').map_or(before_frag, |(a, _)| a);
+
+    let mut pairs: Vec<(String, String)> = vec![];
+    match scheme.as_str() {
+        "file" | "http" | "https" => {}
+        "s3" => pairs.push(("mode".into(), "s3".into())),
+        "gs3" => pairs.push(("mode".into(), "gs3".into())),
+        "dods" | "dap4" => return Err(url_err(s, "DAP servers are not supported")),
+        other => return Err(url_err(s, format!("unknown URL scheme {other:?}"))),
+    }
+    if let Some(f) = frag {
+        for item in f.split('&').filter(|x| !x.is_empty()) {
+            let (k, v) = match item.split_once('=') {
+                Some((k, v)) => (k, v),
+                None => (item, ""),
+            };
+            if k.is_empty() {
+                return Err(url_err(s, format!("fragment item {item:?} has no key")));
+            }
+            pairs.push((percent_decode(s, k)?, percent_decode(s, v)?));
+        }
+    }
+    let pairs = expand_macros(s, pairs)?;
+    let mut fragment = merge(pairs);
+    let modes = infer_modes(fragment.iter().find(|(k, _)| k.eq_ignore_ascii_case("mode")).map(|(_, v)| v.as_str()).unwrap_or(""));
+    for m in &modes {
+        match m.as_str() {
+            "v3" => return Err(url_err(s, "Zarr version 3 is not supported")),
+            "dap2" | "dap4" => return Err(url_err(s, "DAP servers are not supported")),
+            m if KNOWN_MODES.contains(&m) => {}
+            other => return Err(url_err(s, format!("unknown mode {other:?}"))),
+        }
+    }
+    if !modes.is_empty() {
+        let joined = modes.join(",");
+        match fragment.iter_mut().find(|(k, _)| k.eq_ignore_ascii_case("mode")) {
+            Some(slot) => slot.1 = joined,
+            None => fragment.push(("mode".into(), joined)),
+        }
+    }
+    let has = |m: &str| modes.iter().any(|x| x == m);
+    let get = |k: &str| {
+        fragment
+            .iter()
+            .find(|(key, _)| key.eq_ignore_ascii_case(k))
+            .map(|(_, v)| v.clone())
+            .filter(|v| !v.is_empty())
+    };
+
+    let zarr = has("nczarr") || has("zarr");
+    if !zarr {
+        let target = match scheme.as_str() {
+            "file" if !has("bytes") => Target::File(PathBuf::from(file_path(s, before_query)?)),
+            _ if has("bytes") => Target::Bytes(s.split('#').next().unwrap_or(s).to_string()),
+            _ => return Err(url_err(s, "a remote URL needs #mode=nczarr, #mode=zarr or #mode=bytes")),
+        };
+        return Ok(DatasetUrl { original: s.to_string(), target, fragment });
+    }
+
+    let location = if has("zip") || has("file") || scheme == "file" {
+        if scheme != "file" {
+            return Err(url_err(s, "file and zip storage need a file:// URL"));
+        }
+        let path = PathBuf::from(file_path(s, before_query)?);
+        if has("zip") {
+            StoreLocation::Zip(path)
+        } else if has("file") {
+            StoreLocation::Directory(path)
+        } else if path.extension().is_some_and(|e| e.eq_ignore_ascii_case("zip")) {
+            StoreLocation::Zip(path)
+        } else {
+            StoreLocation::Directory(path)
+        }
+    } else {
+        let mut loc = s3_location(s, &scheme, before_query)?;
+        if let Some(r) = get("aws.region").or_else(|| get("awsregion")) {
+            loc.region = Some(r);
+        }
+        loc.profile = get("aws.profile").or_else(|| get("awsprofile"));
+        StoreLocation::S3(loc)
+    };
+    Ok(DatasetUrl {
+        original: s.to_string(),
+        target: Target::Zarr(ZarrTarget {
+            url: s.to_string(),
+            location,
+            pure_zarr: has("zarr"),
+            xarray: !has("noxarray"),
+            consolidated: has("consolidated"),
+            modes,
+        }),
+        fragment,
+    })
+}
+
+/// `scheme://rest`, when `s` starts with a URL scheme.
+fn split_scheme(s: &str) -> Option<(&str, &str)> {
+    let (scheme, rest) = s.split_once("://")?;
+    let mut chars = scheme.chars();
+    let ok = chars.next().is_some_and(|c| c.is_ascii_alphabetic())
+        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'));
+    ok.then_some((scheme, rest))
+}
+
+/// The local path of a `file://` URL: `file:///abs/x` is `/abs/x`;
+/// `file://rel/x` (which netCDF-C also accepts) is the relative `rel/x`;
+/// `file://localhost/abs` is `/abs`.
+fn file_path(url: &str, rest: &str) -> Result<String, ZarrError> {
+    let p = rest.strip_prefix("localhost/").map(|r| format!("/{r}")).unwrap_or_else(|| rest.to_string());
+    if p.is_empty() {
+        return Err(url_err(url, "a file:// URL needs a path"));
+    }
+    percent_decode(url, &p)
+}
+
+/// netCDF-C's macros: a fragment key without a value stands for a mode list.
+fn expand_macros(url: &str, pairs: Vec<(String, String)>) -> Result<Vec<(String, String)>, ZarrError> {
+    let mut out = vec![];
+    for (k, v) in pairs {
+        if v.is_empty() {
+            let modes: Option<&str> = match k.as_str() {
+                "zarr" => Some("nczarr,zarr"),
+                "s3" => Some("s3,nczarr"),
+                "gs3" => Some("gs3,nczarr"),
+                "bytes" => Some("bytes"),
+                "xarray" => Some("zarr"),
+                "noxarray" => Some("nczarr,noxarray"),
+                "nczarr" => Some("nczarr"),
+                "dap2" | "dap4" => return Err(url_err(url, "DAP servers are not supported")),
+                _ => None,
+            };
+            if let Some(m) = modes {
+                out.push(("mode".to_string(), m.to_string()));
+                continue;
+            }
+        }
+        out.push((k, v));
+    }
+    Ok(out)
+}
+
+/// Merges repeated keys (case-insensitively), splitting values on commas
+/// and dropping duplicates, keeping first-seen order.
+fn merge(pairs: Vec<(String, String)>) -> Vec<(String, String)> {
+    let mut out: Vec<(String, Vec<String>)> = vec![];
+    for (k, v) in pairs {
+        let slot = match out.iter_mut().position(|(key, _)| key.eq_ignore_ascii_case(&k)) {
+            Some(i) => &mut out[i].1,
+            None => {
+                out.push((k, vec![]));
+                &mut out.last_mut().expect("just pushed").1
+            }
+        };
+        for part in v.split(',').filter(|p| !p.is_empty()) {
+            if !slot.iter().any(|x| x.eq_ignore_ascii_case(part)) {
+                slot.push(part.to_string());
+            }
+        }
+    }
+    out.into_iter().map(|(k, v)| (k, v.join(","))).collect()
+}
+
+/// Applies netCDF-C's mode inferences and negations to a comma list.
+pub fn infer_modes(mode: &str) -> Vec<String> {
+    let mut modes: Vec<String> = vec![];
+    for m in mode.split(',').filter(|m| !m.is_empty()) {
+        let m = m.to_ascii_lowercase();
+        if !modes.contains(&m) {
+            modes.push(m);
+        }
+    }
+    let mut i = 0;
+    while i < modes.len() {
+        let implied: &[&str] = match modes[i].as_str() {
+            "zarr" => &["nczarr"],
+            "xarray" => &["zarr"],
+            "noxarray" => &["nczarr", "zarr"],
+            _ => &[],
+        };
+        for m in implied {
+            if !modes.iter().any(|x| x == m) {
+                modes.push(m.to_string());
+            }
+        }
+        i += 1;
+    }
+    let negate = |modes: &mut Vec<String>, key: &str, what: &[&str]| {
+        if modes.iter().any(|m| m == key) {
+            modes.retain(|m| !what.contains(&m.as_str()));
+        }
+    };
+    negate(&mut modes, "bytes", &["nczarr", "zarr"]);
+    negate(&mut modes, "noxarray", &["xarray"]);
+    modes
+}
+
+fn s3_location(url: &str, scheme: &str, rest: &str) -> Result<S3Location, ZarrError> {
+    let (host, path) = match rest.split_once('/') {
+        Some((h, p)) => (h, p),
+        None => (rest, ""),
+    };
+    let host = host.rsplit_once('@').map_or(host, |(_, h)| h); // drop user info
+    let host_noport = host.split_once(':').map_or(host, |(h, _)| h).to_ascii_lowercase();
+    if host_noport.is_empty() {
+        return Err(url_err(url, "no host or bucket"));
+    }
+    let path = percent_decode(url, path.trim_end_matches('/'))?;
+    if scheme == "s3" || scheme == "gs3" {
+        return Ok(S3Location {
+            style: S3Style::S3,
+            host: None,
+            bucket: host.to_string(),
+            key: path,
+            region: None,
+            profile: None,
+        });
+    }
+    let split_bucket = |path: &str| -> Result<(String, String), ZarrError> {
+        let (b, k) = path.split_once('/').unwrap_or((path, ""));
+        if b.is_empty() {
+            return Err(url_err(url, "no bucket in the URL's path"));
+        }
+        Ok((b.to_string(), k.to_string()))
+    };
+    if let Some(aws) = host_noport.strip_suffix(".amazonaws.com") {
+        let parts: Vec<&str> = aws.split('.').collect();
+        // s3 | s3.<region> | s3-<region> : path style
+        if parts[0] == "s3" || parts[0].starts_with("s3-") {
+            let region = parts.get(1).map(|r| r.to_string()).or_else(|| parts[0].strip_prefix("s3-").map(str::to_string));
+            let (bucket, key) = split_bucket(&path)?;
+            return Ok(S3Location { style: S3Style::Path, host: Some(host.to_string()), bucket, key, region, profile: None });
+        }
+        // <bucket>.s3[.<region>] : virtual style
+        if let Some(i) = parts.iter().position(|p| *p == "s3" || p.starts_with("s3-")) {
+            let bucket = parts[..i].join(".");
+            let region = parts.get(i + 1).map(|r| r.to_string()).or_else(|| parts[i].strip_prefix("s3-").map(str::to_string));
+            return Ok(S3Location { style: S3Style::Virtual, host: Some(host.to_string()), bucket, key: path, region, profile: None });
+        }
+    }
+    let (bucket, key) = split_bucket(&path)?;
+    Ok(S3Location { style: S3Style::Other, host: Some(host.to_string()), bucket, key, region: None, profile: None })
+}
+
+/// What a local path holds, found by looking at it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LocalKind {
+    /// A directory: a directory store.
+    ZarrDirectory,
+    /// A zip archive: a zip store.
+    ZarrZip,
+    /// Any other file (classic netCDF, HDF5, ...): for the format sniffer.
+    File,
+}
+
+/// Classifies a local path: directories are directory stores, files that
+/// start with a zip signature are zip stores, other files are single-file datasets.
+pub fn classify_local(path: &Path) -> std::io::Result<LocalKind> {
+    use std::io::Read;
+    if path.is_dir() {
+        return Ok(LocalKind::ZarrDirectory);
+    }
+    let mut magic = [0u8; 4];
+    let mut f = std::fs::File::open(path)?;
+    let n = f.read(&mut magic)?;
+    Ok(if n == 4 && magic == *b"PK\x03\x04" { LocalKind::ZarrZip } else { LocalKind::File })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn zarr(s: &str) -> ZarrTarget {
+        match parse(s).unwrap().target {
+            Target::Zarr(z) => z,
+            other => panic!("{s}: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn file_urls() {
+        let z = zarr("file:///abs/x.zarr#mode=nczarr,file");
+        assert_eq!(z.location, StoreLocation::Directory("/abs/x.zarr".into()));
+        assert!(!z.pure_zarr && z.xarray);
+        let z = zarr("file:///abs/x.zip#mode=zarr,zip");
+        assert_eq!(z.location, StoreLocation::Zip("/abs/x.zip".into()));
+        assert!(z.pure_zarr);
+        assert_eq!(z.modes, ["zarr", "zip", "nczarr"]);
+        let z = zarr("file:///a/b%20c.file#mode=noxarray,file");
+        assert_eq!(z.location, StoreLocation::Directory("/a/b c.file".into()));
+        assert!(z.pure_zarr && !z.xarray);
+        let z = zarr("file:///a/x#xarray&mode=file");
+        assert!(z.pure_zarr);
+        let z = zarr("file:///a/x.zip#zarr");
+        assert_eq!(z.location, StoreLocation::Zip("/a/x.zip".into()));
+        assert_eq!(parse("file:///x.nc").unwrap().target, Target::File("/x.nc".into()));
+        assert_eq!(parse("x.nc").unwrap().target, Target::Path("x.nc".into()));
+        assert_eq!(parse("/d/x.zarr").unwrap().target, Target::Path("/d/x.zarr".into()));
+    }
+
+    #[test]
+    fn bad_urls() {
+        assert!(parse("file:///x#mode=nczarr,bogus").is_err());
+        assert!(parse("file:///x#mode=zarr,v3").is_err());
+        assert!(parse("ftp://x/y").is_err());
+        assert!(parse("https://host/x").is_err());
+        assert!(parse("s3://b/k#mode=zarr,file").is_err());
+    }
+
+    #[test]
+    fn inferences() {
+        assert_eq!(infer_modes("xarray,file"), ["xarray", "file", "zarr", "nczarr"]);
+        assert_eq!(infer_modes("noxarray,xarray"), ["noxarray", "nczarr", "zarr"]);
+        assert_eq!(infer_modes("bytes,zarr"), ["bytes"]);
+    }
+
+    #[test]
+    fn s3_urls() {
+        let z = zarr("s3://bucket/a/key#mode=nczarr&aws.profile=unidata");
+        let StoreLocation::S3(l) = &z.location else { panic!() };
+        assert_eq!((l.style, l.bucket.as_str(), l.key.as_str()), (S3Style::S3, "bucket", "a/key"));
+        assert_eq!(l.profile.as_deref(), Some("unidata"));
+        assert_eq!(l.effective_region(), "us-east-1");
+        let z = zarr("https://bkt.s3.us-west-2.amazonaws.com/root/ds#mode=zarr");
+        let StoreLocation::S3(l) = &z.location else { panic!() };
+        assert_eq!((l.style, l.bucket.as_str(), l.key.as_str(), l.region.as_deref()), (S3Style::Virtual, "bkt", "root/ds", Some("us-west-2")));
+        let z = zarr("https://s3.eu-west-1.amazonaws.com/bkt/ds#mode=nczarr,s3&aws.region=x-1");
+        let StoreLocation::S3(l) = &z.location else { panic!() };
+        assert_eq!((l.style, l.bucket.as_str(), l.key.as_str(), l.region.as_deref()), (S3Style::Path, "bkt", "ds", Some("x-1")));
+        let z = zarr("https://minio.local:9000/bkt/ds#mode=zarr,s3");
+        let StoreLocation::S3(l) = &z.location else { panic!() };
+        assert_eq!((l.style, l.bucket.as_str()), (S3Style::Other, "bkt"));
+        assert!(matches!(z.open(), Err(ZarrError::StorageNotAvailable { .. })));
+        assert!(matches!(parse("https://h/x.nc#mode=bytes").unwrap().target, Target::Bytes(_)));
+    }
+}
