@@ -23,10 +23,12 @@ pub mod header;
 pub mod layout;
 mod native;
 mod reader;
+mod validate;
 mod version;
 mod writer;
 
 pub use error::{ClassicError, Result};
 pub use reader::ClassicReader;
+pub use validate::{validate, validate_source, Finding, Severity};
 pub use version::Version;
 pub use writer::{ClassicWriter, FillMode};

@@ -409,7 +409,7 @@ impl ClassicWriter {
         check_var_sizes(version, &vars).map_err(|i| ClassicError::VarSize {
             file: self.name.clone(),
             version,
-            reason: format!("variable {:?} is too large", self.header.vars[i].name),
+            reason: format!("variable {:?} exceeds the per-variable size limit (only the last variable may)", self.header.vars[i].name),
         })?;
         self.header.numrecs = NumRecs::Count(self.numrecs);
         let header_len = encoded_len(&self.header);
