@@ -122,37 +122,50 @@ pub(crate) fn compress(input: &[u8], out: &mut Vec<u8>, max_out: usize) -> bool 
     let ip_limit = n - 12;
     let match_limit = n - 4;
     let mut anchor = 0usize;
-    let mut ip = 0usize;
     let read = |p: usize| u32::from_le_bytes([input[p], input[p + 1], input[p + 2], input[p + 3]]);
-    while ip < ip_limit {
+    // LZ4-style acceleration: the longer nothing matches, the bigger the step.
+    let mut misses = 0usize;
+    let mut next = 0usize;
+    while next < ip_limit {
+        let ip = next;
         let seq = read(ip);
         let h = (seq.wrapping_mul(2_654_435_761) >> (32 - HASH_LOG)) as usize;
         let cand = table[h] as usize;
         table[h] = ip as u32;
         let distance = ip.wrapping_sub(cand);
         if cand >= ip || distance >= MAX_FARDISTANCE || read(cand) != seq {
-            ip += 1;
+            misses += 1;
+            next = ip + 1 + (misses >> 6);
             continue;
         }
+        misses = 0;
         let mut len = 4;
         while ip + len < match_limit && input[cand + len] == input[ip + len] {
             len += 1;
         }
         if distance > MAX_DISTANCE && len < 5 {
-            ip += 1;
+            next = ip + 1;
             continue;
+        }
+        // Extend the match backwards over pending literals.
+        let (mut ip, mut cand, mut len) = (ip, cand, len);
+        while ip > anchor.max(1) && cand > 0 && input[ip - 1] == input[cand - 1] {
+            ip -= 1;
+            cand -= 1;
+            len += 1;
         }
         emit_literals(out, &input[anchor..ip]);
         emit_match(out, distance - 1, len - 2);
         if out.len() >= max_out {
             return false;
         }
-        ip += len;
-        anchor = ip;
-        if ip + 4 <= n {
-            let s = read(ip - 1);
-            table[(s.wrapping_mul(2_654_435_761) >> (32 - HASH_LOG)) as usize] = (ip - 1) as u32;
+        let end = ip + len;
+        anchor = end;
+        if end + 4 <= n {
+            let s = read(end - 1);
+            table[(s.wrapping_mul(2_654_435_761) >> (32 - HASH_LOG)) as usize] = (end - 1) as u32;
         }
+        next = end;
     }
     emit_literals(out, &input[anchor..]);
     if let Some(b) = out.first_mut() {

@@ -1,10 +1,10 @@
 //! Blosc's inner compressors, one stream at a time, with reusable contexts.
 
-use flate2::{Compress, Compression};
+use flate2::Compress;
 
 use super::blosclz;
 use super::params::BloscCompressor;
-use crate::deflate::{zlib_decode_into, zlib_encode_bounded};
+use crate::deflate::{compression, zlib_decode_into, zlib_encode_bounded};
 use crate::error::{CodecError, Result};
 use crate::lz4::block_decode_into;
 use crate::zstd_codec;
@@ -24,7 +24,7 @@ impl Encoder {
             // lz4_flex has no acceleration or HC mode; lz4hc streams are lz4 streams.
             BloscCompressor::Lz4 | BloscCompressor::Lz4Hc => Self::Lz4,
             BloscCompressor::Zlib => Self::Zlib(Box::new(Compress::new(
-                Compression::new(u32::from(clevel)),
+                compression(u32::from(clevel)),
                 true,
             ))),
             BloscCompressor::Zstd => {

@@ -71,6 +71,15 @@ impl BitRound {
         };
         let mask = (all >> maskbits) << maskbits & all;
         let half_quantum1 = (1u64 << (maskbits - 1)) - 1;
+        if !d.big_endian && d.size == 4 {
+            let (mask, hq) = (mask as u32, half_quantum1 as u32);
+            for (o, x) in out.chunks_exact_mut(4).zip(input.chunks_exact(4)) {
+                let b = u32::from_le_bytes([x[0], x[1], x[2], x[3]]);
+                let r = b.wrapping_add(((b >> maskbits) & 1) + hq) & mask;
+                o.copy_from_slice(&r.to_le_bytes());
+            }
+            return Ok(out);
+        }
         for i in 0..n {
             let b = d.read_bits(input, i);
             let r = b.wrapping_add(((b >> maskbits) & 1) + half_quantum1) & mask;

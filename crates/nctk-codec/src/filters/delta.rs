@@ -53,6 +53,9 @@ impl Delta {
         let n = count("delta", &self.dtype, input.len())?;
         let (d, a) = (self.dtype, self.astype);
         let mut out = vec![0u8; n * a.size];
+        if d == a && !d.big_endian && fast::encode(&d, input, &mut out) {
+            return Ok(out);
+        }
         if d.kind == Kind::Float {
             let mut prev = 0.0;
             for i in 0..n {
@@ -86,6 +89,9 @@ impl Delta {
         let (d, a) = (self.dtype, self.astype);
         let n = count("delta", &a, input.len())?;
         check_out("delta", &d, n, out)?;
+        if d == a && !d.big_endian && fast::decode(&d, input, out) {
+            return Ok(());
+        }
         if d.kind == Kind::Float {
             // numpy's cumsum accumulates in the encoded dtype's precision.
             let mut acc = 0.0;
@@ -119,5 +125,91 @@ fn extend(d: &Dtype, bits: u64) -> i64 {
     match d.kind {
         Kind::Int => ((bits << shift) as i64) >> shift,
         _ => ((bits << shift) >> shift) as i64,
+    }
+}
+
+/// Little-endian, same-dtype fast paths.
+mod fast {
+    use crate::dtype::{Dtype, Kind};
+
+    macro_rules! int_paths {
+        ($enc:ident, $dec:ident, $t:ty, $n:expr) => {
+            fn $enc(input: &[u8], out: &mut [u8]) {
+                let mut prev: $t = 0;
+                for (o, x) in out.chunks_exact_mut($n).zip(input.chunks_exact($n)) {
+                    let v = <$t>::from_le_bytes(x.try_into().unwrap_or_default());
+                    o.copy_from_slice(&v.wrapping_sub(prev).to_le_bytes());
+                    prev = v;
+                }
+            }
+            fn $dec(input: &[u8], out: &mut [u8]) {
+                let mut acc: $t = 0;
+                for (o, x) in out.chunks_exact_mut($n).zip(input.chunks_exact($n)) {
+                    acc = acc.wrapping_add(<$t>::from_le_bytes(x.try_into().unwrap_or_default()));
+                    o.copy_from_slice(&acc.to_le_bytes());
+                }
+            }
+        };
+    }
+    int_paths!(enc1, dec1, u8, 1);
+    int_paths!(enc2, dec2, u16, 2);
+    int_paths!(enc4, dec4, u32, 4);
+    int_paths!(enc8, dec8, u64, 8);
+
+    macro_rules! float_paths {
+        ($enc:ident, $dec:ident, $t:ty, $n:expr) => {
+            fn $enc(input: &[u8], out: &mut [u8]) {
+                let mut prev: $t = 0.0;
+                for (i, (o, x)) in out
+                    .chunks_exact_mut($n)
+                    .zip(input.chunks_exact($n))
+                    .enumerate()
+                {
+                    let v = <$t>::from_le_bytes(x.try_into().unwrap_or_default());
+                    let d = if i == 0 { v } else { v - prev };
+                    o.copy_from_slice(&d.to_le_bytes());
+                    prev = v;
+                }
+            }
+            fn $dec(input: &[u8], out: &mut [u8]) {
+                let mut acc: $t = 0.0;
+                for (o, x) in out.chunks_exact_mut($n).zip(input.chunks_exact($n)) {
+                    acc += <$t>::from_le_bytes(x.try_into().unwrap_or_default());
+                    o.copy_from_slice(&acc.to_le_bytes());
+                }
+            }
+        };
+    }
+    float_paths!(encf4, decf4, f32, 4);
+    float_paths!(encf8, decf8, f64, 8);
+
+    /// Returns false when no fast path applies.
+    pub(super) fn encode(d: &Dtype, input: &[u8], out: &mut [u8]) -> bool {
+        match (d.kind, d.size) {
+            (Kind::Float, 4) => encf4(input, out),
+            (Kind::Float, 8) => encf8(input, out),
+            (Kind::Float, _) => return false,
+            (_, 1) => enc1(input, out),
+            (_, 2) => enc2(input, out),
+            (_, 4) => enc4(input, out),
+            (_, 8) => enc8(input, out),
+            _ => return false,
+        }
+        true
+    }
+
+    /// Returns false when no fast path applies.
+    pub(super) fn decode(d: &Dtype, input: &[u8], out: &mut [u8]) -> bool {
+        match (d.kind, d.size) {
+            (Kind::Float, 4) => decf4(input, out),
+            (Kind::Float, 8) => decf8(input, out),
+            (Kind::Float, _) => return false,
+            (_, 1) => dec1(input, out),
+            (_, 2) => dec2(input, out),
+            (_, 4) => dec4(input, out),
+            (_, 8) => dec8(input, out),
+            _ => return false,
+        }
+        true
     }
 }
