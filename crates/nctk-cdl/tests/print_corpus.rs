@@ -12,14 +12,16 @@ use nctk_classic::ClassicReader;
 const EXCEPTIONS: &[(&str, &str)] = &[];
 
 fn corpus() -> Option<PathBuf> {
-    let dir = std::env::var_os("NCTK_CORPUS").map(PathBuf::from).unwrap_or_else(|| {
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus")
-    });
+    let dir = std::env::var_os("NCTK_CORPUS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus"));
     dir.is_dir().then_some(dir)
 }
 
 fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(rd) = std::fs::read_dir(dir) else { return };
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return;
+    };
     for e in rd.flatten() {
         let p = e.path();
         if p.is_dir() {
@@ -31,7 +33,9 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
 }
 
 fn is_classic(path: &Path) -> bool {
-    let Ok(b) = std::fs::read(path) else { return false };
+    let Ok(b) = std::fs::read(path) else {
+        return false;
+    };
     b.len() >= 4 && &b[..3] == b"CDF" && matches!(b[3], 1 | 2 | 5)
 }
 
@@ -73,7 +77,10 @@ fn corpus_dumps_are_byte_identical() {
     let mut passed = 0;
     for (bin, exp, header_only) in &cases {
         let expected = std::fs::read(exp).unwrap();
-        let opts = Options { header_only: *header_only, ..Options::default() };
+        let opts = Options {
+            header_only: *header_only,
+            ..Options::default()
+        };
         let got = match ClassicReader::open(bin) {
             Ok(r) => {
                 let mut out = vec![];
@@ -84,7 +91,11 @@ fn corpus_dumps_are_byte_identical() {
             }
             Err(e) => format!("open error: {e}").into_bytes(),
         };
-        let rel = exp.strip_prefix(&corpus).unwrap().to_string_lossy().into_owned();
+        let rel = exp
+            .strip_prefix(&corpus)
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
         if got == expected {
             passed += 1;
         } else if !EXCEPTIONS.iter().any(|(p, _)| *p == rel) {
@@ -93,7 +104,12 @@ fn corpus_dumps_are_byte_identical() {
         }
     }
     eprintln!("corpus: {passed}/{} byte-identical", cases.len());
-    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }
 
 fn first_diff(got: &[u8], exp: &[u8]) -> String {
@@ -104,5 +120,9 @@ fn first_diff(got: &[u8], exp: &[u8]) -> String {
             return format!("line {}: got {a:?}, expected {b:?}", i + 1);
         }
     }
-    format!("lengths differ: got {} lines, expected {}", g.lines().count(), e.lines().count())
+    format!(
+        "lengths differ: got {} lines, expected {}",
+        g.lines().count(),
+        e.lines().count()
+    )
 }

@@ -16,7 +16,6 @@ use super::escape::{c_str, push_char_data, push_name, push_string_data};
 use super::header::push_special;
 use super::numbers::{push_g, push_g_f32, push_i64, push_u64, GStyle};
 use super::printf::{Arg, CFormat};
-use super::times::TimeInfo;
 use super::{DumpError, IndexLang, Printer, TimeStrings};
 
 /// Values read per block (8 MB of doubles).
@@ -145,11 +144,7 @@ impl<W: Write> Printer<'_, W> {
         }
         let mut cur = Cursor {
             name: var.name.clone(),
-            unlimited: var
-                .dims
-                .iter()
-                .map(|&d| schema.dim(d).unlimited)
-                .collect(),
+            unlimited: var.dims.iter().map(|&d| schema.dim(d).unlimited).collect(),
             cor: vec![0; rank],
             col: 0,
             ncols: shape.last().copied().unwrap_or(1),
@@ -159,7 +154,7 @@ impl<W: Write> Printer<'_, W> {
         let time = match self.opts.times {
             TimeStrings::Off => None,
             _ if !var.dtype.is_numeric() => None,
-            _ => TimeInfo::for_var(schema, v),
+            _ => self.time_info(v),
         };
         if let Some(t) = time {
             let sep = if self.opts.times == TimeStrings::IsoT {
@@ -424,9 +419,7 @@ impl<W: Write> Printer<'_, W> {
         if self.opts.full_comments {
             self.buf.extend_from_slice(last);
             self.buf.push(if lastrow { b';' } else { b',' });
-            // ncdump passes d0 - 1, which is -1 for a scalar.
-            let iel = if cur.rank() == 0 { u64::MAX } else { cur.ncols - 1 };
-            self.annotate(cur, iel);
+            self.annotate(cur, cur.ncols - 1);
         } else {
             self.lput(last);
             if lastrow {
@@ -492,8 +485,13 @@ impl<W: Write> Printer<'_, W> {
                 }
                 push_u64(&mut self.buf, iel);
             }
+            IndexLang::Fortran if r == 0 => {
+                // ncdump reads cor[-1] for a scalar: glibc's malloc chunk
+                // header of its 8-byte allocation (0x21), plus one.
+                self.buf.extend_from_slice(b"34");
+            }
             IndexLang::Fortran => {
-                push_u64(&mut self.buf, iel.wrapping_add(1));
+                push_u64(&mut self.buf, iel + 1);
                 for id in (0..r.saturating_sub(1)).rev() {
                     self.buf.push(b',');
                     push_u64(&mut self.buf, cur.cor[id] + 1);

@@ -206,7 +206,10 @@ mod tests {
             "\"a\\n\",\n\t\t\t\"b\""
         );
         assert_eq!(s(|o| push_att_text(o, b"a\nb", true)), "\"a\\nb\"");
-        assert_eq!(s(|o| push_att_text(o, b"\x01\xc3\xa9", false)), "\"\\001\u{e9}\"");
+        assert_eq!(
+            s(|o| push_att_text(o, b"\x01\xc3\xa9", false)),
+            "\"\\001\u{e9}\""
+        );
         assert_eq!(s(|o| push_char_data(o, b"\xc3\xa9'")), "\"\\303\\251\\'\"");
         assert_eq!(s(|o| push_string_data(o, b"\x0b")), "\"\\n\"");
     }

@@ -16,7 +16,10 @@ pub(crate) const DBL_DIGITS: usize = 15;
 
 /// Variable names after which ncdump puts a blank before `:` in attributes.
 fn is_keyword(name: &str) -> bool {
-    matches!(name, "variable" | "dimension" | "data" | "group" | "types")
+    matches!(
+        name,
+        "variables" | "dimensions" | "data" | "group" | "types"
+    )
 }
 
 /// Appends attribute values as ncdump's `pr_att_valgs` does, with type
@@ -293,6 +296,9 @@ impl<W: Write> Printer<'_, W> {
         if self.opts.times != super::TimeStrings::Off && !att.value.is_empty() {
             if let Some(v) = var {
                 self.print_att_times(v, &att.value);
+                if att.name == "bounds" {
+                    self.note_bounds(v, &att.value);
+                }
             }
         }
         self.buf.push(b'\n');

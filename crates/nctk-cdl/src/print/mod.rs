@@ -166,7 +166,10 @@ pub fn dump(
             opts.max_line_len
         )));
     }
-    for d in [opts.float_digits, opts.double_digits].into_iter().flatten() {
+    for d in [opts.float_digits, opts.double_digits]
+        .into_iter()
+        .flatten()
+    {
         if !(1..=20).contains(&d) {
             return Err(DumpError::BadOption(format!(
                 "unreasonable value for significant digits: {d}"
@@ -213,6 +216,11 @@ pub(crate) struct Printer<'a, W: Write> {
     pub(crate) max_line_len: usize,
     /// True for netCDF-4 (not classic model) files.
     pub(crate) netcdf4: bool,
+    /// `-t`: bounds variables seen in `bounds` attributes, with the
+    /// variable they bound.
+    pub(crate) bounds: Vec<(String, VarId)>,
+    /// `-t`: ncdump's separate line position for attribute time comments.
+    pub(crate) linep2: usize,
 }
 
 impl<'a, W: Write> Printer<'a, W> {
@@ -227,6 +235,8 @@ impl<'a, W: Write> Printer<'a, W> {
             linep: 0,
             max_line_len: opts.max_line_len - 2,
             netcdf4: source.format_name() == "netCDF-4",
+            bounds: vec![],
+            linep2: 0,
         }
     }
 

@@ -308,7 +308,14 @@ int main(int argc, char** argv) {
         )
         .unwrap();
         let exe = dir.join("g");
-        let Ok(st) = Command::new("cc").arg("-O").arg(&src).arg("-o").arg(&exe).arg("-lm").status() else {
+        let Ok(st) = Command::new("cc")
+            .arg("-O")
+            .arg(&src)
+            .arg("-o")
+            .arg(&exe)
+            .arg("-lm")
+            .status()
+        else {
             eprintln!("no C compiler: skipped");
             return;
         };
@@ -320,7 +327,14 @@ int main(int argc, char** argv) {
             seed ^= seed << 17;
             seed
         };
-        for (kind, p) in [("f", 7usize), ("f", 3), ("f", 9), ("d", 15), ("d", 5), ("d", 17)] {
+        for (kind, p) in [
+            ("f", 7usize),
+            ("f", 3),
+            ("f", 9),
+            ("d", 15),
+            ("d", 5),
+            ("d", 17),
+        ] {
             let mut bits = vec![];
             for i in 0..40_000u64 {
                 let r = next();
@@ -375,8 +389,16 @@ int main(int argc, char** argv) {
                 }
                 let line = lines.next().unwrap();
                 let (c_plain, c_alt) = line.split_once(' ').unwrap();
-                assert_eq!(String::from_utf8(plain).unwrap(), c_plain, "{kind} {b:x} %.{p}g");
-                assert_eq!(String::from_utf8(alt).unwrap(), tztrim(c_alt), "{kind} {b:x} %#.{p}g");
+                assert_eq!(
+                    String::from_utf8(plain).unwrap(),
+                    c_plain,
+                    "{kind} {b:x} %.{p}g"
+                );
+                assert_eq!(
+                    String::from_utf8(alt).unwrap(),
+                    tztrim(c_alt),
+                    "{kind} {b:x} %#.{p}g"
+                );
             }
         }
         let _ = std::fs::remove_dir_all(&dir);

@@ -109,7 +109,9 @@ impl CFormat {
         }
         f.conv = conv;
         let rest = &b[i + 1..];
-        if rest.windows(2).any(|w| w[0] == b'%' && w[1] != b'%') && rest.iter().filter(|&&c| c == b'%').count() % 2 == 1 {
+        if rest.windows(2).any(|w| w[0] == b'%' && w[1] != b'%')
+            && rest.iter().filter(|&&c| c == b'%').count() % 2 == 1
+        {
             return None;
         }
         f.suffix = literal(rest);
@@ -153,7 +155,11 @@ impl CFormat {
                     }
                     _ => {
                         let mut v = vec![];
-                        let style = if self.alt { GStyle::KeepPoint } else { GStyle::Plain };
+                        let style = if self.alt {
+                            GStyle::KeepPoint
+                        } else {
+                            GStyle::Plain
+                        };
                         push_g(&mut v, a, p.max(1), style);
                         body.push_str(&String::from_utf8_lossy(&v));
                     }
