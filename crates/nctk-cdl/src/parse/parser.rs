@@ -1,0 +1,411 @@
+//! The CDL parser: tokens to a syntax tree, by recursive descent over the
+//! grammar of netCDF-C's `ncgen.y`.
+
+use super::ast::{Ast, AttrAst, AttrName, AttrTarget, Datum, GroupAst, Item, Ref};
+use super::error::{CdlError, Pos};
+use super::lexer::{Tok, Token};
+
+/// Parses a token stream (ending with `Eof`) into a syntax tree.
+pub(crate) fn parse_tokens(tokens: &[Token]) -> Result<Ast, CdlError> {
+    let mut p = Parser { t: tokens, i: 0 };
+    p.file()
+}
+
+struct Parser<'a> {
+    t: &'a [Token],
+    i: usize,
+}
+
+fn describe(tok: &Tok) -> String {
+    match tok {
+        Tok::Eof => "end of file".into(),
+        Tok::Ident(n) => format!("name `{}`", String::from_utf8_lossy(n)),
+        Tok::Str(_) => "string".into(),
+        Tok::Num { .. } => "number".into(),
+        Tok::Type(t) => format!("type `{t}`"),
+        Tok::Special(s) => format!("`{}`", s.name()),
+        other => format!("{other:?}").to_lowercase(),
+    }
+}
+
+impl<'a> Parser<'a> {
+    fn peek(&self) -> &'a Tok {
+        &self.t[self.i.min(self.t.len() - 1)].tok
+    }
+
+    fn peek_at(&self, k: usize) -> &'a Tok {
+        &self.t[(self.i + k).min(self.t.len() - 1)].tok
+    }
+
+    fn pos(&self) -> Pos {
+        self.t[self.i.min(self.t.len() - 1)].pos
+    }
+
+    fn next(&mut self) -> &'a Token {
+        let t = &self.t[self.i.min(self.t.len() - 1)];
+        if self.i < self.t.len() - 1 {
+            self.i += 1;
+        }
+        t
+    }
+
+    fn unexpected(&self, expected: &str) -> CdlError {
+        let tok = &self.t[self.i.min(self.t.len() - 1)];
+        let what = if tok.text.is_empty() {
+            describe(&tok.tok)
+        } else {
+            format!("`{}`", tok.text)
+        };
+        CdlError::syntax(tok.pos, format!("unexpected {what}, expecting {expected}"))
+    }
+
+    fn expect(&mut self, want: &Tok, what: &str) -> Result<Pos, CdlError> {
+        if self.peek() == want {
+            Ok(self.next().pos)
+        } else {
+            Err(self.unexpected(what))
+        }
+    }
+
+    fn file(&mut self) -> Result<Ast, CdlError> {
+        self.expect(&Tok::Netcdf, "`netcdf`")?;
+        let name = match self.peek() {
+            Tok::DatasetId(n) => {
+                self.next();
+                n.clone()
+            }
+            _ => return Err(self.unexpected("a dataset name")),
+        };
+        let pos = self.expect(&Tok::LBrace, "`{`")?;
+        let mut root = GroupAst {
+            name: Vec::new(),
+            pos,
+            items: Vec::new(),
+        };
+        self.group_body(&mut root)?;
+        self.expect(&Tok::RBrace, "`}`")?;
+        if *self.peek() != Tok::Eof {
+            return Err(self.unexpected("end of file"));
+        }
+        Ok(Ast { name, root })
+    }
+
+    fn group_body(&mut self, g: &mut GroupAst) -> Result<(), CdlError> {
+        while self.starts_attr() {
+            let a = self.attr_decl()?;
+            g.items.push(Item::Attr(a));
+            self.expect(&Tok::Semi, "`;`")?;
+        }
+        if *self.peek() == Tok::Types {
+            return Err(CdlError::unsupported(self.pos(), "the `types:` section"));
+        }
+        if *self.peek() == Tok::Dimensions {
+            self.next();
+            while !self.section_end() {
+                self.dim_or_attr(g)?;
+                self.expect(&Tok::Semi, "`;`")?;
+            }
+        }
+        if *self.peek() == Tok::Variables {
+            self.next();
+            while !self.section_end() {
+                self.var_or_attr(g)?;
+                self.expect(&Tok::Semi, "`;`")?;
+            }
+        }
+        if *self.peek() == Tok::Data {
+            self.next();
+            while matches!(self.peek(), Tok::Ident(_) | Tok::Path(_)) {
+                let pos = self.pos();
+                let var = self.reference()?;
+                self.expect(&Tok::Eq, "`=`")?;
+                let values = self.data_list()?;
+                self.expect(&Tok::Semi, "`;`")?;
+                g.items.push(Item::Data { var, pos, values });
+            }
+        }
+        while *self.peek() == Tok::Group {
+            self.next();
+            let pos = self.pos();
+            let name = match self.peek() {
+                Tok::Ident(n) => {
+                    self.next();
+                    n.clone()
+                }
+                _ => return Err(self.unexpected("a group name")),
+            };
+            self.expect(&Tok::LBrace, "`{`")?;
+            let mut sub = GroupAst {
+                name,
+                pos,
+                items: Vec::new(),
+            };
+            self.group_body(&mut sub)?;
+            self.expect(&Tok::RBrace, "`}`")?;
+            g.items.push(Item::Group(sub));
+            while self.starts_attr() {
+                let a = self.attr_decl()?;
+                g.items.push(Item::Attr(a));
+                self.expect(&Tok::Semi, "`;`")?;
+            }
+        }
+        match self.peek() {
+            Tok::RBrace => Ok(()),
+            Tok::Types | Tok::Dimensions | Tok::Variables | Tok::Data => Err(self.unexpected(
+                "`}` (sections must come in the order types, dimensions, variables, data)",
+            )),
+            _ => Err(self.unexpected("`}`")),
+        }
+    }
+
+    fn section_end(&self) -> bool {
+        matches!(
+            self.peek(),
+            Tok::Types
+                | Tok::Dimensions
+                | Tok::Variables
+                | Tok::Data
+                | Tok::Group
+                | Tok::RBrace
+                | Tok::Eof
+        )
+    }
+
+    /// True when an attribute declaration starts here.
+    fn starts_attr(&self) -> bool {
+        matches!(
+            (self.peek(), self.peek_at(1), self.peek_at(2)),
+            (Tok::Colon, _, _)
+                | (Tok::Ident(_) | Tok::Path(_), Tok::Colon, _)
+                | (Tok::Type(_), Tok::Colon, _)
+                | (Tok::Type(_), Tok::Ident(_) | Tok::Path(_), Tok::Colon)
+        )
+    }
+
+    fn dim_or_attr(&mut self, g: &mut GroupAst) -> Result<(), CdlError> {
+        if self.starts_attr() {
+            let a = self.attr_decl()?;
+            g.items.push(Item::Attr(a));
+            return Ok(());
+        }
+        loop {
+            let pos = self.pos();
+            let name = match self.peek() {
+                Tok::Ident(n) => {
+                    self.next();
+                    n.clone()
+                }
+                _ => return Err(self.unexpected("a dimension name")),
+            };
+            self.expect(&Tok::Eq, "`=`")?;
+            let size = match self.peek() {
+                Tok::Unlimited => {
+                    self.next();
+                    None
+                }
+                Tok::Num { value, .. } => {
+                    self.next();
+                    Some(*value)
+                }
+                _ => return Err(self.unexpected("a dimension size or UNLIMITED")),
+            };
+            g.items.push(Item::Dim { name, pos, size });
+            if *self.peek() == Tok::Comma {
+                self.next();
+            } else {
+                return Ok(());
+            }
+        }
+    }
+
+    fn var_or_attr(&mut self, g: &mut GroupAst) -> Result<(), CdlError> {
+        if self.starts_attr() {
+            let a = self.attr_decl()?;
+            g.items.push(Item::Attr(a));
+            return Ok(());
+        }
+        let dtype = match self.peek() {
+            Tok::Type(t) => {
+                self.next();
+                *t
+            }
+            Tok::Ident(_) | Tok::Path(_) if matches!(self.peek_at(1), Tok::Ident(_)) => {
+                let name = match self.peek() {
+                    Tok::Ident(n) => String::from_utf8_lossy(n).into_owned(),
+                    _ => "a path".into(),
+                };
+                return Err(CdlError::unsupported(
+                    self.pos(),
+                    format!("a variable of user-defined type `{name}`"),
+                ));
+            }
+            Tok::Compound | Tok::Enum | Tok::Opaque => {
+                return Err(CdlError::unsupported(
+                    self.pos(),
+                    "a user-defined type declaration",
+                ));
+            }
+            _ => return Err(self.unexpected("a variable declaration or an attribute")),
+        };
+        loop {
+            let pos = self.pos();
+            let name = match self.peek() {
+                Tok::Ident(n) => {
+                    self.next();
+                    n.clone()
+                }
+                Tok::Enum | Tok::Compound | Tok::Opaque => {
+                    return Err(CdlError::unsupported(
+                        self.pos(),
+                        "an enum type declaration",
+                    ));
+                }
+                Tok::LParen => {
+                    return Err(CdlError::unsupported(
+                        self.pos(),
+                        "a vlen or opaque type declaration",
+                    ));
+                }
+                _ => return Err(self.unexpected("a variable name")),
+            };
+            let mut dims = Vec::new();
+            if *self.peek() == Tok::LParen {
+                self.next();
+                loop {
+                    dims.push(self.reference()?);
+                    match self.peek() {
+                        Tok::Comma => {
+                            self.next();
+                        }
+                        Tok::RParen => {
+                            self.next();
+                            break;
+                        }
+                        _ => return Err(self.unexpected("`,` or `)`")),
+                    }
+                }
+            }
+            g.items.push(Item::Var {
+                dtype,
+                name,
+                pos,
+                dims,
+            });
+            if *self.peek() == Tok::Comma {
+                self.next();
+            } else {
+                return Ok(());
+            }
+        }
+    }
+
+    fn reference(&mut self) -> Result<Ref, CdlError> {
+        let pos = self.pos();
+        match self.peek() {
+            Tok::Ident(n) => {
+                self.next();
+                Ok(Ref {
+                    parts: vec![n.clone()],
+                    absolute: false,
+                    pos,
+                })
+            }
+            Tok::Path(parts) => {
+                self.next();
+                Ok(Ref {
+                    parts: parts.clone(),
+                    absolute: true,
+                    pos,
+                })
+            }
+            _ => Err(self.unexpected("a name")),
+        }
+    }
+
+    fn attr_decl(&mut self) -> Result<AttrAst, CdlError> {
+        let pos = self.pos();
+        let dtype = match self.peek() {
+            Tok::Type(t) => {
+                self.next();
+                Some(*t)
+            }
+            _ => None,
+        };
+        let target = if *self.peek() == Tok::Colon {
+            AttrTarget::Global
+        } else {
+            AttrTarget::Var(self.reference()?)
+        };
+        self.expect(&Tok::Colon, "`:`")?;
+        let name = match self.peek() {
+            Tok::Ident(n) => AttrName::Plain(n.clone()),
+            Tok::Special(s) => AttrName::Special(*s),
+            Tok::Type(t) => AttrName::Plain(t.cdl_name().as_bytes().to_vec()),
+            _ => return Err(self.unexpected("an attribute name")),
+        };
+        self.next();
+        self.expect(&Tok::Eq, "`=`")?;
+        let values = self.data_list()?;
+        Ok(AttrAst {
+            target,
+            dtype,
+            name,
+            pos,
+            values,
+        })
+    }
+
+    fn data_list(&mut self) -> Result<Vec<Datum>, CdlError> {
+        let mut out = Vec::new();
+        if matches!(self.peek(), Tok::Semi | Tok::RBrace) {
+            return Ok(out);
+        }
+        loop {
+            out.push(self.datum()?);
+            if *self.peek() == Tok::Comma {
+                self.next();
+            } else {
+                return Ok(out);
+            }
+        }
+    }
+
+    fn datum(&mut self) -> Result<Datum, CdlError> {
+        let pos = self.pos();
+        let d = match self.peek() {
+            Tok::LBrace => {
+                self.next();
+                let inner = self.data_list()?;
+                self.expect(&Tok::RBrace, "`}`")?;
+                return Ok(Datum::List(inner, pos));
+            }
+            Tok::Num { value, .. } => Datum::Num(*value, pos),
+            Tok::Str(s) => Datum::Str(s.clone(), pos),
+            Tok::Fill => Datum::Fill(pos),
+            Tok::Nil => Datum::Nil(pos),
+            Tok::OpaqueHex(h) => Datum::Opaque(h.clone(), pos),
+            Tok::Ident(n) => {
+                use super::constants::Const;
+                match n.as_slice() {
+                    b"inf" | b"infinity" => Datum::Num(Const::Double(f64::INFINITY), pos),
+                    b"inff" | b"infinityf" => Datum::Num(Const::Float(f32::INFINITY), pos),
+                    _ if *self.peek_at(1) == Tok::LParen => {
+                        let name = n.clone();
+                        self.next();
+                        self.next();
+                        while !matches!(self.peek(), Tok::RParen | Tok::Eof) {
+                            self.next();
+                        }
+                        self.expect(&Tok::RParen, "`)`")?;
+                        return Ok(Datum::Call(name, pos));
+                    }
+                    _ => Datum::EnumRef(n.clone(), pos),
+                }
+            }
+            Tok::Path(p) => Datum::EnumRef(p.join(&b'/'), pos),
+            _ => return Err(self.unexpected("a value")),
+        };
+        self.next();
+        Ok(d)
+    }
+}
