@@ -1,0 +1,212 @@
+//! `nctk dump`: ncdump with ncdump's flags, over any [`DataSource`].
+//!
+//! [`DumpArgs`] parses the flags (with clap; `-h` means header only, as in
+//! ncdump, so clap's short help flag is off and help is `--help`), and
+//! [`run_dump`] prints the CDL (or NcML, or the kind) to any writer.
+
+use std::io::Write;
+
+use clap::{ArgAction, Args};
+use nctk_cdl::print::{dump, DumpError, IndexLang, Options, TimeStrings};
+use nctk_model::DataSource;
+
+/// ncdump's command line.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Args)]
+#[command(disable_help_flag = true)]
+pub struct DumpArgs {
+    /// Header information only, no data.
+    #[arg(short = 'h')]
+    pub header_only: bool,
+    /// Coordinate variable data and header information.
+    #[arg(short = 'c')]
+    pub coords_only: bool,
+    /// Data for variable(s) <var1>,... only.
+    #[arg(short = 'v', value_name = "var1[,...]")]
+    pub vars: Option<String>,
+    /// Brief annotations for C or Fortran indices in data.
+    #[arg(short = 'b', value_name = "c|f")]
+    pub brief: Option<String>,
+    /// Full annotations for C or Fortran indices in data.
+    #[arg(short = 'f', value_name = "c|f")]
+    pub full: Option<String>,
+    /// Line length maximum in data section (default 80).
+    #[arg(short = 'l', value_name = "len")]
+    pub line_len: Option<String>,
+    /// Name for netCDF (default derived from file name).
+    #[arg(short = 'n', value_name = "name")]
+    pub name: Option<String>,
+    /// Display floating-point values with less precision.
+    #[arg(short = 'p', value_name = "n[,n]")]
+    pub precision: Option<String>,
+    /// Output kind of netCDF file.
+    #[arg(short = 'k')]
+    pub kind: bool,
+    /// Output special (virtual) attributes.
+    #[arg(short = 's')]
+    pub special: bool,
+    /// Output time data as date-time strings.
+    #[arg(short = 't')]
+    pub times: bool,
+    /// Output time data as date-time strings with ISO-8601 'T' separator.
+    #[arg(short = 'i')]
+    pub iso_times: bool,
+    /// Data and metadata for group(s) <grp1>,... only.
+    #[arg(short = 'g', value_name = "grp1[,...]")]
+    pub groups: Option<String>,
+    /// Output XML (NcML) instead of CDL.
+    #[arg(short = 'x')]
+    pub xml: bool,
+    /// Print help.
+    #[arg(long = "help", action = ArgAction::Help)]
+    pub help: Option<bool>,
+    /// Name of netCDF file or URL.
+    pub file: String,
+}
+
+/// Splits a comma-separated list as ncdump's `strtok` does (empty items dropped).
+fn list(s: &Option<String>) -> Vec<String> {
+    s.as_deref()
+        .map(|s| {
+            s.split(',')
+                .filter(|x| !x.is_empty())
+                .map(String::from)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// C's `strtol(s, &end, 10)`: the value and the rest of the string.
+fn strtol(s: &str) -> (i64, &str) {
+    let t = s.trim_start();
+    let b = t.as_bytes();
+    let mut i = usize::from(matches!(b.first(), Some(b'+' | b'-')));
+    let digits = i;
+    while i < b.len() && b[i].is_ascii_digit() {
+        i += 1;
+    }
+    if i == digits {
+        return (0, s);
+    }
+    (t[..i].parse().unwrap_or(i64::MAX), &t[i..])
+}
+
+/// `-b`/`-f` values: `c` or `f` (first letter, any case).
+fn lang(flag: char, v: &str) -> Result<IndexLang, DumpError> {
+    match v.chars().next().map(|c| c.to_ascii_lowercase()) {
+        Some('c') => Ok(IndexLang::C),
+        Some('f') => Ok(IndexLang::Fortran),
+        _ => Err(DumpError::BadOption(format!(
+            "invalid value for -{flag} option: {v}"
+        ))),
+    }
+}
+
+impl DumpArgs {
+    /// The printer options these flags ask for, checked as ncdump checks them.
+    pub fn to_options(&self) -> Result<Options, DumpError> {
+        let mut o = Options {
+            header_only: self.header_only,
+            coords_only: self.coords_only,
+            vars: list(&self.vars),
+            kind_only: self.kind,
+            special: self.special,
+            name: self.name.clone(),
+            groups: list(&self.groups),
+            ncml: self.xml,
+            ..Options::default()
+        };
+        if let Some(b) = &self.brief {
+            o.brief_comments = true;
+            o.index_lang = lang('b', b)?;
+        }
+        if let Some(f) = &self.full {
+            o.full_comments = true;
+            o.index_lang = lang('f', f)?;
+        }
+        if let Some(l) = &self.line_len {
+            let (n, _) = strtol(l);
+            if n < 10 {
+                return Err(DumpError::BadOption(format!(
+                    "unreasonably small line length specified: {n}"
+                )));
+            }
+            o.max_line_len = usize::try_from(n).unwrap_or(usize::MAX);
+        }
+        o.times = if self.iso_times {
+            TimeStrings::IsoT
+        } else if self.times {
+            TimeStrings::Blank
+        } else {
+            TimeStrings::Off
+        };
+        if let Some(p) = &self.precision {
+            // ncdump's set_precision: "-p F", "-p F,D"; "-p ,D" is ignored.
+            if !p.is_empty() && !p.starts_with(',') {
+                let (f, rest) = strtol(p);
+                if !(1..=20).contains(&f) {
+                    return Err(DumpError::BadOption(format!(
+                        "unreasonable value for float significant digits: {f}"
+                    )));
+                }
+                o.float_digits = Some(f as usize);
+                if let Some(d) = rest.strip_prefix(',') {
+                    let (dd, after) = strtol(d);
+                    if after.len() == d.len() || !(1..=20).contains(&dd) {
+                        return Err(DumpError::BadOption(format!(
+                            "unreasonable value for double significant digits: {dd}"
+                        )));
+                    }
+                    o.double_digits = Some(dd as usize);
+                }
+            }
+        }
+        Ok(o)
+    }
+}
+
+/// Runs `ncdump` with `args` on `source`, writing to `out`. `args.file`
+/// names the dataset (`netcdf NAME {`, NcML `location`).
+pub fn run_dump(
+    args: &DumpArgs,
+    source: &dyn DataSource,
+    out: impl Write,
+) -> Result<(), DumpError> {
+    let opts = args.to_options()?;
+    dump(source, &args.file, &opts, out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        args: DumpArgs,
+    }
+
+    fn parse(argv: &[&str]) -> DumpArgs {
+        let mut v = vec!["ncdump"];
+        v.extend_from_slice(argv);
+        Cli::try_parse_from(v).unwrap().args
+    }
+
+    #[test]
+    fn flags_map_to_options() {
+        let a = parse(&["-h", "-v", "a,b", "-b", "F", "-l", "40", "-p", "3,9", "-i", "x.nc"]);
+        let o = a.to_options().unwrap();
+        assert!(o.header_only);
+        assert_eq!(o.vars, ["a", "b"]);
+        assert!(o.brief_comments);
+        assert_eq!(o.index_lang, IndexLang::Fortran);
+        assert_eq!(o.max_line_len, 40);
+        assert_eq!((o.float_digits, o.double_digits), (Some(3), Some(9)));
+        assert_eq!(o.times, TimeStrings::IsoT);
+        assert_eq!(a.file, "x.nc");
+        let o = parse(&["-p", ",9", "x.nc"]).to_options().unwrap();
+        assert_eq!((o.float_digits, o.double_digits), (None, None));
+        assert!(parse(&["-l", "5", "x.nc"]).to_options().is_err());
+        assert!(parse(&["-b", "x", "x.nc"]).to_options().is_err());
+    }
+}
