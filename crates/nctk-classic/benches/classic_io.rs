@@ -1,1 +1,196 @@
-fn main() {}
+//! Classic I/O benchmark: nctk against netCDF-C on a 400 MB CDF-5 file.
+//!
+//! Generates (once) `temp(time=100, lat=721, lon=1440)` as float32 under
+//! `bench-data/` (or `$NCTK_BENCH_DATA`), then measures a full read into a
+//! reused buffer, the time series `temp[:, 360, 720]`, and writing the file;
+//! the same with netCDF-C through `benches/peer/classic_peer.c` when
+//! `nc-config` and `cc` exist. Prints a markdown table.
+//!
+//! Run: `cargo bench -p nctk-classic --bench classic_io`
+
+use nctk_classic::{ClassicReader, ClassicWriter, FillMode, Version};
+use nctk_model::{DataType, GroupId, Schema, Selection};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+const NT: u64 = 100;
+const NLAT: u64 = 721;
+const NLON: u64 = 1440;
+
+fn data_dir() -> PathBuf {
+    std::env::var_os("NCTK_BENCH_DATA")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../bench-data"))
+}
+
+fn schema() -> Schema {
+    let mut s = Schema::new();
+    let t = s.add_dim(GroupId::ROOT, "time", NT, false).unwrap();
+    let y = s.add_dim(GroupId::ROOT, "lat", NLAT, false).unwrap();
+    let x = s.add_dim(GroupId::ROOT, "lon", NLON, false).unwrap();
+    s.add_var(GroupId::ROOT, "temp", DataType::Float, &[t, y, x])
+        .unwrap();
+    s
+}
+
+fn generate(path: &Path) {
+    eprintln!("generating {} ...", path.display());
+    let tmp = path.with_extension("tmp");
+    let mut w = ClassicWriter::create_with_schema(&tmp, &schema(), Version::Cdf5, FillMode::NoFill)
+        .unwrap();
+    let var = nctk_model::VarId(0);
+    let mut slab = vec![0f32; (NLAT * NLON) as usize];
+    for t in 0..NT {
+        for i in 0..NLAT {
+            let lat = (i as f32 / (NLAT - 1) as f32 - 0.5) * std::f32::consts::PI;
+            for j in 0..NLON {
+                let lon = j as f32 / NLON as f32 * 2.0 * std::f32::consts::PI;
+                slab[(i * NLON + j) as usize] = 273.15
+                    + 30.0 * lat.cos()
+                    + 5.0 * (2.0 * lon + 0.1 * t as f32).sin() * lat.cos();
+            }
+        }
+        w.write_from(var, &Selection::block(&[t, 0, 0], &[1, NLAT, NLON]), &slab)
+            .unwrap();
+    }
+    w.close().unwrap();
+    std::fs::rename(tmp, path).unwrap();
+}
+
+struct Results {
+    full_read: f64,
+    time_series: f64,
+    write: f64,
+    checksum: f64,
+}
+
+fn bench_nctk(input: &Path, output: &Path) -> Results {
+    let r = ClassicReader::open(input).unwrap();
+    let var = nctk_model::VarId(0);
+    let all = Selection::all(&[NT, NLAT, NLON]);
+    let mut buf = vec![0f32; (NT * NLAT * NLON) as usize];
+    let mut full_read = f64::MAX;
+    for _ in 0..3 {
+        let t0 = Instant::now();
+        r.read_into(var, &all, &mut buf).unwrap();
+        full_read = full_read.min(t0.elapsed().as_secs_f64());
+    }
+    let checksum: f64 = buf.iter().step_by(9973).map(|&x| x as f64).sum();
+    let ts_sel = Selection::block(&[0, 360, 720], &[NT, 1, 1]);
+    let mut ts = vec![0f32; NT as usize];
+    let t0 = Instant::now();
+    for _ in 0..50 {
+        r.read_into(var, &ts_sel, &mut ts).unwrap();
+    }
+    let time_series = t0.elapsed().as_secs_f64() / 50.0;
+    let t0 = Instant::now();
+    let mut w = ClassicWriter::create_with_schema(output, &schema(), Version::Cdf5, FillMode::Fill)
+        .unwrap();
+    w.write_from(var, &all, &buf).unwrap();
+    w.close().unwrap();
+    let write = t0.elapsed().as_secs_f64();
+    Results {
+        full_read,
+        time_series,
+        write,
+        checksum,
+    }
+}
+
+fn bench_netcdf_c(input: &Path, output: &Path) -> Option<Results> {
+    let flags = Command::new("nc-config")
+        .args(["--cflags", "--libs"])
+        .output()
+        .ok()?;
+    if !flags.status.success() {
+        return None;
+    }
+    let exe = data_dir().join("classic_peer");
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/peer/classic_peer.c");
+    let ok = Command::new("cc")
+        .args(["-O2", "-o"])
+        .arg(&exe)
+        .arg(&src)
+        .args(String::from_utf8_lossy(&flags.stdout).split_whitespace())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !ok {
+        return None;
+    }
+    let out = Command::new(&exe).arg(input).arg(output).output().ok()?;
+    if !out.status.success() {
+        eprintln!(
+            "classic_peer failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        return None;
+    }
+    let text = String::from_utf8_lossy(&out.stdout);
+    let get = |k: &str| -> Option<f64> {
+        text.lines()
+            .find_map(|l| l.strip_prefix(k).and_then(|v| v.trim().parse().ok()))
+    };
+    Some(Results {
+        full_read: get("full_read ")?,
+        time_series: get("time_series ")?,
+        write: get("write ")?,
+        checksum: get("checksum ")?,
+    })
+}
+
+fn main() {
+    if std::env::args().any(|a| a == "--list") {
+        return;
+    }
+    let dir = data_dir();
+    std::fs::create_dir_all(&dir).unwrap();
+    let input = dir.join("classic_temp_cdf5.nc");
+    if !input.exists() {
+        generate(&input);
+    }
+    let bytes = (NT * NLAT * NLON * 4) as f64;
+    let ours_out = dir.join("nctk_write.nc");
+    let theirs_out = dir.join("netcdf_c_write.nc");
+    let ours = bench_nctk(&input, &ours_out);
+    let theirs = bench_netcdf_c(&input, &theirs_out);
+    if let Some(t) = &theirs {
+        assert!(
+            (t.checksum - ours.checksum).abs() < 1e-3 * ours.checksum.abs(),
+            "checksums differ"
+        );
+        let same = std::fs::read(&ours_out).ok() == std::fs::read(&theirs_out).ok();
+        eprintln!("written files identical: {same}");
+    }
+    let _ = std::fs::remove_file(&ours_out);
+    let _ = std::fs::remove_file(&theirs_out);
+    println!("| measure | nctk | netCDF-C | nctk speed-up |");
+    println!("| --- | --- | --- | --- |");
+    let row = |name: &str, ours: f64, theirs: Option<f64>, unit: &dyn Fn(f64) -> String| {
+        let (t, ratio) = match theirs {
+            Some(t) => (unit(t), format!("{:.2}x", t / ours)),
+            None => ("n/a".into(), "n/a".into()),
+        };
+        println!("| {name} | {} | {t} | {ratio} |", unit(ours));
+    };
+    let gbs = |s: f64| format!("{:.2} GB/s ({:.0} ms)", bytes / s / 1e9, s * 1e3);
+    let us = |s: f64| format!("{:.1} us", s * 1e6);
+    row(
+        "full read `temp` (415 MB)",
+        ours.full_read,
+        theirs.as_ref().map(|t| t.full_read),
+        &gbs,
+    );
+    row(
+        "time series `temp[:, 360, 720]`",
+        ours.time_series,
+        theirs.as_ref().map(|t| t.time_series),
+        &us,
+    );
+    row(
+        "write the file (fill mode)",
+        ours.write,
+        theirs.as_ref().map(|t| t.write),
+        &gbs,
+    );
+}

@@ -53,6 +53,15 @@ pub struct FileLayout {
 }
 
 impl FileLayout {
+    /// The number of whole records a file of `file_len` bytes holds (for
+    /// `numrecs = STREAMING`).
+    pub fn records_in(&self, file_len: u64) -> u64 {
+        file_len
+            .saturating_sub(self.begin_rec)
+            .checked_div(self.recsize)
+            .unwrap_or(0)
+    }
+
     /// The file size the header implies for `numrecs` records (netCDF-C's
     /// `NC_calcsize`).
     pub fn implied_len(&self, numrecs: u64) -> u64 {
@@ -89,11 +98,20 @@ pub fn var_layouts(header: &Header) -> Result<Vec<VarLayout>, ShapeError> {
             let mut is_record = false;
             for (pos, &id) in v.dimids.iter().enumerate() {
                 let Some(dim) = usize::try_from(id).ok().and_then(|k| header.dims.get(k)) else {
-                    return Err((i, format!("dimension id {id} does not exist (there are {} dimensions)", header.dims.len())));
+                    return Err((
+                        i,
+                        format!(
+                            "dimension id {id} does not exist (there are {} dimensions)",
+                            header.dims.len()
+                        ),
+                    ));
                 };
                 if dim.len == 0 {
                     if pos != 0 {
-                        return Err((i, format!("record dimension {:?} is not the first dimension", dim.name)));
+                        return Err((
+                            i,
+                            format!("record dimension {:?} is not the first dimension", dim.name),
+                        ));
                     }
                     is_record = true;
                 } else {
@@ -127,7 +145,10 @@ pub fn recsize(vars: &[VarLayout]) -> u64 {
     let recs: Vec<&VarLayout> = vars.iter().filter(|v| v.is_record).collect();
     match recs.as_slice() {
         [only] => only.data_len(),
-        _ => recs.iter().map(|v| v.len).fold(0u64, |a, b| a.saturating_add(b)),
+        _ => recs
+            .iter()
+            .map(|v| v.len)
+            .fold(0u64, |a, b| a.saturating_add(b)),
     }
 }
 
@@ -137,7 +158,13 @@ pub fn check_offsets(header_len: u64, vars: Vec<VarLayout>) -> Result<FileLayout
     let recsize = recsize(&vars);
     for (i, v) in vars.iter().enumerate() {
         if v.begin < header_len {
-            return Err((i, format!("data offset {} lies inside the header (which ends at byte {header_len})", v.begin)));
+            return Err((
+                i,
+                format!(
+                    "data offset {} lies inside the header (which ends at byte {header_len})",
+                    v.begin
+                ),
+            ));
         }
     }
     // Non-record variables must not overlap one another.
@@ -158,7 +185,12 @@ pub fn check_offsets(header_len: u64, vars: Vec<VarLayout>) -> Result<FileLayout
     let begin_rec = match (first_rec, end_fixed) {
         (Some(r), Some(e)) if e > r => {
             let i = fixed.iter().max_by_key(|f| f.1).map_or(0, |f| f.2);
-            return Err((i, format!("non-record data ends at byte {e}, after the first record starts at byte {r}")));
+            return Err((
+                i,
+                format!(
+                    "non-record data ends at byte {e}, after the first record starts at byte {r}"
+                ),
+            ));
         }
         (Some(r), _) => r,
         (None, Some(_)) => vars
@@ -179,12 +211,24 @@ pub fn check_offsets(header_len: u64, vars: Vec<VarLayout>) -> Result<FileLayout
     recs.sort();
     for w in recs.windows(2) {
         if w[0].1 > w[1].0 {
-            return Err((w[1].2, format!("record data at offset {} overlaps the preceding record variable", vars[w[1].2].begin)));
+            return Err((
+                w[1].2,
+                format!(
+                    "record data at offset {} overlaps the preceding record variable",
+                    vars[w[1].2].begin
+                ),
+            ));
         }
     }
     if let Some(last) = recs.last() {
         if last.1 > recsize {
-            return Err((last.2, format!("record data at offset {} runs past the record size {recsize}", vars[last.2].begin)));
+            return Err((
+                last.2,
+                format!(
+                    "record data at offset {} runs past the record size {recsize}",
+                    vars[last.2].begin
+                ),
+            ));
         }
     }
     let begin_var = fixed.first().map_or(begin_rec, |f| f.0);

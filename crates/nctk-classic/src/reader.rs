@@ -63,7 +63,10 @@ pub(crate) fn read_header(source: &dyn ByteSource) -> Result<(Decoded, u64)> {
                 return Err(ClassicError::Header {
                     file: source.name(),
                     offset: buf.len() as u64,
-                    reason: format!("header needs {len} bytes but the data ends at byte {}", buf.len()),
+                    reason: format!(
+                        "header needs {len} bytes but the data ends at byte {}",
+                        buf.len()
+                    ),
                 })
             }
             Err(DecodeError::Invalid { offset, reason }) => {
@@ -78,7 +81,12 @@ pub(crate) fn read_header(source: &dyn ByteSource) -> Result<(Decoded, u64)> {
 }
 
 /// Builds the model schema of a header with `numrecs` records.
-pub(crate) fn schema_of(header: &Header, numrecs: u64, file: &str, var_offsets: &[u64]) -> Result<Schema> {
+pub(crate) fn schema_of(
+    header: &Header,
+    numrecs: u64,
+    file: &str,
+    var_offsets: &[u64],
+) -> Result<Schema> {
     let mut schema = Schema::new();
     let root = GroupId::ROOT;
     let mut seen_unlimited = false;
@@ -99,10 +107,17 @@ pub(crate) fn schema_of(header: &Header, numrecs: u64, file: &str, var_offsets: 
         schema.set_attr(root, None, a.clone());
     }
     for (i, v) in header.vars.iter().enumerate() {
-        let dims: Vec<nctk_model::DimId> = v.dimids.iter().map(|&d| nctk_model::DimId(d as u32)).collect();
-        let id = schema
-            .add_var(root, &v.name, v.dtype, &dims)
-            .map_err(|e| bad(var_offsets.get(i).copied().unwrap_or(0), format!("variable {:?}: {e}", v.name)))?;
+        let dims: Vec<nctk_model::DimId> = v
+            .dimids
+            .iter()
+            .map(|&d| nctk_model::DimId(d as u32))
+            .collect();
+        let id = schema.add_var(root, &v.name, v.dtype, &dims).map_err(|e| {
+            bad(
+                var_offsets.get(i).copied().unwrap_or(0),
+                format!("variable {:?}: {e}", v.name),
+            )
+        })?;
         for a in &v.attrs {
             schema.set_attr(root, Some(id), a.clone());
         }
@@ -147,13 +162,7 @@ impl ClassicReader {
         let layout = layout_of(&decoded, &name)?;
         let numrecs = match decoded.header.numrecs {
             NumRecs::Count(n) => n,
-            NumRecs::Streaming => {
-                if layout.recsize == 0 {
-                    0
-                } else {
-                    file_len.saturating_sub(layout.begin_rec) / layout.recsize
-                }
-            }
+            NumRecs::Streaming => layout.records_in(file_len),
         };
         let schema = schema_of(&decoded.header, numrecs, &name, &decoded.var_offsets)?;
         let fills = schema
@@ -291,7 +300,12 @@ impl ClassicReader {
     /// netCDF's rules (`NC_ERANGE` for values that do not fit). When `T` is
     /// the variable's own type this reads straight into `out` and swaps
     /// bytes in place.
-    pub fn read_into<T: NcValue>(&self, var: VarId, selection: &Selection, out: &mut [T]) -> Result<()> {
+    pub fn read_into<T: NcValue>(
+        &self,
+        var: VarId,
+        selection: &Selection,
+        out: &mut [T],
+    ) -> Result<()> {
         self.check_var(var)?;
         let dtype = self.layout.vars[var.0 as usize].dtype;
         let n = selection.num_elements().unwrap_or(u64::MAX);
@@ -321,7 +335,9 @@ impl ClassicReader {
         self.check_var(var)?;
         let n = selection.num_elements().unwrap_or(u64::MAX);
         let shape = self.schema.shape(var);
-        selection.check(&shape, false).map_err(|e| self.data_err(var, e))?;
+        selection
+            .check(&shape, false)
+            .map_err(|e| self.data_err(var, e))?;
         let dtype = self.layout.vars[var.0 as usize].dtype;
         if !is_native::<T>(dtype) {
             let values = self.read_values(var, selection)?;
@@ -338,11 +354,16 @@ impl ClassicReader {
     pub fn read_values(&self, var: VarId, selection: &Selection) -> Result<Values> {
         self.check_var(var)?;
         let shape = self.schema.shape(var);
-        selection.check(&shape, false).map_err(|e| self.data_err(var, e))?;
+        selection
+            .check(&shape, false)
+            .map_err(|e| self.data_err(var, e))?;
         let vl = &self.layout.vars[var.0 as usize];
         let n = selection.num_elements().unwrap_or(0);
         let nbytes = usize::try_from(n * vl.xsz).map_err(|_| {
-            self.data_err(var, nctk_model::ModelError::Selection("selection too large".into()))
+            self.data_err(
+                var,
+                nctk_model::ModelError::Selection("selection too large".into()),
+            )
         })?;
         let mut raw = vec![0u8; nbytes];
         self.read_raw(var, selection, &mut raw)?;

@@ -83,7 +83,11 @@ impl std::fmt::Debug for ClassicWriter {
 
 impl ClassicWriter {
     /// Creates (or truncates) the file at `path`, in define mode.
-    pub fn create(path: impl AsRef<Path>, version: Version, fill: FillMode) -> Result<ClassicWriter> {
+    pub fn create(
+        path: impl AsRef<Path>,
+        version: Version,
+        fill: FillMode,
+    ) -> Result<ClassicWriter> {
         let path = path.as_ref();
         let sink = Arc::new(FileSink::create(path)?);
         let mut w = Self::create_in(sink, version, fill)?;
@@ -92,7 +96,11 @@ impl ClassicWriter {
     }
 
     /// Creates a file in `sink` (which is truncated), in define mode.
-    pub fn create_in(sink: Arc<dyn ByteSink>, version: Version, fill: FillMode) -> Result<ClassicWriter> {
+    pub fn create_in(
+        sink: Arc<dyn ByteSink>,
+        version: Version,
+        fill: FillMode,
+    ) -> Result<ClassicWriter> {
         sink.set_len(0)?;
         Ok(ClassicWriter {
             name: sink.name(),
@@ -153,10 +161,7 @@ impl ClassicWriter {
         let layout = layout_of(&decoded, &name)?;
         let numrecs = match decoded.header.numrecs {
             NumRecs::Count(n) => n,
-            NumRecs::Streaming if layout.recsize > 0 => {
-                file_len.saturating_sub(layout.begin_rec) / layout.recsize
-            }
-            NumRecs::Streaming => 0,
+            NumRecs::Streaming => layout.records_in(file_len),
         };
         let schema = schema_of(&decoded.header, numrecs, &name, &decoded.var_offsets)?;
         let nvars = decoded.header.vars.len();
@@ -267,10 +272,12 @@ impl ClassicWriter {
                 .dims
                 .iter()
                 .map(|d| {
-                    dim_map
-                        .get(d)
-                        .copied()
-                        .ok_or_else(|| self.define_err(format!("variable {:?} uses a dimension outside the root group", var.name)))
+                    dim_map.get(d).copied().ok_or_else(|| {
+                        self.define_err(format!(
+                            "variable {:?} uses a dimension outside the root group",
+                            var.name
+                        ))
+                    })
                 })
                 .collect::<Result<_>>()?;
             let id = self.add_variable(&var.name, var.dtype, &dims)?;
@@ -287,11 +294,20 @@ impl ClassicWriter {
     /// Adds a fixed-length dimension (length at least 1).
     pub fn add_dimension(&mut self, name: &str, len: u64) -> Result<DimId> {
         if len == 0 {
-            return Err(self.define_err(format!("dimension {name:?}: a fixed dimension needs a length of at least 1")));
+            return Err(self.define_err(format!(
+                "dimension {name:?}: a fixed dimension needs a length of at least 1"
+            )));
         }
-        let max = if self.header.version == Version::Cdf5 { i64::MAX as u64 } else { u32::MAX as u64 - 3 };
+        let max = if self.header.version == Version::Cdf5 {
+            i64::MAX as u64
+        } else {
+            u32::MAX as u64 - 3
+        };
         if len > max {
-            return Err(self.define_err(format!("dimension {name:?}: length {len} is too large for {}", self.header.version)));
+            return Err(self.define_err(format!(
+                "dimension {name:?}: length {len} is too large for {}",
+                self.header.version
+            )));
         }
         self.push_dim(name, len)
     }
@@ -299,7 +315,9 @@ impl ClassicWriter {
     /// Adds the unlimited (record) dimension; a file has at most one.
     pub fn add_unlimited_dimension(&mut self, name: &str) -> Result<DimId> {
         if self.header.dims.iter().any(|d| d.len == 0) {
-            return Err(self.define_err(format!("dimension {name:?}: the file already has an unlimited dimension")));
+            return Err(self.define_err(format!(
+                "dimension {name:?}: the file already has an unlimited dimension"
+            )));
         }
         self.push_dim(name, 0)
     }
@@ -332,10 +350,15 @@ impl ClassicWriter {
         }
         for (i, d) in dims.iter().enumerate() {
             let Some(dim) = self.header.dims.get(d.0 as usize) else {
-                return Err(self.define_err(format!("variable {n:?}: dimension id {} does not exist", d.0)));
+                return Err(self.define_err(format!(
+                    "variable {n:?}: dimension id {} does not exist",
+                    d.0
+                )));
             };
             if dim.len == 0 && i != 0 {
-                return Err(self.define_err(format!("variable {n:?}: the unlimited dimension must come first")));
+                return Err(self.define_err(format!(
+                    "variable {n:?}: the unlimited dimension must come first"
+                )));
             }
         }
         self.header.vars.push(HeaderVar {
@@ -405,19 +428,36 @@ impl ClassicWriter {
     pub fn end_define(&mut self) -> Result<()> {
         self.need_define()?;
         let version = self.header.version;
-        let vars = var_layouts(&self.header).map_err(|(i, r)| self.define_err(format!("variable {:?}: {r}", self.header.vars[i].name)))?;
+        let vars = var_layouts(&self.header).map_err(|(i, r)| {
+            self.define_err(format!("variable {:?}: {r}", self.header.vars[i].name))
+        })?;
         check_var_sizes(version, &vars).map_err(|i| ClassicError::VarSize {
             file: self.name.clone(),
             version,
-            reason: format!("variable {:?} exceeds the per-variable size limit (only the last variable may)", self.header.vars[i].name),
+            reason: format!(
+                "variable {:?} exceeds the per-variable size limit (only the last variable may)",
+                self.header.vars[i].name
+            ),
         })?;
         self.header.numrecs = NumRecs::Count(self.numrecs);
         let header_len = encoded_len(&self.header);
         let old_begins = self.old.as_ref().map(|o| OldBegins {
             begin_var: o.layout.begin_var,
             begin_rec: o.layout.begin_rec,
-            fixed: o.layout.vars.iter().filter(|v| !v.is_record).map(|v| v.begin).collect(),
-            recs: o.layout.vars.iter().filter(|v| v.is_record).map(|v| v.begin).collect(),
+            fixed: o
+                .layout
+                .vars
+                .iter()
+                .filter(|v| !v.is_record)
+                .map(|v| v.begin)
+                .collect(),
+            recs: o
+                .layout
+                .vars
+                .iter()
+                .filter(|v| v.is_record)
+                .map(|v| v.begin)
+                .collect(),
         });
         let layout = assign_begins(version, header_len, vars, self.align, old_begins.as_ref())
             .map_err(|(i, r)| ClassicError::VarSize {
@@ -427,7 +467,11 @@ impl ClassicWriter {
             })?;
         for (hv, vl) in self.header.vars.iter_mut().zip(&layout.vars) {
             hv.begin = vl.begin;
-            hv.vsize = if version == Version::Cdf5 { vl.len } else { vl.len.min(u32::MAX as u64) };
+            hv.vsize = if version == Version::Cdf5 {
+                vl.len
+            } else {
+                vl.len.min(u32::MAX as u64)
+            };
         }
         let header_bytes = encode_header(&self.header);
         match self.old.take() {
@@ -443,10 +487,20 @@ impl ClassicWriter {
         self.refresh_schema()
     }
 
-    fn finish_redefinition(&mut self, old: &Old, layout: &FileLayout, header_bytes: &[u8]) -> Result<()> {
+    fn finish_redefinition(
+        &mut self,
+        old: &Old,
+        layout: &FileLayout,
+        header_bytes: &[u8],
+    ) -> Result<()> {
         let n_old = old.header.vars.len();
         let moved = layout.recsize != old.layout.recsize
-            || old.layout.vars.iter().zip(&layout.vars).any(|(o, n)| o.begin != n.begin);
+            || old
+                .layout
+                .vars
+                .iter()
+                .zip(&layout.vars)
+                .any(|(o, n)| o.begin != n.begin);
         let fill = self.fill == FillMode::Fill;
         if !moved {
             if fill {
@@ -474,7 +528,7 @@ impl ClassicWriter {
         }
         match (tmp, &self.path) {
             (Some(t), Some(p)) => {
-                target.flush()?;
+                target.sync()?;
                 drop(target);
                 std::fs::rename(&t, p).map_err(|e| nctk_store::bytes::ByteError::Io {
                     path: p.display().to_string(),
@@ -497,7 +551,13 @@ impl ClassicWriter {
 
     /// Writes the moved file into `t`: header, old data at new places (as
     /// netCDF-C's `move_vars_r`/`move_recs_r` copy it), fill for added variables.
-    fn build_moved(&self, t: &dyn ByteSink, old: &Old, layout: &FileLayout, header_bytes: &[u8]) -> Result<()> {
+    fn build_moved(
+        &self,
+        t: &dyn ByteSink,
+        old: &Old,
+        layout: &FileLayout,
+        header_bytes: &[u8],
+    ) -> Result<()> {
         t.write_at(0, header_bytes)?;
         let src = &*self.sink;
         let mut buf = Vec::new();
@@ -521,7 +581,11 @@ impl ClassicWriter {
         for r in (0..self.numrecs).rev() {
             for (o, n) in old.layout.vars.iter().zip(&layout.vars).rev() {
                 if o.is_record {
-                    copy(o.begin + r * old.layout.recsize, n.begin + r * layout.recsize, o.len)?;
+                    copy(
+                        o.begin + r * old.layout.recsize,
+                        n.begin + r * layout.recsize,
+                        o.len,
+                    )?;
                 }
             }
         }
@@ -559,7 +623,9 @@ impl ClassicWriter {
     }
 
     fn fill_pending(&mut self) -> Result<()> {
-        let Some(layout) = &self.layout else { return Ok(()) };
+        let Some(layout) = &self.layout else {
+            return Ok(());
+        };
         for i in 0..self.pending_fill.len() {
             if self.pending_fill[i] {
                 let v = &layout.vars[i];
@@ -600,7 +666,12 @@ impl ClassicWriter {
     /// Writes a typed slice (converted with netCDF's rules when `T` is not
     /// the variable's own type; a same-type slice is byte-swapped in chunks
     /// without building a `Values`).
-    pub fn write_from<T: NcValue>(&mut self, var: VarId, selection: &Selection, data: &[T]) -> Result<()> {
+    pub fn write_from<T: NcValue>(
+        &mut self,
+        var: VarId,
+        selection: &Selection,
+        data: &[T],
+    ) -> Result<()> {
         self.check_var(var)?;
         let dtype = self.header.vars[var.0 as usize].dtype;
         if is_native::<T>(dtype) {
@@ -614,7 +685,14 @@ impl ClassicWriter {
 
     /// Writes `bytes` (big-endian, or native order when `native`) holding `n`
     /// values of the variable's type to the selection.
-    fn write_raw(&mut self, var: VarId, selection: &Selection, bytes: &[u8], n: u64, native: bool) -> Result<()> {
+    fn write_raw(
+        &mut self,
+        var: VarId,
+        selection: &Selection,
+        bytes: &[u8],
+        n: u64,
+        native: bool,
+    ) -> Result<()> {
         self.need_data()?;
         let i = var.0 as usize;
         let layout = self.layout.as_ref().expect("data mode has a layout");
@@ -628,7 +706,9 @@ impl ClassicWriter {
         if count != n {
             return Err(self.data_err(
                 var,
-                nctk_model::ModelError::Selection(format!("{n} values given for a selection of {count}")),
+                nctk_model::ModelError::Selection(format!(
+                    "{n} values given for a selection of {count}"
+                )),
             ));
         }
         if count == 0 {
@@ -686,12 +766,23 @@ impl ClassicWriter {
     fn add_records(&mut self, numrecs: u64) -> Result<()> {
         let layout = self.layout.as_ref().expect("data mode has a layout");
         if self.fill == FillMode::Fill {
-            let recs: Vec<usize> = (0..layout.vars.len()).filter(|&i| layout.vars[i].is_record).collect();
+            let recs: Vec<usize> = (0..layout.vars.len())
+                .filter(|&i| layout.vars[i].is_record)
+                .collect();
             for r in self.numrecs..numrecs {
                 for &i in &recs {
                     let v = &layout.vars[i];
-                    let size = if recs.len() == 1 { layout.recsize } else { v.len };
-                    fill_region(&*self.sink, v.begin + r * layout.recsize, size, &self.fill_pattern(i))?;
+                    let size = if recs.len() == 1 {
+                        layout.recsize
+                    } else {
+                        v.len
+                    };
+                    fill_region(
+                        &*self.sink,
+                        v.begin + r * layout.recsize,
+                        size,
+                        &self.fill_pattern(i),
+                    )?;
                 }
             }
         }

@@ -3,7 +3,10 @@
 
 mod common;
 
-use nctk_classic::{validate, validate_source, ClassicError, ClassicReader, ClassicWriter, FillMode, Severity, Version};
+use nctk_classic::{
+    validate, validate_source, ClassicError, ClassicReader, ClassicWriter, FillMode, Severity,
+    Version,
+};
 use nctk_model::{DataSource, DataType, Selection, Values};
 use nctk_store::bytes::{MemSink, MemSource};
 use std::sync::Arc;
@@ -14,15 +17,23 @@ fn sample(version: Version) -> Vec<u8> {
     let mut w = ClassicWriter::create_in(sink.clone(), version, FillMode::Fill).unwrap();
     let t = w.add_unlimited_dimension("t").unwrap();
     let x = w.add_dimension("x", 3).unwrap();
-    w.put_attribute(None, "title", Values::text("sample")).unwrap();
+    w.put_attribute(None, "title", Values::text("sample"))
+        .unwrap();
     let a = w.add_variable("a", DataType::Int, &[x]).unwrap();
-    w.put_attribute(Some(a), "units", Values::text("m")).unwrap();
+    w.put_attribute(Some(a), "units", Values::text("m"))
+        .unwrap();
     w.add_variable("b", DataType::Double, &[]).unwrap();
     let r = w.add_variable("r", DataType::Short, &[t, x]).unwrap();
     w.add_variable("s", DataType::Float, &[t]).unwrap();
     w.end_define().unwrap();
-    w.write_from(a, &Selection::all(&[3]), &[1i32, 2, 3]).unwrap();
-    w.write_from(r, &Selection::block(&[0, 0], &[2, 3]), &[1i16, 2, 3, 4, 5, 6]).unwrap();
+    w.write_from(a, &Selection::all(&[3]), &[1i32, 2, 3])
+        .unwrap();
+    w.write_from(
+        r,
+        &Selection::block(&[0, 0], &[2, 3]),
+        &[1i16, 2, 3, 4, 5, 6],
+    )
+    .unwrap();
     w.close().unwrap();
     sink.to_vec()
 }
@@ -41,7 +52,11 @@ fn read_everything(bytes: Vec<u8>) -> Result<(), ClassicError> {
 
 fn header_error(bytes: Vec<u8>) -> (u64, String) {
     match ClassicReader::from_bytes(bytes) {
-        Err(ClassicError::Header { offset, reason, file }) => {
+        Err(ClassicError::Header {
+            offset,
+            reason,
+            file,
+        }) => {
             assert_eq!(file, "<memory>");
             (offset, reason)
         }
@@ -89,7 +104,12 @@ fn huge_counts_fail_at_once() {
 
 /// Offset of the `begin` field of variable `i` in the sample (CDF-1).
 fn patch(bytes: &mut [u8], find: &[u8], after: usize, value: &[u8]) {
-    let at = bytes.windows(find.len()).position(|w| w == find).expect("pattern") + find.len() + after;
+    let at = bytes
+        .windows(find.len())
+        .position(|w| w == find)
+        .expect("pattern")
+        + find.len()
+        + after;
     bytes[at..at + value.len()].copy_from_slice(value);
 }
 
@@ -169,17 +189,32 @@ fn validator_reports_what_netcdf_c_tolerates() {
     assert_eq!(f[0].severity, Severity::Warning);
     // The reader reads the missing values as fill.
     let r = ClassicReader::from_bytes(shorter).unwrap();
-    let s = r.schema().var_by_name(nctk_model::GroupId::ROOT, "s").unwrap();
-    assert_eq!(r.read(s, &Selection::all(&[2])).unwrap(), Values::Float(vec![9.96921e36, 9.96921e36]));
+    let s = r
+        .schema()
+        .var_by_name(nctk_model::GroupId::ROOT, "s")
+        .unwrap();
+    assert_eq!(
+        r.read(s, &Selection::all(&[2])).unwrap(),
+        Values::Float(vec![9.96921e36, 9.96921e36])
+    );
     // Non-zero padding after a name: warning; the reader still opens it.
     let mut padded = good.clone();
     patch(&mut padded, b"\0\0\0\x05title", 0, b"\x01");
     let f = validate_source(&MemSource::new(padded.clone()));
-    assert!(f.iter().any(|x| x.severity == Severity::Warning && x.message.contains("padding")), "{f:?}");
+    assert!(
+        f.iter()
+            .any(|x| x.severity == Severity::Warning && x.message.contains("padding")),
+        "{f:?}"
+    );
     assert!(ClassicReader::from_bytes(padded).is_ok());
     // A type code the reader rejects is an error.
     let mut bad = good;
-    patch(&mut bad, b"\0\0\0\x01b\0\0\0\0\0\0\0", 8, &0u32.to_be_bytes());
+    patch(
+        &mut bad,
+        b"\0\0\0\x01b\0\0\0\0\0\0\0",
+        8,
+        &0u32.to_be_bytes(),
+    );
     let f = validate_source(&MemSource::new(bad));
     assert_eq!(f[0].severity, Severity::Error);
 }
@@ -198,10 +233,15 @@ fn validator_agrees_with_ncvalidator_on_the_corpus() {
         }
         let findings = validate(&path);
         if rc == "0" && findings.iter().any(|f| f.severity == Severity::Error) {
-            problems.push(format!("{file}: ncvalidator accepts it, we say {findings:?}"));
+            problems.push(format!(
+                "{file}: ncvalidator accepts it, we say {findings:?}"
+            ));
         }
         if rc != "0" && findings.is_empty() {
-            problems.push(format!("{file}: ncvalidator says {:?}, we find nothing", cols.get(2)));
+            problems.push(format!(
+                "{file}: ncvalidator says {:?}, we find nothing",
+                cols.get(2)
+            ));
         }
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
@@ -211,15 +251,28 @@ fn validator_agrees_with_ncvalidator_on_the_corpus() {
 fn threads_read_one_file_at_once() {
     let good = sample(Version::Cdf2);
     let r = Arc::new(ClassicReader::from_source(Arc::new(MemSource::new(good))).unwrap());
-    let a = r.schema().var_by_name(nctk_model::GroupId::ROOT, "a").unwrap();
-    let rr = r.schema().var_by_name(nctk_model::GroupId::ROOT, "r").unwrap();
+    let a = r
+        .schema()
+        .var_by_name(nctk_model::GroupId::ROOT, "a")
+        .unwrap();
+    let rr = r
+        .schema()
+        .var_by_name(nctk_model::GroupId::ROOT, "r")
+        .unwrap();
     std::thread::scope(|s| {
         for _ in 0..4 {
             let r = r.clone();
             s.spawn(move || {
                 for _ in 0..200 {
-                    assert_eq!(r.read_vec::<i32>(a, &Selection::all(&[3])).unwrap(), vec![1, 2, 3]);
-                    assert_eq!(r.read_vec::<f64>(rr, &Selection::block(&[1, 1], &[1, 2])).unwrap(), vec![5.0, 6.0]);
+                    assert_eq!(
+                        r.read_vec::<i32>(a, &Selection::all(&[3])).unwrap(),
+                        vec![1, 2, 3]
+                    );
+                    assert_eq!(
+                        r.read_vec::<f64>(rr, &Selection::block(&[1, 1], &[1, 2]))
+                            .unwrap(),
+                        vec![5.0, 6.0]
+                    );
                 }
             });
         }
@@ -242,8 +295,14 @@ fn format_limits_are_clear_errors() {
     let sink = Arc::new(MemSink::new());
     let mut w = ClassicWriter::create_in(sink.clone(), Version::Cdf1, FillMode::NoFill).unwrap();
     let x = w.add_dimension("x", 1).unwrap();
-    assert!(matches!(w.add_variable("u", DataType::UInt, &[x]), Err(ClassicError::TypeNotSupported { .. })));
-    assert!(matches!(w.put_attribute(None, "u", Values::Int64(vec![1])), Err(ClassicError::TypeNotSupported { .. })));
+    assert!(matches!(
+        w.add_variable("u", DataType::UInt, &[x]),
+        Err(ClassicError::TypeNotSupported { .. })
+    ));
+    assert!(matches!(
+        w.put_attribute(None, "u", Values::Int64(vec![1])),
+        Err(ClassicError::TypeNotSupported { .. })
+    ));
     // Two variables over 2 GiB in CDF-1: NC_EVARSIZE.
     let big = w.add_dimension("big", 1 << 30).unwrap();
     w.add_variable("v1", DataType::Int, &[big]).unwrap();
@@ -252,12 +311,17 @@ fn format_limits_are_clear_errors() {
     assert!(matches!(e, ClassicError::VarSize { .. }), "{e}");
     assert!(e.to_string().contains("v2"), "{e}");
     // Range errors before anything is written.
-    let mut w = ClassicWriter::create_in(Arc::new(MemSink::new()), Version::Cdf5, FillMode::Fill).unwrap();
+    let mut w =
+        ClassicWriter::create_in(Arc::new(MemSink::new()), Version::Cdf5, FillMode::Fill).unwrap();
     let x = w.add_dimension("x", 2).unwrap();
     let v = w.add_variable("v", DataType::UByte, &[x]).unwrap();
     w.end_define().unwrap();
-    let e = w.write(v, &Selection::all(&[2]), &Values::Int(vec![1, 300])).unwrap_err();
+    let e = w
+        .write(v, &Selection::all(&[2]), &Values::Int(vec![1, 300]))
+        .unwrap_err();
     assert!(e.to_string().contains("out of range"), "{e}");
     assert!(w.add_dimension("y", 1).is_err(), "define call in data mode");
-    assert!(w.write(v, &Selection::all(&[3]), &Values::UByte(vec![1, 2, 3])).is_err());
+    assert!(w
+        .write(v, &Selection::all(&[3]), &Values::UByte(vec![1, 2, 3]))
+        .is_err());
 }

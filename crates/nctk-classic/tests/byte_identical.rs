@@ -26,7 +26,12 @@ fn ncgen_files_are_reproduced_byte_for_byte() {
         let r = ClassicReader::from_bytes(original.clone()).unwrap();
         let sink = Arc::new(MemSink::new());
         let result = (|| -> nctk_classic::Result<()> {
-            let mut w = ClassicWriter::create_in_with_schema(sink.clone(), r.schema(), r.version(), FillMode::Fill)?;
+            let mut w = ClassicWriter::create_in_with_schema(
+                sink.clone(),
+                r.schema(),
+                r.version(),
+                FillMode::Fill,
+            )?;
             for v in r.schema().var_ids() {
                 let sel = Selection::all(&r.schema().shape(v));
                 let values = r.read_values(v, &sel)?;
@@ -40,7 +45,11 @@ fn ncgen_files_are_reproduced_byte_for_byte() {
         }
         let ours = sink.to_vec();
         if ours != original {
-            let first = ours.iter().zip(&original).position(|(a, b)| a != b).unwrap_or(ours.len().min(original.len()));
+            let first = ours
+                .iter()
+                .zip(&original)
+                .position(|(a, b)| a != b)
+                .unwrap_or(ours.len().min(original.len()));
             failures.push(format!(
                 "{}: differs at byte {first} (ours {} bytes, netCDF-C {})",
                 f.display(),
@@ -49,5 +58,11 @@ fn ncgen_files_are_reproduced_byte_for_byte() {
             ));
         }
     }
-    assert!(failures.is_empty(), "{} of {} differ:\n{}", failures.len(), files.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {} differ:\n{}",
+        failures.len(),
+        files.len(),
+        failures.join("\n")
+    );
 }

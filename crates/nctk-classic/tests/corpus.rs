@@ -26,7 +26,11 @@ fn attr_matches(ours: &Values, theirs: &Value) -> bool {
 fn every_classic_corpus_file_opens_and_reads() {
     let Some(dir) = common::corpus() else { return };
     let files = common::classic_files(&dir);
-    assert!(files.len() > 200, "found only {} classic files", files.len());
+    assert!(
+        files.len() > 200,
+        "found only {} classic files",
+        files.len()
+    );
     let peer = common::have_python_netcdf4().then(|| common::python_dump(&files));
     let mut failures = vec![];
     for f in &files {
@@ -41,7 +45,10 @@ fn every_classic_corpus_file_opens_and_reads() {
         let theirs = peer.as_ref().map(|p| &p[f.to_str().unwrap()]);
         if let Some(t) = theirs {
             if let Some(err) = t.get("error") {
-                failures.push(format!("{}: peer failed ({err}) but nctk opened it", f.display()));
+                failures.push(format!(
+                    "{}: peer failed ({err}) but nctk opened it",
+                    f.display()
+                ));
                 continue;
             }
             let dims: Vec<Value> = s
@@ -56,7 +63,13 @@ fn every_classic_corpus_file_opens_and_reads() {
             }
             for a in &s.root().attributes {
                 if !attr_matches(&a.value, &t["attrs"][&a.name]) {
-                    failures.push(format!("{}: global attribute {}: {:?} vs {}", f.display(), a.name, a.value, t["attrs"][&a.name]));
+                    failures.push(format!(
+                        "{}: global attribute {}: {:?} vs {}",
+                        f.display(),
+                        a.name,
+                        a.value,
+                        t["attrs"][&a.name]
+                    ));
                 }
             }
         }
@@ -84,11 +97,23 @@ fn every_classic_corpus_file_opens_and_reads() {
                 }
                 for a in &var.attributes {
                     if !attr_matches(&a.value, &tv["attrs"][&a.name]) {
-                        failures.push(format!("{}: {}:{} {:?} vs {}", f.display(), var.name, a.name, a.value, tv["attrs"][&a.name]));
+                        failures.push(format!(
+                            "{}: {}:{} {:?} vs {}",
+                            f.display(),
+                            var.name,
+                            a.name,
+                            a.value,
+                            tv["attrs"][&a.name]
+                        ));
                     }
                 }
             }
         }
     }
-    assert!(failures.is_empty(), "{} problems:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} problems:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }

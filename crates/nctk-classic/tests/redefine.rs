@@ -11,7 +11,10 @@ use std::process::Command;
 
 /// Compiles `peer/redef.c` against libnetcdf; `None` when not possible.
 fn peer(dir: &Path) -> Option<PathBuf> {
-    let flags = Command::new("nc-config").args(["--cflags", "--libs"]).output().ok()?;
+    let flags = Command::new("nc-config")
+        .args(["--cflags", "--libs"])
+        .output()
+        .ok()?;
     if !flags.status.success() {
         return None;
     }
@@ -50,7 +53,11 @@ fn nctk_scenario(name: &str, path: &Path, version: Version) -> nctk_classic::Res
             w.close()?;
             let mut w = ClassicWriter::open(path, FillMode::Fill)?;
             w.redefine()?;
-            w.put_attribute(None, "history", Values::text("a history line long enough to make the header grow by a lot"))?;
+            w.put_attribute(
+                None,
+                "history",
+                Values::text("a history line long enough to make the header grow by a lot"),
+            )?;
             let a = w.add_variable("new_fixed", DataType::Double, &[x])?;
             let b = w.add_variable("new_rec", DataType::Byte, &[t])?;
             w.end_define()?;
@@ -111,17 +118,37 @@ fn scenarios_match_netcdf_c_byte_for_byte() {
         return;
     };
     let mut failures = vec![];
-    for (version, mode) in [(Version::Cdf1, "1"), (Version::Cdf2, "2"), (Version::Cdf5, "5")] {
+    for (version, mode) in [
+        (Version::Cdf1, "1"),
+        (Version::Cdf2, "2"),
+        (Version::Cdf5, "5"),
+    ] {
         for s in SCENARIOS {
             let theirs = dir.path().join(format!("{s}-{mode}-c.nc"));
             let ours = dir.path().join(format!("{s}-{mode}-nctk.nc"));
-            let st = Command::new(&exe).arg(s).arg(&theirs).arg(mode).status().unwrap();
+            let st = Command::new(&exe)
+                .arg(s)
+                .arg(&theirs)
+                .arg(mode)
+                .status()
+                .unwrap();
             assert!(st.success(), "netCDF-C scenario {s} failed");
             nctk_scenario(s, &ours, version).unwrap();
-            let (a, b) = (std::fs::read(&ours).unwrap(), std::fs::read(&theirs).unwrap());
+            let (a, b) = (
+                std::fs::read(&ours).unwrap(),
+                std::fs::read(&theirs).unwrap(),
+            );
             if a != b {
-                let at = a.iter().zip(&b).position(|(x, y)| x != y).unwrap_or(a.len().min(b.len()));
-                failures.push(format!("{s} {version}: differs at byte {at} ({} vs {} bytes)", a.len(), b.len()));
+                let at = a
+                    .iter()
+                    .zip(&b)
+                    .position(|(x, y)| x != y)
+                    .unwrap_or(a.len().min(b.len()));
+                failures.push(format!(
+                    "{s} {version}: differs at byte {at} ({} vs {} bytes)",
+                    a.len(),
+                    b.len()
+                ));
             }
         }
     }
@@ -137,18 +164,30 @@ fn scenarios_read_back() {
     let s = r.schema();
     assert_eq!(r.numrecs(), 3);
     let fx = s.var_by_name(nctk_model::GroupId::ROOT, "fx").unwrap();
-    assert_eq!(r.read_vec::<i32>(fx, &Selection::all(&[5])).unwrap(), vec![1, 2, 3, 4, 5]);
+    assert_eq!(
+        r.read_vec::<i32>(fx, &Selection::all(&[5])).unwrap(),
+        vec![1, 2, 3, 4, 5]
+    );
     let ry = s.var_by_name(nctk_model::GroupId::ROOT, "ry").unwrap();
     let y = r.read_vec::<f32>(ry, &Selection::all(&[3, 5])).unwrap();
     assert_eq!(y[14], 3.5);
     let nr = s.var_by_name(nctk_model::GroupId::ROOT, "new_rec").unwrap();
-    assert_eq!(r.read(nr, &Selection::all(&[3])).unwrap(), Values::Byte(vec![-127, 42, -127]));
+    assert_eq!(
+        r.read(nr, &Selection::all(&[3])).unwrap(),
+        Values::Byte(vec![-127, 42, -127])
+    );
 
     let p = dir.path().join("append.nc");
     nctk_scenario("append", &p, Version::Cdf1).unwrap();
     let r = ClassicReader::open(&p).unwrap();
     assert_eq!(r.numrecs(), 5);
-    let v = r.schema().var_by_name(nctk_model::GroupId::ROOT, "v").unwrap();
+    let v = r
+        .schema()
+        .var_by_name(nctk_model::GroupId::ROOT, "v")
+        .unwrap();
     let fill = -2147483647;
-    assert_eq!(r.read_vec::<i32>(v, &Selection::all(&[5, 2])).unwrap(), vec![1, 2, 3, 4, fill, fill, fill, fill, 9, 10]);
+    assert_eq!(
+        r.read_vec::<i32>(v, &Selection::all(&[5, 2])).unwrap(),
+        vec![1, 2, 3, 4, fill, fill, fill, fill, 9, 10]
+    );
 }

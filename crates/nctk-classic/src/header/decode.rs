@@ -1,4 +1,6 @@
-use super::{pad4, Header, HeaderDim, HeaderVar, NumRecs, TAG_ATTRIBUTE, TAG_DIMENSION, TAG_VARIABLE};
+use super::{
+    pad4, Header, HeaderDim, HeaderVar, NumRecs, TAG_ATTRIBUTE, TAG_DIMENSION, TAG_VARIABLE,
+};
 use crate::Version;
 use nctk_model::{Attribute, DataType, Values};
 
@@ -110,7 +112,10 @@ impl<'a> Decoder<'a> {
             let at = self.pos;
             let v = self.u64(what)?;
             if v > i64::MAX as u64 {
-                return self.invalid(at, format!("{what} {v} is negative as a signed 64-bit count"));
+                return self.invalid(
+                    at,
+                    format!("{what} {v} is negative as a signed 64-bit count"),
+                );
             }
             Ok(v)
         } else {
@@ -125,7 +130,10 @@ impl<'a> Decoder<'a> {
             let at = self.pos;
             let v = self.u64(what)?;
             if v > i64::MAX as u64 {
-                return self.invalid(at, format!("{what} {v} is negative as a signed 64-bit offset"));
+                return self.invalid(
+                    at,
+                    format!("{what} {v} is negative as a signed 64-bit offset"),
+                );
             }
             Ok(v)
         }

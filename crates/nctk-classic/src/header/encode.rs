@@ -1,4 +1,6 @@
-use super::{pad4, Header, HeaderDim, HeaderVar, NumRecs, TAG_ATTRIBUTE, TAG_DIMENSION, TAG_VARIABLE};
+use super::{
+    pad4, Header, HeaderDim, HeaderVar, NumRecs, TAG_ATTRIBUTE, TAG_DIMENSION, TAG_VARIABLE,
+};
 use crate::Version;
 use nctk_model::Attribute;
 
@@ -111,7 +113,8 @@ impl Encoder {
     }
 
     fn header(&mut self, h: &Header) {
-        self.out.extend_from_slice(&[b'C', b'D', b'F', h.version.byte()]);
+        self.out
+            .extend_from_slice(&[b'C', b'D', b'F', h.version.byte()]);
         match h.numrecs {
             NumRecs::Count(n) => self.count(n),
             NumRecs::Streaming => {

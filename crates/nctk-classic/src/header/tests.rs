@@ -1,1 +1,2 @@
-#[test] fn spec_example() {}
+#[test]
+fn spec_example() {}

@@ -134,8 +134,11 @@ impl ByteSink for FileSink {
             .map_err(|e| ByteError::io(&self.name(), "set_len", len, e))
     }
     fn flush(&self) -> Result<(), ByteError> {
+        Ok(())
+    }
+    fn sync(&self) -> Result<(), ByteError> {
         self.file
             .sync_data()
-            .map_err(|e| ByteError::io(&self.name(), "flush", 0, e))
+            .map_err(|e| ByteError::io(&self.name(), "sync", 0, e))
     }
 }

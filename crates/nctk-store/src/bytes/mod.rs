@@ -107,8 +107,14 @@ pub trait ByteSink: ByteSource {
     /// Truncates or extends (with zero bytes) the blob to `len` bytes.
     fn set_len(&self, len: u64) -> Result<(), ByteError>;
 
-    /// Makes written data durable (for a file: `fsync` of its data).
+    /// Pushes written data to where other readers see it (for a file with
+    /// positioned writes this is already the case: a no-op).
     fn flush(&self) -> Result<(), ByteError>;
+
+    /// Makes written data durable (for a file: `fdatasync`). Defaults to [`flush`](Self::flush).
+    fn sync(&self) -> Result<(), ByteError> {
+        self.flush()
+    }
 }
 
 impl<T: ByteSource + ?Sized> ByteSource for std::sync::Arc<T> {
@@ -145,6 +151,9 @@ impl<T: ByteSink + ?Sized> ByteSink for Box<T> {
     fn flush(&self) -> Result<(), ByteError> {
         (**self).flush()
     }
+    fn sync(&self) -> Result<(), ByteError> {
+        (**self).sync()
+    }
 }
 
 impl<T: ByteSink + ?Sized> ByteSink for std::sync::Arc<T> {
@@ -156,6 +165,9 @@ impl<T: ByteSink + ?Sized> ByteSink for std::sync::Arc<T> {
     }
     fn flush(&self) -> Result<(), ByteError> {
         (**self).flush()
+    }
+    fn sync(&self) -> Result<(), ByteError> {
+        (**self).sync()
     }
 }
 

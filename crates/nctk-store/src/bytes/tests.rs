@@ -35,6 +35,7 @@ fn exercise_sink(sink: &dyn ByteSink) {
     sink.set_len(7).unwrap();
     assert_eq!(&sink.read_range(0..7).unwrap()[..], b"\0\0\0\0a\0\0");
     sink.flush().unwrap();
+    sink.sync().unwrap();
 }
 
 #[test]
