@@ -1,2 +1,5 @@
 //! The `nctk` command line as library functions: each subcommand is a
 //! function that writes to `impl Write`, so tests call it directly.
+
+pub mod dump;
+pub mod validate;

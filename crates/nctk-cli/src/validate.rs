@@ -1,0 +1,28 @@
+//! `nctk validate`: the strict classic-format checker.
+
+use std::io::Write;
+
+use nctk_classic::{validate, Severity};
+
+/// Checks the classic file at `path`, writes one line per finding
+/// (`path: offset N: error|warning: message`) and returns whether the file
+/// has no errors (warnings are what netCDF-C tolerates).
+pub fn run_validate(path: &str, mut out: impl Write) -> std::io::Result<bool> {
+    let findings = validate(path);
+    for f in &findings {
+        let severity = match f.severity {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+        };
+        writeln!(
+            out,
+            "{path}: offset {}: {severity}: {}",
+            f.offset, f.message
+        )?;
+    }
+    let ok = !findings.iter().any(|f| f.severity == Severity::Error);
+    if findings.is_empty() {
+        writeln!(out, "{path}: conforms")?;
+    }
+    Ok(ok)
+}
