@@ -561,6 +561,12 @@ pub(crate) fn attr_values(
             }
         }
     }
+    // ncgen writes an empty text attribute as one NUL character.
+    if let Values::Char(v) = &mut out {
+        if v.is_empty() {
+            v.push(0);
+        }
+    }
     Ok(out)
 }
 

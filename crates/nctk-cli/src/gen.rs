@@ -1,0 +1,137 @@
+//! `nctk gen`: netCDF-C's `ncgen` — CDL text to a binary netCDF file.
+//!
+//! The CDL is parsed by [`nctk_cdl::parse`] for the chosen kind, checked
+//! with [`nctk_cdl::check_format`] (rejecting what `ncgen -k` rejects, with
+//! its messages) and written by [`nctk_classic::ClassicWriter`], which lays
+//! the file out with netCDF-C's rules. The netCDF-4 kinds are parsed and
+//! checked but cannot be written yet.
+
+use std::path::{Path, PathBuf};
+
+use nctk_cdl::parse::{check_format, parse, parse_with, CdlDataset, CdlError, Kind, ParseOptions};
+use nctk_classic::{ClassicError, ClassicWriter, FillMode, Version};
+use nctk_model::Selection;
+
+/// ncgen's options that `nctk gen` supports.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct GenArgs {
+    /// `-k KIND` (`nc3`, `classic`, `nc6`, `64-bit offset`, `nc5`, `cdf5`,
+    /// `nc4`, `netCDF-4`, `nc7`, ... or the digits `1`..`5`), or the
+    /// numeric flags `-3`, `-6`, `-5`, `-4`, `-7` mapped to `nc3`..`nc7`.
+    /// `None`: `_Format`, else what the CDL needs (as ncgen).
+    pub kind: Option<String>,
+    /// `-o FILE`: the output file (implies binary output).
+    pub output: Option<PathBuf>,
+    /// `-b`: write a binary file named after the dataset (`NAME.nc`).
+    pub binary: bool,
+    /// `-x`: do not pre-fill variables.
+    pub no_fill: bool,
+    /// `-N NAME`: the dataset name used for the default output file name.
+    pub name: Option<String>,
+}
+
+/// What went wrong in `nctk gen`.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum GenError {
+    /// `-k` names no kind.
+    #[error("unknown kind {0:?} (try nc3, nc6, nc5, nc4 or nc7)")]
+    UnknownKind(String),
+    /// The CDL does not parse, or the kind cannot hold it.
+    #[error("{0}")]
+    Cdl(#[from] CdlError),
+    /// The kind is netCDF-4, which nctk cannot write yet.
+    #[error("writing {0} files is not supported yet (use -k nc3, nc6 or nc5)")]
+    Unsupported(Kind),
+    /// Writing the file failed.
+    #[error(transparent)]
+    Write(#[from] ClassicError),
+}
+
+/// What `gen` did.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GenOutcome {
+    /// The kind used.
+    pub kind: Kind,
+    /// The file written, or `None` when only the syntax was checked
+    /// (neither `-b` nor `-o`, as ncgen).
+    pub written: Option<PathBuf>,
+}
+
+/// The kind for a `-k` value or numeric flag name.
+pub fn kind_from_arg(arg: &str) -> Option<Kind> {
+    match arg {
+        "-3" => Some(Kind::Classic),
+        "-6" => Some(Kind::Offset64),
+        "-5" => Some(Kind::Cdf5),
+        "-4" => Some(Kind::Netcdf4),
+        "-7" => Some(Kind::Netcdf4Classic),
+        _ => Kind::from_name(arg),
+    }
+}
+
+/// Runs ncgen on `cdl_text`: parses, checks for the kind, and writes the
+/// binary file when `-b` or `-o` asks for one (into `dir` when the output
+/// name is relative or derived from the dataset name).
+pub fn gen(args: &GenArgs, cdl_text: &str, dir: &Path) -> Result<GenOutcome, GenError> {
+    let kind = match &args.kind {
+        Some(k) => kind_from_arg(k).ok_or_else(|| GenError::UnknownKind(k.clone()))?,
+        None => parse(cdl_text)?.inferred_kind(),
+    };
+    let ds = parse_with(
+        cdl_text,
+        &ParseOptions {
+            kind: Some(kind),
+            ..ParseOptions::default()
+        },
+    )?;
+    check_format(&ds, kind)?;
+    let out = match (&args.output, args.binary) {
+        (Some(o), _) => dir.join(o),
+        (None, true) => dir.join(format!("{}.nc", args.name.as_deref().unwrap_or(&ds.name))),
+        (None, false) => {
+            return Ok(GenOutcome {
+                kind,
+                written: None,
+            })
+        }
+    };
+    write_classic(&ds, kind, &out, args.no_fill)?;
+    Ok(GenOutcome {
+        kind,
+        written: Some(out),
+    })
+}
+
+/// Writes a parsed dataset as a classic-format file of the given kind.
+pub fn write_classic(
+    ds: &CdlDataset,
+    kind: Kind,
+    path: &Path,
+    no_fill: bool,
+) -> Result<(), GenError> {
+    let version = match kind {
+        Kind::Classic => Version::Cdf1,
+        Kind::Offset64 => Version::Cdf2,
+        Kind::Cdf5 => Version::Cdf5,
+        other => return Err(GenError::Unsupported(other)),
+    };
+    let fill = if no_fill {
+        FillMode::NoFill
+    } else {
+        FillMode::Fill
+    };
+    let mut w = ClassicWriter::create_with_schema(path, &ds.schema, version, fill)?;
+    for v in ds.schema.var_ids() {
+        let Some(values) = ds.var_data(v) else {
+            continue;
+        };
+        let shape = ds.schema.shape(v);
+        if shape.contains(&0) {
+            continue;
+        }
+        w.write(v, &Selection::all(&shape), values)?;
+    }
+    w.close()?;
+    Ok(())
+}
