@@ -230,7 +230,7 @@ fn flags_match_live_ncdump() {
         collect_classic(&c.join("scipy"), &mut all);
         collect_classic(&c.join("xarray"), &mut all);
         all.sort();
-        let step = (all.len() / 40).max(1);
+        let step = (all.len() / 20).max(1);
         files.extend(all.into_iter().step_by(step));
     }
     let flag_sets: &[&[&str]] = &[

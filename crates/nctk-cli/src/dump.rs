@@ -20,7 +20,7 @@ pub struct DumpArgs {
     /// Coordinate variable data and header information.
     #[arg(short = 'c')]
     pub coords_only: bool,
-    /// Data for variable(s) <var1>,... only.
+    /// Data for variable(s) `var1,...` only.
     #[arg(short = 'v', value_name = "var1[,...]")]
     pub vars: Option<String>,
     /// Brief annotations for C or Fortran indices in data.
@@ -50,7 +50,7 @@ pub struct DumpArgs {
     /// Output time data as date-time strings with ISO-8601 'T' separator.
     #[arg(short = 'i')]
     pub iso_times: bool,
-    /// Data and metadata for group(s) <grp1>,... only.
+    /// Data and metadata for group(s) `grp1,...` only.
     #[arg(short = 'g', value_name = "grp1[,...]")]
     pub groups: Option<String>,
     /// Output XML (NcML) instead of CDL.
@@ -194,7 +194,9 @@ mod tests {
 
     #[test]
     fn flags_map_to_options() {
-        let a = parse(&["-h", "-v", "a,b", "-b", "F", "-l", "40", "-p", "3,9", "-i", "x.nc"]);
+        let a = parse(&[
+            "-h", "-v", "a,b", "-b", "F", "-l", "40", "-p", "3,9", "-i", "x.nc",
+        ]);
         let o = a.to_options().unwrap();
         assert!(o.header_only);
         assert_eq!(o.vars, ["a", "b"]);

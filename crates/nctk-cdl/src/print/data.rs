@@ -18,8 +18,9 @@ use super::numbers::{push_g, push_g_f32, push_i64, push_u64, GStyle};
 use super::printf::{Arg, CFormat};
 use super::{DumpError, IndexLang, Printer, TimeStrings};
 
-/// Values read per block (8 MB of doubles).
-const BLOCK_VALUES: u64 = 1 << 20;
+/// Values read per block (512 KB of doubles: large reads, yet small
+/// enough for the allocator to reuse the memory).
+const BLOCK_VALUES: u64 = 1 << 16;
 
 /// The placeholder ncdump prints for fill values.
 const FILL: &[u8] = b"_";
@@ -334,6 +335,7 @@ impl<W: Write> Printer<'_, W> {
         fmt: impl Fn(&mut Vec<u8>, &T),
     ) -> Result<(), DumpError> {
         let mut scratch = Vec::with_capacity(64);
+        let full = self.opts.full_comments;
         for sel in BlockIter::new(&cur.shape) {
             let vals = self.read(v, &sel)?;
             let vals = extract(vals);
@@ -341,19 +343,22 @@ impl<W: Write> Printer<'_, W> {
                 if cur.col == 0 {
                     self.row_start(cur);
                 }
-                scratch.clear();
-                fmt(&mut scratch, x);
                 if cur.col + 1 < cur.ncols {
-                    if self.opts.full_comments {
-                        self.buf.extend_from_slice(&scratch);
+                    if full {
+                        fmt(&mut self.buf, x);
                         self.buf.extend_from_slice(b", ");
                         self.annotate(cur, cur.col);
                     } else {
-                        scratch.extend_from_slice(b", ");
-                        self.lput(&scratch);
+                        // lput, formatting in place.
+                        let start = self.buf.len();
+                        fmt(&mut self.buf, x);
+                        self.buf.extend_from_slice(b", ");
+                        self.lput_placed(start);
                     }
                     cur.col += 1;
                 } else {
+                    scratch.clear();
+                    fmt(&mut scratch, x);
                     self.row_end(cur, &mut scratch);
                     cur.next_row();
                 }

@@ -56,7 +56,8 @@ pub(crate) fn push_name(out: &mut Vec<u8>, name: &str) {
     }
 }
 
-/// `name` escaped as by [`push_name`], as a `String`.
+/// `name` with CDL escapes as ncdump writes names: a backslash before a
+/// leading digit and before special ASCII characters.
 pub fn escaped_name(name: &str) -> String {
     let mut v = Vec::with_capacity(name.len() + 4);
     push_name(&mut v, name);

@@ -279,6 +279,22 @@ impl<'a, W: Write> Printer<'a, W> {
         }
     }
 
+    /// [`lput`](Self::lput) for text already appended at `start..`:
+    /// inserts the line break before it when needed.
+    #[inline]
+    pub(crate) fn lput_placed(&mut self, start: usize) {
+        let nn = self.buf.len() - start;
+        if nn + self.linep > self.max_line_len && nn > 2 {
+            let mut brk = Vec::with_capacity(5 + self.indent);
+            brk.push(b'\n');
+            brk.extend(std::iter::repeat_n(b' ', self.indent));
+            brk.extend_from_slice(b"    ");
+            self.buf.splice(start..start, brk);
+            self.linep = 4 + self.indent;
+        }
+        self.linep += nn;
+    }
+
     /// The variables selected by `-v`, checked to exist (ncdump's
     /// `missing_vars`); `None` when every variable is wanted.
     fn resolve_vars(&self) -> Result<Option<Vec<VarId>>, DumpError> {

@@ -86,60 +86,146 @@ fn digits_exact(v: f64, n: usize) -> Decimal {
     d
 }
 
+/// Two-digit decimal strings "00".."99".
+const DIGIT_PAIRS: &[u8; 200] = b"0001020304050607080910111213141516171819\
+2021222324252627282930313233343536373839\
+4041424344454647484950515253545556575859\
+6061626364656667686970717273747576777879\
+8081828384858687888990919293949596979899";
+
+/// Writes the `n` low decimal digits of `v` (zero-padded) into `out[..n]`.
+fn write_digits(out: &mut [u8], mut v: u64, n: usize) {
+    let mut i = n;
+    while i >= 2 {
+        let d = (v % 100) as usize * 2;
+        v /= 100;
+        out[i - 2] = DIGIT_PAIRS[d];
+        out[i - 1] = DIGIT_PAIRS[d + 1];
+        i -= 2;
+    }
+    if i == 1 {
+        out[0] = b'0' + (v % 10) as u8;
+    }
+}
+
 /// Fast digits for a float value (exact in `f64`) when `n <= 9`, or
 /// `None` when the scaled value is too close to a rounding tie or out of
 /// the range of exact powers of ten.
-fn digits_fast(v: f64, n: usize) -> Option<Decimal> {
+fn digits_fast(v: f64, n: usize) -> Option<(u64, i32)> {
     debug_assert!((1..=9).contains(&n));
-    let mut e10 = v.log10().floor() as i32;
+    // v is normal as an f64 (every float is); 2^e2 <= v < 2^(e2 + 1).
+    let e2 = ((v.to_bits() >> 52) & 0x7ff) as i32 - 1023;
+    // floor(e2 * log10(2)): the decimal exponent or one less.
+    let mut e10 = (e2 * 78913) >> 18;
     let lo = POW10[n - 1];
     let hi = POW10[n];
+    let mut scaled = 0.0;
     for _ in 0..2 {
         let k = n as i32 - 1 - e10;
-        let scaled = if (0..=22).contains(&k) {
+        scaled = if (0..=22).contains(&k) {
             v * POW10[k as usize]
         } else if (-22..0).contains(&k) {
             v / POW10[(-k) as usize]
         } else {
             return None;
         };
-        if scaled < lo - 1.0 {
-            e10 -= 1;
-            continue;
+        if scaled < hi {
+            break;
         }
-        if scaled >= hi {
-            e10 += 1;
-            continue;
-        }
-        let fl = scaled.floor();
-        let frac = scaled - fl;
-        // The scaled value carries a relative error of at most 2^-53,
-        // i.e. under 1.2e-7 absolute for n <= 9.
-        if (frac - 0.5).abs() < 1e-6 {
-            return None;
-        }
-        let mut int = fl as u64 + u64::from(frac > 0.5);
-        let mut exp = e10;
-        if int < lo as u64 {
-            // The estimate of the exponent was one too high.
-            return None;
-        }
-        if int >= hi as u64 {
-            int /= 10;
-            exp += 1;
-        }
-        let mut d = Decimal {
-            digits: [b'0'; MAX_DIGITS],
-            exp,
-        };
-        for i in (0..n).rev() {
-            d.digits[i] = b'0' + (int % 10) as u8;
-            int /= 10;
-        }
-        return Some(d);
+        e10 += 1;
     }
-    None
+    if scaled >= hi {
+        return None;
+    }
+    let fl = scaled as u64;
+    let frac = scaled - fl as f64;
+    // The scaled value carries a relative error of at most 2^-53,
+    // i.e. under 1.2e-7 absolute for n <= 9.
+    if (frac - 0.5).abs() < 1e-6 {
+        return None;
+    }
+    let mut int = fl + u64::from(frac > 0.5);
+    if int < lo as u64 {
+        return None;
+    }
+    let mut exp = e10;
+    if int >= hi as u64 {
+        int /= 10;
+        exp += 1;
+    }
+    Some((int, exp))
 }
+
+/// `%g` layout of the `n`-digit integer `int` (first digit non-zero)
+/// with decimal exponent `x`, written straight into `o`.
+fn layout_int(o: &mut Small, int: u64, n: usize, x: i32, style: GStyle) {
+    let mut sig = n;
+    let mut s = int;
+    while s % 10 == 0 {
+        s /= 10;
+        sig -= 1;
+    }
+    let point = style == GStyle::KeepPoint;
+    if x < -4 || x >= n as i32 {
+        let rest = sig - 1;
+        let p10 = POW10_U64[rest];
+        o.push(b'0' + (s / p10) as u8);
+        if rest > 0 || point {
+            o.push(b'.');
+        }
+        o.digits(s % p10, rest);
+        o.push(b'e');
+        o.push(if x < 0 { b'-' } else { b'+' });
+        let ax = u64::from(x.unsigned_abs());
+        o.digits(ax, if ax >= 100 { 3 } else { 2 });
+    } else if x >= 0 {
+        let int_len = x as usize + 1;
+        if sig <= int_len {
+            o.digits(s, sig);
+            for _ in sig..int_len {
+                o.push(b'0');
+            }
+            if point {
+                o.push(b'.');
+            }
+        } else {
+            let p10 = POW10_U64[sig - int_len];
+            o.digits(s / p10, int_len);
+            o.push(b'.');
+            o.digits(s % p10, sig - int_len);
+        }
+    } else {
+        o.extend(b"0.");
+        for _ in 0..(-x - 1) {
+            o.push(b'0');
+        }
+        o.digits(s, sig);
+    }
+}
+
+/// Powers of ten as integers.
+const POW10_U64: [u64; 20] = [
+    1,
+    10,
+    100,
+    1_000,
+    10_000,
+    100_000,
+    1_000_000,
+    10_000_000,
+    100_000_000,
+    1_000_000_000,
+    10_000_000_000,
+    100_000_000_000,
+    1_000_000_000_000,
+    10_000_000_000_000,
+    100_000_000_000_000,
+    1_000_000_000_000_000,
+    10_000_000_000_000_000,
+    100_000_000_000_000_000,
+    1_000_000_000_000_000_000,
+    10_000_000_000_000_000_000,
+];
 
 /// Appends C's `%.{precision}g` (or its `KeepPoint` variant) of a finite `v`.
 pub(crate) fn push_g(out: &mut Vec<u8>, v: f64, precision: usize, style: GStyle) {
@@ -153,25 +239,75 @@ pub(crate) fn push_g_f32(out: &mut Vec<u8>, v: f32, precision: usize, style: GSt
 
 fn push_g_impl(out: &mut Vec<u8>, v: f64, precision: usize, style: GStyle, is_f32: bool) {
     let p = precision.clamp(1, MAX_DIGITS);
+    let mut o = Small::new();
     if v.is_sign_negative() {
-        out.push(b'-');
+        o.push(b'-');
     }
     let a = v.abs();
+    if is_f32 && p <= 9 && a != 0.0 {
+        if let Some((int, exp)) = digits_fast(a, p) {
+            layout_int(&mut o, int, p, exp, style);
+            o.append_to(out);
+            return;
+        }
+    }
     let d = if a == 0.0 {
         Decimal {
             digits: [b'0'; MAX_DIGITS],
             exp: 0,
         }
-    } else if is_f32 && p <= 9 {
-        digits_fast(a, p).unwrap_or_else(|| digits_exact(a, p))
     } else {
         digits_exact(a, p)
     };
-    layout_g(out, &d.digits[..p], d.exp, style);
+    layout_g(&mut o, &d.digits[..p], d.exp, style);
+    o.append_to(out);
+}
+
+/// A number's text, built on the stack and appended to the output once.
+struct Small {
+    buf: [u8; 96],
+    len: usize,
+}
+
+impl Small {
+    fn new() -> Small {
+        Small {
+            buf: [0; 96],
+            len: 0,
+        }
+    }
+    #[inline]
+    fn push(&mut self, c: u8) {
+        self.buf[self.len] = c;
+        self.len += 1;
+    }
+    #[inline]
+    fn extend(&mut self, s: &[u8]) {
+        self.buf[self.len..self.len + s.len()].copy_from_slice(s);
+        self.len += s.len();
+    }
+    /// Appends the `n` low decimal digits of `v`, zero-padded.
+    #[inline]
+    fn digits(&mut self, v: u64, n: usize) {
+        write_digits(&mut self.buf[self.len..self.len + n], v, n);
+        self.len += n;
+    }
+    /// Appends the text to `out` with one fixed-size copy (no call to
+    /// `memmove` for a variable length) when it is short.
+    #[inline]
+    fn append_to(&self, out: &mut Vec<u8>) {
+        if self.len <= 32 {
+            let keep = out.len() + self.len;
+            out.extend_from_slice(&self.buf[..32]);
+            out.truncate(keep);
+        } else {
+            out.extend_from_slice(&self.buf[..self.len]);
+        }
+    }
 }
 
 /// Lays out rounded digits by `%g`'s rules.
-fn layout_g(out: &mut Vec<u8>, digits: &[u8], x: i32, style: GStyle) {
+fn layout_g(out: &mut Small, digits: &[u8], x: i32, style: GStyle) {
     let p = digits.len() as i32;
     if x < -4 || x >= p {
         // Exponential: d.ddd e±XX
@@ -179,20 +315,22 @@ fn layout_g(out: &mut Vec<u8>, digits: &[u8], x: i32, style: GStyle) {
         push_fraction(out, &digits[1..], style);
         out.push(b'e');
         out.push(if x < 0 { b'-' } else { b'+' });
-        let ax = x.unsigned_abs();
-        if ax < 10 {
-            out.push(b'0');
-        }
-        push_u64(out, u64::from(ax));
+        let ax = x.unsigned_abs() as u64;
+        let n = if ax >= 100 { 3 } else { 2 };
+        let mut b = [0u8; 3];
+        write_digits(&mut b, ax, n);
+        out.extend(&b[..n]);
     } else if x >= 0 {
         let int_len = (x + 1) as usize;
-        out.extend_from_slice(&digits[..int_len]);
+        out.extend(&digits[..int_len]);
         push_fraction(out, &digits[int_len..], style);
     } else {
         // 0.000ddd: the first digit is non-zero (zero takes the x >= 0 branch).
-        out.extend_from_slice(b"0.");
-        out.extend(std::iter::repeat_n(b'0', (-x - 1) as usize));
-        out.extend_from_slice(&digits[..trimmed_len(digits)]);
+        out.extend(b"0.");
+        for _ in 0..(-x - 1) {
+            out.push(b'0');
+        }
+        out.extend(&digits[..trimmed_len(digits)]);
     }
 }
 
@@ -203,27 +341,25 @@ fn trimmed_len(digits: &[u8]) -> usize {
 
 /// Appends `.` and the fraction digits without trailing zeros; with
 /// `Plain` the point goes too when nothing follows it.
-fn push_fraction(out: &mut Vec<u8>, frac: &[u8], style: GStyle) {
+fn push_fraction(out: &mut Small, frac: &[u8], style: GStyle) {
     let keep = trimmed_len(frac);
     if keep > 0 || style == GStyle::KeepPoint {
         out.push(b'.');
     }
-    out.extend_from_slice(&frac[..keep]);
+    out.extend(&frac[..keep]);
 }
 
 /// Appends the decimal digits of `v`.
-pub(crate) fn push_u64(out: &mut Vec<u8>, mut v: u64) {
-    let mut buf = [0u8; 20];
-    let mut i = buf.len();
-    loop {
-        i -= 1;
-        buf[i] = b'0' + (v % 10) as u8;
-        v /= 10;
-        if v == 0 {
-            break;
-        }
+pub(crate) fn push_u64(out: &mut Vec<u8>, v: u64) {
+    let mut n = 1;
+    let mut t = v;
+    while t >= 10 {
+        t /= 10;
+        n += 1;
     }
-    out.extend_from_slice(&buf[i..]);
+    let mut buf = [0u8; 20];
+    write_digits(&mut buf, v, n);
+    out.extend_from_slice(&buf[..n]);
 }
 
 /// Appends the decimal digits of `v`, with a `-` when negative.

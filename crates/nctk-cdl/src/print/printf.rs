@@ -109,10 +109,16 @@ impl CFormat {
         }
         f.conv = conv;
         let rest = &b[i + 1..];
-        if rest.windows(2).any(|w| w[0] == b'%' && w[1] != b'%')
-            && rest.iter().filter(|&&c| c == b'%').count() % 2 == 1
-        {
-            return None;
+        // A second conversion is not supported.
+        let mut k = 0;
+        while k < rest.len() {
+            if rest[k] == b'%' {
+                if rest.get(k + 1) != Some(&b'%') {
+                    return None;
+                }
+                k += 1;
+            }
+            k += 1;
         }
         f.suffix = literal(rest);
         Some(f)
@@ -222,7 +228,7 @@ impl CFormat {
         }
         let sign = if neg {
             "-"
-        } else if self.plus && matches!(self.conv, b'd' | b'i') || self.plus && float_conv {
+        } else if self.plus && (matches!(self.conv, b'd' | b'i') || float_conv) {
             "+"
         } else if self.space && (matches!(self.conv, b'd' | b'i') || float_conv) {
             " "
@@ -268,7 +274,7 @@ mod tests {
         assert_eq!(f("%.3f", Arg::Float(2.0 / 3.0)), "0.667");
         assert_eq!(f("%5d", Arg::Int(-42)), "  -42");
         assert_eq!(f("%-5d|", Arg::Int(42)), "42   |");
-        assert_eq!(f("%05.1f", Arg::Float(3.14159)), "003.1");
+        assert_eq!(f("%05.1f", Arg::Float(1.25)), "001.2");
         assert_eq!(f("%g", Arg::Float(1e-5)), "1e-05");
         assert_eq!(f("%.2e", Arg::Float(12345.0)), "1.23e+04");
         assert_eq!(f("%x", Arg::Int(255)), "ff");
