@@ -1,5 +1,6 @@
-//! CDL, the text form of netCDF: a parser (CDL text to the model) and a
-//! printer that writes what netCDF-C's `ncdump` writes ([`print`]).
+//! CDL, the text form of netCDF: a parser (CDL text to the model, [`parse`](mod@parse),
+//! the front half of ncgen) and a printer that writes what netCDF-C's
+//! `ncdump` writes ([`print`](mod@print)).
 
 pub mod parse;
 pub mod print;

@@ -10,7 +10,7 @@
 //! # Ok::<(), nctk_cdl::parse::CdlError>(())
 //! ```
 //!
-//! The pipeline is [`lexer`](self) (tokens with positions), parser (syntax
+//! The pipeline is lexer (tokens with positions), parser (syntax
 //! tree), semantics (names, types, special attributes) and data (value
 //! lists to typed, fill-padded arrays), each following what netCDF-C 4.9's
 //! `ncgen` does. [`check_format`] then says whether a given output kind can
