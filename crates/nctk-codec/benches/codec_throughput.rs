@@ -143,6 +143,12 @@ fn main() {
         ),
     ];
     let ctx = CodecContext::from_dtype("<f4");
+    let dir = std::env::temp_dir().join(format!("nctk-codec-bench-{}", std::process::id()));
+    let data_file = std::fs::create_dir_all(&dir)
+        .and_then(|_| std::fs::write(dir.join("data.bin"), &data))
+        .map(|_| dir.join("data.bin"))
+        .ok();
+    let mut py: Option<Vec<Value>> = data_file.as_ref().map(|_| Vec::new());
     let mut rows = Vec::new();
     for (name, cfg, bytes) in &cases {
         let codec = Codec::from_json_with(cfg, &ctx).expect("codec");
@@ -171,10 +177,17 @@ fn main() {
             dec,
             size: encoded.iter().map(Vec::len).sum(),
         });
+        // numcodecs right after, so both see the same machine load.
+        if let (Some(f), Some(p)) = (&data_file, py.as_mut()) {
+            match run_numcodecs(f, cfg, *bytes) {
+                Some(v) => p.push(v),
+                None => py = None,
+            }
+        }
         eprintln!("{name}: done");
     }
+    let _ = std::fs::remove_dir_all(&dir);
 
-    let py = run_numcodecs(&data, &cases);
     println!(
         "\n{} MB of float32 (1440x721 grid, smooth + noise), {} MiB chunks, one core.\n",
         mb * 1048576 / 1_000_000,
@@ -216,37 +229,24 @@ fn main() {
     }
 }
 
-fn run_numcodecs(data: &[u8], cases: &[(&str, Value, usize)]) -> Option<Vec<Value>> {
-    let dir = std::env::temp_dir().join(format!("nctk-codec-bench-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).ok()?;
-    let path = dir.join("data.bin");
-    std::fs::write(&path, data).ok()?;
-    let cfgs: Vec<Value> = cases
-        .iter()
-        .map(|(_, c, n)| {
-            let mut c = c.clone();
-            c["_bytes"] = json!(n);
-            c
-        })
-        .collect();
+fn run_numcodecs(path: &std::path::Path, cfg: &Value, bytes: usize) -> Option<Value> {
+    let mut c = cfg.clone();
+    c["_bytes"] = json!(bytes);
     let out = Command::new("python3")
         .arg("-c")
         .arg(PY)
-        .arg(&path)
+        .arg(path)
         .arg(CHUNK.to_string())
-        .arg(serde_json::to_string(&cfgs).ok()?)
+        .arg(serde_json::to_string(&[c]).ok()?)
         .output();
-    let _ = std::fs::remove_dir_all(&dir);
     match out {
-        Ok(o) if o.status.success() => serde_json::from_slice(&o.stdout).ok(),
+        Ok(o) if o.status.success() => {
+            let v: Vec<Value> = serde_json::from_slice(&o.stdout).ok()?;
+            v.into_iter().next()
+        }
         Ok(o) => {
-            eprintln!(
-                "numcodecs comparison skipped: {}",
-                String::from_utf8_lossy(&o.stderr)
-                    .lines()
-                    .last()
-                    .unwrap_or("")
-            );
+            let err = String::from_utf8_lossy(&o.stderr);
+            eprintln!("numcodecs comparison skipped: {}", err.lines().last().unwrap_or(""));
             None
         }
         Err(e) => {
