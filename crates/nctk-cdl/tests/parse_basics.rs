@@ -154,3 +154,20 @@ fn errors_have_positions_and_never_panic() {
         assert!(!e.to_string().is_empty());
     }
 }
+
+#[test]
+fn deep_nesting_and_long_strings_are_bounded() {
+    let deep = format!(
+        "netcdf a {{ variables: int v ; data: v = {}1{} ; }}",
+        "{".repeat(100_000),
+        "}".repeat(100_000)
+    );
+    assert!(parse(&deep).is_err());
+    let long = format!(
+        "netcdf a {{ variables: float v ; data: v = \"{}\" ; }}",
+        "1".repeat(1_000_000)
+    );
+    assert!(parse(&long).is_ok());
+    let utf = "netcdf a { variables: int v ; data: v = \"ééééééééééééééééééééééééééééééééééééééééééé\" ; }";
+    assert!(parse(utf).is_ok());
+}

@@ -448,6 +448,7 @@ pub(crate) fn push_opaque(out: &mut Values, hex: &str) -> bool {
 
 fn leading_int(s: &str) -> Option<i128> {
     let s = s.trim_start();
+    let s = &s[..s.char_indices().nth(40).map_or(s.len(), |(i, _)| i)];
     let end = s
         .char_indices()
         .take_while(|(i, c)| c.is_ascii_digit() || (*i == 0 && (*c == '-' || *c == '+')))
@@ -458,6 +459,12 @@ fn leading_int(s: &str) -> Option<i128> {
 
 fn leading_float(s: &str) -> Option<f64> {
     let s = s.trim_start();
+    let n = s
+        .bytes()
+        .take(64)
+        .take_while(|b| b.is_ascii_digit() || b"+-.eE".contains(b))
+        .count();
+    let s = &s[..n];
     (1..=s.len())
         .rev()
         .filter(|&i| s.is_char_boundary(i))

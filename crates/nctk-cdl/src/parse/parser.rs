@@ -7,13 +7,21 @@ use super::lexer::{Tok, Token};
 
 /// Parses a token stream (ending with `Eof`) into a syntax tree.
 pub(crate) fn parse_tokens(tokens: &[Token]) -> Result<Ast, CdlError> {
-    let mut p = Parser { t: tokens, i: 0 };
+    let mut p = Parser {
+        t: tokens,
+        i: 0,
+        depth: 0,
+    };
     p.file()
 }
+
+/// Deepest nesting of groups and `{...}` lists accepted (bounds recursion).
+const MAX_DEPTH: usize = 256;
 
 struct Parser<'a> {
     t: &'a [Token],
     i: usize,
+    depth: usize,
 }
 
 fn describe(tok: &Tok) -> String {
@@ -90,7 +98,25 @@ impl<'a> Parser<'a> {
         Ok(Ast { name, root })
     }
 
+    fn enter(&mut self) -> Result<(), CdlError> {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            return Err(CdlError::syntax(
+                self.pos(),
+                "groups or {...} lists nested too deeply",
+            ));
+        }
+        Ok(())
+    }
+
     fn group_body(&mut self, g: &mut GroupAst) -> Result<(), CdlError> {
+        self.enter()?;
+        let r = self.group_body_inner(g);
+        self.depth -= 1;
+        r
+    }
+
+    fn group_body_inner(&mut self, g: &mut GroupAst) -> Result<(), CdlError> {
         while self.starts_attr() {
             let a = self.attr_decl()?;
             g.items.push(Item::Attr(a));
@@ -375,7 +401,9 @@ impl<'a> Parser<'a> {
         let d = match self.peek() {
             Tok::LBrace => {
                 self.next();
+                self.enter()?;
                 let inner = self.data_list()?;
+                self.depth -= 1;
                 self.expect(&Tok::RBrace, "`}`")?;
                 return Ok(Datum::List(inner, pos));
             }
