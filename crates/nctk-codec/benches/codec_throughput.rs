@@ -246,7 +246,10 @@ fn run_numcodecs(path: &std::path::Path, cfg: &Value, bytes: usize) -> Option<Va
         }
         Ok(o) => {
             let err = String::from_utf8_lossy(&o.stderr);
-            eprintln!("numcodecs comparison skipped: {}", err.lines().last().unwrap_or(""));
+            eprintln!(
+                "numcodecs comparison skipped: {}",
+                err.lines().last().unwrap_or("")
+            );
             None
         }
         Err(e) => {
