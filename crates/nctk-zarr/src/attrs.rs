@@ -87,14 +87,22 @@ pub fn infer(value: &Value) -> Values {
         other => vec![other],
     };
     if elems.iter().all(|e| e.is_boolean()) {
-        return Values::UByte(elems.iter().map(|e| u8::from(e.as_bool() == Some(true))).collect());
+        return Values::UByte(
+            elems
+                .iter()
+                .map(|e| u8::from(e.as_bool() == Some(true)))
+                .collect(),
+        );
     }
     if !elems.iter().all(|e| e.is_number()) {
         return json_text(value);
     }
     let dtype = if elems.iter().any(|e| e.is_f64()) {
         DataType::Double
-    } else if elems.iter().all(|e| e.as_i64().is_some_and(|i| i32::try_from(i).is_ok())) {
+    } else if elems
+        .iter()
+        .all(|e| e.as_i64().is_some_and(|i| i32::try_from(i).is_ok()))
+    {
         DataType::Int
     } else if elems.iter().all(|e| e.as_i64().is_some()) {
         DataType::Int64
@@ -114,8 +122,14 @@ mod tests {
     #[test]
     fn inference_follows_netcdf_c() {
         assert_eq!(infer(&json!(1)), Values::Int(vec![1]));
-        assert_eq!(infer(&json!(5000000000i64)), Values::Int64(vec![5000000000]));
-        assert_eq!(infer(&json!(18446744073709551615u64)), Values::UInt64(vec![u64::MAX]));
+        assert_eq!(
+            infer(&json!(5000000000i64)),
+            Values::Int64(vec![5000000000])
+        );
+        assert_eq!(
+            infer(&json!(18446744073709551615u64)),
+            Values::UInt64(vec![u64::MAX])
+        );
         assert_eq!(infer(&json!(2.5)), Values::Double(vec![2.5]));
         assert_eq!(infer(&json!(true)), Values::UByte(vec![1]));
         assert_eq!(infer(&json!("hé")), Values::text("hé"));
@@ -126,12 +140,21 @@ mod tests {
 
     #[test]
     fn typed_values() {
-        assert_eq!(to_values(&json!([1, 2]), Some("<i2")), Values::Short(vec![1, 2]));
+        assert_eq!(
+            to_values(&json!([1, 2]), Some("<i2")),
+            Values::Short(vec![1, 2])
+        );
         assert_eq!(to_values(&json!("abc"), Some(">S1")), Values::text("abc"));
         assert_eq!(to_values(&json!("abc"), Some("<U1")), Values::text("abc"));
-        assert_eq!(to_values(&json!(["a", "b"]), Some("|S8")), Values::String(vec!["a".into(), "b".into()]));
+        assert_eq!(
+            to_values(&json!(["a", "b"]), Some("|S8")),
+            Values::String(vec!["a".into(), "b".into()])
+        );
         assert_eq!(to_values(&json!("NaN"), Some("<f8")).len(), 1);
-        assert_eq!(to_values(&json!({"a": 1}), Some("|J0")), Values::text(r#"{"a":1}"#));
+        assert_eq!(
+            to_values(&json!({"a": 1}), Some("|J0")),
+            Values::text(r#"{"a":1}"#)
+        );
         // A value that does not fit its recorded type falls back to inference.
         assert_eq!(to_values(&json!(300), Some("<i1")), Values::Int(vec![300]));
     }

@@ -52,7 +52,11 @@ impl Cell {
             DtypeKind::Bool => Cell::Bool,
             DtypeKind::Float if d.n == 2 => Cell::Half { big },
             DtypeKind::Float => Cell::Number {
-                dtype: if d.n == 4 { DataType::Float } else { DataType::Double },
+                dtype: if d.n == 4 {
+                    DataType::Float
+                } else {
+                    DataType::Double
+                },
                 big,
             },
             DtypeKind::Int | DtypeKind::UInt => {
@@ -157,11 +161,16 @@ impl Cell {
                 v.to_bytes(big)
             }
             Cell::Half { big } => {
-                let Values::Float(f) = json_number_as(fill, DataType::Float).ok_or_else(bad)? else {
+                let Values::Float(f) = json_number_as(fill, DataType::Float).ok_or_else(bad)?
+                else {
                     return Err(bad());
                 };
                 let h = f32_to_half(f[0]);
-                if big { h.to_be_bytes().to_vec() } else { h.to_le_bytes().to_vec() }
+                if big {
+                    h.to_be_bytes().to_vec()
+                } else {
+                    h.to_le_bytes().to_vec()
+                }
             }
             Cell::Bool => match fill {
                 Value::Bool(b) => vec![u8::from(*b)],
@@ -177,7 +186,9 @@ impl Cell {
                     Value::String(s) => base64::engine::general_purpose::STANDARD
                         .decode(s)
                         .unwrap_or_else(|_| s.as_bytes().to_vec()),
-                    Value::Number(n) => vec![n.as_u64().filter(|&x| x < 256).ok_or_else(bad)? as u8],
+                    Value::Number(n) => {
+                        vec![n.as_u64().filter(|&x| x < 256).ok_or_else(bad)? as u8]
+                    }
                     _ => return Err(bad()),
                 };
                 bytes.resize(w, 0);
@@ -190,7 +201,11 @@ impl Cell {
                 let mut out = Vec::with_capacity(n * 4);
                 for c in s.chars().take(n) {
                     let u = c as u32;
-                    out.extend_from_slice(&if big { u.to_be_bytes() } else { u.to_le_bytes() });
+                    out.extend_from_slice(&if big {
+                        u.to_be_bytes()
+                    } else {
+                        u.to_le_bytes()
+                    });
                 }
                 out.resize(n * 4, 0);
                 out
@@ -204,7 +219,11 @@ fn utf32_to_string(c: &[u8], big: bool) -> String {
     c.chunks_exact(4)
         .map(|b| {
             let a = [b[0], b[1], b[2], b[3]];
-            if big { u32::from_be_bytes(a) } else { u32::from_le_bytes(a) }
+            if big {
+                u32::from_be_bytes(a)
+            } else {
+                u32::from_le_bytes(a)
+            }
         })
         .take_while(|&u| u != 0)
         .map(|u| char::from_u32(u).unwrap_or('\u{fffd}'))
@@ -217,7 +236,11 @@ pub fn narrow_utf32(chunk: &[u8], big: bool) -> Vec<u8> {
         .chunks_exact(4)
         .map(|b| {
             let a = [b[0], b[1], b[2], b[3]];
-            let u = if big { u32::from_be_bytes(a) } else { u32::from_le_bytes(a) };
+            let u = if big {
+                u32::from_be_bytes(a)
+            } else {
+                u32::from_le_bytes(a)
+            };
             u8::try_from(u).unwrap_or(b'?')
         })
         .collect()
@@ -336,7 +359,13 @@ mod tests {
 
     #[test]
     fn halves() {
-        for (h, f) in [(0x3c00u16, 1.0f32), (0xc000, -2.0), (0x3e00, 1.5), (0x0001, 5.960_464_5e-8), (0x7c00, f32::INFINITY)] {
+        for (h, f) in [
+            (0x3c00u16, 1.0f32),
+            (0xc000, -2.0),
+            (0x3e00, 1.5),
+            (0x0001, 5.960_464_5e-8),
+            (0x7c00, f32::INFINITY),
+        ] {
             assert_eq!(half_to_f32(h), f);
             assert_eq!(f32_to_half(f), h);
         }
@@ -345,12 +374,33 @@ mod tests {
 
     #[test]
     fn fills() {
-        let c = Cell::Number { dtype: DataType::UInt64, big: false };
-        assert_eq!(c.fill_bytes(&serde_json::json!(18446744073709551615u64)).unwrap().unwrap(), vec![255; 8]);
-        let f = Cell::Number { dtype: DataType::Double, big: true };
-        assert!(f64::from_be_bytes(f.fill_bytes(&serde_json::json!("NaN")).unwrap().unwrap().try_into().unwrap()).is_nan());
+        let c = Cell::Number {
+            dtype: DataType::UInt64,
+            big: false,
+        };
+        assert_eq!(
+            c.fill_bytes(&serde_json::json!(18446744073709551615u64))
+                .unwrap()
+                .unwrap(),
+            vec![255; 8]
+        );
+        let f = Cell::Number {
+            dtype: DataType::Double,
+            big: true,
+        };
+        assert!(f64::from_be_bytes(
+            f.fill_bytes(&serde_json::json!("NaN"))
+                .unwrap()
+                .unwrap()
+                .try_into()
+                .unwrap()
+        )
+        .is_nan());
         assert!(c.fill_bytes(&serde_json::json!(-1)).is_err());
         let s = Cell::FixedBytes { n: 4 };
-        assert_eq!(s.fill_bytes(&serde_json::json!("YWI=")).unwrap().unwrap(), b"ab\0\0");
+        assert_eq!(
+            s.fill_bytes(&serde_json::json!("YWI=")).unwrap().unwrap(),
+            b"ab\0\0"
+        );
     }
 }

@@ -75,7 +75,11 @@ mod tests {
 
     #[test]
     fn python_tokens() {
-        let v = parse("k", br#"{"a": NaN, "b": [Infinity, -Infinity], "c": "NaN x"}"#).unwrap();
+        let v = parse(
+            "k",
+            br#"{"a": NaN, "b": [Infinity, -Infinity], "c": "NaN x"}"#,
+        )
+        .unwrap();
         assert_eq!(v["a"], "NaN");
         assert_eq!(v["b"][1], "-Infinity");
         assert_eq!(v["c"], "NaN x");

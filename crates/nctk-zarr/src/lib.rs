@@ -27,7 +27,9 @@ mod read;
 mod reader;
 pub mod url;
 
-pub use attrs::{infer as infer_attribute, is_hidden as is_hidden_attribute, to_values as attribute_values};
+pub use attrs::{
+    infer as infer_attribute, is_hidden as is_hidden_attribute, to_values as attribute_values,
+};
 pub use error::ZarrError;
 pub use open::{open_path, open_store, StoreBackend};
 pub use reader::{ZarrOptions, ZarrReader};

@@ -158,7 +158,18 @@ mod tests {
         assert_eq!(Dtype::parse(">U3").unwrap().itemsize(), 12);
         assert_eq!(Dtype::parse("|S1").unwrap().kind, DtypeKind::Bytes);
         assert!(Dtype::parse("|b1").is_some());
-        for bad in ["", "<", "<f", "<f3", "<i16", "<c8", "<M8", "|S0", "<i4x", "|S99999999999"] {
+        for bad in [
+            "",
+            "<",
+            "<f",
+            "<f3",
+            "<i16",
+            "<c8",
+            "<M8",
+            "|S0",
+            "<i4x",
+            "|S99999999999",
+        ] {
             assert!(Dtype::parse(bad).is_none(), "{bad}");
         }
     }
@@ -172,6 +183,9 @@ mod tests {
         )
         .unwrap();
         assert!(v.extra.contains_key("_NCZARR_ARRAY"));
-        assert!(serde_json::from_str::<ZArray>(r#"{"zarr_format":2,"shape":[-1],"chunks":[1],"dtype":"<i4"}"#).is_err());
+        assert!(serde_json::from_str::<ZArray>(
+            r#"{"zarr_format":2,"shape":[-1],"chunks":[1],"dtype":"<i4"}"#
+        )
+        .is_err());
     }
 }

@@ -52,8 +52,11 @@ pub struct ArrayInfo {
 /// The value of `name` in the first map holding it, matching case-insensitively.
 pub fn lookup<'a>(maps: &[&'a Map<String, Value>], name: &str) -> Option<&'a Value> {
     maps.iter().find_map(|m| {
-        m.get(name)
-            .or_else(|| m.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v))
+        m.get(name).or_else(|| {
+            m.iter()
+                .find(|(k, _)| k.eq_ignore_ascii_case(name))
+                .map(|(_, v)| v)
+        })
     })
 }
 
@@ -67,23 +70,30 @@ fn strings(key: &str, what: &str, v: Option<&Value>) -> Result<Vec<String>, Zarr
         Some(Value::Array(a)) => a
             .iter()
             .map(|x| {
-                x.as_str()
-                    .map(str::to_string)
-                    .ok_or_else(|| ZarrError::meta(key, format!("{what}: expected a list of names, found {x}")))
+                x.as_str().map(str::to_string).ok_or_else(|| {
+                    ZarrError::meta(key, format!("{what}: expected a list of names, found {x}"))
+                })
             })
             .collect(),
-        Some(other) => Err(ZarrError::meta(key, format!("{what}: expected a list, found {other}"))),
+        Some(other) => Err(ZarrError::meta(
+            key,
+            format!("{what}: expected a list, found {other}"),
+        )),
     }
 }
 
 fn unsigned(v: &Value) -> Option<u64> {
-    v.as_u64().or_else(|| v.as_str().and_then(|s| s.trim().parse().ok()))
+    v.as_u64()
+        .or_else(|| v.as_str().and_then(|s| s.trim().parse().ok()))
 }
 
 /// Parses an `_nczarr_group` / `_NCZARR_GROUP` / `.nczgroup` object.
 pub fn parse_group(key: &str, v: &Value) -> Result<GroupInfo, ZarrError> {
     let Value::Object(obj) = v else {
-        return Err(ZarrError::meta(key, "NCZarr group metadata is not an object"));
+        return Err(ZarrError::meta(
+            key,
+            "NCZarr group metadata is not an object",
+        ));
     };
     let mut dims = vec![];
     match field(obj, &["dimensions", "dims"]) {
@@ -93,17 +103,30 @@ pub fn parse_group(key: &str, v: &Value) -> Result<GroupInfo, ZarrError> {
                 let (size, unlimited) = match spec {
                     Value::Object(s) => (
                         s.get("size").and_then(unsigned),
-                        s.get("unlimited").is_some_and(|u| u.as_u64() == Some(1) || u.as_bool() == Some(true)),
+                        s.get("unlimited")
+                            .is_some_and(|u| u.as_u64() == Some(1) || u.as_bool() == Some(true)),
                     ),
                     other => (unsigned(other), false),
                 };
                 let size = size.ok_or_else(|| {
-                    ZarrError::meta(key, format!("dimension {name:?}: size is not a non-negative integer: {spec}"))
+                    ZarrError::meta(
+                        key,
+                        format!("dimension {name:?}: size is not a non-negative integer: {spec}"),
+                    )
                 })?;
-                dims.push(DimInfo { name: name.clone(), size, unlimited });
+                dims.push(DimInfo {
+                    name: name.clone(),
+                    size,
+                    unlimited,
+                });
             }
         }
-        Some(other) => return Err(ZarrError::meta(key, format!("dimensions: expected an object, found {other}"))),
+        Some(other) => {
+            return Err(ZarrError::meta(
+                key,
+                format!("dimensions: expected an object, found {other}"),
+            ))
+        }
     }
     Ok(GroupInfo {
         dims,
@@ -115,12 +138,21 @@ pub fn parse_group(key: &str, v: &Value) -> Result<GroupInfo, ZarrError> {
 /// Parses an `_nczarr_array` / `_NCZARR_ARRAY` / `.nczarray` object.
 pub fn parse_array(key: &str, v: &Value) -> Result<ArrayInfo, ZarrError> {
     let Value::Object(obj) = v else {
-        return Err(ZarrError::meta(key, "NCZarr array metadata is not an object"));
+        return Err(ZarrError::meta(
+            key,
+            "NCZarr array metadata is not an object",
+        ));
     };
-    let scalar = obj.get("scalar").is_some_and(|s| s.as_u64() == Some(1) || s.as_bool() == Some(true))
+    let scalar = obj
+        .get("scalar")
+        .is_some_and(|s| s.as_u64() == Some(1) || s.as_bool() == Some(true))
         || obj.get("storage").and_then(Value::as_str) == Some("scalar");
     Ok(ArrayInfo {
-        dimrefs: strings(key, "dimension_references", field(obj, &["dimension_references", "dimrefs"]))?,
+        dimrefs: strings(
+            key,
+            "dimension_references",
+            field(obj, &["dimension_references", "dimrefs"]),
+        )?,
         scalar,
     })
 }
@@ -155,9 +187,17 @@ mod tests {
     #[test]
     fn all_group_spellings() {
         let new = parse_group("k", &json!({"dimensions": {"t": {"size": 2, "unlimited": 1}, "x": 3}, "arrays": ["v"], "groups": ["g"]})).unwrap();
-        assert_eq!(new.dims[0], DimInfo { name: "t".into(), size: 2, unlimited: true });
+        assert_eq!(
+            new.dims[0],
+            DimInfo {
+                name: "t".into(),
+                size: 2,
+                unlimited: true
+            }
+        );
         assert_eq!(new.dims[1].size, 3);
-        let old = parse_group("k", &json!({"dims": {"x": 3}, "vars": ["v"], "groups": []})).unwrap();
+        let old =
+            parse_group("k", &json!({"dims": {"x": 3}, "vars": ["v"], "groups": []})).unwrap();
         assert_eq!(old.arrays, ["v"]);
         assert!(parse_group("k", &json!({"dims": {"x": -1}})).is_err());
         assert!(parse_group("k", &json!([1])).is_err());

@@ -32,7 +32,10 @@ impl ArrayMeta {
             return "0".into();
         }
         let sep = self.separator.to_string();
-        idx.iter().map(u64::to_string).collect::<Vec<_>>().join(&sep)
+        idx.iter()
+            .map(u64::to_string)
+            .collect::<Vec<_>>()
+            .join(&sep)
     }
 
     /// Elements per chunk (checked).
@@ -50,7 +53,7 @@ fn dim_chunks(start: u64, count: u64, stride: u64, chunk: u64) -> Vec<(u64, u64,
         let i = start + j * stride;
         let c = i / chunk;
         let chunk_end = (c + 1) * chunk; // exclusive index bound of this chunk
-        // Last j with start + j*stride < chunk_end.
+                                         // Last j with start + j*stride < chunk_end.
         let last = (chunk_end - 1 - start) / stride;
         let hi = (last + 1).min(count);
         out.push((c, j, hi));
@@ -70,17 +73,20 @@ pub(crate) fn read_selection<S: ReadableStore + ?Sized>(
         var: var.to_string(),
         reason: format!("{what} overflows"),
     };
-    let n = sel.num_elements().ok_or_else(|| too_large("number of selected values"))?;
+    let n = sel
+        .num_elements()
+        .ok_or_else(|| too_large("number of selected values"))?;
     let width = meta.cell.width();
     let total = usize::try_from(n)
         .ok()
         .and_then(|n| n.checked_mul(width))
         .ok_or_else(|| too_large("size of the selection in bytes"))?;
     let mut out: Vec<u8> = Vec::new();
-    out.try_reserve_exact(total).map_err(|_| ZarrError::TooLarge {
-        var: var.to_string(),
-        reason: format!("cannot allocate {total} bytes for the selection"),
-    })?;
+    out.try_reserve_exact(total)
+        .map_err(|_| ZarrError::TooLarge {
+            var: var.to_string(),
+            reason: format!("cannot allocate {total} bytes for the selection"),
+        })?;
     for _ in 0..n {
         out.extend_from_slice(&meta.fill);
     }
@@ -120,7 +126,17 @@ pub(crate) fn read_selection<S: ReadableStore + ?Sized>(
         let key = meta.prefix.key(&meta.chunk_key(&idx))?;
         if let Some(raw) = store.get(&key)? {
             let data = decode_chunk(meta, &key.to_string(), &raw, chunk_bytes, chunk_elems)?;
-            copy_chunk(meta, sel, &per_dim, &pick, &idx, &out_stride, &chunk_stride, &data, &mut out);
+            copy_chunk(
+                meta,
+                sel,
+                &per_dim,
+                &pick,
+                &idx,
+                &out_stride,
+                &chunk_stride,
+                &data,
+                &mut out,
+            );
         }
         // Advance.
         let mut d = rank;
@@ -176,7 +192,8 @@ fn decode_chunk(
         Some(p) => {
             let len = usize::try_from(chunk_bytes).map_err(|_| size_err(raw.len()))?;
             let mut buf = Vec::new();
-            buf.try_reserve_exact(len).map_err(|_| size_err(raw.len()))?;
+            buf.try_reserve_exact(len)
+                .map_err(|_| size_err(raw.len()))?;
             buf.resize(len, 0);
             p.decode_into(raw, &mut buf).map_err(|e| ZarrError::Codec {
                 key: key.to_string(),
@@ -256,8 +273,14 @@ mod tests {
 
     #[test]
     fn chunks_per_dimension() {
-        assert_eq!(dim_chunks(0, 10, 1, 4), vec![(0, 0, 4), (1, 4, 8), (2, 8, 10)]);
-        assert_eq!(dim_chunks(3, 3, 5, 4), vec![(0, 0, 1), (2, 1, 2), (3, 2, 3)]);
+        assert_eq!(
+            dim_chunks(0, 10, 1, 4),
+            vec![(0, 0, 4), (1, 4, 8), (2, 8, 10)]
+        );
+        assert_eq!(
+            dim_chunks(3, 3, 5, 4),
+            vec![(0, 0, 1), (2, 1, 2), (3, 2, 3)]
+        );
         assert_eq!(dim_chunks(5, 0, 1, 4), vec![]);
     }
 }

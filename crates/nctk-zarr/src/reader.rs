@@ -95,7 +95,10 @@ impl Builder<'_> {
         match self.json(k)? {
             None => Ok(None),
             Some(Value::Object(m)) => Ok(Some(m)),
-            Some(other) => Err(ZarrError::meta(k, format!("expected a JSON object, found {}", kind(&other)))),
+            Some(other) => Err(ZarrError::meta(
+                k,
+                format!("expected a JSON object, found {}", kind(&other)),
+            )),
         }
     }
 
@@ -103,7 +106,12 @@ impl Builder<'_> {
         Ok(self.object(&prefix.key(".zattrs")?)?.unwrap_or_default())
     }
 
-    fn attr_types(&self, prefix: &StorePrefix, zattrs: &Map<String, Value>, extra: &Map<String, Value>) -> Result<HashMap<String, String>, ZarrError> {
+    fn attr_types(
+        &self,
+        prefix: &StorePrefix,
+        zattrs: &Map<String, Value>,
+        extra: &Map<String, Value>,
+    ) -> Result<HashMap<String, String>, ZarrError> {
         if !self.nczarr {
             return Ok(HashMap::new());
         }
@@ -118,15 +126,29 @@ impl Builder<'_> {
         Ok(HashMap::new())
     }
 
-    fn attributes(&self, zattrs: &Map<String, Value>, types: &HashMap<String, String>) -> Vec<Attribute> {
+    fn attributes(
+        &self,
+        zattrs: &Map<String, Value>,
+        types: &HashMap<String, String>,
+    ) -> Vec<Attribute> {
         zattrs
             .iter()
             .filter(|(name, _)| !attrs::is_hidden(name))
-            .map(|(name, v)| Attribute::new(name.clone(), attrs::to_values(v, types.get(name).map(String::as_str))))
+            .map(|(name, v)| {
+                Attribute::new(
+                    name.clone(),
+                    attrs::to_values(v, types.get(name).map(String::as_str)),
+                )
+            })
             .collect()
     }
 
-    fn group(&mut self, gid: GroupId, prefix: &StorePrefix, zgroup: &ZGroup) -> Result<(), ZarrError> {
+    fn group(
+        &mut self,
+        gid: GroupId,
+        prefix: &StorePrefix,
+        zgroup: &ZGroup,
+    ) -> Result<(), ZarrError> {
         let zattrs = self.attrs_of(prefix)?;
         let types = self.attr_types(prefix, &zattrs, &zgroup.extra)?;
         for a in self.attributes(&zattrs, &types) {
@@ -147,7 +169,8 @@ impl Builder<'_> {
         let (arrays, groups) = match info {
             Some(info) => {
                 for d in &info.dims {
-                    let name = nctk_model::name::normalize(&d.name).unwrap_or_else(|_| d.name.clone());
+                    let name =
+                        nctk_model::name::normalize(&d.name).unwrap_or_else(|_| d.name.clone());
                     self.schema
                         .add_dim(gid, &name, d.size, d.unlimited)
                         .map_err(|e| ZarrError::meta(&gkey, e.to_string()))?;
@@ -163,7 +186,10 @@ impl Builder<'_> {
             let child = prefix.child(name)?;
             let zk = child.key(".zgroup")?;
             let Some(obj) = self.json(&zk)? else {
-                return Err(ZarrError::meta(&gkey, format!("group {name:?} is listed but {zk} does not exist")));
+                return Err(ZarrError::meta(
+                    &gkey,
+                    format!("group {name:?} is listed but {zk} does not exist"),
+                ));
             };
             let zg: ZGroup = meta::from_value(zk.as_str(), obj)?;
             let gname = nctk_model::name::normalize(name).unwrap_or_else(|_| name.clone());
@@ -180,12 +206,20 @@ impl Builder<'_> {
     fn list_children(&self, prefix: &StorePrefix) -> Result<(Vec<String>, Vec<String>), ZarrError> {
         let names: Vec<String> = match &self.consolidated {
             Some(c) => {
-                let skip = if prefix.is_root() { 0 } else { prefix.as_str().len() + 1 };
+                let skip = if prefix.is_root() {
+                    0
+                } else {
+                    prefix.as_str().len() + 1
+                };
                 let mut v: Vec<String> = c
                     .keys()
                     .filter_map(|k| StoreKey::new(k.as_str()).ok())
                     .filter(|k| k.is_under(prefix))
-                    .filter_map(|k| k.as_str()[skip..].split_once('/').map(|(a, _)| a.to_string()))
+                    .filter_map(|k| {
+                        k.as_str()[skip..]
+                            .split_once('/')
+                            .map(|(a, _)| a.to_string())
+                    })
                     .collect();
                 v.sort();
                 v.dedup();
@@ -221,28 +255,42 @@ impl Builder<'_> {
     fn array(&mut self, gid: GroupId, name: &str, prefix: &StorePrefix) -> Result<(), ZarrError> {
         let zk = prefix.key(".zarray")?;
         let Some(obj) = self.json(&zk)? else {
-            return Err(ZarrError::meta(&zk, format!("array {name:?} is listed but its .zarray does not exist")));
+            return Err(ZarrError::meta(
+                &zk,
+                format!("array {name:?} is listed but its .zarray does not exist"),
+            ));
         };
         let za: ZArray = meta::from_value(zk.as_str(), obj)?;
         let bad = |reason: String| ZarrError::meta(&zk, reason);
         if za.zarr_format != 2 {
-            return Err(bad(format!("zarr_format {} is not supported (only 2)", za.zarr_format)));
+            return Err(bad(format!(
+                "zarr_format {} is not supported (only 2)",
+                za.zarr_format
+            )));
         }
         if za.chunks.len() != za.shape.len() {
-            return Err(bad(format!("chunks has {} entries but shape has {}", za.chunks.len(), za.shape.len())));
+            return Err(bad(format!(
+                "chunks has {} entries but shape has {}",
+                za.chunks.len(),
+                za.shape.len()
+            )));
         }
         if let Some(d) = za.chunks.iter().position(|&c| c == 0) {
             return Err(bad(format!("chunk length 0 in dimension {d}")));
         }
-        let dtype_text = za.dtype.as_str().ok_or_else(|| ZarrError::UnsupportedDtype {
-            key: zk.to_string(),
-            dtype: za.dtype.to_string(),
-            reason: "structured dtypes are not supported",
-        })?;
+        let dtype_text = za
+            .dtype
+            .as_str()
+            .ok_or_else(|| ZarrError::UnsupportedDtype {
+                key: zk.to_string(),
+                dtype: za.dtype.to_string(),
+                reason: "structured dtypes are not supported",
+            })?;
         let dtype = Dtype::parse(dtype_text).ok_or_else(|| ZarrError::UnsupportedDtype {
             key: zk.to_string(),
             dtype: dtype_text.to_string(),
-            reason: "not a Zarr v2 dtype netCDF can hold (b1, i1-i8, u1-u8, f2, f4, f8, S<n>, U<n>)",
+            reason:
+                "not a Zarr v2 dtype netCDF can hold (b1, i1-i8, u1-u8, f2, f4, f8, S<n>, U<n>)",
         })?;
         let order_f = match za.order.as_str() {
             "C" => false,
@@ -252,7 +300,11 @@ impl Builder<'_> {
         let separator = match za.dimension_separator.as_deref() {
             None | Some(".") => '.',
             Some("/") => '/',
-            Some(other) => return Err(bad(format!("dimension_separator {other:?} is neither \".\" nor \"/\""))),
+            Some(other) => {
+                return Err(bad(format!(
+                    "dimension_separator {other:?} is neither \".\" nor \"/\""
+                )))
+            }
         };
         // Element counts and sizes must not overflow.
         za.shape
@@ -288,7 +340,10 @@ impl Builder<'_> {
                 return Err(bad("a netCDF scalar must have exactly one element".into()));
             }
             vec![]
-        } else if let Some(info) = info.as_ref().filter(|i| !i.dimrefs.is_empty() || za.shape.is_empty()) {
+        } else if let Some(info) = info
+            .as_ref()
+            .filter(|i| !i.dimrefs.is_empty() || za.shape.is_empty())
+        {
             if info.dimrefs.len() != za.shape.len() {
                 return Err(bad(format!(
                     "{} dimension references for a shape of rank {}",
@@ -302,7 +357,14 @@ impl Builder<'_> {
                 let d = self
                     .schema
                     .group_by_path(gpath)
-                    .and_then(|g| self.schema.group(g).dims.iter().copied().find(|&d| self.schema.dim(d).name == dname))
+                    .and_then(|g| {
+                        self.schema
+                            .group(g)
+                            .dims
+                            .iter()
+                            .copied()
+                            .find(|&d| self.schema.dim(d).name == dname)
+                    })
                     .or_else(|| self.schema.dim_by_name(gid, dname))
                     .ok_or_else(|| bad(format!("dimension reference {r:?} names no dimension")))?;
                 self.fit_dim(d, len, &zk)?;
@@ -311,7 +373,10 @@ impl Builder<'_> {
             dims
         } else {
             let xdims = if self.opts.xarray {
-                zattrs.get("_ARRAY_DIMENSIONS").and_then(Value::as_array).filter(|a| a.len() == za.shape.len() && a.iter().all(Value::is_string))
+                zattrs
+                    .get("_ARRAY_DIMENSIONS")
+                    .and_then(Value::as_array)
+                    .filter(|a| a.len() == za.shape.len() && a.iter().all(Value::is_string))
             } else {
                 None
             };
@@ -321,7 +386,14 @@ impl Builder<'_> {
                     Some(names) => names[k].as_str().unwrap_or_default().to_string(),
                     None => format!("_Anonymous_Dim_{len}"),
                 };
-                let d = match self.schema.root().dims.iter().copied().find(|&d| self.schema.dim(d).name == dname) {
+                let d = match self
+                    .schema
+                    .root()
+                    .dims
+                    .iter()
+                    .copied()
+                    .find(|&d| self.schema.dim(d).name == dname)
+                {
                     Some(d) => {
                         self.fit_dim(d, len, &zk)?;
                         d
@@ -345,7 +417,9 @@ impl Builder<'_> {
         // The fill: NCZarr's _FillValue attribute, else fill_value, else netCDF's default.
         let fill_attr = attributes
             .iter()
-            .find(|a| a.name == "_FillValue" && a.value.dtype() == cell.data_type() && !a.value.is_empty())
+            .find(|a| {
+                a.name == "_FillValue" && a.value.dtype() == cell.data_type() && !a.value.is_empty()
+            })
             .map(|a| a.value.slice(0..1));
         for a in attributes {
             self.schema.set_attr(gid, Some(vid), a);
@@ -358,7 +432,8 @@ impl Builder<'_> {
             Some(f) => f,
             None => match cell.fill_bytes(&za.fill_value).map_err(|r| bad(r))? {
                 Some(f) => f,
-                None => values_to_cell(&cell, &cell.data_type().default_fill()).unwrap_or_else(|| vec![0; cell.width()]),
+                None => values_to_cell(&cell, &cell.data_type().default_fill())
+                    .unwrap_or_else(|| vec![0; cell.width()]),
             },
         };
 
@@ -407,7 +482,10 @@ impl Builder<'_> {
         }
         Err(ZarrError::meta(
             zk,
-            format!("dimension {:?} has length {} but the array's extent is {len}", dim.name, dim.len),
+            format!(
+                "dimension {:?} has length {} but the array's extent is {len}",
+                dim.name, dim.len
+            ),
         ))
     }
 }
@@ -429,7 +507,11 @@ fn values_to_cell(cell: &Cell, v: &Values) -> Option<Vec<u8>> {
         (Cell::Char, Values::Char(c)) => Some(vec![c.first().copied().unwrap_or(0)]),
         (Cell::Half { big }, Values::Float(f)) => {
             let h = crate::cell::f32_to_half(f[0]);
-            Some(if *big { h.to_be_bytes().to_vec() } else { h.to_le_bytes().to_vec() })
+            Some(if *big {
+                h.to_be_bytes().to_vec()
+            } else {
+                h.to_le_bytes().to_vec()
+            })
         }
         (Cell::FixedBytes { n }, Values::String(s)) => {
             let mut b = s.first().map(|s| s.as_bytes().to_vec()).unwrap_or_default();
@@ -448,7 +530,11 @@ fn pipeline_for(za: &ZArray, dtype: &str) -> (Option<Pipeline>, Option<String>) 
     if !has_codecs(za) {
         return (None, None);
     }
-    match Pipeline::from_zarr_json(&za.compressor, &za.filters, &CodecContext::from_dtype(dtype)) {
+    match Pipeline::from_zarr_json(
+        &za.compressor,
+        &za.filters,
+        &CodecContext::from_dtype(dtype),
+    ) {
         Ok(p) if p.is_empty() => (None, None),
         Ok(p) => (Some(p), None),
         Err(e) => (None, Some(e.to_string())),
@@ -479,7 +565,12 @@ fn filter_text(za: &ZArray, dtype: &str) -> Option<String> {
     }
     let specs: Option<Vec<_>> = list
         .iter()
-        .map(|c| nctk_codec::Codec::from_json_with(c, &ctx).ok()?.to_hdf5().ok())
+        .map(|c| {
+            nctk_codec::Codec::from_json_with(c, &ctx)
+                .ok()?
+                .to_hdf5()
+                .ok()
+        })
         .collect();
     specs.map(|s| nctk_codec::format_filter_attr(&s))
 }
@@ -490,7 +581,8 @@ impl ZarrReader {
         let consolidated = if opts.consolidated {
             match store.get(&key(".zmetadata")?)? {
                 Some(b) => {
-                    let zm: ZMetadata = meta::from_value(".zmetadata", crate::json::parse(".zmetadata", &b)?)?;
+                    let zm: ZMetadata =
+                        meta::from_value(".zmetadata", crate::json::parse(".zmetadata", &b)?)?;
                     Some(zm.metadata)
                 }
                 None => None,
@@ -515,15 +607,32 @@ impl ZarrReader {
         };
         let zgroup: ZGroup = meta::from_value(gk.as_str(), zg)?;
         if zgroup.zarr_format != 2 {
-            return Err(ZarrError::meta(&gk, format!("zarr_format {} is not supported (only 2)", zgroup.zarr_format)));
+            return Err(ZarrError::meta(
+                &gk,
+                format!(
+                    "zarr_format {} is not supported (only 2)",
+                    zgroup.zarr_format
+                ),
+            ));
         }
         let root_attrs = b.attrs_of(&StorePrefix::root())?;
-        let has_superblock = nczarr::lookup(&[&root_attrs, &zgroup.extra], "_nczarr_superblock").is_some()
+        let has_superblock = nczarr::lookup(&[&root_attrs, &zgroup.extra], "_nczarr_superblock")
+            .is_some()
             || b.exists(&key(".nczarr")?)?;
         b.nczarr = has_superblock && !opts.pure_zarr;
         b.group(GroupId::ROOT, &StorePrefix::root(), &zgroup)?;
-        let Builder { schema, arrays, nczarr, .. } = b;
-        Ok(ZarrReader { store, schema, arrays, nczarr })
+        let Builder {
+            schema,
+            arrays,
+            nczarr,
+            ..
+        } = b;
+        Ok(ZarrReader {
+            store,
+            schema,
+            arrays,
+            nczarr,
+        })
     }
 
     /// True when the dataset was read with its NCZarr metadata.
@@ -537,10 +646,12 @@ impl ZarrReader {
         let v = self.schema.var(var);
         let meta = &self.arrays[var.0 as usize];
         let shape = self.schema.shape(var);
-        selection.check(&shape, false).map_err(|e| ZarrError::Request {
-            var: v.name.clone(),
-            reason: e.to_string(),
-        })?;
+        selection
+            .check(&shape, false)
+            .map_err(|e| ZarrError::Request {
+                var: v.name.clone(),
+                reason: e.to_string(),
+            })?;
         // A netCDF scalar stored with Zarr shape [1]; an unlimited dimension
         // may be longer than this array: read past its end as fill.
         let zsel = if shape.is_empty() && !meta.shape.is_empty() {
@@ -548,7 +659,14 @@ impl ZarrReader {
         } else {
             selection.clone()
         };
-        if zsel.start.iter().zip(&zsel.count).zip(&zsel.stride).zip(&meta.shape).any(|(((&s, &c), &st), &len)| c > 0 && s + (c - 1) * st >= len) {
+        if zsel
+            .start
+            .iter()
+            .zip(&zsel.count)
+            .zip(&zsel.stride)
+            .zip(&meta.shape)
+            .any(|(((&s, &c), &st), &len)| c > 0 && s + (c - 1) * st >= len)
+        {
             return self.read_padded(var, meta, &zsel);
         }
         read_selection(self.store.as_ref(), meta, &v.name, &zsel)
@@ -557,7 +675,12 @@ impl ZarrReader {
     /// Reads a selection reaching past the array's own extent (an array
     /// shorter than its unlimited dimension): the part inside is read, the
     /// rest is fill.
-    fn read_padded(&self, var: VarId, meta: &ArrayMeta, sel: &Selection) -> Result<Values, ZarrError> {
+    fn read_padded(
+        &self,
+        var: VarId,
+        meta: &ArrayMeta,
+        sel: &Selection,
+    ) -> Result<Values, ZarrError> {
         let name = &self.schema.var(var).name;
         let n = sel.num_elements().unwrap_or(0) as usize;
         let fill = meta.cell.decode(&meta.fill);
@@ -566,7 +689,9 @@ impl ZarrReader {
         let rank = sel.rank();
         let mut j = vec![0u64; rank];
         for _ in 0..n {
-            let idx: Vec<u64> = (0..rank).map(|d| sel.start[d] + j[d] * sel.stride[d]).collect();
+            let idx: Vec<u64> = (0..rank)
+                .map(|d| sel.start[d] + j[d] * sel.stride[d])
+                .collect();
             if idx.iter().zip(&meta.shape).all(|(&i, &len)| i < len) {
                 let one = Selection::block(&idx, &vec![1; rank]);
                 out.extend_from(&read_selection(self.store.as_ref(), meta, name, &one)?);

@@ -112,7 +112,17 @@ pub struct DatasetUrl {
 }
 
 const KNOWN_MODES: &[&str] = &[
-    "nczarr", "zarr", "xarray", "noxarray", "file", "zip", "s3", "gs3", "bytes", "consolidated", "v2",
+    "nczarr",
+    "zarr",
+    "xarray",
+    "noxarray",
+    "file",
+    "zip",
+    "s3",
+    "gs3",
+    "bytes",
+    "consolidated",
+    "v2",
 ];
 
 fn url_err(url: &str, reason: impl Into<String>) -> ZarrError {
@@ -128,7 +138,9 @@ fn percent_decode(url: &str, s: &str) -> Result<String, ZarrError> {
     let mut i = 0;
     while i < b.len() {
         if b[i] == b'%' {
-            let hex = s.get(i + 1..i + 3).and_then(|h| u8::from_str_radix(h, 16).ok());
+            let hex = s
+                .get(i + 1..i + 3)
+                .and_then(|h| u8::from_str_radix(h, 16).ok());
             let Some(v) = hex else {
                 return Err(url_err(url, "bad percent escape"));
             };
@@ -181,7 +193,13 @@ pub fn parse(s: &str) -> Result<DatasetUrl, ZarrError> {
     }
     let pairs = expand_macros(s, pairs)?;
     let mut fragment = merge(pairs);
-    let modes = infer_modes(fragment.iter().find(|(k, _)| k.eq_ignore_ascii_case("mode")).map(|(_, v)| v.as_str()).unwrap_or(""));
+    let modes = infer_modes(
+        fragment
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case("mode"))
+            .map(|(_, v)| v.as_str())
+            .unwrap_or(""),
+    );
     for m in &modes {
         match m.as_str() {
             "v3" => return Err(url_err(s, "Zarr version 3 is not supported")),
@@ -192,7 +210,10 @@ pub fn parse(s: &str) -> Result<DatasetUrl, ZarrError> {
     }
     if !modes.is_empty() {
         let joined = modes.join(",");
-        match fragment.iter_mut().find(|(k, _)| k.eq_ignore_ascii_case("mode")) {
+        match fragment
+            .iter_mut()
+            .find(|(k, _)| k.eq_ignore_ascii_case("mode"))
+        {
             Some(slot) => slot.1 = joined,
             None => fragment.push(("mode".into(), joined)),
         }
@@ -211,9 +232,18 @@ pub fn parse(s: &str) -> Result<DatasetUrl, ZarrError> {
         let target = match scheme.as_str() {
             "file" if !has("bytes") => Target::File(PathBuf::from(file_path(s, before_query)?)),
             _ if has("bytes") => Target::Bytes(s.split('#').next().unwrap_or(s).to_string()),
-            _ => return Err(url_err(s, "a remote URL needs #mode=nczarr, #mode=zarr or #mode=bytes")),
+            _ => {
+                return Err(url_err(
+                    s,
+                    "a remote URL needs #mode=nczarr, #mode=zarr or #mode=bytes",
+                ))
+            }
         };
-        return Ok(DatasetUrl { original: s.to_string(), target, fragment });
+        return Ok(DatasetUrl {
+            original: s.to_string(),
+            target,
+            fragment,
+        });
     }
 
     let location = if has("zip") || has("file") || scheme == "file" {
@@ -225,7 +255,10 @@ pub fn parse(s: &str) -> Result<DatasetUrl, ZarrError> {
             StoreLocation::Zip(path)
         } else if has("file") {
             StoreLocation::Directory(path)
-        } else if path.extension().is_some_and(|e| e.eq_ignore_ascii_case("zip")) {
+        } else if path
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("zip"))
+        {
             StoreLocation::Zip(path)
         } else {
             StoreLocation::Directory(path)
@@ -265,7 +298,10 @@ fn split_scheme(s: &str) -> Option<(&str, &str)> {
 /// `file://rel/x` (which netCDF-C also accepts) is the relative `rel/x`;
 /// `file://localhost/abs` is `/abs`.
 fn file_path(url: &str, rest: &str) -> Result<String, ZarrError> {
-    let p = rest.strip_prefix("localhost/").map(|r| format!("/{r}")).unwrap_or_else(|| rest.to_string());
+    let p = rest
+        .strip_prefix("localhost/")
+        .map(|r| format!("/{r}"))
+        .unwrap_or_else(|| rest.to_string());
     if p.is_empty() {
         return Err(url_err(url, "a file:// URL needs a path"));
     }
@@ -273,7 +309,10 @@ fn file_path(url: &str, rest: &str) -> Result<String, ZarrError> {
 }
 
 /// netCDF-C's macros: a fragment key without a value stands for a mode list.
-fn expand_macros(url: &str, pairs: Vec<(String, String)>) -> Result<Vec<(String, String)>, ZarrError> {
+fn expand_macros(
+    url: &str,
+    pairs: Vec<(String, String)>,
+) -> Result<Vec<(String, String)>, ZarrError> {
     let mut out = vec![];
     for (k, v) in pairs {
         if v.is_empty() {
@@ -303,7 +342,10 @@ fn expand_macros(url: &str, pairs: Vec<(String, String)>) -> Result<Vec<(String,
 fn merge(pairs: Vec<(String, String)>) -> Vec<(String, String)> {
     let mut out: Vec<(String, Vec<String>)> = vec![];
     for (k, v) in pairs {
-        let slot = match out.iter_mut().position(|(key, _)| key.eq_ignore_ascii_case(&k)) {
+        let slot = match out
+            .iter_mut()
+            .position(|(key, _)| key.eq_ignore_ascii_case(&k))
+        {
             Some(i) => &mut out[i].1,
             None => {
                 out.push((k, vec![]));
@@ -359,7 +401,10 @@ fn s3_location(url: &str, scheme: &str, rest: &str) -> Result<S3Location, ZarrEr
         None => (rest, ""),
     };
     let host = host.rsplit_once('@').map_or(host, |(_, h)| h); // drop user info
-    let host_noport = host.split_once(':').map_or(host, |(h, _)| h).to_ascii_lowercase();
+    let host_noport = host
+        .split_once(':')
+        .map_or(host, |(h, _)| h)
+        .to_ascii_lowercase();
     if host_noport.is_empty() {
         return Err(url_err(url, "no host or bucket"));
     }
@@ -385,19 +430,49 @@ fn s3_location(url: &str, scheme: &str, rest: &str) -> Result<S3Location, ZarrEr
         let parts: Vec<&str> = aws.split('.').collect();
         // s3 | s3.<region> | s3-<region> : path style
         if parts[0] == "s3" || parts[0].starts_with("s3-") {
-            let region = parts.get(1).map(|r| r.to_string()).or_else(|| parts[0].strip_prefix("s3-").map(str::to_string));
+            let region = parts
+                .get(1)
+                .map(|r| r.to_string())
+                .or_else(|| parts[0].strip_prefix("s3-").map(str::to_string));
             let (bucket, key) = split_bucket(&path)?;
-            return Ok(S3Location { style: S3Style::Path, host: Some(host.to_string()), bucket, key, region, profile: None });
+            return Ok(S3Location {
+                style: S3Style::Path,
+                host: Some(host.to_string()),
+                bucket,
+                key,
+                region,
+                profile: None,
+            });
         }
         // <bucket>.s3[.<region>] : virtual style
-        if let Some(i) = parts.iter().position(|p| *p == "s3" || p.starts_with("s3-")) {
+        if let Some(i) = parts
+            .iter()
+            .position(|p| *p == "s3" || p.starts_with("s3-"))
+        {
             let bucket = parts[..i].join(".");
-            let region = parts.get(i + 1).map(|r| r.to_string()).or_else(|| parts[i].strip_prefix("s3-").map(str::to_string));
-            return Ok(S3Location { style: S3Style::Virtual, host: Some(host.to_string()), bucket, key: path, region, profile: None });
+            let region = parts
+                .get(i + 1)
+                .map(|r| r.to_string())
+                .or_else(|| parts[i].strip_prefix("s3-").map(str::to_string));
+            return Ok(S3Location {
+                style: S3Style::Virtual,
+                host: Some(host.to_string()),
+                bucket,
+                key: path,
+                region,
+                profile: None,
+            });
         }
     }
     let (bucket, key) = split_bucket(&path)?;
-    Ok(S3Location { style: S3Style::Other, host: Some(host.to_string()), bucket, key, region: None, profile: None })
+    Ok(S3Location {
+        style: S3Style::Other,
+        host: Some(host.to_string()),
+        bucket,
+        key,
+        region: None,
+        profile: None,
+    })
 }
 
 /// What a local path holds, found by looking at it.
@@ -421,7 +496,11 @@ pub fn classify_local(path: &Path) -> std::io::Result<LocalKind> {
     let mut magic = [0u8; 4];
     let mut f = std::fs::File::open(path)?;
     let n = f.read(&mut magic)?;
-    Ok(if n == 4 && magic == *b"PK\x03\x04" { LocalKind::ZarrZip } else { LocalKind::File })
+    Ok(if n == 4 && magic == *b"PK\x03\x04" {
+        LocalKind::ZarrZip
+    } else {
+        LocalKind::File
+    })
 }
 
 #[cfg(test)]
@@ -451,9 +530,15 @@ mod tests {
         assert!(z.pure_zarr);
         let z = zarr("file:///a/x.zip#zarr");
         assert_eq!(z.location, StoreLocation::Zip("/a/x.zip".into()));
-        assert_eq!(parse("file:///x.nc").unwrap().target, Target::File("/x.nc".into()));
+        assert_eq!(
+            parse("file:///x.nc").unwrap().target,
+            Target::File("/x.nc".into())
+        );
         assert_eq!(parse("x.nc").unwrap().target, Target::Path("x.nc".into()));
-        assert_eq!(parse("/d/x.zarr").unwrap().target, Target::Path("/d/x.zarr".into()));
+        assert_eq!(
+            parse("/d/x.zarr").unwrap().target,
+            Target::Path("/d/x.zarr".into())
+        );
     }
 
     #[test]
@@ -467,28 +552,67 @@ mod tests {
 
     #[test]
     fn inferences() {
-        assert_eq!(infer_modes("xarray,file"), ["xarray", "file", "zarr", "nczarr"]);
-        assert_eq!(infer_modes("noxarray,xarray"), ["noxarray", "nczarr", "zarr"]);
+        assert_eq!(
+            infer_modes("xarray,file"),
+            ["xarray", "file", "zarr", "nczarr"]
+        );
+        assert_eq!(
+            infer_modes("noxarray,xarray"),
+            ["noxarray", "nczarr", "zarr"]
+        );
         assert_eq!(infer_modes("bytes,zarr"), ["bytes"]);
     }
 
     #[test]
     fn s3_urls() {
         let z = zarr("s3://bucket/a/key#mode=nczarr&aws.profile=unidata");
-        let StoreLocation::S3(l) = &z.location else { panic!() };
-        assert_eq!((l.style, l.bucket.as_str(), l.key.as_str()), (S3Style::S3, "bucket", "a/key"));
+        let StoreLocation::S3(l) = &z.location else {
+            panic!()
+        };
+        assert_eq!(
+            (l.style, l.bucket.as_str(), l.key.as_str()),
+            (S3Style::S3, "bucket", "a/key")
+        );
         assert_eq!(l.profile.as_deref(), Some("unidata"));
         assert_eq!(l.effective_region(), "us-east-1");
         let z = zarr("https://bkt.s3.us-west-2.amazonaws.com/root/ds#mode=zarr");
-        let StoreLocation::S3(l) = &z.location else { panic!() };
-        assert_eq!((l.style, l.bucket.as_str(), l.key.as_str(), l.region.as_deref()), (S3Style::Virtual, "bkt", "root/ds", Some("us-west-2")));
+        let StoreLocation::S3(l) = &z.location else {
+            panic!()
+        };
+        assert_eq!(
+            (
+                l.style,
+                l.bucket.as_str(),
+                l.key.as_str(),
+                l.region.as_deref()
+            ),
+            (S3Style::Virtual, "bkt", "root/ds", Some("us-west-2"))
+        );
         let z = zarr("https://s3.eu-west-1.amazonaws.com/bkt/ds#mode=nczarr,s3&aws.region=x-1");
-        let StoreLocation::S3(l) = &z.location else { panic!() };
-        assert_eq!((l.style, l.bucket.as_str(), l.key.as_str(), l.region.as_deref()), (S3Style::Path, "bkt", "ds", Some("x-1")));
+        let StoreLocation::S3(l) = &z.location else {
+            panic!()
+        };
+        assert_eq!(
+            (
+                l.style,
+                l.bucket.as_str(),
+                l.key.as_str(),
+                l.region.as_deref()
+            ),
+            (S3Style::Path, "bkt", "ds", Some("x-1"))
+        );
         let z = zarr("https://minio.local:9000/bkt/ds#mode=zarr,s3");
-        let StoreLocation::S3(l) = &z.location else { panic!() };
+        let StoreLocation::S3(l) = &z.location else {
+            panic!()
+        };
         assert_eq!((l.style, l.bucket.as_str()), (S3Style::Other, "bkt"));
-        assert!(matches!(z.open(), Err(ZarrError::StorageNotAvailable { .. })));
-        assert!(matches!(parse("https://h/x.nc#mode=bytes").unwrap().target, Target::Bytes(_)));
+        assert!(matches!(
+            z.open(),
+            Err(ZarrError::StorageNotAvailable { .. })
+        ));
+        assert!(matches!(
+            parse("https://h/x.nc#mode=bytes").unwrap().target,
+            Target::Bytes(_)
+        ));
     }
 }

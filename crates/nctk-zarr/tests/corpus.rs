@@ -1,0 +1,184 @@
+//! Every uncompressed and compressed Zarr store in the shared corpus opens
+//! and reads; values equal zarr-python's where zarr-python can read them.
+//!
+//! The corpus is found through `NCTK_CORPUS` (default `../shared/corpus`
+//! next to the repository); the tests skip cleanly without it, and the
+//! value comparison skips without Python and zarr.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use nctk_model::{DataSource, Selection, Values};
+use nctk_zarr::{open_path, ZarrOptions, ZarrReader};
+
+fn corpus() -> Option<PathBuf> {
+    let p = std::env::var_os("NCTK_CORPUS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus"));
+    p.is_dir().then_some(p)
+}
+
+/// Every store root in the corpus: directories holding `.zgroup` whose
+/// parent does not, and zip files.
+fn stores(root: &Path) -> Vec<PathBuf> {
+    let mut out = vec![];
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(rd) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in rd.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                if p.join(".zgroup").is_file() {
+                    out.push(p);
+                } else {
+                    stack.push(p);
+                }
+            } else if p.extension().is_some_and(|x| x == "zip") {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+fn python_ok() -> bool {
+    Command::new("python3")
+        .args(["-c", "import zarr, numpy"])
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+fn as_json(v: &Values) -> Vec<serde_json::Value> {
+    use serde_json::json;
+    let f = |x: f64| {
+        if x.is_nan() {
+            json!("NaN")
+        } else if x.is_infinite() {
+            json!(if x > 0.0 { "Infinity" } else { "-Infinity" })
+        } else {
+            json!(x)
+        }
+    };
+    match v {
+        Values::Byte(a) => a.iter().map(|&x| json!(x)).collect(),
+        Values::Char(a) => a.iter().map(|&x| json!(x)).collect(),
+        Values::Short(a) => a.iter().map(|&x| json!(x)).collect(),
+        Values::Int(a) => a.iter().map(|&x| json!(x)).collect(),
+        Values::Float(a) => a.iter().map(|&x| f(x as f64)).collect(),
+        Values::Double(a) => a.iter().map(|&x| f(x)).collect(),
+        Values::UByte(a) => a.iter().map(|&x| json!(x)).collect(),
+        Values::UShort(a) => a.iter().map(|&x| json!(x)).collect(),
+        Values::UInt(a) => a.iter().map(|&x| json!(x)).collect(),
+        Values::Int64(a) => a.iter().map(|&x| json!(x)).collect(),
+        Values::UInt64(a) => a.iter().map(|&x| json!(x)).collect(),
+        Values::String(a) => a.iter().map(|x| json!(x)).collect(),
+    }
+}
+
+fn same(a: &serde_json::Value, b: &serde_json::Value) -> bool {
+    match (a.as_f64(), b.as_f64()) {
+        (Some(x), Some(y)) => x == y || (x - y).abs() <= 1e-6 * x.abs().max(y.abs()),
+        _ => a == b,
+    }
+}
+
+fn read_all(r: &ZarrReader) -> Result<HashMap<String, Values>, String> {
+    let s = r.schema();
+    let mut out = HashMap::new();
+    for v in s.var_ids() {
+        let var = s.var(v);
+        let path = format!(
+            "{}/{}",
+            s.group_path(var.group).trim_end_matches('/'),
+            var.name
+        );
+        // Huge arrays (bigf3: 4 GB of fill) are read as a corner block,
+        // as the Python side does.
+        let shape = s.shape(v);
+        let n = shape
+            .iter()
+            .try_fold(1u64, |a, &x| a.checked_mul(x))
+            .unwrap_or(u64::MAX);
+        let sel = if n <= 1 << 22 {
+            Selection::all(&shape)
+        } else {
+            let count: Vec<u64> = shape.iter().map(|&x| x.min(8)).collect();
+            Selection::block(&vec![0; shape.len()], &count)
+        };
+        let vals = r.read(v, &sel).map_err(|e| format!("{path}: {e}"))?;
+        out.insert(path, vals);
+    }
+    Ok(out)
+}
+
+#[test]
+fn corpus_stores_open_read_and_match_zarr_python() {
+    let Some(root) = corpus() else {
+        eprintln!("corpus not found; skipping");
+        return;
+    };
+    let all = stores(&root);
+    let python = python_ok();
+    if !python {
+        eprintln!("python3 with zarr not found; comparing nothing, only reading");
+    }
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/zarr_dump.py");
+    let (mut opened, mut compared_arrays, mut failures) = (0, 0, vec![]);
+    for store in &all {
+        let rel = store.strip_prefix(&root).unwrap().display().to_string();
+        let ours = match open_path(store, ZarrOptions::default())
+            .map_err(|e| e.to_string())
+            .and_then(|r| read_all(&r))
+        {
+            Ok(v) => v,
+            Err(e) => {
+                failures.push(format!("{rel}: {e}"));
+                continue;
+            }
+        };
+        opened += 1;
+        if !python {
+            continue;
+        }
+        let out = Command::new("python3")
+            .arg(&script)
+            .arg(store)
+            .output()
+            .unwrap();
+        for line in String::from_utf8_lossy(&out.stdout).lines() {
+            let j: serde_json::Value = serde_json::from_str(line).unwrap();
+            let path = j["path"].as_str().unwrap();
+            let Some(theirs) = j["values"].as_array() else {
+                continue;
+            };
+            let Some(mine) = ours.get(path) else {
+                failures.push(format!(
+                    "{rel}{path}: zarr-python reads it, nctk does not list it"
+                ));
+                continue;
+            };
+            let mine = as_json(mine);
+            compared_arrays += 1;
+            if mine.len() != theirs.len() || !mine.iter().zip(theirs).all(|(a, b)| same(a, b)) {
+                failures.push(format!(
+                    "{rel}{path}: values differ: nctk {:?}... zarr-python {:?}...",
+                    &mine[..mine.len().min(8)],
+                    &theirs[..theirs.len().min(8)]
+                ));
+            }
+        }
+    }
+    eprintln!(
+        "{opened}/{} stores opened and read; {compared_arrays} arrays compared with zarr-python; {} failures",
+        all.len(),
+        failures.len()
+    );
+    for f in &failures {
+        eprintln!("  {f}");
+    }
+    assert!(failures.is_empty(), "{} corpus failures", failures.len());
+}
