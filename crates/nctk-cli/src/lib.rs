@@ -2,4 +2,5 @@
 //! function that writes to `impl Write`, so tests call it directly.
 
 pub mod dump;
+pub mod gen;
 pub mod validate;

@@ -5,6 +5,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use nctk_cli::dump::{run_dump, DumpArgs};
+use nctk_cli::gen::{gen, GenArgs};
 use nctk_cli::validate::run_validate;
 
 /// A pure-Rust netCDF toolkit.
@@ -20,11 +21,86 @@ enum Command {
     /// Print a dataset as CDL, like ncdump (`-h` means header only).
     #[command(disable_help_flag = true)]
     Dump(DumpArgs),
+    /// Turn CDL into a netCDF file, like ncgen.
+    Gen(GenCli),
     /// Check a classic netCDF file strictly; exits non-zero on errors.
     Validate {
         /// The file to check.
         file: String,
     },
+}
+
+/// ncgen's flags.
+#[derive(clap::Args)]
+struct GenCli {
+    /// Output kind: nc3/classic, nc6/64-bit offset, nc5/cdf5, nc4/netCDF-4, nc7 (or 1..5).
+    #[arg(short = 'k')]
+    kind: Option<String>,
+    /// Classic format (same as -k nc3).
+    #[arg(short = '3', conflicts_with_all = ["kind", "k4", "k5", "k6", "k7"])]
+    k3: bool,
+    /// netCDF-4 format (same as -k nc4).
+    #[arg(short = '4', conflicts_with_all = ["kind", "k5", "k6", "k7"])]
+    k4: bool,
+    /// CDF-5 format (same as -k nc5).
+    #[arg(short = '5', conflicts_with_all = ["kind", "k6", "k7"])]
+    k5: bool,
+    /// 64-bit offset format (same as -k nc6).
+    #[arg(short = '6', conflicts_with_all = ["kind", "k7"])]
+    k6: bool,
+    /// netCDF-4 classic model (same as -k nc7).
+    #[arg(short = '7', conflicts_with = "kind")]
+    k7: bool,
+    /// Output file (implies -b).
+    #[arg(short = 'o')]
+    output: Option<std::path::PathBuf>,
+    /// Write a binary netCDF file named after the input.
+    #[arg(short = 'b')]
+    binary: bool,
+    /// Do not pre-fill variables with fill values.
+    #[arg(short = 'x')]
+    no_fill: bool,
+    /// Name for the default output file.
+    #[arg(short = 'N')]
+    name: Option<String>,
+    /// The CDL file (`-` for standard input).
+    file: String,
+}
+
+impl GenCli {
+    fn to_args(&self) -> GenArgs {
+        let numeric = [
+            (self.k3, "-3"),
+            (self.k4, "-4"),
+            (self.k5, "-5"),
+            (self.k6, "-6"),
+            (self.k7, "-7"),
+        ]
+        .into_iter()
+        .find_map(|(on, flag)| on.then(|| flag.to_string()));
+        // ncgen names the default output after the input file.
+        let stem = std::path::Path::new(&self.file)
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned());
+        GenArgs {
+            kind: self.kind.clone().or(numeric),
+            output: self.output.clone(),
+            binary: self.binary,
+            no_fill: self.no_fill,
+            name: self.name.clone().or(stem.filter(|_| self.file != "-")),
+        }
+    }
+}
+
+fn run_gen(cli: &GenCli) -> Result<bool, String> {
+    let text = if cli.file == "-" {
+        std::io::read_to_string(std::io::stdin()).map_err(|e| format!("stdin: {e}"))?
+    } else {
+        std::fs::read_to_string(&cli.file).map_err(|e| format!("{}: {e}", cli.file))?
+    };
+    gen(&cli.to_args(), &text, std::path::Path::new("."))
+        .map(|_| true)
+        .map_err(|e| format!("{}: {e}", cli.file))
 }
 
 fn main() -> ExitCode {
@@ -36,6 +112,7 @@ fn main() -> ExitCode {
             .map_err(|e| e.to_string())
             .and_then(|ds| run_dump(args, ds.source(), &mut out).map_err(|e| e.to_string()))
             .map(|()| true),
+        Command::Gen(args) => run_gen(args),
         Command::Validate { file } => run_validate(file, &mut out).map_err(|e| e.to_string()),
     };
     let flushed = out.flush().map_err(|e| e.to_string());
