@@ -7,7 +7,7 @@ use crate::{Error, IntoExtents};
 /// The format reader behind a [`Dataset`]: a closed set, so typed reads can
 /// take each format's fast path.
 enum Backend {
-    Classic(ClassicReader),
+    Classic(Box<ClassicReader>),
     Other(Box<dyn DataSource>),
 }
 
@@ -42,7 +42,7 @@ impl Dataset {
     /// The underlying format reader, for format-independent tools (dump, copy).
     pub fn source(&self) -> &dyn DataSource {
         match &self.backend {
-            Backend::Classic(r) => r,
+            Backend::Classic(r) => r.as_ref(),
             Backend::Other(s) => s.as_ref(),
         }
     }

@@ -18,6 +18,7 @@ mod detect;
 mod error;
 mod extent;
 mod open;
+mod write;
 
 pub use dataset::{Dataset, Variable};
 pub use detect::{detect_magic, Format};
@@ -25,3 +26,4 @@ pub use error::Error;
 pub use extent::{Extent, Extents, IntoExtent, IntoExtents};
 pub use nctk_model as model;
 pub use open::{open, open_mem};
+pub use write::{append, create, create_with_fill, AttrValue, DatasetDef, DatasetMut, VarDef};
