@@ -28,7 +28,7 @@ impl Dataset {
     /// Wraps a classic reader.
     pub fn from_classic(reader: ClassicReader) -> Dataset {
         Dataset {
-            backend: Backend::Classic(reader),
+            backend: Backend::Classic(Box::new(reader)),
         }
     }
 
