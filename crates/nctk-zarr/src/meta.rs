@@ -128,7 +128,7 @@ impl Dtype {
             DtypeKind::Bool => n == 1,
             DtypeKind::Int | DtypeKind::UInt => matches!(n, 1 | 2 | 4 | 8),
             DtypeKind::Float => matches!(n, 2 | 4 | 8),
-            DtypeKind::Bytes | DtypeKind::Unicode => n >= 1 && n <= 1 << 20,
+            DtypeKind::Bytes | DtypeKind::Unicode => (1..=1 << 20).contains(&n),
         };
         ok.then_some(Dtype { order, kind, n })
     }

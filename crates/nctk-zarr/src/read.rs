@@ -125,7 +125,7 @@ pub(crate) fn read_selection<S: ReadableStore + ?Sized>(
         let idx: Vec<u64> = (0..rank).map(|d| per_dim[d][pick[d]].0).collect();
         let key = meta.prefix.key(&meta.chunk_key(&idx))?;
         if let Some(raw) = store.get(&key)? {
-            let data = decode_chunk(meta, &key.to_string(), &raw, chunk_bytes, chunk_elems)?;
+            let data = decode_chunk(meta, key.as_ref(), &raw, chunk_bytes, chunk_elems)?;
             copy_chunk(
                 meta,
                 sel,
@@ -150,9 +150,6 @@ pub(crate) fn read_selection<S: ReadableStore + ?Sized>(
                 break;
             }
             pick[d] = 0;
-        }
-        if rank == 0 {
-            return Ok(meta.cell.decode(&out));
         }
     }
 }

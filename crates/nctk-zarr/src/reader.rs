@@ -6,8 +6,8 @@ use std::sync::Arc;
 
 use nctk_codec::{CodecContext, Pipeline};
 use nctk_model::{
-    Attribute, DataSource, DataType, DimId, Endianness, GroupId, Layout, Schema, Selection,
-    SourceError, Values, VarId, VarStorage,
+    Attribute, DataSource, DimId, Endianness, GroupId, Layout, Schema, Selection, SourceError,
+    Values, VarId, VarStorage,
 };
 use nctk_store::kv::{ReadListStore, StoreKey, StorePrefix};
 use serde_json::{Map, Value};
@@ -430,7 +430,7 @@ impl Builder<'_> {
         };
         let fill = match fill {
             Some(f) => f,
-            None => match cell.fill_bytes(&za.fill_value).map_err(|r| bad(r))? {
+            None => match cell.fill_bytes(&za.fill_value).map_err(bad)? {
                 Some(f) => f,
                 None => values_to_cell(&cell, &cell.data_type().default_fill())
                     .unwrap_or_else(|| vec![0; cell.width()]),
@@ -729,6 +729,3 @@ fn _assert_send_sync() {
     fn is<T: Send + Sync>() {}
     is::<ZarrReader>();
 }
-
-#[allow(dead_code)]
-fn _unused(_: DataType) {}
