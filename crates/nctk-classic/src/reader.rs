@@ -54,9 +54,10 @@ pub(crate) fn read_header(source: &dyn ByteSource) -> Result<(Decoded, u64)> {
     let mut want = file_len.min(8192);
     loop {
         let buf = source.read_range(0..want)?;
+        let short = (buf.len() as u64) < want;
         match decode_header(&buf, file_len) {
             Ok(d) => return Ok((d, file_len)),
-            Err(DecodeError::NeedMore { len }) if len <= file_len && len > buf.len() as u64 => {
+            Err(DecodeError::NeedMore { len }) if !short && len <= file_len => {
                 want = len.max(want.saturating_mul(2)).min(file_len);
             }
             Err(DecodeError::NeedMore { len }) => {
@@ -276,12 +277,12 @@ impl ClassicReader {
             }
             if j == i + 1 {
                 let dst = &mut out[pos..pos + len as usize];
-                let got = self.source.read_at(off, dst)?;
+                let got = self.source.read_full(off, dst)?;
                 fill_tail(dst, got, fill);
                 pos += len as usize;
             } else {
                 scratch.resize((end - off) as usize, 0);
-                let got = self.source.read_at(off, &mut scratch)?;
+                let got = self.source.read_full(off, &mut scratch)?;
                 for &(o, l) in &pieces[i..j] {
                     let s = (o - off) as usize;
                     let dst = &mut out[pos..pos + l as usize];

@@ -566,7 +566,7 @@ impl ClassicWriter {
             while done < len {
                 let n = (len - done).min(CHUNK as u64) as usize;
                 buf.resize(n, 0);
-                let got = src.read_at(from + done, &mut buf)?;
+                let got = src.read_full(from + done, &mut buf)?;
                 buf[got..].fill(0);
                 t.write_at(to + done, &buf)?;
                 done += n as u64;

@@ -31,10 +31,23 @@ pub trait ByteSource: Send + Sync {
         Ok(self.len()? == 0)
     }
 
-    /// Reads bytes from `offset` into `buf`; returns how many were read.
-    /// Fewer than `buf.len()` means the blob ended; the rest of `buf` is
-    /// left untouched.
+    /// Reads bytes from `offset` into `buf`; returns how many were read,
+    /// which may be fewer than asked (0 means the blob ends at `offset`).
+    /// Use [`read_full`](Self::read_full) to fill as much of `buf` as the blob allows.
     fn read_at(&self, offset: u64, buf: &mut [u8]) -> Result<usize, ByteError>;
+
+    /// Reads from `offset` until `buf` is full or the blob ends; returns
+    /// how many bytes were read. The rest of `buf` is left untouched.
+    fn read_full(&self, offset: u64, buf: &mut [u8]) -> Result<usize, ByteError> {
+        let mut done = 0;
+        while done < buf.len() {
+            match self.read_at(offset + done as u64, &mut buf[done..])? {
+                0 => break,
+                n => done += n,
+            }
+        }
+        Ok(done)
+    }
 
     /// A name for error messages: the path of a file, `<memory>` otherwise.
     fn name(&self) -> String;
@@ -42,7 +55,7 @@ pub trait ByteSource: Send + Sync {
     /// Reads exactly `buf.len()` bytes from `offset`, failing with
     /// [`ByteError::UnexpectedEof`] when the blob is shorter.
     fn read_exact_at(&self, offset: u64, buf: &mut [u8]) -> Result<(), ByteError> {
-        let n = self.read_at(offset, buf)?;
+        let n = self.read_full(offset, buf)?;
         if n < buf.len() {
             return Err(ByteError::UnexpectedEof {
                 path: self.name(),
@@ -65,7 +78,7 @@ pub trait ByteSource: Send + Sync {
                 len,
             })?
         ];
-        let n = self.read_at(range.start, &mut buf)?;
+        let n = self.read_full(range.start, &mut buf)?;
         buf.truncate(n);
         Ok(Bytes::from(buf))
     }
