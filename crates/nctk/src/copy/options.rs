@@ -1,0 +1,307 @@
+//! What to copy and how: [`CopyOptions`], with nccopy's spellings parsed
+//! by [`OutputKind::parse`], [`parse_size`], [`parse_deflate_level`] and
+//! [`split_list`].
+
+use super::CopyError;
+
+/// nccopy's default copy buffer (`-m`): 5,000,000 bytes.
+pub const DEFAULT_BUFFER_SIZE: usize = 5_000_000;
+
+/// The output kinds of `nccopy -k`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OutputKind {
+    /// CDF-1 (`classic`, `nc3`, `1`, `-3`).
+    Classic,
+    /// CDF-2 (`64-bit offset`, `nc6`, `2`, `-6`).
+    Offset64,
+    /// CDF-5 (`cdf5`, `nc5`, `5`, `64-bit data`, `-5`).
+    Cdf5,
+    /// netCDF-4 (`netCDF-4`, `nc4`, `3`, `-4`): an NCZarr store in nctk.
+    Netcdf4,
+    /// netCDF-4 classic model (`netCDF-4 classic model`, `nc7`, `4`, `-7`).
+    Netcdf4Classic,
+}
+
+/// nccopy's table of legal `-k` values (matched exactly, as nccopy does).
+const KINDS: &[(&str, OutputKind)] = &[
+    ("classic", OutputKind::Classic),
+    ("nc3", OutputKind::Classic),
+    ("1", OutputKind::Classic),
+    ("64-bit offset", OutputKind::Offset64),
+    ("nc6", OutputKind::Offset64),
+    ("2", OutputKind::Offset64),
+    ("64-bit-offset", OutputKind::Offset64),
+    ("netCDF-4", OutputKind::Netcdf4),
+    ("nc4", OutputKind::Netcdf4),
+    ("3", OutputKind::Netcdf4),
+    ("netCDF4", OutputKind::Netcdf4),
+    ("hdf5", OutputKind::Netcdf4),
+    ("enhanced", OutputKind::Netcdf4),
+    ("netCDF-4 classic model", OutputKind::Netcdf4Classic),
+    ("nc7", OutputKind::Netcdf4Classic),
+    ("4", OutputKind::Netcdf4Classic),
+    ("netCDF-4-classic", OutputKind::Netcdf4Classic),
+    ("netCDF-4_classic", OutputKind::Netcdf4Classic),
+    ("netCDF4_classic", OutputKind::Netcdf4Classic),
+    ("hdf5-nc3", OutputKind::Netcdf4Classic),
+    ("enhanced-nc3", OutputKind::Netcdf4Classic),
+    ("5", OutputKind::Cdf5),
+    ("64-bit-data", OutputKind::Cdf5),
+    ("64-bit data", OutputKind::Cdf5),
+    ("nc5", OutputKind::Cdf5),
+    ("cdf5", OutputKind::Cdf5),
+];
+
+impl OutputKind {
+    /// Parses a `-k` value as nccopy does (`invalid output format: X` otherwise).
+    pub fn parse(s: &str) -> Result<OutputKind, CopyError> {
+        KINDS
+            .iter()
+            .find(|(name, _)| *name == s)
+            .map(|&(_, k)| k)
+            .ok_or_else(|| CopyError::Option(format!("invalid output format: {s}")))
+    }
+
+    /// The kind's name as `ncdump -k` prints it.
+    pub fn name(self) -> &'static str {
+        match self {
+            OutputKind::Classic => "classic",
+            OutputKind::Offset64 => "64-bit offset",
+            OutputKind::Cdf5 => "cdf5",
+            OutputKind::Netcdf4 => "netCDF-4",
+            OutputKind::Netcdf4Classic => "netCDF-4 classic model",
+        }
+    }
+
+    /// True for the three classic (netCDF-3) formats.
+    pub fn is_classic(self) -> bool {
+        matches!(
+            self,
+            OutputKind::Classic | OutputKind::Offset64 | OutputKind::Cdf5
+        )
+    }
+
+    /// The kind of a dataset whose format `ncdump -k` names `name`.
+    pub fn from_format_name(name: &str) -> Option<OutputKind> {
+        match name {
+            "classic" => Some(OutputKind::Classic),
+            "64-bit offset" => Some(OutputKind::Offset64),
+            "cdf5" => Some(OutputKind::Cdf5),
+            "netCDF-4" => Some(OutputKind::Netcdf4),
+            "netCDF-4 classic model" => Some(OutputKind::Netcdf4Classic),
+            _ => None,
+        }
+    }
+}
+
+/// `-v` / `-V`: which variables to copy.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VarList {
+    /// Variable names or group paths (`temp`, `/g/temp`).
+    pub names: Vec<String>,
+    /// `-V`: only these variables are defined in the output; `-v`: every
+    /// variable is defined, only these get data.
+    pub definitions_too: bool,
+}
+
+/// `-g` / `-G`: which groups to copy (netCDF-4 inputs only).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GroupList {
+    /// Group names or paths.
+    pub names: Vec<String>,
+    /// `-G`: only these groups are defined; `-g`: every group is defined,
+    /// only variables of these groups get data.
+    pub definitions_too: bool,
+}
+
+/// Everything `nctk copy` can be asked, with nccopy's defaults
+/// ([`Default`]: same kind as the input, 5,000,000-byte buffer, no fill).
+#[derive(Debug, Clone, PartialEq)]
+pub struct CopyOptions {
+    /// `-k` (and `-3 -4 -5 -6 -7`): the output kind; `None` keeps the input's.
+    pub kind: Option<OutputKind>,
+    /// `-d`: deflate level 0..=9 (netCDF-4 outputs only).
+    pub deflate: Option<u32>,
+    /// `-s`: shuffle before deflate (netCDF-4 outputs only).
+    pub shuffle: bool,
+    /// `-c`: chunk specifications, `var:n1,n2,...` or `dim/n,...` (netCDF-4 outputs only).
+    pub chunkspecs: Vec<String>,
+    /// `-F`: filter specifications (netCDF-4 outputs only).
+    pub filters: Vec<String>,
+    /// `-u`: unlimited dimensions become fixed at their current length.
+    pub fix_unlimited: bool,
+    /// `-v` / `-V`.
+    pub vars: Option<VarList>,
+    /// `-g` / `-G`.
+    pub groups: Option<GroupList>,
+    /// `-m`: the copy buffer in bytes; bounds the memory a slab takes.
+    pub buffer_size: usize,
+    /// `-h`: chunk cache size (netCDF-4 outputs only).
+    pub chunk_cache_size: Option<usize>,
+    /// `-e`: chunk cache elements (netCDF-4 outputs only).
+    pub chunk_cache_elems: Option<usize>,
+    /// `-M`: minimum chunk size in bytes (netCDF-4 outputs only).
+    pub min_chunk_bytes: Option<usize>,
+    /// `-w`: build the output in memory, write it out at the end.
+    pub write_in_memory: bool,
+    /// `-r`: read the whole input into memory first (classic inputs).
+    pub read_in_memory: bool,
+    /// `-Xf`: pre-fill the output with fill values (nccopy writes without fill).
+    pub fill: bool,
+}
+
+impl Default for CopyOptions {
+    fn default() -> Self {
+        CopyOptions {
+            kind: None,
+            deflate: None,
+            shuffle: false,
+            chunkspecs: vec![],
+            filters: vec![],
+            fix_unlimited: false,
+            vars: None,
+            groups: None,
+            buffer_size: DEFAULT_BUFFER_SIZE,
+            chunk_cache_size: None,
+            chunk_cache_elems: None,
+            min_chunk_bytes: None,
+            write_in_memory: false,
+            read_in_memory: false,
+            fill: false,
+        }
+    }
+}
+
+impl CopyOptions {
+    /// True when a netCDF-4-only option asks for compression or chunking
+    /// (`-d` above 0, `-s`, `-c`): with no `-k`, nccopy then writes
+    /// netCDF-4 classic model from a classic input.
+    pub fn wants_netcdf4_features(&self) -> bool {
+        self.deflate.is_some_and(|d| d > 0) || self.shuffle || !self.chunkspecs.is_empty()
+    }
+
+    /// True when a `-F` filter other than `none` is given (nccopy then
+    /// switches the output to netCDF-4).
+    pub fn wants_filters(&self) -> bool {
+        self.filters
+            .iter()
+            .any(|f| f != "none" && !f.eq_ignore_ascii_case("*,none"))
+    }
+}
+
+/// Parses a size with nccopy's optional multiplier suffix: `K`, `M`, `G`,
+/// `T`, `P` (powers of 1000, either case), as `-m`, `-h` and `-e` take it.
+pub fn parse_size(s: &str, flag: char) -> Result<usize, CopyError> {
+    let bad = || {
+        CopyError::Option(format!(
+            "Suffix used for '-{flag}' option value must be K, M, G, T, or P"
+        ))
+    };
+    let split = s
+        .find(|c: char| c.is_ascii_alphabetic() && c != 'e' && c != 'E')
+        .unwrap_or(s.len());
+    let (num, suffix) = s.split_at(split);
+    let value: f64 = num.trim().parse().map_err(|_| bad())?;
+    if !(value >= 0.0) {
+        return Err(bad());
+    }
+    let mult = match suffix.chars().next() {
+        None => 1.0,
+        Some('k' | 'K') => 1e3,
+        Some('m' | 'M') => 1e6,
+        Some('g' | 'G') => 1e9,
+        Some('t' | 'T') => 1e12,
+        Some('p' | 'P') => 1e15,
+        Some(_) => return Err(bad()),
+    };
+    Ok((value * mult) as usize)
+}
+
+/// Parses a `-d` level (0..=9; `invalid deflation level: N` otherwise).
+pub fn parse_deflate_level(s: &str) -> Result<u32, CopyError> {
+    let digits: String = s
+        .trim_start()
+        .chars()
+        .enumerate()
+        .take_while(|&(i, c)| c.is_ascii_digit() || (i == 0 && (c == '-' || c == '+')))
+        .map(|(_, c)| c)
+        .collect();
+    // strtol: no digits reads as 0.
+    let level: i64 = digits.parse().unwrap_or(0);
+    if (0..=9).contains(&level) {
+        Ok(level as u32)
+    } else {
+        Err(CopyError::Option(format!("invalid deflation level: {level}")))
+    }
+}
+
+/// Splits a comma-separated `-v`/`-g` list; `\,` is a literal comma.
+pub fn split_list(s: &str) -> Vec<String> {
+    let mut out = vec![];
+    let mut cur = String::new();
+    let mut chars = s.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => {
+                if let Some(n) = chars.next() {
+                    cur.push(n);
+                }
+            }
+            ',' => out.push(std::mem::take(&mut cur)),
+            c => cur.push(c),
+        }
+    }
+    out.push(cur);
+    out.retain(|n| !n.is_empty());
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kinds_as_nccopy_spells_them() {
+        assert_eq!(OutputKind::parse("nc3").unwrap(), OutputKind::Classic);
+        assert_eq!(OutputKind::parse("1").unwrap(), OutputKind::Classic);
+        assert_eq!(
+            OutputKind::parse("64-bit offset").unwrap(),
+            OutputKind::Offset64
+        );
+        assert_eq!(OutputKind::parse("5").unwrap(), OutputKind::Cdf5);
+        assert_eq!(OutputKind::parse("3").unwrap(), OutputKind::Netcdf4);
+        assert_eq!(OutputKind::parse("4").unwrap(), OutputKind::Netcdf4Classic);
+        assert_eq!(
+            OutputKind::parse("Classic").unwrap_err().to_string(),
+            "invalid output format: Classic"
+        );
+    }
+
+    #[test]
+    fn sizes_take_suffixes() {
+        assert_eq!(parse_size("5000000", 'm').unwrap(), 5_000_000);
+        assert_eq!(parse_size("5M", 'm').unwrap(), 5_000_000);
+        assert_eq!(parse_size("1.5k", 'm').unwrap(), 1500);
+        assert_eq!(parse_size("2g", 'h').unwrap(), 2_000_000_000);
+        assert!(parse_size("1Q", 'm')
+            .unwrap_err()
+            .to_string()
+            .contains("'-m'"));
+        assert!(parse_size("-1", 'm').is_err());
+    }
+
+    #[test]
+    fn deflate_levels() {
+        assert_eq!(parse_deflate_level("5").unwrap(), 5);
+        assert_eq!(parse_deflate_level("x").unwrap(), 0);
+        assert_eq!(
+            parse_deflate_level("12").unwrap_err().to_string(),
+            "invalid deflation level: 12"
+        );
+    }
+
+    #[test]
+    fn lists_split_on_unescaped_commas() {
+        assert_eq!(split_list("a,b\\,c,,d"), vec!["a", "b,c", "d"]);
+    }
+}
