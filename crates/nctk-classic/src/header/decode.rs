@@ -309,7 +309,8 @@ impl<'a> Decoder<'a> {
             dims.push(self.dim()?);
         }
         let attrs = self.attrs("global attribute list")?;
-        let min_var = 3 * cs + 4 + 4 + cs + cs + version.offset_size();
+        // name length, rank, empty attribute list (tag + count), type, vsize, begin.
+        let min_var = cs + cs + (4 + cs) + 4 + cs + version.offset_size();
         let nvars = self.list_head(TAG_VARIABLE, min_var, "variable list")?;
         let mut vars = Vec::with_capacity(nvars as usize);
         for _ in 0..nvars {
