@@ -4,6 +4,7 @@ use std::io::{BufWriter, Write};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+use nctk_cli::copy::{run_copy, CopyArgs};
 use nctk_cli::dump::{run_dump, DumpArgs};
 use nctk_cli::gen::{gen, GenArgs};
 use nctk_cli::validate::run_validate;
@@ -23,6 +24,9 @@ enum Command {
     Dump(DumpArgs),
     /// Turn CDL into a netCDF file, like ncgen.
     Gen(GenCli),
+    /// Copy a dataset, converting its format, like nccopy (`-h` is the chunk cache size).
+    #[command(disable_help_flag = true)]
+    Copy(CopyArgs),
     /// Check a classic netCDF file strictly; exits non-zero on errors.
     Validate {
         /// The file to check.
@@ -113,6 +117,7 @@ fn main() -> ExitCode {
             .and_then(|ds| run_dump(args, ds.source(), &mut out).map_err(|e| e.to_string()))
             .map(|()| true),
         Command::Gen(args) => run_gen(args),
+        Command::Copy(args) => run_copy(args).map(|_| true).map_err(|e| e.to_string()),
         Command::Validate { file } => run_validate(file, &mut out).map_err(|e| e.to_string()),
     };
     let flushed = out.flush().map_err(|e| e.to_string());

@@ -13,6 +13,7 @@
 //! # Ok::<(), nctk::Error>(())
 //! ```
 
+pub mod copy;
 mod dataset;
 mod detect;
 mod error;

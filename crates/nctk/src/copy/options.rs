@@ -231,7 +231,9 @@ pub fn parse_deflate_level(s: &str) -> Result<u32, CopyError> {
     if (0..=9).contains(&level) {
         Ok(level as u32)
     } else {
-        Err(CopyError::Option(format!("invalid deflation level: {level}")))
+        Err(CopyError::Option(format!(
+            "invalid deflation level: {level}"
+        )))
     }
 }
 

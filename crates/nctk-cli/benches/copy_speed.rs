@@ -1,0 +1,2 @@
+//! `nctk copy` against nccopy (placeholder, filled in below).
+fn main() {}

@@ -1,0 +1,167 @@
+//! The output side: the [`DatasetWriter`] seam and [`create_writer`], its
+//! factory. Classic formats are implemented here; an NCZarr writer plugs in
+//! as one more arm of [`create_writer`].
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use nctk_classic::{ClassicWriter, FillMode, Version};
+use nctk_model::{Schema, Selection, SourceError, Values, VarId};
+use nctk_store::bytes::MemSink;
+
+use super::CopyError;
+use crate::Format;
+
+/// A dataset being written by the copier: its definitions were fixed when it
+/// was created (see [`create_writer`]); data arrives as slabs.
+pub trait DatasetWriter: Send {
+    /// Writes `values` (in the variable's own type) to `selection` of `var`,
+    /// a variable of the schema the writer was created with. Writing past the
+    /// last record of a record variable adds records.
+    fn write(
+        &mut self,
+        var: VarId,
+        selection: &Selection,
+        values: &Values,
+    ) -> Result<(), SourceError>;
+
+    /// Completes the dataset (record count, padding, flush). A dataset that
+    /// is dropped without `finish` is incomplete.
+    fn finish(self: Box<Self>) -> Result<(), SourceError>;
+}
+
+/// How the output is written, beyond its format and definitions.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct WriterOptions {
+    /// Pre-fill variables with fill values (`NC_FILL`); nccopy writes
+    /// without fill, as every value is copied anyway.
+    pub fill: bool,
+    /// Build the whole output in memory and write it out on
+    /// [`finish`](DatasetWriter::finish) (`nccopy -w`).
+    pub in_memory: bool,
+    /// netCDF-4 only: deflate level.
+    pub deflate: Option<u32>,
+    /// netCDF-4 only: shuffle.
+    pub shuffle: bool,
+    /// netCDF-4 only: chunk specifications as given to `-c`.
+    pub chunkspecs: Vec<String>,
+    /// netCDF-4 only: filter specifications as given to `-F`.
+    pub filters: Vec<String>,
+}
+
+/// Creates the output at `path` in `format` with every definition of
+/// `schema`, ready for data. `path` is where the bytes go (the copier passes
+/// a temporary name next to the final one).
+pub fn create_writer(
+    path: &Path,
+    format: Format,
+    schema: &Schema,
+    opts: &WriterOptions,
+) -> Result<Box<dyn DatasetWriter>, CopyError> {
+    let version = check_writable(path, format)?;
+    ClassicOutput::create(path, version, schema, opts)
+        .map(|w| Box::new(w) as Box<dyn DatasetWriter>)
+}
+
+/// Checks that [`create_writer`] can write `format`; returns the classic
+/// version it will write.
+pub(crate) fn check_writable(path: &Path, format: Format) -> Result<Version, CopyError> {
+    Ok(match format {
+        Format::Classic => Version::Cdf1,
+        Format::Offset64 => Version::Cdf2,
+        Format::Cdf5 => Version::Cdf5,
+        Format::Hdf5 => {
+            return Err(CopyError::Unsupported {
+                path: path.display().to_string(),
+                format: "netCDF-4",
+                reason: "nctk does not write HDF5; give -k classic, 64-bit offset or cdf5 \
+                         (NCZarr output, named by a URL such as \
+                         file:///abs/out.zarr#mode=nczarr,file, is planned)"
+                    .into(),
+            })
+        }
+        Format::Zarr => {
+            return Err(CopyError::Unsupported {
+                path: path.display().to_string(),
+                format: "NCZarr",
+                reason: "the NCZarr/Zarr writer does not exist yet".into(),
+            })
+        }
+    })
+}
+
+/// A classic file being written by [`ClassicWriter`].
+struct ClassicOutput {
+    writer: ClassicWriter,
+    /// With `-w`: the in-memory image and where it goes on finish.
+    memory: Option<(Arc<MemSink>, PathBuf)>,
+}
+
+impl ClassicOutput {
+    fn create(
+        path: &Path,
+        version: Version,
+        schema: &Schema,
+        opts: &WriterOptions,
+    ) -> Result<ClassicOutput, CopyError> {
+        let fill = if opts.fill {
+            FillMode::Fill
+        } else {
+            FillMode::NoFill
+        };
+        let err = |e: nctk_classic::ClassicError| CopyError::Output {
+            path: path.display().to_string(),
+            source: Box::new(e),
+        };
+        if opts.in_memory {
+            let sink = Arc::new(MemSink::new());
+            let writer = ClassicWriter::create_in_with_schema(sink.clone(), schema, version, fill)
+                .map_err(err)?;
+            return Ok(ClassicOutput {
+                writer,
+                memory: Some((sink, path.to_path_buf())),
+            });
+        }
+        let writer = ClassicWriter::create_with_schema(path, schema, version, fill).map_err(err)?;
+        Ok(ClassicOutput {
+            writer,
+            memory: None,
+        })
+    }
+}
+
+impl DatasetWriter for ClassicOutput {
+    fn write(
+        &mut self,
+        var: VarId,
+        selection: &Selection,
+        values: &Values,
+    ) -> Result<(), SourceError> {
+        let w = &mut self.writer;
+        match values {
+            Values::Byte(v) => w.write_from(var, selection, v),
+            Values::Char(v) => w.write_from(var, selection, v),
+            Values::Short(v) => w.write_from(var, selection, v),
+            Values::Int(v) => w.write_from(var, selection, v),
+            Values::Float(v) => w.write_from(var, selection, v),
+            Values::Double(v) => w.write_from(var, selection, v),
+            Values::UByte(v) => w.write_from(var, selection, v),
+            Values::UShort(v) => w.write_from(var, selection, v),
+            Values::UInt(v) => w.write_from(var, selection, v),
+            Values::Int64(v) => w.write_from(var, selection, v),
+            Values::UInt64(v) => w.write_from(var, selection, v),
+            Values::String(_) => w.write(var, selection, values),
+        }?;
+        Ok(())
+    }
+
+    fn finish(self: Box<Self>) -> Result<(), SourceError> {
+        let ClassicOutput { writer, memory } = *self;
+        writer.close()?;
+        if let Some((sink, path)) = memory {
+            std::fs::write(&path, sink.to_vec())
+                .map_err(|e| format!("{}: write: {e}", path.display()))?;
+        }
+        Ok(())
+    }
+}
