@@ -26,6 +26,7 @@ mod open;
 mod read;
 mod reader;
 pub mod url;
+pub mod write;
 
 pub use attrs::{
     infer as infer_attribute, is_hidden as is_hidden_attribute, to_values as attribute_values,
@@ -33,3 +34,4 @@ pub use attrs::{
 pub use error::ZarrError;
 pub use open::{open_path, open_store, StoreBackend};
 pub use reader::{ZarrOptions, ZarrReader};
+pub use write::{VarOptions, WriteError, WriteLayout, WriteOptions, ZarrWriter};

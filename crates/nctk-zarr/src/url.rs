@@ -123,6 +123,8 @@ const KNOWN_MODES: &[&str] = &[
     "bytes",
     "consolidated",
     "v2",
+    // nctk's own: write netCDF-C 4.9.0's NCZarr layout (see docs/zarr.md).
+    "nczarr490",
 ];
 
 fn url_err(url: &str, reason: impl Into<String>) -> ZarrError {

@@ -1,0 +1,63 @@
+//! The writer's error type.
+
+use nctk_store::kv::StoreError;
+
+/// Errors of the Zarr / NCZarr writer. Each names the store key or the
+/// variable and the reason.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum WriteError {
+    /// The store failed (I/O, zip, invalid key).
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// A codec could not be built, or failed on a chunk.
+    #[error("{key}: codec: {reason}")]
+    Codec {
+        /// The chunk or `.zarray` key.
+        key: String,
+        /// The codec's message.
+        reason: String,
+    },
+    /// A variable's storage options do not fit it (chunk sizes, filters).
+    #[error("{var}: {reason}")]
+    Options {
+        /// The variable's path.
+        var: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A write request does not fit the variable (selection, type, count).
+    #[error("{var}: {reason}")]
+    Request {
+        /// The variable's path.
+        var: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// The path or URL names nothing nctk can write.
+    #[error("{url}: {reason}")]
+    Target {
+        /// The path or URL as given.
+        url: String,
+        /// Why.
+        reason: String,
+    },
+    /// The schema cannot be written as Zarr (a name that is not a store key).
+    #[error("{name}: {reason}")]
+    Schema {
+        /// The object's name or path.
+        name: String,
+        /// What is wrong.
+        reason: String,
+    },
+}
+
+impl WriteError {
+    /// A path or URL that names no writable store.
+    pub(crate) fn target(url: &str, reason: impl Into<String>) -> WriteError {
+        WriteError::Target {
+            url: url.to_string(),
+            reason: reason.into(),
+        }
+    }
+}

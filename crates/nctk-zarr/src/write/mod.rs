@@ -1,0 +1,448 @@
+//! Writing NCZarr and Zarr v2 stores.
+//!
+//! [`ZarrWriter::create`] takes a complete [`Schema`] (groups, shared and
+//! unlimited dimensions, typed attributes, `_FillValue`) and
+//! [`WriteOptions`] (the metadata layout, per-variable chunking, codecs,
+//! byte order); then [`ZarrWriter::write`] puts hyperslabs of values and
+//! [`ZarrWriter::finish`] stores the remaining chunks and the final
+//! metadata (unlimited dimensions at the length written).
+//!
+//! Chunks are written one at a time: a write touches only the chunks its
+//! selection covers, a partial write of a chunk already stored reads it
+//! back first, and at most [`WriteOptions::cache_bytes`] of decoded chunks
+//! are held. Chunks never written are not stored (they read as fill), as
+//! netCDF-C does.
+//!
+//! Layouts ([`WriteLayout`]): netCDF-C 4.9.3+ NCZarr (default), netCDF-C
+//! 4.9.0 NCZarr, pure Zarr with or without `_ARRAY_DIMENSIONS`.
+
+mod cache;
+mod chunking;
+mod error;
+mod jsonval;
+mod metadata;
+mod options;
+mod plan;
+mod target;
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use nctk_model::{Schema, Selection, Values, VarId};
+use nctk_store::kv::{Bytes, DirectoryStore, ReadableStore, StoreKey, WritableStore};
+use serde_json::Value;
+
+pub use chunking::default_chunks;
+pub use error::WriteError;
+pub use options::{VarOptions, WriteLayout, WriteOptions};
+pub use target::{create_target, layout_for_modes};
+
+use cache::ChunkCache;
+use plan::ArrayPlan;
+
+/// A store the writer can both read (to update partial chunks) and write.
+pub trait ReadWriteStore: ReadableStore + WritableStore {}
+
+impl<T: ReadableStore + WritableStore + ?Sized> ReadWriteStore for T {}
+
+/// A zip archive being assembled in a scratch directory.
+struct ZipTarget {
+    path: PathBuf,
+    scratch: PathBuf,
+    top_dir: Option<String>,
+}
+
+/// Writes one dataset into a Zarr store; see the [module docs](self).
+pub struct ZarrWriter {
+    store: Arc<dyn ReadWriteStore>,
+    schema: Schema,
+    layout: WriteLayout,
+    plans: Vec<ArrayPlan>,
+    cache: ChunkCache,
+    zip: Option<ZipTarget>,
+}
+
+impl std::fmt::Debug for ZarrWriter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ZarrWriter")
+            .field("layout", &self.layout)
+            .field("vars", &self.plans.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl ZarrWriter {
+    /// Starts a dataset in `store` (which should be empty) and writes its
+    /// metadata.
+    pub fn create(
+        store: Arc<dyn ReadWriteStore>,
+        schema: &Schema,
+        opts: &WriteOptions,
+    ) -> Result<ZarrWriter, WriteError> {
+        let mut plans = Vec::with_capacity(schema.num_vars());
+        for v in schema.var_ids() {
+            plans.push(plan::plan(schema, v, &opts.var(v), opts.layout)?);
+        }
+        check_names(schema)?;
+        let w = ZarrWriter {
+            store,
+            schema: schema.clone(),
+            layout: opts.layout,
+            plans,
+            cache: ChunkCache::new(opts.cache_bytes),
+            zip: None,
+        };
+        w.write_metadata()?;
+        Ok(w)
+    }
+
+    /// Creates a directory store at `path` (created if missing).
+    pub fn create_dir(
+        path: impl AsRef<Path>,
+        schema: &Schema,
+        opts: &WriteOptions,
+    ) -> Result<ZarrWriter, WriteError> {
+        let path = path.as_ref();
+        std::fs::create_dir_all(path).map_err(|e| WriteError::Store(io_err(path, e)))?;
+        ZarrWriter::create(Arc::new(DirectoryStore::new(path)), schema, opts)
+    }
+
+    /// Creates a zip store at `path`. Chunks are assembled in a scratch
+    /// directory next to it (`<path>.nctk-partial`) and copied into the
+    /// archive, in key order, by [`finish`](Self::finish). NCZarr layouts
+    /// put the dataset under a top-level directory named after the file (as
+    /// netCDF-C); pure Zarr puts it at the top level (as zarr-python).
+    pub fn create_zip(
+        path: impl AsRef<Path>,
+        schema: &Schema,
+        opts: &WriteOptions,
+    ) -> Result<ZarrWriter, WriteError> {
+        let path = path.as_ref().to_path_buf();
+        let mut scratch = path.clone().into_os_string();
+        scratch.push(".nctk-partial");
+        let scratch = PathBuf::from(scratch);
+        if scratch.exists() {
+            std::fs::remove_dir_all(&scratch)
+                .map_err(|e| WriteError::Store(io_err(&scratch, e)))?;
+        }
+        let top_dir = match opts.layout {
+            WriteLayout::PureZarr { .. } => None,
+            _ => path
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .filter(|s| StoreKey::new(s.clone()).is_ok()),
+        };
+        let mut w = ZarrWriter::create_dir(&scratch, schema, opts)?;
+        w.zip = Some(ZipTarget {
+            path,
+            scratch,
+            top_dir,
+        });
+        Ok(w)
+    }
+
+    /// The dataset's schema, unlimited dimensions at the length written so far.
+    pub fn schema(&self) -> &Schema {
+        &self.schema
+    }
+
+    /// Writes `values` (row-major, the selection's shape) to the selected
+    /// elements of `var`. Numeric values are converted to the variable's
+    /// type with netCDF's range checks. Unlimited dimensions grow to cover
+    /// the selection.
+    pub fn write(
+        &mut self,
+        var: VarId,
+        sel: &Selection,
+        values: &Values,
+    ) -> Result<(), WriteError> {
+        if var.0 as usize >= self.plans.len() {
+            return Err(WriteError::Request {
+                var: format!("variable {}", var.0),
+                reason: "no such variable".into(),
+            });
+        }
+        let plan = &self.plans[var.0 as usize];
+        let v = self.schema.var(var);
+        let req = |reason: String| WriteError::Request {
+            var: plan.prefix.clone(),
+            reason,
+        };
+        let dims = v.dims.clone();
+        let scalar = dims.is_empty();
+        let (sel, shape) = if scalar {
+            (Selection::all(&[1]), vec![1u64])
+        } else {
+            (sel.clone(), self.schema.shape(var))
+        };
+        if sel.rank() != shape.len()
+            || sel.count.len() != shape.len()
+            || sel.stride.len() != shape.len()
+        {
+            return Err(req(format!(
+                "selection has rank {} but the variable has rank {}",
+                sel.rank(),
+                dims.len()
+            )));
+        }
+        let n = sel
+            .num_elements()
+            .ok_or_else(|| req("selection size overflows".into()))?;
+        if n != values.len() as u64 {
+            return Err(req(format!(
+                "selection holds {n} values but {} were given",
+                values.len()
+            )));
+        }
+        if n == 0 {
+            return Ok(());
+        }
+        let mut grow = vec![];
+        for d in 0..shape.len() {
+            if sel.stride[d] == 0 {
+                return Err(req(format!("stride 0 in dimension {d}")));
+            }
+            let last = (sel.count[d] - 1)
+                .checked_mul(sel.stride[d])
+                .and_then(|x| x.checked_add(sel.start[d]))
+                .ok_or_else(|| req(format!("dimension {d}: index overflows")))?;
+            let unlimited = !scalar && self.schema.dim(dims[d]).unlimited;
+            if last >= shape[d] {
+                if !unlimited {
+                    return Err(req(format!(
+                        "dimension {d}: start {}, count {}, stride {} exceed length {}",
+                        sel.start[d], sel.count[d], sel.stride[d], shape[d]
+                    )));
+                }
+                grow.push((dims[d], last + 1));
+            }
+        }
+        let src = plan.encode(&plan.prefix, values, v.dtype)?;
+        for (d, len) in grow {
+            self.schema.dim_mut(d).len = len;
+        }
+        self.scatter(var.0, &sel, &src, scalar)
+    }
+
+    /// Copies encoded elements `src` (the selection's shape) into the chunks.
+    fn scatter(
+        &mut self,
+        var: u32,
+        sel: &Selection,
+        src: &[u8],
+        scalar: bool,
+    ) -> Result<(), WriteError> {
+        let plan = &self.plans[var as usize];
+        let width = plan.width;
+        let chunks: Vec<u64> = if scalar { vec![1] } else { plan.chunks.clone() };
+        let rank = chunks.len();
+        let first: Vec<u64> = (0..rank).map(|d| sel.start[d] / chunks[d]).collect();
+        let last: Vec<u64> = (0..rank)
+            .map(|d| (sel.start[d] + (sel.count[d] - 1) * sel.stride[d]) / chunks[d])
+            .collect();
+        // Strides of the source block (selection shape) and of a chunk, in elements.
+        let mut src_stride = vec![1u64; rank];
+        let mut chunk_stride = vec![1u64; rank];
+        for d in (0..rank.saturating_sub(1)).rev() {
+            src_stride[d] = src_stride[d + 1] * sel.count[d + 1];
+            chunk_stride[d] = chunk_stride[d + 1] * chunks[d + 1];
+        }
+        let mut ci = first.clone();
+        loop {
+            // Selected k range per dimension inside chunk ci.
+            let mut ranges = Vec::with_capacity(rank);
+            for d in 0..rank {
+                let lo = ci[d] * chunks[d];
+                let hi = lo + chunks[d]; // exclusive
+                let (s, st, c) = (sel.start[d], sel.stride[d], sel.count[d]);
+                let k_lo = if lo > s { (lo - s).div_ceil(st) } else { 0 };
+                let k_hi = if hi > s {
+                    ((hi - 1 - s) / st + 1).min(c)
+                } else {
+                    0
+                };
+                ranges.push((k_lo, k_hi, lo));
+            }
+            if ranges.iter().all(|&(a, b, _)| a < b) {
+                let index: Vec<u64> = if scalar { vec![] } else { ci.clone() };
+                let buf = self.cache.chunk(&self.store, &self.plans, var, &index)?;
+                copy_block(buf, src, sel, &ranges, &src_stride, &chunk_stride, width);
+            }
+            // Next chunk index.
+            let mut d = rank;
+            loop {
+                if d == 0 {
+                    return Ok(());
+                }
+                d -= 1;
+                if ci[d] < last[d] {
+                    ci[d] += 1;
+                    break;
+                }
+                ci[d] = first[d];
+            }
+        }
+    }
+
+    /// Stores every chunk still held and the final metadata; for a zip
+    /// store, writes the archive.
+    pub fn finish(mut self) -> Result<(), WriteError> {
+        self.cache.flush(&self.store, &self.plans)?;
+        self.write_metadata()?;
+        if let Some(z) = self.zip.take() {
+            write_zip(&z)?;
+        }
+        Ok(())
+    }
+
+    fn put_json(&self, key: String, v: &Value) -> Result<(), WriteError> {
+        let key = StoreKey::new(key)?;
+        let text = serde_json::to_vec(v).expect("JSON values always serialize");
+        self.store.put(&key, Bytes::from(text))?;
+        Ok(())
+    }
+
+    fn write_metadata(&self) -> Result<(), WriteError> {
+        for g in self.schema.group_ids() {
+            let path = self.schema.group_path(g);
+            let prefix = if path == "/" {
+                String::new()
+            } else {
+                format!("{}/", &path[1..])
+            };
+            let (zgroup, zattrs) = metadata::group_objects(&self.schema, g, self.layout);
+            self.put_json(format!("{prefix}.zgroup"), &zgroup)?;
+            if let Some(a) = zattrs {
+                self.put_json(format!("{prefix}.zattrs"), &a)?;
+            }
+        }
+        for v in self.schema.var_ids() {
+            let plan = &self.plans[v.0 as usize];
+            let (zarray, zattrs) = metadata::array_objects(&self.schema, v, plan, self.layout);
+            self.put_json(format!("{}/.zarray", plan.prefix), &zarray)?;
+            self.put_json(format!("{}/.zattrs", plan.prefix), &zattrs)?;
+        }
+        Ok(())
+    }
+}
+
+/// Copies the elements of one chunk's share of the selection.
+fn copy_block(
+    buf: &mut [u8],
+    src: &[u8],
+    sel: &Selection,
+    ranges: &[(u64, u64, u64)],
+    src_stride: &[u64],
+    chunk_stride: &[u64],
+    width: usize,
+) {
+    let rank = ranges.len();
+    let mut k: Vec<u64> = ranges.iter().map(|r| r.0).collect();
+    let inner = rank - 1;
+    let (ilo, ihi, _) = ranges[inner];
+    let contiguous = sel.stride[inner] == 1;
+    loop {
+        let mut s_off = 0u64;
+        let mut c_off = 0u64;
+        for d in 0..inner {
+            s_off += k[d] * src_stride[d];
+            c_off += (sel.start[d] + k[d] * sel.stride[d] - ranges[d].2) * chunk_stride[d];
+        }
+        if contiguous {
+            let n = (ihi - ilo) as usize * width;
+            let s = (s_off + ilo) as usize * width;
+            let c = (c_off + sel.start[inner] + ilo - ranges[inner].2) as usize * width;
+            buf[c..c + n].copy_from_slice(&src[s..s + n]);
+        } else {
+            for kk in ilo..ihi {
+                let s = (s_off + kk) as usize * width;
+                let c = (c_off + sel.start[inner] + kk * sel.stride[inner] - ranges[inner].2)
+                    as usize
+                    * width;
+                buf[c..c + width].copy_from_slice(&src[s..s + width]);
+            }
+        }
+        // Next outer index.
+        let mut d = inner;
+        loop {
+            if d == 0 {
+                return;
+            }
+            d -= 1;
+            k[d] += 1;
+            if k[d] < ranges[d].1 {
+                break;
+            }
+            k[d] = ranges[d].0;
+        }
+    }
+}
+
+/// Group and variable names must be usable as store key segments.
+fn check_names(schema: &Schema) -> Result<(), WriteError> {
+    let names = schema
+        .group_ids()
+        .skip(1)
+        .map(|g| schema.group(g).name.clone())
+        .chain(schema.var_ids().map(|v| schema.var(v).name.clone()));
+    for name in names {
+        if name.contains('/') || name.starts_with(".z") || StoreKey::new(name.clone()).is_err() {
+            return Err(WriteError::Schema {
+                name,
+                reason: "not usable as a Zarr object name".into(),
+            });
+        }
+    }
+    Ok(())
+}
+
+fn io_err(path: &Path, e: std::io::Error) -> nctk_store::kv::StoreError {
+    nctk_store::kv::StoreError::Io {
+        key: path.display().to_string(),
+        op: "create",
+        source: e,
+    }
+}
+
+/// Copies the scratch directory into the zip archive, in key order, and
+/// removes it.
+fn write_zip(z: &ZipTarget) -> Result<(), WriteError> {
+    let mut files = vec![];
+    collect_files(&z.scratch, &z.scratch, &mut files)
+        .map_err(|e| WriteError::Store(io_err(&z.scratch, e)))?;
+    files.sort();
+    let file = std::fs::File::create(&z.path).map_err(|e| WriteError::Store(io_err(&z.path, e)))?;
+    let zw = nctk_store::kv::ZipStoreWriter::new(
+        std::io::BufWriter::new(file),
+        z.path.display().to_string(),
+        z.top_dir.as_deref(),
+    )?;
+    for rel in files {
+        let data = std::fs::read(z.scratch.join(&rel))
+            .map_err(|e| WriteError::Store(io_err(&z.scratch, e)))?;
+        zw.put(&StoreKey::new(rel)?, Bytes::from(data))?;
+    }
+    use std::io::Write;
+    let mut sink = zw.finish()?;
+    sink.flush()
+        .map_err(|e| WriteError::Store(io_err(&z.path, e)))?;
+    std::fs::remove_dir_all(&z.scratch).map_err(|e| WriteError::Store(io_err(&z.scratch, e)))?;
+    Ok(())
+}
+
+fn collect_files(root: &Path, dir: &Path, out: &mut Vec<String>) -> std::io::Result<()> {
+    for entry in std::fs::read_dir(dir)? {
+        let entry = entry?;
+        let p = entry.path();
+        if entry.file_type()?.is_dir() {
+            collect_files(root, &p, out)?;
+        } else if let Ok(rel) = p.strip_prefix(root) {
+            let rel: Vec<String> = rel
+                .components()
+                .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                .collect();
+            out.push(rel.join("/"));
+        }
+    }
+    Ok(())
+}

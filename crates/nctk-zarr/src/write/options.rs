@@ -1,0 +1,86 @@
+//! Passive options of the writer: which metadata layout, and per-variable
+//! storage settings (the netCDF-4 special attributes of CDL).
+
+use nctk_model::{Endianness, VarId};
+
+/// Which metadata layout to write.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum WriteLayout {
+    /// NCZarr as netCDF-C 4.9.3 and later write it (the default): every
+    /// NCZarr key in `.zattrs` (`_nczarr_superblock`, `_nczarr_group`,
+    /// `_nczarr_array`, `_nczarr_attr`), plus xarray's `_ARRAY_DIMENSIONS`.
+    #[default]
+    NcZarr,
+    /// NCZarr as netCDF-C 4.9.0 writes it: `_NCZARR_SUPERBLOCK` and
+    /// `_NCZARR_GROUP` in `.zgroup`, `_NCZARR_ARRAY` in `.zarray`,
+    /// `_NCZARR_ATTR` in `.zattrs`; char arrays as `<U1` (one byte per
+    /// element). URL mode flag `v2compat`. netCDF-C 4.9.0 has no unlimited
+    /// dimensions: they are written as fixed at their current length.
+    NcZarr490,
+    /// Pure Zarr v2 (URL mode `zarr`): no NCZarr keys; dimension names as
+    /// xarray's `_ARRAY_DIMENSIONS` unless `xarray` is false (`noxarray`).
+    PureZarr {
+        /// Write `_ARRAY_DIMENSIONS`.
+        xarray: bool,
+    },
+}
+
+/// Storage settings of one variable, as netCDF-4 CDL states them
+/// (`_ChunkSizes`, `_DeflateLevel`, `_Shuffle`, `_Fletcher32`, `_Filter`,
+/// `_Codecs`, `_Endianness`, `_NoFill`). Everything `None` / false means
+/// netCDF-C's defaults.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct VarOptions {
+    /// Chunk lengths, one per dimension (`_ChunkSizes`); `None`: netCDF-C's
+    /// default chunking.
+    pub chunk_sizes: Option<Vec<u64>>,
+    /// zlib level 0..=9 (`_DeflateLevel`).
+    pub deflate_level: Option<u32>,
+    /// The shuffle filter (`_Shuffle`).
+    pub shuffle: bool,
+    /// The fletcher32 checksum (`_Fletcher32`).
+    pub fletcher32: bool,
+    /// HDF5 filters as `_Filter` text (`"307,9|1,5"`), mapped to numcodecs
+    /// as netCDF-C maps them.
+    pub filter: Option<String>,
+    /// A numcodecs JSON list (`_Codecs`): written as given (the last codec
+    /// is the compressor, the others the filters). Overrides the settings above.
+    pub codecs: Option<String>,
+    /// Byte order of the stored values (`_Endianness`); default little.
+    pub endianness: Option<Endianness>,
+    /// `_NoFill`: recorded only (chunks never written read as fill either way).
+    pub no_fill: bool,
+    /// Bytes per `string` element (`_nczarr_maxstrlen`); default 128 as
+    /// netCDF-C. Longer strings are an error.
+    pub max_strlen: Option<usize>,
+}
+
+/// Options of [`ZarrWriter`](super::ZarrWriter).
+#[derive(Debug, Clone, PartialEq)]
+pub struct WriteOptions {
+    /// The metadata layout.
+    pub layout: WriteLayout,
+    /// Per-variable settings, by [`VarId`] index; missing entries are defaults.
+    pub vars: Vec<VarOptions>,
+    /// Bytes of decoded chunks held in memory before the least recently
+    /// touched are encoded and stored (default 64 MiB; at least one chunk
+    /// is always held).
+    pub cache_bytes: usize,
+}
+
+impl Default for WriteOptions {
+    fn default() -> Self {
+        WriteOptions {
+            layout: WriteLayout::default(),
+            vars: Vec::new(),
+            cache_bytes: 64 << 20,
+        }
+    }
+}
+
+impl WriteOptions {
+    /// The settings of `var` (defaults when none were given).
+    pub fn var(&self, var: VarId) -> VarOptions {
+        self.vars.get(var.0 as usize).cloned().unwrap_or_default()
+    }
+}

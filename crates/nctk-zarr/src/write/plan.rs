@@ -1,0 +1,244 @@
+//! What the writer decides once per variable: dtype, chunks, fill bytes,
+//! codec pipeline.
+
+use nctk_codec::{parse_filter_attr, Codec, CodecContext, Pipeline};
+use nctk_model::{DataType, Endianness, Schema, Values, VarId};
+use serde_json::Value;
+
+use super::chunking::default_chunks;
+use super::metadata::numeric_dtype;
+use super::options::{VarOptions, WriteLayout};
+use super::WriteError;
+
+/// netCDF-C's default bytes per `string` element.
+pub const DEFAULT_MAX_STRLEN: usize = 128;
+
+/// One variable's storage plan.
+#[derive(Debug, Clone)]
+pub struct ArrayPlan {
+    /// The array's key prefix in the store (`v`, `g/w`).
+    pub prefix: String,
+    /// The NumPy dtype text.
+    pub dtype: String,
+    /// Chunk lengths (empty for a scalar).
+    pub chunks: Vec<u64>,
+    /// Bytes per element in a chunk.
+    pub width: usize,
+    /// Multi-byte values stored big-endian.
+    pub big: bool,
+    /// The fill value (one element).
+    pub fill: Values,
+    /// The fill value's bytes (one element).
+    pub fill_bytes: Vec<u8>,
+    /// The codecs.
+    pub pipeline: Pipeline,
+    /// The `.zarray` `compressor`.
+    pub compressor: Value,
+    /// The `.zarray` `filters`.
+    pub filters: Value,
+    /// `_nczarr_maxstrlen` to write (a non-default string length).
+    pub max_strlen_attr: Option<usize>,
+}
+
+impl ArrayPlan {
+    /// Decoded bytes of one chunk.
+    pub fn chunk_bytes(&self) -> usize {
+        self.chunks.iter().product::<u64>().max(1) as usize * self.width
+    }
+
+    /// Values encoded as chunk elements (converted to the variable's type
+    /// first). Strings longer than the element are an error.
+    pub fn encode(
+        &self,
+        var: &str,
+        values: &Values,
+        dtype: DataType,
+    ) -> Result<Vec<u8>, WriteError> {
+        let req = |reason: String| WriteError::Request {
+            var: var.to_string(),
+            reason,
+        };
+        if values.dtype() != dtype {
+            if !(values.dtype().is_numeric() && dtype.is_numeric()) {
+                return Err(req(format!(
+                    "cannot write {} values to a {dtype} variable",
+                    values.dtype()
+                )));
+            }
+            let v = nctk_model::convert::convert(values, dtype).map_err(|e| req(e.to_string()))?;
+            return self.encode(var, &v, dtype);
+        }
+        match values {
+            Values::String(s) => {
+                let mut out = Vec::with_capacity(s.len() * self.width);
+                for x in s {
+                    if x.len() > self.width {
+                        return Err(req(format!(
+                            "string of {} bytes is longer than the maximum string length {} (set max_strlen)",
+                            x.len(),
+                            self.width
+                        )));
+                    }
+                    out.extend_from_slice(x.as_bytes());
+                    out.resize(out.len() + self.width - x.len(), 0);
+                }
+                Ok(out)
+            }
+            v => Ok(v.to_bytes(self.big)),
+        }
+    }
+}
+
+fn var_path(schema: &Schema, v: VarId) -> String {
+    let g = schema.group_path(schema.var(v).group);
+    let name = &schema.var(v).name;
+    if g == "/" {
+        name.clone()
+    } else {
+        format!("{}/{name}", &g[1..])
+    }
+}
+
+/// Builds the plan of `v`.
+pub fn plan(
+    schema: &Schema,
+    v: VarId,
+    opts: &VarOptions,
+    layout: WriteLayout,
+) -> Result<ArrayPlan, WriteError> {
+    let var = schema.var(v);
+    let prefix = var_path(schema, v);
+    let oerr = |reason: String| WriteError::Options {
+        var: prefix.clone(),
+        reason,
+    };
+    let big = opts.endianness == Some(Endianness::Big);
+    let (dtype, width, max_strlen_attr) = match var.dtype {
+        DataType::Char if layout == WriteLayout::NcZarr490 => ("<U1".to_string(), 1, None),
+        DataType::Char => (">S1".to_string(), 1, None),
+        DataType::String => {
+            let n = opts.max_strlen.unwrap_or(DEFAULT_MAX_STRLEN);
+            if n == 0 {
+                return Err(oerr("max_strlen must be at least 1".into()));
+            }
+            let attr = (n != DEFAULT_MAX_STRLEN && !matches!(layout, WriteLayout::PureZarr { .. }))
+                .then_some(n);
+            (format!("|S{n}"), n, attr)
+        }
+        t => (numeric_dtype(t, big), t.size().unwrap_or(1), None),
+    };
+    let dims: Vec<(u64, bool)> = var
+        .dims
+        .iter()
+        .map(|&d| (schema.dim(d).len, schema.dim(d).unlimited))
+        .collect();
+    let chunks = match &opts.chunk_sizes {
+        _ if dims.is_empty() => vec![],
+        Some(c) => {
+            if c.len() != dims.len() || c.contains(&0) {
+                return Err(oerr(format!(
+                    "chunk sizes {c:?} do not fit {} dimensions (each must be at least 1)",
+                    dims.len()
+                )));
+            }
+            c.clone()
+        }
+        None => {
+            let ts = if var.dtype == DataType::String {
+                8
+            } else {
+                width as u64
+            };
+            default_chunks(&dims, ts)
+        }
+    };
+    let elems = chunks.iter().try_fold(1u64, |a, &c| a.checked_mul(c));
+    match elems.and_then(|e| e.checked_mul(width as u64)) {
+        Some(b) if b <= u32::MAX as u64 => {}
+        _ => return Err(oerr(format!("chunks {chunks:?} exceed 4 GiB"))),
+    }
+    let fill = schema.fill_value(v);
+    let fill_plan = ArrayPlan {
+        prefix: prefix.clone(),
+        dtype: dtype.clone(),
+        chunks: chunks.clone(),
+        width,
+        big,
+        fill: fill.clone(),
+        fill_bytes: vec![],
+        pipeline: Pipeline::default(),
+        compressor: Value::Null,
+        filters: Value::Null,
+        max_strlen_attr,
+    };
+    let fill_bytes = match (&fill, var.dtype) {
+        (Values::String(s), _) => {
+            let mut b = s[0].as_bytes().to_vec();
+            b.resize(width.max(b.len()), 0);
+            b.truncate(width);
+            b
+        }
+        _ => fill_plan.encode(&prefix, &fill, var.dtype)?,
+    };
+    let codecs = codec_list(opts, width, var.dims.is_empty()).map_err(oerr)?;
+    let ctx = CodecContext {
+        element_size: Some(width),
+        dtype: Some(&dtype),
+    };
+    let (compressor, filters) = match codecs.split_last() {
+        None => (Value::Null, Value::Null),
+        Some((last, [])) => (last.clone(), Value::Null),
+        Some((last, rest)) => (last.clone(), Value::Array(rest.to_vec())),
+    };
+    let pipeline = Pipeline::from_zarr_json(&compressor, &filters, &ctx)
+        .map_err(|e| oerr(format!("codecs: {e}")))?;
+    Ok(ArrayPlan {
+        fill_bytes,
+        pipeline,
+        compressor,
+        filters,
+        ..fill_plan
+    })
+}
+
+/// The numcodecs JSON list of a variable: `_Codecs` as given, else shuffle,
+/// `_Filter` / deflate, fletcher32 in netCDF-C's order. Scalars get none.
+fn codec_list(opts: &VarOptions, width: usize, scalar: bool) -> Result<Vec<Value>, String> {
+    if scalar {
+        return Ok(vec![]);
+    }
+    if let Some(text) = &opts.codecs {
+        let v: Value =
+            serde_json::from_str(text).map_err(|e| format!("_Codecs is not JSON: {e}"))?;
+        return match v {
+            Value::Array(list) => Ok(list),
+            Value::Object(_) => Ok(vec![v]),
+            _ => Err("_Codecs must be a JSON list of codecs".into()),
+        };
+    }
+    let mut list = vec![];
+    if opts.shuffle {
+        list.push(serde_json::json!({"id": "shuffle", "elementsize": 0}));
+    }
+    if let Some(text) = &opts.filter {
+        let ctx = CodecContext::new(width);
+        for spec in parse_filter_attr(text).map_err(|e| e.to_string())? {
+            if opts.shuffle && spec.id == nctk_codec::H5Z_FILTER_SHUFFLE {
+                continue;
+            }
+            let codec = Codec::from_hdf5(spec.id, &spec.params, &ctx)
+                .map_err(|e| format!("_Filter: {e}"))?;
+            list.push(codec.to_json());
+        }
+    }
+    if let Some(level) = opts.deflate_level {
+        if level > 9 {
+            return Err(format!("deflate level {level} is not in 0..=9"));
+        }
+        list.push(serde_json::json!({"id": "zlib", "level": level}));
+    }
+    if opts.fletcher32 {
+        list.push(serde_json::json!({"id": "fletcher32"}));
+    }
+    Ok(list)
+}
