@@ -26,7 +26,10 @@ fn corpus() -> Option<PathBuf> {
 fn kind_of(path: &Path) -> Option<OutputKind> {
     let mut magic = [0u8; 4];
     use std::io::Read;
-    std::fs::File::open(path).ok()?.read_exact(&mut magic).ok()?;
+    std::fs::File::open(path)
+        .ok()?
+        .read_exact(&mut magic)
+        .ok()?;
     match magic {
         [b'C', b'D', b'F', 1] => Some(OutputKind::Classic),
         [b'C', b'D', b'F', 2] => Some(OutputKind::Offset64),
@@ -72,7 +75,8 @@ fn dump_body(path: &Path) -> String {
     dump(ds.source(), &path.display().to_string(), &opts, &mut out)
         .unwrap_or_else(|e| panic!("dump {}: {e}", path.display()));
     let text = String::from_utf8_lossy(&out).into_owned();
-    text.split_once('\n').map_or(text.clone(), |(_, rest)| rest.to_string())
+    text.split_once('\n')
+        .map_or(text.clone(), |(_, rest)| rest.to_string())
 }
 
 /// A refusal by nctk's classic writer that netCDF-C does not make: a
@@ -96,7 +100,11 @@ fn round_trips_keep_the_dump() {
         return;
     };
     let files = classic_files(&dir);
-    assert!(!files.is_empty(), "no classic files under {}", dir.display());
+    assert!(
+        !files.is_empty(),
+        "no classic files under {}",
+        dir.display()
+    );
     let tmp = tempfile::tempdir().unwrap();
     let (mut copies, mut no_fit) = (0, 0);
     let mut limited = vec![];
@@ -124,7 +132,12 @@ fn round_trips_keep_the_dump() {
             assert_eq!(dump_body(&there), want, "{} as {kind:?}", path.display());
             copy(&there, &back, &with_kind(*own), &mut NoProgress)
                 .unwrap_or_else(|e| panic!("{} back from {kind:?}: {e}", path.display()));
-            assert_eq!(dump_body(&back), want, "{} back from {kind:?}", path.display());
+            assert_eq!(
+                dump_body(&back),
+                want,
+                "{} back from {kind:?}",
+                path.display()
+            );
             copies += 1;
         }
     }
@@ -182,7 +195,9 @@ fn same_bytes_as_nccopy() {
                     limited.push(format!("{} -k {flag}", path.display()))
                 }
                 (true, Err(e)) => panic!("{} -k {flag}: nccopy copies, nctk: {e}", path.display()),
-                (false, Ok(_)) => panic!("{} -k {flag}: nccopy refuses, nctk copies", path.display()),
+                (false, Ok(_)) => {
+                    panic!("{} -k {flag}: nccopy refuses, nctk copies", path.display())
+                }
             }
         }
     }
