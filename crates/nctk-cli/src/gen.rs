@@ -3,8 +3,11 @@
 //! The CDL is parsed by [`nctk_cdl::parse`] for the chosen kind, checked
 //! with [`nctk_cdl::check_format`] (rejecting what `ncgen -k` rejects, with
 //! its messages) and written by [`nctk_classic::ClassicWriter`], which lays
-//! the file out with netCDF-C's rules. The netCDF-4 kinds are parsed and
-//! checked but cannot be written yet.
+//! the file out with netCDF-C's rules. The netCDF-4 kinds (`-k nc4`, `-4`,
+//! `-k nc7`) are written as NCZarr / Zarr stores when the output is a
+//! netCDF-C URL (`file:///abs/x.zarr#mode=nczarr,file`, `...#mode=zarr,zip`)
+//! or a path ending in `.zarr` or `.zip` ([`write_store`]); netCDF-4/HDF5
+//! files cannot be written yet.
 
 use std::path::{Path, PathBuf};
 
@@ -46,6 +49,9 @@ pub enum GenError {
     /// Writing the file failed.
     #[error(transparent)]
     Write(#[from] ClassicError),
+    /// Creating or writing an NCZarr / Zarr store failed.
+    #[error(transparent)]
+    Store(#[from] nctk::Error),
 }
 
 /// What `gen` did.
@@ -86,6 +92,21 @@ pub fn gen(args: &GenArgs, cdl_text: &str, dir: &Path) -> Result<GenOutcome, Gen
         },
     )?;
     check_format(&ds, kind)?;
+    if let (Some(o), Kind::Netcdf4 | Kind::Netcdf4Classic) = (&args.output, kind) {
+        let text = o.to_string_lossy();
+        if is_store_target(&text) {
+            let target = if text.contains("://") || o.is_absolute() {
+                text.into_owned()
+            } else {
+                dir.join(o).to_string_lossy().into_owned()
+            };
+            write_store(&ds, &target, args.no_fill)?;
+            return Ok(GenOutcome {
+                kind,
+                written: Some(o.clone()),
+            });
+        }
+    }
     let out = match (&args.output, args.binary) {
         (Some(o), _) => dir.join(o),
         (None, true) => dir.join(format!("{}.nc", args.name.as_deref().unwrap_or(&ds.name))),
@@ -133,5 +154,77 @@ pub fn write_classic(
         w.write(v, &Selection::all(&shape), values)?;
     }
     w.close()?;
+    Ok(())
+}
+
+/// True when an output name asks for an NCZarr / Zarr store: a URL, a
+/// fragment with `mode=`, or a path ending in `.zarr` or `.zip`.
+pub fn is_store_target(out: &str) -> bool {
+    let lower = out.to_ascii_lowercase();
+    lower.contains("://")
+        || lower.contains("#mode=")
+        || lower.trim_end_matches('/').ends_with(".zarr")
+        || lower.ends_with(".zip")
+}
+
+/// The store options the CDL's special attributes ask for: `_ChunkSizes`,
+/// `_Storage = "contiguous"` (one chunk), `_DeflateLevel`, `_Shuffle`,
+/// `_Fletcher32`, `_Filter`, `_Codecs`, `_Endianness`, `_NoFill`; string
+/// variables get room for their longest value (at least netCDF-C's 128 bytes).
+pub fn store_options(ds: &CdlDataset, no_fill: bool) -> nctk::StoreOptions {
+    let vars = ds
+        .schema
+        .var_ids()
+        .map(|v| {
+            let sp = ds.var_special(v);
+            let mut chunk_sizes = sp.chunk_sizes.clone();
+            if sp.storage == Some(nctk_cdl::parse::Storage::Contiguous) && chunk_sizes.is_none() {
+                let shape = ds.schema.shape(v);
+                if !shape.is_empty() && !shape.contains(&0) {
+                    chunk_sizes = Some(shape);
+                }
+            }
+            let max_strlen = match ds.var_data(v) {
+                Some(nctk_model::Values::String(s)) => {
+                    s.iter().map(String::len).max().filter(|&n| n > 128)
+                }
+                _ => None,
+            };
+            nctk::StoreVarOptions {
+                chunk_sizes,
+                deflate_level: sp.deflate_level.map(|l| l.clamp(0, 9) as u32),
+                shuffle: sp.shuffle.unwrap_or(false),
+                fletcher32: sp.fletcher32.unwrap_or(false),
+                filter: sp.filter.clone(),
+                codecs: sp.codecs.clone(),
+                endianness: sp.endianness,
+                no_fill: no_fill || sp.no_fill.unwrap_or(false),
+                max_strlen,
+            }
+        })
+        .collect();
+    nctk::StoreOptions {
+        vars,
+        ..nctk::StoreOptions::default()
+    }
+}
+
+/// Writes a parsed netCDF-4 dataset as an NCZarr / Zarr store named by a
+/// netCDF-C URL or a path (see [`nctk::create_store`]).
+pub fn write_store(ds: &CdlDataset, target: &str, no_fill: bool) -> Result<(), GenError> {
+    let format = |e: nctk_model::SourceError| GenError::Store(nctk::Error::Format(e));
+    let mut w = nctk::create_store(target, &ds.schema, store_options(ds, no_fill))?;
+    for v in ds.schema.var_ids() {
+        let Some(values) = ds.var_data(v) else {
+            continue;
+        };
+        let shape = ds.schema.shape(v);
+        if shape.contains(&0) {
+            continue;
+        }
+        w.write(v, &Selection::all(&shape), values)
+            .map_err(|e| format(Box::new(e)))?;
+    }
+    w.finish().map_err(|e| format(Box::new(e)))?;
     Ok(())
 }

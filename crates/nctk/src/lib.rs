@@ -14,6 +14,7 @@
 //! ```
 
 pub mod copy;
+mod create_zarr;
 mod dataset;
 mod detect;
 mod error;
@@ -21,6 +22,9 @@ mod extent;
 mod open;
 mod write;
 
+pub use create_zarr::{
+    create_store, StoreLayout, StoreOptions, StoreVarOptions, StoreWriter,
+};
 pub use dataset::{Dataset, Variable};
 pub use detect::{detect_magic, Format};
 pub use error::Error;

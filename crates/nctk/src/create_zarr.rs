@@ -1,0 +1,55 @@
+//! Creating NCZarr / Zarr stores: [`create_store`].
+
+use nctk_model::{Schema, Selection, SourceError, Values, VarId};
+pub use nctk_zarr::{
+    VarOptions as StoreVarOptions, WriteLayout as StoreLayout, WriteOptions as StoreOptions,
+    ZarrWriter as StoreWriter,
+};
+
+use crate::Error;
+
+/// Creates an NCZarr or Zarr store from a complete schema and returns the
+/// writer: call [`StoreWriter::write`] for each hyperslab, then
+/// [`StoreWriter::finish`].
+///
+/// `url_or_path` is a netCDF-C URL (`file:///abs/x.zarr#mode=nczarr,file`,
+/// `...#mode=zarr,zip`, `...#mode=nczarr,file,nczarr490` for netCDF-C
+/// 4.9.0's layout) or a plain path (a zip when it ends in `.zip`, else a
+/// directory). URL mode flags choose the layout; otherwise
+/// `options.layout` does (by default the newest NCZarr layout).
+///
+/// ```no_run
+/// use nctk::model::{DataType, GroupId, Schema, Selection, Values};
+/// let mut schema = Schema::new();
+/// let x = schema.add_dim(GroupId::ROOT, "x", 3, false)?;
+/// let v = schema.add_var(GroupId::ROOT, "v", DataType::Int, &[x])?;
+/// let mut w = nctk::create_store("out.zarr", &schema, nctk::StoreOptions::default())?;
+/// w.write(v, &Selection::all(&[3]), &Values::Int(vec![1, 2, 3])).map_err(|e| nctk::Error::Format(e.into()))?;
+/// w.finish().map_err(|e| nctk::Error::Format(e.into()))?;
+/// # Ok::<(), nctk::Error>(())
+/// ```
+pub fn create_store(
+    url_or_path: &str,
+    schema: &Schema,
+    options: StoreOptions,
+) -> Result<StoreWriter, Error> {
+    nctk_zarr::write::create_target(url_or_path, schema, options).map_err(|e| match e {
+        nctk_zarr::WriteError::Target { url, reason } => Error::Open { path: url, reason },
+        other => Error::Format(Box::new(other)),
+    })
+}
+
+impl crate::copy::DatasetWriter for StoreWriter {
+    fn write(
+        &mut self,
+        var: VarId,
+        selection: &Selection,
+        values: &Values,
+    ) -> Result<(), SourceError> {
+        StoreWriter::write(self, var, selection, values).map_err(|e| Box::new(e) as SourceError)
+    }
+
+    fn finish(self: Box<Self>) -> Result<(), SourceError> {
+        StoreWriter::finish(*self).map_err(|e| Box::new(e) as SourceError)
+    }
+}
