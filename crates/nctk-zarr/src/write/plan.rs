@@ -115,6 +115,10 @@ pub fn plan(
     let big = opts.endianness == Some(Endianness::Big);
     let (dtype, width, max_strlen_attr) = match var.dtype {
         DataType::Char if layout == WriteLayout::NcZarr490 => ("<U1".to_string(), 1, None),
+        // zarr-python refuses a byte order on S; NCZarr marks char with `>`.
+        DataType::Char if matches!(layout, WriteLayout::PureZarr { .. }) => {
+            ("|S1".to_string(), 1, None)
+        }
         DataType::Char => (">S1".to_string(), 1, None),
         DataType::String => {
             let n = opts.max_strlen.unwrap_or(DEFAULT_MAX_STRLEN);
@@ -124,6 +128,10 @@ pub fn plan(
             let attr = (n != DEFAULT_MAX_STRLEN && !matches!(layout, WriteLayout::PureZarr { .. }))
                 .then_some(n);
             (format!("|S{n}"), n, attr)
+        }
+        // zarr-python wants `|` on one-byte types; netCDF-C writes `<`.
+        t if t.size() == Some(1) && matches!(layout, WriteLayout::PureZarr { .. }) => {
+            (numeric_dtype(t, big).replace(['<', '>'], "|"), 1, None)
         }
         t => (numeric_dtype(t, big), t.size().unwrap_or(1), None),
     };
@@ -218,7 +226,9 @@ fn codec_list(opts: &VarOptions, width: usize, scalar: bool) -> Result<Vec<Value
     }
     let mut list = vec![];
     if opts.shuffle {
-        list.push(serde_json::json!({"id": "shuffle", "elementsize": 0}));
+        // The element size itself, not netCDF-C's 0 ("the type's size"),
+        // which numcodecs takes literally.
+        list.push(serde_json::json!({"id": "shuffle", "elementsize": width}));
     }
     if let Some(text) = &opts.filter {
         let ctx = CodecContext::new(width);
