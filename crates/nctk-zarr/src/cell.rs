@@ -261,7 +261,7 @@ pub fn json_number_as(v: &Value, dtype: DataType) -> Option<Values> {
             }
         }
         Value::Bool(b) => Num::Int(i128::from(*b)),
-        Value::String(s) => match s.as_str() {
+        Value::String(s) => match s.strip_prefix(crate::json::BARE_TOKEN).unwrap_or(s) {
             "NaN" | "nan" => Num::Float(f64::NAN),
             "Infinity" | "inf" => Num::Float(f64::INFINITY),
             "-Infinity" | "-inf" => Num::Float(f64::NEG_INFINITY),

@@ -91,19 +91,25 @@ impl Builder<'_> {
         }
     }
 
-    fn object(&self, k: &StoreKey) -> Result<Option<Map<String, Value>>, ZarrError> {
-        match self.json(k)? {
-            None => Ok(None),
-            Some(Value::Object(m)) => Ok(Some(m)),
+    /// The `.zattrs` object under `prefix` (empty when absent), with bare
+    /// `NaN` / `Infinity` tokens marked as numbers (see [`crate::json::parse_attrs`]).
+    fn attrs_of(&self, prefix: &StorePrefix) -> Result<Map<String, Value>, ZarrError> {
+        let k = prefix.key(".zattrs")?;
+        let v = match &self.consolidated {
+            Some(c) => c.get(k.as_str()).cloned(),
+            None => match self.store.get(&k)? {
+                None => None,
+                Some(bytes) => Some(crate::json::parse_attrs(k.as_str(), &bytes)?),
+            },
+        };
+        match v {
+            None => Ok(Map::new()),
+            Some(Value::Object(m)) => Ok(m),
             Some(other) => Err(ZarrError::meta(
-                k,
+                &k,
                 format!("expected a JSON object, found {}", kind(&other)),
             )),
         }
-    }
-
-    fn attrs_of(&self, prefix: &StorePrefix) -> Result<Map<String, Value>, ZarrError> {
-        Ok(self.object(&prefix.key(".zattrs")?)?.unwrap_or_default())
     }
 
     fn attr_types(
@@ -112,9 +118,9 @@ impl Builder<'_> {
         zattrs: &Map<String, Value>,
         extra: &Map<String, Value>,
     ) -> Result<HashMap<String, String>, ZarrError> {
-        if !self.nczarr {
-            return Ok(HashMap::new());
-        }
+        // Recorded types are used in pure Zarr mode too, as netCDF-C does
+        // (4.9.0 and 4.10.1 both read an NCZarr store's `valid_range` as
+        // float with `mode=zarr`).
         if let Some(v) = nczarr::lookup(&[zattrs, extra], "_nczarr_attr") {
             return Ok(nczarr::parse_attr_types(v));
         }
@@ -413,7 +419,18 @@ impl Builder<'_> {
             .schema
             .add_var(gid, &vname, cell.data_type(), &dims)
             .map_err(|e| bad(e.to_string()))?;
-        let attributes = self.attributes(&zattrs, &types);
+        let mut attributes = self.attributes(&zattrs, &types);
+        // An untyped `_FillValue` takes the variable's type (netCDF-C 4.10.1).
+        if !types.contains_key("_FillValue") {
+            if let Some(a) = attributes.iter_mut().find(|a| a.name == "_FillValue") {
+                if let Some(v) = zattrs
+                    .get("_FillValue")
+                    .and_then(|j| crate::cell::json_number_as(j, cell.data_type()))
+                {
+                    a.value = v;
+                }
+            }
+        }
         // The fill: NCZarr's _FillValue attribute, else fill_value, else netCDF's default.
         let fill_attr = attributes
             .iter()
@@ -581,8 +598,10 @@ impl ZarrReader {
         let consolidated = if opts.consolidated {
             match store.get(&key(".zmetadata")?)? {
                 Some(b) => {
-                    let zm: ZMetadata =
-                        meta::from_value(".zmetadata", crate::json::parse(".zmetadata", &b)?)?;
+                    let zm: ZMetadata = meta::from_value(
+                        ".zmetadata",
+                        crate::json::parse_attrs(".zmetadata", &b)?,
+                    )?;
                     Some(zm.metadata)
                 }
                 None => None,
