@@ -202,7 +202,7 @@ pub fn parse_size(s: &str, flag: char) -> Result<usize, CopyError> {
         .unwrap_or(s.len());
     let (num, suffix) = s.split_at(split);
     let value: f64 = num.trim().parse().map_err(|_| bad())?;
-    if !(value >= 0.0) {
+    if value.is_nan() || value < 0.0 {
         return Err(bad());
     }
     let mult = match suffix.chars().next() {
