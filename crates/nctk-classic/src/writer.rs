@@ -388,15 +388,13 @@ impl ClassicWriter {
         }
         let list = match var {
             Some(v) => {
-                let Some(hv) = self.header.vars.get(v.0 as usize) else {
+                if self.header.vars.get(v.0 as usize).is_none() {
                     return Err(self.define_err(format!("no variable with id {}", v.0)));
-                };
-                if n == "_FillValue" && (value.dtype() != hv.dtype || value.len() != 1) {
-                    return Err(self.define_err(format!(
-                        "_FillValue of {:?} must be one {} value",
-                        hv.name, hv.dtype
-                    )));
                 }
+                // netCDF-C's classic layer stores a _FillValue of another
+                // type or length as it is (files written by netCDF-Java
+                // have them, and nccopy copies them unchanged); only one
+                // value of the variable's own type is used as the fill.
                 &mut self.header.vars[v.0 as usize].attrs
             }
             None => &mut self.header.attrs,
