@@ -619,6 +619,17 @@ impl ZarrReader {
         };
         let gk = key(".zgroup")?;
         let Some(zg) = b.json(&gk)? else {
+            // A lone array at the root (zarr-python's `zarr.open(path)` on
+            // an array): netCDF-C opens it as an empty dataset, since a
+            // netCDF root group cannot be a variable. nctk does the same.
+            if b.exists(&key(".zarray")?)? {
+                return Ok(ZarrReader {
+                    store,
+                    schema: Schema::new(),
+                    arrays: vec![],
+                    nczarr: false,
+                });
+            }
             return Err(ZarrError::NotZarr {
                 key: gk.to_string(),
                 reason: "no .zgroup at the root of the store",
