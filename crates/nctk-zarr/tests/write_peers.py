@@ -75,15 +75,36 @@ def xarray_(path):
     return out
 
 
+def isolated(fn, path):
+    """Runs fn(path) in a forked child, so a crash in the C library is
+    that store's error rather than the end of the run."""
+    import os
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(r)
+        try:
+            data = json.dumps(fn(path))
+        except Exception as e:  # noqa: BLE001 - reported to the Rust side
+            data = json.dumps({"error": repr(e)})
+        with os.fdopen(w, "w") as f:
+            f.write(data)
+        os._exit(0)
+    os.close(w)
+    with os.fdopen(r) as f:
+        text = f.read()
+    _, status = os.waitpid(pid, 0)
+    if status != 0 or not text:
+        return {"error": "reader crashed (wait status %d)" % status}
+    return json.loads(text)
+
+
 def main():
     kind, paths = sys.argv[1], sys.argv[2:]
     fn = {"netcdf4": netcdf4, "zarr": zarr_, "xarray": xarray_}[kind]
-    result = {}
-    for p in paths:
-        try:
-            result[p] = fn(p)
-        except Exception as e:  # noqa: BLE001 - reported to the Rust side
-            result[p] = {"error": repr(e)}
+    if kind == "netcdf4":
+        import netCDF4  # noqa: F401 - imported once, before forking
+    result = {p: isolated(fn, p) for p in paths}
     json.dump(result, sys.stdout)
 
 

