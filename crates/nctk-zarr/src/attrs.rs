@@ -9,7 +9,10 @@ use crate::meta::{Dtype, DtypeKind};
 
 /// True for attributes netCDF-C keeps for itself and never shows:
 /// NCZarr's bookkeeping (`_nczarr_*`, any case), xarray's
-/// `_ARRAY_DIMENSIONS` and the `_NCProperties` provenance text.
+/// `_ARRAY_DIMENSIONS` and the `_NCProperties` provenance text (the reader
+/// still puts `_NCProperties` among the root group's attributes: netCDF-C
+/// exposes it by name, `ncdump -s` prints it, the printer and the copier
+/// leave it out otherwise).
 pub fn is_hidden(name: &str) -> bool {
     name.to_ascii_lowercase().starts_with("_nczarr")
         || name == "_ARRAY_DIMENSIONS"

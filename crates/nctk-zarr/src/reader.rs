@@ -139,7 +139,7 @@ impl Builder<'_> {
     ) -> Vec<Attribute> {
         zattrs
             .iter()
-            .filter(|(name, _)| !attrs::is_hidden(name))
+            .filter(|(name, _)| !attrs::is_hidden(name) || *name == "_NCProperties")
             .map(|(name, v)| {
                 Attribute::new(
                     name.clone(),
@@ -468,7 +468,8 @@ impl Builder<'_> {
                 c if c.big_endian() => Some(Endianness::Big),
                 _ => Some(Endianness::Little),
             },
-            no_fill: false,
+            // netCDF-C reads `fill_value: null` as "written without fill".
+            no_fill: za.fill_value.is_null(),
         };
         self.schema.var_mut(vid).storage = storage;
         self.arrays.push(ArrayMeta {

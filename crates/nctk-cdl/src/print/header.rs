@@ -182,7 +182,10 @@ impl<W: Write> Printer<'_, W> {
             }
         }
 
-        if !group.attributes.is_empty() || self.opts.special {
+        // `_NCProperties` of a netCDF-4 root is hidden (shown with `-s`).
+        let hide_props = is_root && self.netcdf4;
+        let hidden = move |name: &str| hide_props && name == "_NCProperties";
+        if group.attributes.iter().any(|a| !hidden(&a.name)) || self.opts.special {
             self.buf.push(b'\n');
             self.indent_out();
             if is_root {
@@ -192,7 +195,7 @@ impl<W: Write> Printer<'_, W> {
             }
         }
         for att in &group.attributes {
-            if is_root && self.netcdf4 && att.name == "_NCProperties" {
+            if hidden(&att.name) {
                 continue;
             }
             self.print_att(None, "", att);
@@ -374,21 +377,43 @@ impl<W: Write> Printer<'_, W> {
         }
     }
 
-    /// `_NCProperties` when a netCDF-4 source exposes it as a global
-    /// attribute: ncdump hides it from the attribute list and shows it
-    /// only with `-s`.
+    /// ncdump's hidden globals of a netCDF-4 source (`pr_att_hidden`):
+    /// `_NCProperties` when the source exposes it as a global attribute
+    /// (ncdump hides it from the attribute list and shows it only with
+    /// `-s`), then `_SuperblockVersion` and `_IsNetcdf4`.
+    ///
+    /// The netCDF-4 sources nctk reads are Zarr stores, where netCDF-C
+    /// (libnczarr) answers `_SuperblockVersion` with the `version=` of
+    /// `_NCProperties` (0 without one) and `_IsNetcdf4` with 1.
     fn print_hidden_globals(&mut self) {
         if !self.netcdf4 {
             return;
         }
         let root = self.schema.root();
+        let mut superblock = 0;
         if let Some(a) = root.attributes.iter().find(|a| a.name == "_NCProperties") {
             if let Values::Char(t) = &a.value {
                 self.special_name("", "_NCProperties");
                 self.buf.push(b'"');
                 self.buf.extend_from_slice(t);
                 self.buf.extend_from_slice(b"\" ;\n");
+                superblock = provenance_version(t);
             }
         }
+        self.special_name("", "_SuperblockVersion");
+        push_u64(&mut self.buf, superblock);
+        self.buf.extend_from_slice(b" ;\n");
+        self.special_name("", "_IsNetcdf4");
+        self.buf.extend_from_slice(b"1 ;\n");
     }
+}
+
+/// The `version=N` of an `_NCProperties` text (`version=2,netcdf=4.9.0,...`),
+/// 0 when absent or not a number.
+fn provenance_version(text: &[u8]) -> u64 {
+    String::from_utf8_lossy(text)
+        .split(',')
+        .find_map(|kv| kv.trim().strip_prefix("version="))
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or(0)
 }
