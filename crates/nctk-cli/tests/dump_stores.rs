@@ -403,3 +403,215 @@ fn normalisation_only_touches_documented_differences() {
         normalise_pure_zarr("\t\tv:a = 2 ;")
     );
 }
+
+/// Runs a program, `None` when it is absent, crashes or fails.
+fn run(program: &str, args: &[&str]) -> Option<String> {
+    let out = Command::new(program)
+        .args(args)
+        .current_dir(std::env::temp_dir())
+        .output()
+        .ok()?;
+    out.status
+        .success()
+        .then(|| String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+/// `nctk dump -s` of every NCZarr store (`mode=nczarr`) against the
+/// installed `ncdump -s` (netCDF-C 4.9.0): `_Storage`, `_ChunkSizes`,
+/// `_Filter` / `_Codecs`, `_Endianness`, `_NoFill`, and the hidden globals
+/// `_NCProperties`, `_SuperblockVersion`, `_IsNetcdf4`, `_Format`. Stores
+/// ncdump cannot dump (it crashes on NCZarr scalars) are counted, not
+/// compared. Skips without `ncdump`.
+#[test]
+fn special_attributes_match_live_ncdump() {
+    let Some(corpus) = corpus() else {
+        eprintln!("skipped: no corpus (set NCTK_CORPUS)");
+        return;
+    };
+    if Command::new("ncdump").output().is_err() {
+        eprintln!("skipped: no ncdump");
+        return;
+    }
+    let mut seen = std::collections::BTreeSet::new();
+    let (mut pass, mut no_reference) = (0, 0);
+    let mut failures = vec![];
+    for case in cases(&corpus) {
+        if case.mode != "nczarr" || !case.store.exists() || !seen.insert(case.store.clone()) {
+            continue;
+        }
+        let case = Case {
+            header_only: true,
+            ..case
+        };
+        let url = case.url();
+        let Some(want) = run("ncdump", &["-s", "-h", &url]).filter(|t| t.ends_with("}\n")) else {
+            no_reference += 1;
+            continue;
+        };
+        match nctk_dump(&case, true) {
+            Ok(got) if body(&got) == body(&want) => pass += 1,
+            Ok(got) => failures.push(format!(
+                "{url}:\n--- ncdump -s\n{}\n--- nctk\n{}",
+                body(&want),
+                body(&got)
+            )),
+            Err(e) => failures.push(format!("{url}: {e}")),
+        }
+    }
+    eprintln!(
+        "-s: {pass} identical, {} different, {no_reference} without an ncdump reference",
+        failures.len()
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Every array of a store as zarr-python reads it, flattened: `path ->
+/// values` as text (numbers as Python prints them, `NaN`, `Infinity`,
+/// strings). `None` without Python, zarr or the script.
+fn zarr_python_values(store: &Path) -> Option<BTreeMap<String, Vec<String>>> {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../nctk-zarr/tests/zarr_dump.py");
+    let text = run("python3", &[script.to_str()?, store.to_str()?])?;
+    let mut out = BTreeMap::new();
+    for line in text.lines() {
+        // {"path": "/a", "values": [1, 2.5, "NaN"]}
+        let path = line
+            .split("\"path\": \"")
+            .nth(1)?
+            .split('"')
+            .next()?
+            .to_string();
+        let Some(vals) = line.split("\"values\": [").nth(1) else {
+            continue; // zarr-python could not read it either
+        };
+        let vals = vals.trim_end_matches("]}");
+        let list = if vals.is_empty() {
+            vec![]
+        } else {
+            vals.split(", ")
+                .map(|v| v.trim_matches('"').to_string())
+                .collect()
+        };
+        out.insert(path, list);
+    }
+    Some(out)
+}
+
+/// True when two values are the same number (or the same text).
+fn same_value(a: &str, b: &str) -> bool {
+    match (a.parse::<f64>(), b.parse::<f64>()) {
+        (Ok(x), Ok(y)) => x == y || (x.is_nan() && y.is_nan()) || (x as f32) == (y as f32),
+        _ => a == b,
+    }
+}
+
+/// Where netCDF-C 4.9.0 is wrong (`EXCEPTIONS`) or has no reference (it
+/// crashes or refuses: the `*.err` stores of `other-writers`), nctk's
+/// values must be zarr-python's. Skips without Python / zarr.
+#[test]
+fn known_wrong_references_match_zarr_python() {
+    let Some(corpus) = corpus() else {
+        eprintln!("skipped: no corpus (set NCTK_CORPUS)");
+        return;
+    };
+    let mut stores: Vec<PathBuf> = cases(&corpus)
+        .iter()
+        .filter(|c| exception(&c.rel(&corpus)).is_some() && c.mode == "zarr")
+        .map(|c| c.store.clone())
+        .collect();
+    let mut errs = vec![];
+    walk_err(&corpus.join("generated/other-writers"), &mut errs);
+    stores.extend(errs);
+    stores.sort();
+    stores.dedup();
+    let mut checked = 0;
+    let mut failures = vec![];
+    for store in &stores {
+        let Some(want) = zarr_python_values(store) else {
+            eprintln!(
+                "skipped: zarr-python cannot read {} (or is absent)",
+                store.display()
+            );
+            continue;
+        };
+        let url = format!("file://{}#mode=zarr,file", store.display());
+        let ds = match nctk::open(&url) {
+            Ok(d) => d,
+            Err(e) => {
+                failures.push(format!("{url}: {e}"));
+                continue;
+            }
+        };
+        for (path, values) in &want {
+            let Some(var) = ds.variable(path.trim_start_matches('/')) else {
+                failures.push(format!("{url}: no variable {path}"));
+                continue;
+            };
+            let got = match var.read_values(&nctk_model::Selection::all(&var.shape())) {
+                Ok(v) => v,
+                Err(e) => {
+                    failures.push(format!("{url} {path}: {e}"));
+                    continue;
+                }
+            };
+            let got: Vec<String> = match &got {
+                nctk_model::Values::Char(c) => c
+                    .iter()
+                    .map(|&b| {
+                        if b == 0 {
+                            String::new()
+                        } else {
+                            char::from(b).to_string()
+                        }
+                    })
+                    .collect(),
+                _ => (0..got.len())
+                    .map(|i| value_text(&format!("{:?}", got.slice(i..i + 1))))
+                    .collect(),
+            };
+            if got.len() != values.len() || !got.iter().zip(values).all(|(a, b)| same_value(a, b)) {
+                failures.push(format!(
+                    "{url} {path}: zarr-python {values:?}, nctk {got:?}"
+                ));
+            }
+            checked += 1;
+        }
+    }
+    eprintln!(
+        "{checked} arrays compared with zarr-python in {} stores",
+        stores.len()
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// One value's text from `Values`' debug display (`Int([5])` -> `5`).
+fn value_text(s: &str) -> String {
+    let inner = s
+        .split_once('(')
+        .map_or(s, |(_, r)| r)
+        .trim_end_matches(')');
+    let inner = inner.trim_start_matches('[').trim_end_matches(']');
+    let inner = inner.trim_matches('"');
+    match inner {
+        "NaN" | "nan" => "NaN".into(),
+        "inf" => "Infinity".into(),
+        "-inf" => "-Infinity".into(),
+        x => x.to_string(),
+    }
+}
+
+/// Stores with a `*.err` (netCDF-C refused or crashed) and no expected dump.
+fn walk_err(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for p in rd.filter_map(|e| e.ok().map(|e| e.path())) {
+        let name = p.to_string_lossy().to_string();
+        if p.is_dir() && !name.ends_with(".zarr") {
+            walk_err(&p, out);
+        } else if let Some(store) = name.strip_suffix(".err") {
+            if Path::new(store).is_dir() && !Path::new(&format!("{store}.cdl.expected")).exists() {
+                out.push(PathBuf::from(store));
+            }
+        }
+    }
+}
