@@ -280,7 +280,6 @@ fn normalise_pure_zarr(text: &str) -> String {
             Some(_) => t,
             None => match t
                 .split_once(" = ")
-                .map(|(l, r)| (l, r))
                 .or(t.strip_suffix(" =").map(|l| (l, "")))
             {
                 Some((lhs, r)) if !lhs.contains(',') => {
