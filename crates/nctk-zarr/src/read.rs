@@ -1,9 +1,24 @@
-//! Reading a selection: visit only the chunks it touches and copy each
-//! selected element straight into the output buffer.
+//! Reading a selection: find the chunks it touches, fetch and decode them
+//! in parallel (rayon, on the caller's pool), and assemble them into the
+//! output with contiguous-run copies.
+//!
+//! The output is split into disjoint slabs along the first dimension, one
+//! per first-dimension chunk index. A slab holding one whole chunk whose
+//! layout equals the output's (e.g. chunks `(1, lat, lon)` of a C-order
+//! array read whole) is decoded straight into place; otherwise each worker
+//! decodes into its own scratch buffer and copies runs into the slab.
+//! Memory: the output plus one chunk per worker. Regions whose chunks are
+//! missing are filled per run (nothing to do for an all-zero fill: the
+//! output starts zeroed). Fixed-width numbers are assembled in a typed
+//! vector and byte-swapped in place when the stored order is not native.
+
+use std::borrow::Cow;
+use std::sync::Mutex;
 
 use nctk_codec::Pipeline;
-use nctk_model::{Selection, Values};
+use nctk_model::{DataType, Selection, Values};
 use nctk_store::kv::{ReadableStore, StorePrefix};
+use rayon::prelude::*;
 
 use crate::cell::{narrow_utf32, Cell};
 use crate::ZarrError;
@@ -62,6 +77,315 @@ fn dim_chunks(start: u64, count: u64, stride: u64, chunk: u64) -> Vec<(u64, u64,
     out
 }
 
+/// The assembled output: a typed vector for fixed-width numbers (assembled
+/// in place through its bytes), else cell bytes decoded at the end.
+enum Output {
+    Typed(Values),
+    Bytes(Vec<u8>),
+}
+
+/// Views a vector of plain numbers as its bytes.
+macro_rules! as_bytes_mut {
+    ($v:expr, $t:ty) => {{
+        let v: &mut Vec<$t> = $v;
+        let len = v.len() * std::mem::size_of::<$t>();
+        // SAFETY: `$t` is a primitive number: no padding, every bit pattern
+        // is valid, and `u8` has alignment 1. The slice borrows `v`
+        // mutably for its whole life and covers exactly its elements.
+        unsafe { std::slice::from_raw_parts_mut(v.as_mut_ptr().cast::<u8>(), len) }
+    }};
+}
+
+/// Allocates `n` elements, after checking that the allocation can succeed
+/// (`vec![0; n]` takes zeroed pages from the allocator without writing
+/// them, but aborts on failure).
+fn zeroed<T: Clone + Default>(n: usize) -> Option<Vec<T>> {
+    let mut probe: Vec<T> = Vec::new();
+    probe.try_reserve_exact(n).ok()?;
+    drop(probe);
+    Some(vec![T::default(); n])
+}
+
+impl Output {
+    fn alloc(cell: Cell, n: usize, total: usize) -> Option<Output> {
+        Some(match cell {
+            Cell::Number { dtype, .. } => Output::Typed(match dtype {
+                DataType::Byte => Values::Byte(zeroed(n)?),
+                DataType::UByte => Values::UByte(zeroed(n)?),
+                DataType::Short => Values::Short(zeroed(n)?),
+                DataType::UShort => Values::UShort(zeroed(n)?),
+                DataType::Int => Values::Int(zeroed(n)?),
+                DataType::UInt => Values::UInt(zeroed(n)?),
+                DataType::Int64 => Values::Int64(zeroed(n)?),
+                DataType::UInt64 => Values::UInt64(zeroed(n)?),
+                DataType::Float => Values::Float(zeroed(n)?),
+                DataType::Double => Values::Double(zeroed(n)?),
+                _ => return Some(Output::Bytes(zeroed(total)?)),
+            }),
+            _ => Output::Bytes(zeroed(total)?),
+        })
+    }
+
+    fn bytes_mut(&mut self) -> &mut [u8] {
+        match self {
+            Output::Bytes(b) => b,
+            Output::Typed(v) => match v {
+                Values::Byte(v) => as_bytes_mut!(v, i8),
+                Values::UByte(v) => v,
+                Values::Short(v) => as_bytes_mut!(v, i16),
+                Values::UShort(v) => as_bytes_mut!(v, u16),
+                Values::Int(v) => as_bytes_mut!(v, i32),
+                Values::UInt(v) => as_bytes_mut!(v, u32),
+                Values::Int64(v) => as_bytes_mut!(v, i64),
+                Values::UInt64(v) => as_bytes_mut!(v, u64),
+                Values::Float(v) => as_bytes_mut!(v, f32),
+                Values::Double(v) => as_bytes_mut!(v, f64),
+                // Never allocated (see `alloc`).
+                _ => &mut [],
+            },
+        }
+    }
+
+    fn finish(mut self, cell: Cell) -> Values {
+        let w = cell.width();
+        if matches!(self, Output::Typed(_))
+            && w > 1
+            && cell.big_endian() != cfg!(target_endian = "big")
+        {
+            let buf = self.bytes_mut();
+            let block = w * 65536;
+            let swap = |c: &mut [u8]| c.chunks_exact_mut(w).for_each(<[u8]>::reverse);
+            if buf.len() > block {
+                buf.par_chunks_mut(block).for_each(swap);
+            } else {
+                swap(buf);
+            }
+        }
+        match self {
+            Output::Typed(v) => v,
+            Output::Bytes(b) => cell.decode(&b),
+        }
+    }
+}
+
+/// Fills `dst` with repetitions of `pat` (`dst.len()` a multiple of it).
+fn fill_pattern(dst: &mut [u8], pat: &[u8]) {
+    if dst.is_empty() {
+        return;
+    }
+    if pat.len() == 1 {
+        dst.fill(pat[0]);
+        return;
+    }
+    dst[..pat.len()].copy_from_slice(pat);
+    let mut done = pat.len();
+    while done < dst.len() {
+        let n = done.min(dst.len() - done);
+        dst.copy_within(..n, done);
+        done += n;
+    }
+}
+
+/// The geometry shared by every chunk of one read.
+struct Plan<'a> {
+    meta: &'a ArrayMeta,
+    sel: &'a Selection,
+    per_dim: Vec<Vec<(u64, u64, u64)>>,
+    /// Output strides (row-major over the selection's counts), in cells.
+    out_stride: Vec<u64>,
+    /// Chunk strides in cells, by the array's order.
+    chunk_stride: Vec<u64>,
+    chunk_bytes: u64,
+    chunk_elems: u64,
+    width: usize,
+    fill_is_zero: bool,
+}
+
+impl Plan<'_> {
+    /// The chunk index of dimension `d`'s `k`-th touched chunk.
+    fn idx(&self, picks: &[usize]) -> Vec<u64> {
+        picks
+            .iter()
+            .enumerate()
+            .map(|(d, &k)| self.per_dim[d][k].0)
+            .collect()
+    }
+
+    fn local(&self, d: usize, j: u64, idx: &[u64]) -> u64 {
+        self.sel.start[d] + j * self.sel.stride[d] - idx[d] * self.meta.chunks[d]
+    }
+
+    /// Dimension `d` of this chunk covers the whole output extent and the
+    /// whole chunk, in storage order.
+    fn full_in(&self, d: usize, lo: u64, hi: u64, idx: &[u64]) -> bool {
+        lo == 0
+            && hi == self.sel.count[d]
+            && (self.sel.stride[d] == 1 || hi - lo == 1)
+            && self.local(d, lo, idx) == 0
+            && hi - lo == self.meta.chunks[d]
+    }
+
+    /// Whether the chunk `picks` maps whole onto one contiguous output
+    /// region laid out as the chunk is stored.
+    fn is_direct(&self, picks: &[usize], idx: &[u64]) -> bool {
+        if self.meta.itemsize as usize != self.width {
+            return false;
+        }
+        let rank = picks.len();
+        let ext = |d: usize| {
+            let (_, lo, hi) = self.per_dim[d][picks[d]];
+            (lo, hi)
+        };
+        // Whole chunk selected, stride 1.
+        for d in 0..rank {
+            let (lo, hi) = ext(d);
+            if hi - lo != self.meta.chunks[d]
+                || self.local(d, lo, idx) != 0
+                || (self.sel.stride[d] != 1 && hi - lo > 1)
+            {
+                return false;
+            }
+        }
+        // Inner dimensions (after the first) cover the output; the first
+        // is this slab.
+        if (1..rank).any(|d| {
+            let (lo, hi) = ext(d);
+            lo != 0 || hi != self.sel.count[d]
+        }) {
+            return false;
+        }
+        // F order matches C order when at most one dimension is longer than 1.
+        !self.meta.order_f || self.meta.chunks.iter().filter(|&&c| c > 1).count() <= 1
+    }
+
+    /// Calls `f(out_cell, in_cell, cells)` for each run of the chunk's
+    /// block: `out_cell` relative to `base` (in cells). With `out_only`
+    /// the runs are contiguous in the output only (for fills).
+    fn runs(
+        &self,
+        picks: &[usize],
+        idx: &[u64],
+        base: u64,
+        out_only: bool,
+        mut f: impl FnMut(usize, usize, usize),
+    ) {
+        let rank = picks.len();
+        if rank == 0 {
+            f(0, 0, 1);
+            return;
+        }
+        let lo: Vec<u64> = (0..rank).map(|d| self.per_dim[d][picks[d]].1).collect();
+        let hi: Vec<u64> = (0..rank).map(|d| self.per_dim[d][picks[d]].2).collect();
+        let last = rank - 1;
+        // The run covers dims m..=last.
+        let in_contig_last = !self.meta.order_f
+            && (self.sel.stride[last] == 1 || hi[last] - lo[last] == 1)
+            || rank == 1 && self.sel.stride[0] == 1;
+        let elementwise = !out_only && !in_contig_last;
+        let mut m = last;
+        if !elementwise {
+            while m > 0 {
+                let full = if out_only {
+                    lo[m] == 0 && hi[m] == self.sel.count[m]
+                } else {
+                    !self.meta.order_f && self.full_in(m, lo[m], hi[m], idx)
+                };
+                if !full {
+                    break;
+                }
+                m -= 1;
+            }
+        }
+        let run_cells: u64 = (m..rank).map(|d| hi[d] - lo[d]).product();
+        let mut j = lo.clone();
+        loop {
+            let mut out_off = 0;
+            let mut in_off = 0;
+            for (d, &jd) in j.iter().enumerate() {
+                out_off += jd * self.out_stride[d];
+                if !out_only {
+                    in_off += self.local(d, jd, idx) * self.chunk_stride[d];
+                }
+            }
+            let o = (out_off - base) as usize;
+            if elementwise {
+                for jl in lo[last]..hi[last] {
+                    let i = (in_off
+                        + (self.local(last, jl, idx) - self.local(last, lo[last], idx))
+                            * self.chunk_stride[last]) as usize;
+                    f(o + (jl - lo[last]) as usize, i, 1);
+                }
+            } else {
+                f(o, in_off as usize, run_cells as usize);
+            }
+            // Advance the dimensions outside the run.
+            let outer = if elementwise { last } else { m };
+            let mut d = outer;
+            loop {
+                if d == 0 {
+                    return;
+                }
+                d -= 1;
+                j[d] += 1;
+                if j[d] < hi[d] {
+                    break;
+                }
+                j[d] = lo[d];
+            }
+        }
+    }
+
+    /// Fetches, decodes and places one chunk into `slab` (the output rows
+    /// of its first-dimension chunk, starting at cell `base`).
+    fn place(
+        &self,
+        store: &(impl ReadableStore + ?Sized),
+        picks: &[usize],
+        slab: &Mutex<&mut [u8]>,
+        base: u64,
+        alone: bool,
+        scratch: &mut Vec<u8>,
+    ) -> Result<(), ZarrError> {
+        let idx = self.idx(picks);
+        let key = self.meta.prefix.key(&self.meta.chunk_key(&idx))?;
+        let w = self.width;
+        let Some(raw) = store.get(&key)? else {
+            if !self.fill_is_zero {
+                let mut out = lock(slab);
+                self.runs(picks, &idx, base, true, |o, _, n| {
+                    fill_pattern(&mut out[o * w..(o + n) * w], &self.meta.fill);
+                });
+            }
+            return Ok(());
+        };
+        if alone && self.is_direct(picks, &idx) {
+            let mut out = lock(slab);
+            if out.len() as u64 == self.chunk_bytes {
+                return decode_into(self.meta, key.as_ref(), &raw, self.chunk_bytes, &mut out);
+            }
+        }
+        let data = decode_chunk(
+            self.meta,
+            key.as_ref(),
+            &raw,
+            self.chunk_bytes,
+            self.chunk_elems,
+            scratch,
+        )?;
+        let mut out = lock(slab);
+        self.runs(picks, &idx, base, false, |o, i, n| {
+            out[o * w..(o + n) * w].copy_from_slice(&data[i * w..(i + n) * w]);
+        });
+        Ok(())
+    }
+}
+
+fn lock<'a, 'b>(m: &'a Mutex<&'b mut [u8]>) -> std::sync::MutexGuard<'a, &'b mut [u8]> {
+    // A panic while holding the lock leaves at most a half-copied chunk in
+    // an output nobody will see (the panic propagates).
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
 /// Reads `sel` (in Zarr coordinates, already checked against `meta.shape`).
 pub(crate) fn read_selection<S: ReadableStore + ?Sized>(
     store: &S,
@@ -77,33 +401,27 @@ pub(crate) fn read_selection<S: ReadableStore + ?Sized>(
         .num_elements()
         .ok_or_else(|| too_large("number of selected values"))?;
     let width = meta.cell.width();
-    let total = usize::try_from(n)
-        .ok()
-        .and_then(|n| n.checked_mul(width))
+    let n_usize = usize::try_from(n).map_err(|_| too_large("number of selected values"))?;
+    let total = n_usize
+        .checked_mul(width)
         .ok_or_else(|| too_large("size of the selection in bytes"))?;
-    let mut out: Vec<u8> = Vec::new();
-    out.try_reserve_exact(total)
-        .map_err(|_| ZarrError::TooLarge {
-            var: var.to_string(),
-            reason: format!("cannot allocate {total} bytes for the selection"),
-        })?;
-    for _ in 0..n {
-        out.extend_from_slice(&meta.fill);
-    }
+    let mut out = Output::alloc(meta.cell, n_usize, total).ok_or_else(|| ZarrError::TooLarge {
+        var: var.to_string(),
+        reason: format!("cannot allocate {total} bytes for the selection"),
+    })?;
+    let fill_is_zero = meta.fill.iter().all(|&b| b == 0);
     if n == 0 {
-        return Ok(meta.cell.decode(&out));
+        return Ok(out.finish(meta.cell));
     }
 
     let rank = meta.shape.len();
     let per_dim: Vec<Vec<(u64, u64, u64)>> = (0..rank)
         .map(|d| dim_chunks(sel.start[d], sel.count[d], sel.stride[d], meta.chunks[d]))
         .collect();
-    // Output strides (row-major over the selection's counts), in cells.
     let mut out_stride = vec![1u64; rank];
     for d in (0..rank.saturating_sub(1)).rev() {
         out_stride[d] = out_stride[d + 1] * sel.count[d + 1];
     }
-    // Chunk strides in cells, by the array's order.
     let mut chunk_stride = vec![1u64; rank];
     if meta.order_f {
         for d in 1..rank {
@@ -118,50 +436,113 @@ pub(crate) fn read_selection<S: ReadableStore + ?Sized>(
     let chunk_bytes = chunk_elems
         .checked_mul(meta.itemsize)
         .ok_or_else(|| too_large("chunk size in bytes"))?;
+    let plan = Plan {
+        meta,
+        sel,
+        per_dim,
+        out_stride,
+        chunk_stride,
+        chunk_bytes,
+        chunk_elems,
+        width,
+        fill_is_zero,
+    };
 
-    // Odometer over the chunks touched.
-    let mut pick = vec![0usize; rank];
-    loop {
-        let idx: Vec<u64> = (0..rank).map(|d| per_dim[d][pick[d]].0).collect();
-        let key = meta.prefix.key(&meta.chunk_key(&idx))?;
-        if let Some(raw) = store.get(&key)? {
-            let data = decode_chunk(meta, key.as_ref(), &raw, chunk_bytes, chunk_elems)?;
-            copy_chunk(
-                meta,
-                sel,
-                &per_dim,
-                &pick,
-                &idx,
-                &out_stride,
-                &chunk_stride,
-                &data,
-                &mut out,
-            );
-        }
-        // Advance.
-        let mut d = rank;
-        loop {
-            if d == 0 {
-                return Ok(meta.cell.decode(&out));
-            }
-            d -= 1;
-            pick[d] += 1;
-            if pick[d] < per_dim[d].len() {
-                break;
-            }
-            pick[d] = 0;
+    // Slabs: the output rows of each first-dimension chunk.
+    let buf = out.bytes_mut();
+    let mut slabs: Vec<(Mutex<&mut [u8]>, u64)> = vec![];
+    if rank == 0 {
+        slabs.push((Mutex::new(buf), 0));
+    } else {
+        let row = (plan.out_stride[0] as usize) * width;
+        let mut rest = buf;
+        for &(_, lo, hi) in &plan.per_dim[0] {
+            let (head, tail) = rest.split_at_mut(((hi - lo) as usize) * row);
+            slabs.push((Mutex::new(head), lo * plan.out_stride[0]));
+            rest = tail;
         }
     }
+    // Tasks: (slab, linear index over the inner dimensions' chunks).
+    let inner: u64 = plan
+        .per_dim
+        .iter()
+        .skip(1)
+        .map(|v| v.len() as u64)
+        .product();
+    let alone = inner == 1;
+    let n_tasks = (slabs.len() as u64)
+        .checked_mul(inner)
+        .ok_or_else(|| too_large("number of chunks"))?;
+    let run = |scratch: &mut Vec<u8>, t: u64| -> Result<(), ZarrError> {
+        let s = (t / inner) as usize;
+        let mut rem = t % inner;
+        let mut picks = vec![0usize; rank];
+        if rank > 0 {
+            picks[0] = s;
+        }
+        for d in (1..rank).rev() {
+            let len = plan.per_dim[d].len() as u64;
+            picks[d] = (rem % len) as usize;
+            rem /= len;
+        }
+        let (slab, base) = &slabs[s];
+        plan.place(store, &picks, slab, *base, alone, scratch)
+    };
+    if n_tasks <= 1 || rayon::current_num_threads() <= 1 {
+        let mut scratch = vec![];
+        (0..n_tasks).try_for_each(|t| run(&mut scratch, t))?;
+    } else {
+        (0..n_tasks)
+            .into_par_iter()
+            .try_for_each_init(Vec::new, |scratch, t| run(scratch, t))?;
+    }
+    drop(slabs);
+    Ok(out.finish(meta.cell))
 }
 
-/// Decodes one chunk into cells of `meta.cell.width()` bytes.
-fn decode_chunk(
+/// Decodes one chunk straight into `out`, exactly the chunk's size.
+fn decode_into(
     meta: &ArrayMeta,
     key: &str,
     raw: &[u8],
     chunk_bytes: u64,
+    out: &mut [u8],
+) -> Result<(), ZarrError> {
+    if let Some(reason) = &meta.codec_error {
+        return Err(ZarrError::Codec {
+            key: key.to_string(),
+            reason: reason.clone(),
+        });
+    }
+    match &meta.pipeline {
+        None => {
+            if raw.len() as u64 != chunk_bytes {
+                return Err(ZarrError::ChunkSize {
+                    key: key.to_string(),
+                    expected: chunk_bytes,
+                    actual: raw.len() as u64,
+                });
+            }
+            out.copy_from_slice(raw);
+        }
+        Some(p) => p.decode_into(raw, out).map_err(|e| ZarrError::Codec {
+            key: key.to_string(),
+            reason: e.to_string(),
+        })?,
+    }
+    Ok(())
+}
+
+/// Decodes one chunk into cells of `meta.cell.width()` bytes: the raw
+/// bytes themselves when uncompressed, else `scratch`.
+fn decode_chunk<'a>(
+    meta: &ArrayMeta,
+    key: &str,
+    raw: &'a [u8],
+    chunk_bytes: u64,
     chunk_elems: u64,
-) -> Result<Vec<u8>, ZarrError> {
+    scratch: &'a mut Vec<u8>,
+) -> Result<Cow<'a, [u8]>, ZarrError> {
     if let Some(reason) = &meta.codec_error {
         return Err(ZarrError::Codec {
             key: key.to_string(),
@@ -176,92 +557,36 @@ fn decode_chunk(
     // netCDF-C 4.9 wrote char as "<U1" with one byte per element; NumPy's U1
     // has four. The chunk's size tells which.
     let utf32_chars = matches!(meta.cell, Cell::Char) && meta.itemsize == 4;
-    let data = match &meta.pipeline {
+    let data: &[u8] = match &meta.pipeline {
         None => {
             if raw.len() as u64 == chunk_bytes {
-                raw.to_vec()
+                raw
             } else if utf32_chars && raw.len() as u64 == chunk_elems {
-                return Ok(raw.to_vec());
+                return Ok(Cow::Borrowed(raw));
             } else {
                 return Err(size_err(raw.len()));
             }
         }
         Some(p) => {
             let len = usize::try_from(chunk_bytes).map_err(|_| size_err(raw.len()))?;
-            let mut buf = Vec::new();
-            buf.try_reserve_exact(len)
-                .map_err(|_| size_err(raw.len()))?;
-            buf.resize(len, 0);
-            p.decode_into(raw, &mut buf).map_err(|e| ZarrError::Codec {
+            if scratch.len() != len {
+                scratch.clear();
+                scratch
+                    .try_reserve_exact(len)
+                    .map_err(|_| size_err(raw.len()))?;
+                scratch.resize(len, 0);
+            }
+            p.decode_into(raw, scratch).map_err(|e| ZarrError::Codec {
                 key: key.to_string(),
                 reason: e.to_string(),
             })?;
-            buf
+            scratch
         }
     };
     if utf32_chars {
-        return Ok(narrow_utf32(&data, meta.cell.big_endian()));
+        return Ok(Cow::Owned(narrow_utf32(data, meta.cell.big_endian())));
     }
-    Ok(data)
-}
-
-#[allow(clippy::too_many_arguments)]
-fn copy_chunk(
-    meta: &ArrayMeta,
-    sel: &Selection,
-    per_dim: &[Vec<(u64, u64, u64)>],
-    pick: &[usize],
-    idx: &[u64],
-    out_stride: &[u64],
-    chunk_stride: &[u64],
-    data: &[u8],
-    out: &mut [u8],
-) {
-    let w = meta.cell.width();
-    let rank = idx.len();
-    if rank == 0 {
-        out[..w].copy_from_slice(&data[..w]);
-        return;
-    }
-    let lo: Vec<u64> = (0..rank).map(|d| per_dim[d][pick[d]].1).collect();
-    let hi: Vec<u64> = (0..rank).map(|d| per_dim[d][pick[d]].2).collect();
-    let local = |d: usize, j: u64| sel.start[d] + j * sel.stride[d] - idx[d] * meta.chunks[d];
-    let last = rank - 1;
-    let contiguous = !meta.order_f && sel.stride[last] == 1 || rank == 1 && sel.stride[0] == 1;
-    let mut j = lo.clone();
-    loop {
-        let mut out_off = 0;
-        let mut in_off = 0;
-        for d in 0..last {
-            out_off += j[d] * out_stride[d];
-            in_off += local(d, j[d]) * chunk_stride[d];
-        }
-        if contiguous {
-            let o = ((out_off + lo[last]) as usize) * w;
-            let i = ((in_off + local(last, lo[last]) * chunk_stride[last]) as usize) * w;
-            let len = ((hi[last] - lo[last]) as usize) * w;
-            out[o..o + len].copy_from_slice(&data[i..i + len]);
-        } else {
-            for jl in lo[last]..hi[last] {
-                let o = ((out_off + jl) as usize) * w;
-                let i = ((in_off + local(last, jl) * chunk_stride[last]) as usize) * w;
-                out[o..o + w].copy_from_slice(&data[i..i + w]);
-            }
-        }
-        // Advance the outer dimensions.
-        let mut d = last;
-        loop {
-            if d == 0 {
-                return;
-            }
-            d -= 1;
-            j[d] += 1;
-            if j[d] < hi[d] {
-                break;
-            }
-            j[d] = lo[d];
-        }
-    }
+    Ok(Cow::Borrowed(data))
 }
 
 #[cfg(test)]
@@ -279,5 +604,12 @@ mod tests {
             vec![(0, 0, 1), (2, 1, 2), (3, 2, 3)]
         );
         assert_eq!(dim_chunks(5, 0, 1, 4), vec![]);
+    }
+
+    #[test]
+    fn pattern_fill() {
+        let mut b = vec![0u8; 14];
+        fill_pattern(&mut b, &[1, 2]);
+        assert_eq!(b, [1, 2, 1, 2, 1, 2, 1, 2, 1, 2, 1, 2, 1, 2]);
     }
 }

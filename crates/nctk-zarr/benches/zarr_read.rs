@@ -1,0 +1,253 @@
+//! Zarr read benchmark: the whole float32 `temp(time=100, lat=721,
+//! lon=1440)` (415 MB) read by nctk (rayon pools of 1 and 2 threads),
+//! zarr-python and netCDF-C, from an uncompressed NCZarr store with chunks
+//! (1, 721, 1440) and, when zarr-python is installed, blosc-lz4+shuffle
+//! and zlib-1 stores it writes.
+//!
+//! The stores are generated once under `bench-data/` (or
+//! `$NCTK_BENCH_DATA`) from `classic_temp_cdf5.nc` (made by the classic
+//! bench). Prints a markdown table.
+//!
+//! Run: `cargo bench -p nctk-zarr --bench zarr_read`
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+use nctk_model::{DataSource, Selection, Values};
+use nctk_zarr::{open_path, ZarrOptions};
+
+const NT: u64 = 100;
+const NLAT: u64 = 721;
+const NLON: u64 = 1440;
+
+fn data_dir() -> PathBuf {
+    std::env::var_os("NCTK_BENCH_DATA")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../bench-data"))
+}
+
+fn have(cmd: &str) -> bool {
+    Command::new("sh")
+        .args(["-c", &format!("command -v {cmd} >/dev/null")])
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+fn python(script: &str, args: &[&Path]) -> Option<String> {
+    let out = Command::new("python3")
+        .arg("-c")
+        .arg(script)
+        .args(args)
+        .output()
+        .ok()?;
+    if !out.status.success() {
+        eprintln!("python failed: {}", String::from_utf8_lossy(&out.stderr));
+        return None;
+    }
+    Some(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+/// The field of the classic bench, written by zarr-python (used when the
+/// classic file or nccopy is absent) with `compressor` (Python source).
+const PY_WRITE: &str = r#"
+import sys, numpy as np, zarr, numcodecs
+out, src, comp = sys.argv[1], sys.argv[2], sys.argv[3]
+compressor = eval(comp, {"numcodecs": numcodecs})
+z = zarr.open_group(out, mode='w', zarr_format=2)
+a = z.create_array('temp', shape=(100, 721, 1440), chunks=(1, 721, 1440), dtype='<f4',
+                   compressors=compressor, fill_value=None)
+a.attrs['_ARRAY_DIMENSIONS'] = ['time', 'lat', 'lon']
+if src != '-':
+    import netCDF4
+    v = netCDF4.Dataset(src)['temp']
+    v.set_auto_maskandscale(False)
+for t in range(100):
+    if src != '-':
+        a[t] = v[t]
+    else:
+        lat = (np.arange(721, dtype=np.float32) / np.float32(720) - np.float32(0.5)) * np.float32(np.pi)
+        lon = np.arange(1440, dtype=np.float32) / np.float32(1440) * np.float32(2 * np.pi)
+        c = np.cos(lat)[:, None]
+        a[t] = (np.float32(273.15) + np.float32(30) * c
+                + np.float32(5) * np.sin(np.float32(2) * lon[None, :] + np.float32(0.1 * t)) * c).astype('<f4')
+"#;
+
+const PY_READ: &str = r#"
+import sys, time, zarr
+best = 1e30
+for _ in range(3):
+    t0 = time.perf_counter()
+    a = zarr.open(sys.argv[1], mode='r')['temp'][:]
+    best = min(best, time.perf_counter() - t0)
+print(best)
+print(float(a.reshape(-1)[::9973].astype('f8').sum()))
+"#;
+
+/// Makes a store once; `None` when it cannot be made here.
+fn store(name: &str, compressor: &str) -> Option<PathBuf> {
+    let dir = data_dir();
+    let path = dir.join(name);
+    if path.join("temp/.zarray").exists() {
+        return Some(path);
+    }
+    std::fs::create_dir_all(&dir).ok()?;
+    let classic = dir.join("classic_temp_cdf5.nc");
+    eprintln!("generating {} ...", path.display());
+    let tmp = dir.join(format!("{name}.tmp"));
+    let _ = std::fs::remove_dir_all(&tmp);
+    if compressor == "None" && classic.exists() && have("nccopy") {
+        let url = format!(
+            "file://{}#mode=nczarr,file",
+            tmp.canonicalize().unwrap_or(tmp.clone()).display()
+        );
+        let ok = Command::new("nccopy")
+            .args(["-k", "nc4", "-c", "temp:1,721,1440"])
+            .arg(&classic)
+            .arg(&url)
+            .status()
+            .is_ok_and(|s| s.success());
+        let zarray = std::fs::read_to_string(tmp.join("temp/.zarray")).unwrap_or_default();
+        if ok && (zarray.contains("\"compressor\": null") || zarray.contains("\"compressor\":null"))
+        {
+            std::fs::rename(&tmp, &path).ok()?;
+            return Some(path);
+        }
+        eprintln!("nccopy did not give an uncompressed store; using zarr-python");
+        let _ = std::fs::remove_dir_all(&tmp);
+    }
+    let src = if classic.exists() {
+        classic.clone()
+    } else {
+        PathBuf::from("-")
+    };
+    python(PY_WRITE, &[&tmp, &src, Path::new(compressor)])?;
+    std::fs::rename(&tmp, &path).ok()?;
+    Some(path)
+}
+
+fn nctk_read(path: &Path, threads: usize) -> (f64, f64) {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .unwrap();
+    let all = Selection::all(&[NT, NLAT, NLON]);
+    let mut best = f64::MAX;
+    let mut sum = 0.0;
+    for _ in 0..3 {
+        let t0 = Instant::now();
+        let vals = pool.install(|| {
+            let r = open_path(path, ZarrOptions::default()).unwrap();
+            let v = r.schema().var_by_path("temp").unwrap();
+            r.read_values(v, &all).unwrap()
+        });
+        best = best.min(t0.elapsed().as_secs_f64());
+        let Values::Float(f) = vals else {
+            panic!("temp is not float")
+        };
+        sum = f.iter().step_by(9973).map(|&x| x as f64).sum();
+    }
+    (best, sum)
+}
+
+fn zarr_python(path: &Path) -> Option<(f64, f64)> {
+    let out = python(PY_READ, &[path])?;
+    let mut l = out.lines();
+    Some((
+        l.next()?.trim().parse().ok()?,
+        l.next()?.trim().parse().ok()?,
+    ))
+}
+
+fn netcdf_c(path: &Path) -> Option<(f64, f64)> {
+    let flags = Command::new("nc-config")
+        .args(["--cflags", "--libs"])
+        .output()
+        .ok()?;
+    if !flags.status.success() {
+        return None;
+    }
+    let exe = data_dir().join("zarr_peer");
+    if !exe.exists() {
+        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/peer/zarr_peer.c");
+        let ok = Command::new("cc")
+            .args(["-O2", "-o"])
+            .arg(&exe)
+            .arg(&src)
+            .args(String::from_utf8_lossy(&flags.stdout).split_whitespace())
+            .status()
+            .is_ok_and(|s| s.success());
+        if !ok {
+            return None;
+        }
+    }
+    let url = format!(
+        "file://{}#mode=nczarr,file",
+        path.canonicalize().ok()?.display()
+    );
+    let out = Command::new(&exe)
+        .arg(url)
+        .arg((NT * NLAT * NLON).to_string())
+        .output()
+        .ok()?;
+    if !out.status.success() {
+        eprintln!("zarr_peer failed: {}", String::from_utf8_lossy(&out.stderr));
+        return None;
+    }
+    let text = String::from_utf8_lossy(&out.stdout);
+    let get = |k: &str| -> Option<f64> {
+        text.lines()
+            .find_map(|l| l.strip_prefix(k).and_then(|v| v.trim().parse().ok()))
+    };
+    Some((get("full_read ")?, get("checksum ")?))
+}
+
+fn main() {
+    let stores = [
+        ("uncompressed", "temp_1x721x1440.zarr", "None", true),
+        (
+            "blosc-lz4+shuffle",
+            "temp_1x721x1440_blosc_lz4.zarr",
+            "numcodecs.Blosc(cname='lz4', clevel=5, shuffle=numcodecs.Blosc.SHUFFLE)",
+            false,
+        ),
+        (
+            "zlib-1",
+            "temp_1x721x1440_zlib1.zarr",
+            "numcodecs.Zlib(level=1)",
+            false,
+        ),
+    ];
+    println!("| store | nctk 1 thread (s) | nctk 2 threads (s) | 2 vs 1 | zarr-python (s) | vs zarr-python | netCDF-C (s) | vs netCDF-C |");
+    println!("| --- | --- | --- | --- | --- | --- | --- | --- |");
+    for (label, name, comp, with_c) in stores {
+        let Some(path) = store(name, comp) else {
+            println!("| {label} | (store not available) | | | | | | |");
+            continue;
+        };
+        let (t1, sum1) = nctk_read(&path, 1);
+        let (t2, sum2) = nctk_read(&path, 2);
+        assert_eq!(sum1, sum2);
+        let py = zarr_python(&path);
+        let c = if with_c { netcdf_c(&path) } else { None };
+        for (who, r) in [("zarr-python", py), ("netCDF-C", c)] {
+            if let Some((_, s)) = r {
+                if (s - sum1).abs() > 1e-6 * sum1.abs() {
+                    eprintln!("checksum differs from {who}: {s} vs {sum1}");
+                }
+            }
+        }
+        let best = t1.min(t2);
+        let cell = |r: Option<(f64, f64)>| match r {
+            Some((t, _)) => (format!("{t:.3}"), format!("{:.2}x", t / best)),
+            None => ("-".into(), "-".into()),
+        };
+        let (py_t, py_r) = cell(py);
+        let (c_t, c_r) = cell(c);
+        println!(
+            "| {label} | {t1:.3} | {t2:.3} | {:.2}x | {py_t} | {py_r} | {c_t} | {c_r} |",
+            t1 / t2
+        );
+    }
+    println!("\n(times: best of 3, whole variable, 415 MB float32; ratios: peer time / best nctk time, so > 1 means nctk is faster)");
+}
