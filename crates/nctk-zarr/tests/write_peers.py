@@ -104,7 +104,15 @@ def main():
     fn = {"netcdf4": netcdf4, "zarr": zarr_, "xarray": xarray_}[kind]
     if kind == "netcdf4":
         import netCDF4  # noqa: F401 - imported once, before forking
-    result = {p: isolated(fn, p) for p in paths}
+        result = {p: isolated(fn, p) for p in paths}
+    else:
+        # zarr-python's event loop does not survive fork; it raises, never crashes.
+        result = {}
+        for p in paths:
+            try:
+                result[p] = fn(p)
+            except Exception as e:  # noqa: BLE001 - reported to the Rust side
+                result[p] = {"error": repr(e)}
     json.dump(result, sys.stdout)
 
 

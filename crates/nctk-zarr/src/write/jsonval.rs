@@ -53,7 +53,9 @@ pub fn char_text(bytes: &[u8]) -> String {
 /// as a scalar, several as a list.
 pub fn attribute(v: &Values) -> Value {
     match v {
-        Values::Char(b) => Value::from(char_text(b)),
+        // Embedded NULs are kept; a lone NUL is CDL's empty text.
+        Values::Char(b) if b.iter().all(|&c| c == 0) && b.len() <= 1 => Value::from(""),
+        Values::Char(b) => Value::from(String::from_utf8_lossy(b).into_owned()),
         Values::String(s) if s.len() == 1 => Value::from(s[0].as_str()),
         _ if v.len() == 1 => number_at(v, 0),
         _ => Value::Array((0..v.len()).map(|i| number_at(v, i)).collect()),

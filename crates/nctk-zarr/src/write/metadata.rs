@@ -20,6 +20,8 @@ fn attr_type(a: &Attribute, layout: WriteLayout) -> String {
     match a.value.dtype() {
         DataType::Char if legacy => "<U1".into(),
         DataType::Char => ">S1".into(),
+        // netCDF-C 4.9.0 crashes on string-typed attributes: text there.
+        DataType::String if legacy => "<U1".into(),
         DataType::String => "|S128".into(),
         t => numeric_dtype(t, false),
     }
