@@ -614,3 +614,149 @@ fn walk_err(dir: &Path, out: &mut Vec<PathBuf>) {
         }
     }
 }
+
+/// Lists `url \t group-path \t var \t attribute \t numpy type` for every
+/// attribute netCDF-C 4.10.1 (the Python `netCDF4` wheel) reads from each
+/// URL on stdin; URLs it cannot open are left out.
+const NC410_TYPES: &str = r#"
+import sys, netCDF4
+for url in sys.stdin.read().split():
+    try:
+        ds = netCDF4.Dataset(url)
+    except Exception:
+        continue
+    def walk(g, path):
+        for a in g.ncattrs():
+            v = g.getncattr(a)
+            print(url, path, "", a, "str" if isinstance(v, str) else v.dtype.name, sep="\t")
+        for v in g.variables.values():
+            for a in v.ncattrs():
+                x = v.getncattr(a)
+                print(url, path, v.name, a, "str" if isinstance(x, str) else x.dtype.name, sep="\t")
+        for s in g.groups.values():
+            walk(s, path + "/" + s.name)
+    walk(ds, "")
+    ds.close()
+"#;
+
+/// The attribute types nctk gives pure Zarr stores (no NCZarr metadata, so
+/// every type is inferred) are netCDF-C 4.10.1's, for every such corpus
+/// store 4.10.1 opens with `mode=zarr` (it refuses many 4.9.0 stores:
+/// scalars written as shape `[1]` with no dimension names). NCZarr stores
+/// read with `mode=zarr` are left out: nctk honours their recorded types as
+/// 4.9.0 does (and 4.10.1 does for its own `_nczarr_attr`), while 4.10.1
+/// does not know 4.9.0's upper-case `_NCZARR_ATTR` key and shows it as an
+/// attribute. Skips without Python / netCDF4.
+#[test]
+fn pure_zarr_attribute_types_match_netcdf_c_4_10() {
+    use std::io::Write as _;
+    use std::process::Stdio;
+    let Some(corpus) = corpus() else {
+        eprintln!("skipped: no corpus (set NCTK_CORPUS)");
+        return;
+    };
+    let mut urls: Vec<String> = cases(&corpus)
+        .iter()
+        .filter(|c| {
+            c.mode == "zarr"
+                && c.store.is_dir()
+                && c.store.extension().is_some_and(|e| e != "nczarr")
+                && exception(&c.rel(&corpus)).is_none()
+        })
+        .map(Case::url)
+        .collect();
+    urls.sort();
+    urls.dedup();
+    let Ok(mut child) = Command::new("python3")
+        .args(["-c", NC410_TYPES])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+    else {
+        eprintln!("skipped: no python3");
+        return;
+    };
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(urls.join("\n").as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    if !out.status.success() {
+        eprintln!("skipped: python3 with netCDF4 is not available");
+        return;
+    }
+    let text = String::from_utf8_lossy(&out.stdout);
+    let (mut checked, mut stores) = (0, std::collections::BTreeSet::new());
+    let mut failures = vec![];
+    let mut open: Option<(String, nctk::Dataset)> = None;
+    for line in text.lines() {
+        let f: Vec<&str> = line.split('\t').collect();
+        let [url, gpath, var, att, ty] = f[..] else {
+            continue;
+        };
+        if open.as_ref().is_none_or(|(u, _)| u != url) {
+            open = nctk::open(url).ok().map(|d| (url.to_string(), d));
+        }
+        let Some((_, ds)) = &open else {
+            failures.push(format!("{url}: nctk cannot open it"));
+            continue;
+        };
+        stores.insert(url.to_string());
+        let schema = ds.schema();
+        let Some(g) = schema.group_by_path(if gpath.is_empty() { "/" } else { gpath }) else {
+            failures.push(format!("{url}: no group {gpath:?}"));
+            continue;
+        };
+        let attrs = if var.is_empty() {
+            &schema.group(g).attributes
+        } else {
+            match schema
+                .group(g)
+                .vars
+                .iter()
+                .find(|&&v| schema.var(v).name == var)
+            {
+                Some(&v) => &schema.var(v).attributes,
+                None => {
+                    failures.push(format!("{url}: no variable {gpath}/{var}"));
+                    continue;
+                }
+            }
+        };
+        let Some(a) = attrs.iter().find(|a| a.name == att) else {
+            failures.push(format!("{url}: no attribute {gpath}/{var}:{att}"));
+            continue;
+        };
+        use nctk_model::DataType as T;
+        let want = match ty {
+            "str" => vec![T::Char, T::String],
+            "int8" => vec![T::Byte],
+            "uint8" => vec![T::UByte],
+            "int16" => vec![T::Short],
+            "uint16" => vec![T::UShort],
+            "int32" => vec![T::Int],
+            "uint32" => vec![T::UInt],
+            "int64" => vec![T::Int64],
+            "uint64" => vec![T::UInt64],
+            "float32" => vec![T::Float],
+            "float64" => vec![T::Double],
+            _ => vec![],
+        };
+        checked += 1;
+        if !want.contains(&a.value.dtype()) {
+            failures.push(format!(
+                "{url} {gpath}/{var}:{att}: netCDF-C 4.10.1 {ty}, nctk {:?}",
+                a.value.dtype()
+            ));
+        }
+    }
+    eprintln!(
+        "{checked} attribute types compared with netCDF-C 4.10.1 in {} of {} pure Zarr stores",
+        stores.len(),
+        urls.len()
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
