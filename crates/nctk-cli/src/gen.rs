@@ -228,3 +228,66 @@ pub fn write_store(ds: &CdlDataset, target: &str, no_fill: bool) -> Result<(), G
     w.finish().map_err(|e| format(Box::new(e)))?;
     Ok(())
 }
+
+#[cfg(test)]
+mod store_tests {
+    use super::*;
+
+    const CDL: &str = r#"netcdf t {
+dimensions:
+  time = UNLIMITED ;
+  x = 3 ;
+variables:
+  float v(time, x) ;
+    v:_FillValue = -1.f ;
+    v:_ChunkSizes = 1, 2 ;
+    v:_DeflateLevel = 3 ;
+    v:_Shuffle = "true" ;
+  string s(x) ;
+data:
+  v = 1, 2, 3, 4, 5, _ ;
+  s = "a", "bb", "ccc" ;
+group: g {
+  variables:
+    int w(x) ;
+  data:
+    w = 7, 8, 9 ;
+}
+}
+"#;
+
+    #[test]
+    fn store_targets() {
+        assert!(is_store_target("file:///a/x#mode=nczarr,file"));
+        assert!(is_store_target("out.zarr"));
+        assert!(is_store_target("out.zarr/"));
+        assert!(is_store_target("out.ZIP"));
+        assert!(!is_store_target("out.nc"));
+    }
+
+    #[test]
+    fn gen_4_writes_a_store_nctk_reads() {
+        let dir = std::env::temp_dir().join(format!("nctk-gen-store-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        for out in ["a.zarr", "b.zip"] {
+            let args = GenArgs {
+                kind: Some("-4".into()),
+                output: Some(out.into()),
+                ..GenArgs::default()
+            };
+            gen(&args, CDL, &dir).unwrap();
+            let ds = nctk::open(dir.join(out)).unwrap();
+            let v: Vec<f32> = ds.variable("v").unwrap().get_values(..).unwrap();
+            assert_eq!(v, [1.0, 2.0, 3.0, 4.0, 5.0, -1.0]);
+            let w: Vec<i32> = ds.variable("/g/w").unwrap().get_values(..).unwrap();
+            assert_eq!(w, [7, 8, 9]);
+        }
+        let zarray = std::fs::read_to_string(dir.join("a.zarr/v/.zarray")).unwrap();
+        assert!(zarray.contains(r#""chunks":[1,2]"#), "{zarray}");
+        assert!(
+            zarray.contains(r#""compressor":{"id":"zlib","level":3}"#),
+            "{zarray}"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
