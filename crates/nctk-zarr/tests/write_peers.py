@@ -53,7 +53,11 @@ def netcdf4(path):
 def zarr_(path):
     import zarr
     out = {}
-    root = zarr.open_group(path, mode="r", zarr_format=2)
+    store = path
+    if path.endswith(".zip"):
+        from zarr.storage import ZipStore
+        store = ZipStore(path, mode="r")
+    root = zarr.open_group(store, mode="r", zarr_format=2)
 
     def walk(g, prefix):
         for name, a in g.arrays():
