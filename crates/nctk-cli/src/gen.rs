@@ -1,6 +1,6 @@
 //! `nctk gen`: netCDF-C's `ncgen` — CDL text to a binary netCDF file.
 //!
-//! The CDL is parsed by [`nctk_cdl::parse`] for the chosen kind, checked
+//! The CDL is parsed by [`nctk_cdl::parse()`] for the chosen kind, checked
 //! with [`nctk_cdl::check_format`] (rejecting what `ncgen -k` rejects, with
 //! its messages) and written by [`nctk_classic::ClassicWriter`], which lays
 //! the file out with netCDF-C's rules. The netCDF-4 kinds (`-k nc4`, `-4`,

@@ -147,9 +147,9 @@ fn infer_one(v: &Value) -> Option<DataType> {
 
 /// netCDF-C's (4.10.1, checked with the Python `netCDF4` wheel) inference
 /// for untyped attributes: a string is `char` text; a number or an array of
-/// numbers takes the type [`infer_one`] gives its first member; booleans
+/// numbers takes the type `infer_one` gives its first member; booleans
 /// are `ubyte`. Anything else (objects, null, empty arrays, arrays of
-/// strings) becomes its JSON text as [`unparse`] writes it.
+/// strings) becomes its JSON text as `unparse` writes it.
 ///
 /// Where netCDF-C would lose data (an array whose later members do not fit
 /// the first member's type: it truncates `[1, 2.5]` to `1, 2` and refuses
