@@ -8,54 +8,16 @@
 //!
 //! Run: `cargo bench -p nctk-cli --bench dump_speed`
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
-use nctk_classic::{ClassicWriter, FillMode, Version};
-use nctk_model::{DataType, GroupId, Schema, Selection, VarId};
+mod support;
+
+use support::{data_dir, write_temp_field};
 
 const NT: u64 = 10;
-const NLAT: u64 = 721;
-const NLON: u64 = 1440;
 const RUNS: usize = 3;
-
-fn data_dir() -> PathBuf {
-    std::env::var_os("NCTK_BENCH_DATA")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../bench-data"))
-}
-
-/// Writes the smooth test field through nctk's classic writer.
-fn generate(path: &Path) {
-    let mut s = Schema::new();
-    let t = s.add_dim(GroupId::ROOT, "time", NT, false).unwrap();
-    let y = s.add_dim(GroupId::ROOT, "lat", NLAT, false).unwrap();
-    let x = s.add_dim(GroupId::ROOT, "lon", NLON, false).unwrap();
-    let var = s
-        .add_var(GroupId::ROOT, "temp", DataType::Float, &[t, y, x])
-        .unwrap();
-    let tmp = path.with_extension("tmp");
-    let mut w =
-        ClassicWriter::create_with_schema(&tmp, &s, Version::Cdf5, FillMode::NoFill).unwrap();
-    let mut slab = vec![0f32; (NLAT * NLON) as usize];
-    for t in 0..NT {
-        for i in 0..NLAT {
-            let lat = (i as f32 / (NLAT - 1) as f32 - 0.5) * std::f32::consts::PI;
-            for j in 0..NLON {
-                let lon = j as f32 / NLON as f32 * 2.0 * std::f32::consts::PI;
-                slab[(i * NLON + j) as usize] = 273.15
-                    + 30.0 * lat.cos()
-                    + 5.0 * (2.0 * lon + 0.1 * t as f32).sin() * lat.cos();
-            }
-        }
-        w.write_from(var, &Selection::block(&[t, 0, 0], &[1, NLAT, NLON]), &slab)
-            .unwrap();
-    }
-    w.close().unwrap();
-    std::fs::rename(tmp, path).unwrap();
-    assert_eq!(var, VarId(0));
-}
 
 /// Best wall time of `RUNS` runs of `program args input > output`.
 fn time_dump(program: &str, args: &[&str], input: &Path, output: &Path) -> Option<f64> {
@@ -82,7 +44,7 @@ fn main() {
     std::fs::create_dir_all(&dir).unwrap();
     let input = dir.join("dump_temp_10.nc");
     if !input.exists() {
-        generate(&input);
+        write_temp_field(&input, NT);
     }
     let ours = dir.join("dump_nctk.cdl");
     let theirs = dir.join("dump_ncdump.cdl");

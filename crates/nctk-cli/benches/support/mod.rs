@@ -1,0 +1,53 @@
+//! Test data shared by the `nctk-cli` benchmarks: the smooth float32
+//! temperature field `temp(time, lat=721, lon=1440)` as a CDF-5 file, the
+//! same bytes as `nctk-classic`'s `classic_io` bench writes.
+
+use std::path::{Path, PathBuf};
+
+use nctk_classic::{ClassicWriter, FillMode, Version};
+use nctk_model::{DataType, GroupId, Schema, Selection};
+
+/// Latitudes in the field.
+pub const NLAT: u64 = 721;
+/// Longitudes in the field.
+pub const NLON: u64 = 1440;
+
+/// Where benchmark data is cached: `$NCTK_BENCH_DATA`, else `bench-data/`
+/// at the repository root (gitignored).
+pub fn data_dir() -> PathBuf {
+    std::env::var_os("NCTK_BENCH_DATA")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../bench-data"))
+}
+
+/// Writes `temp(time=nt, lat, lon)` through nctk's classic writer (no fill),
+/// to a temporary name renamed into place when complete.
+pub fn write_temp_field(path: &Path, nt: u64) {
+    eprintln!("generating {} ...", path.display());
+    let mut s = Schema::new();
+    let t = s.add_dim(GroupId::ROOT, "time", nt, false).unwrap();
+    let y = s.add_dim(GroupId::ROOT, "lat", NLAT, false).unwrap();
+    let x = s.add_dim(GroupId::ROOT, "lon", NLON, false).unwrap();
+    let var = s
+        .add_var(GroupId::ROOT, "temp", DataType::Float, &[t, y, x])
+        .unwrap();
+    let tmp = path.with_extension("tmp");
+    let mut w =
+        ClassicWriter::create_with_schema(&tmp, &s, Version::Cdf5, FillMode::NoFill).unwrap();
+    let mut slab = vec![0f32; (NLAT * NLON) as usize];
+    for t in 0..nt {
+        for i in 0..NLAT {
+            let lat = (i as f32 / (NLAT - 1) as f32 - 0.5) * std::f32::consts::PI;
+            for j in 0..NLON {
+                let lon = j as f32 / NLON as f32 * 2.0 * std::f32::consts::PI;
+                slab[(i * NLON + j) as usize] = 273.15
+                    + 30.0 * lat.cos()
+                    + 5.0 * (2.0 * lon + 0.1 * t as f32).sin() * lat.cos();
+            }
+        }
+        w.write_from(var, &Selection::block(&[t, 0, 0], &[1, NLAT, NLON]), &slab)
+            .unwrap();
+    }
+    w.close().unwrap();
+    std::fs::rename(tmp, path).unwrap();
+}
