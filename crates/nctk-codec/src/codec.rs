@@ -244,6 +244,18 @@ impl Codec {
         })
     }
 
+    /// The exact length `decode` gives for an input of `encoded_len` bytes,
+    /// for filters whose decoded length follows from the encoded one; `None`
+    /// for compressors and filters that change the element type.
+    pub fn decoded_len(&self, encoded_len: usize) -> Option<usize> {
+        match self {
+            Codec::Shuffle(_) | Codec::BitRound(_) => Some(encoded_len),
+            // A too-short input is reported by the decoder itself.
+            Codec::Fletcher32 => Some(encoded_len.saturating_sub(4)),
+            _ => None,
+        }
+    }
+
     /// Encodes one buffer.
     pub fn encode(&self, input: &[u8]) -> Result<Vec<u8>> {
         match self {

@@ -1,5 +1,7 @@
 //! A Zarr v2 codec chain: `filters` applied in order, then `compressor`.
 
+use std::borrow::Cow;
+
 use serde_json::Value;
 
 use crate::codec::{Codec, CodecContext};
@@ -62,50 +64,47 @@ impl Pipeline {
     }
 
     /// Decodes one chunk into exactly `out` (the chunk's size in bytes).
-    /// Intermediate buffers are sized from `out.len()` and the filters'
-    /// fixed size changes, never from the stream.
+    /// Each intermediate buffer is sized either forward from `out.len()`
+    /// through the filters' fixed size changes, or backward from the data in
+    /// hand for a fixed-size filter after a compressor (netCDF-C writes
+    /// `filters: [shuffle, zlib]` with `compressor: fletcher32`); never from
+    /// a size the stream claims.
     pub fn decode_into(&self, encoded: &[u8], out: &mut [u8]) -> Result<()> {
-        // sizes[i] = length of the data entering filter i when encoding.
-        let mut sizes = Vec::with_capacity(self.filters.len() + 1);
-        sizes.push(out.len());
-        for f in &self.filters {
-            let last = sizes[sizes.len() - 1];
-            let n = f.encoded_len(last)?.ok_or_else(|| {
-                CodecError::unsupported(
-                    f.id(),
-                    "a compressor used as a filter before another codec",
-                )
-            })?;
-            sizes.push(n);
-        }
-        let nf = self.filters.len();
-        if nf == 0 {
-            return match &self.compressor {
-                Some(c) => c.decode_into(encoded, out),
-                None if encoded.len() == out.len() => {
-                    out.copy_from_slice(encoded);
-                    Ok(())
-                }
-                None => Err(CodecError::size("none", out.len(), encoded.len())),
-            };
-        }
-        let mut cur: Vec<u8> = match &self.compressor {
-            Some(c) => c.decode(encoded, sizes[nf])?,
-            None if encoded.len() == sizes[nf] => encoded.to_vec(),
-            None => {
-                return Err(CodecError::size(
-                    self.filters[nf - 1].id(),
-                    sizes[nf],
-                    encoded.len(),
-                ))
+        let chain: Vec<&Codec> = self
+            .filters
+            .iter()
+            .chain(self.compressor.as_ref())
+            .collect();
+        let Some((first, rest)) = chain.split_first() else {
+            if encoded.len() != out.len() {
+                return Err(CodecError::size("none", out.len(), encoded.len()));
             }
+            out.copy_from_slice(encoded);
+            return Ok(());
         };
-        for i in (1..nf).rev() {
-            let mut next = vec![0u8; sizes[i]];
-            self.filters[i].decode_into(&cur, &mut next)?;
-            cur = next;
+        // entering[i] = length of the data entering codec i when encoding,
+        // while every codec before it has a fixed size change.
+        let mut entering = vec![Some(out.len())];
+        for c in &chain[..chain.len() - 1] {
+            let next = match entering[entering.len() - 1] {
+                Some(n) => c.encoded_len(n)?,
+                None => None,
+            };
+            entering.push(next);
         }
-        self.filters[0].decode_into(&cur, out)
+        let mut cur: Cow<'_, [u8]> = Cow::Borrowed(encoded);
+        for (i, c) in rest.iter().enumerate().rev() {
+            let len = match entering[i + 1] {
+                Some(n) => n,
+                None => c.decoded_len(cur.len()).ok_or_else(|| {
+                    CodecError::unsupported(c.id(), "a compressor after another compressor")
+                })?,
+            };
+            let mut next = vec![0u8; len];
+            c.decode_into(&cur, &mut next)?;
+            cur = Cow::Owned(next);
+        }
+        first.decode_into(&cur, out)
     }
 
     /// Decodes one chunk into a new buffer of `expected_len` bytes.
