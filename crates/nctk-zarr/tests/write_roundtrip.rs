@@ -205,6 +205,7 @@ fn memory_store_round_trip_every_layout() {
             layout,
             vars: vars.clone(),
             cache_bytes: 64, // force evictions and read-modify-write
+            consolidated: true,
         };
         let mut w = ZarrWriter::create(store.clone(), &schema, &opts).unwrap();
         write_all(&mut w, &data);
@@ -215,7 +216,7 @@ fn memory_store_round_trip_every_layout() {
             ZarrOptions {
                 pure_zarr: pure,
                 xarray: layout != WriteLayout::PureZarr { xarray: false },
-                consolidated: false,
+                consolidated: true,
             },
         )
         .unwrap();

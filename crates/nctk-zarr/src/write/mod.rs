@@ -57,6 +57,7 @@ pub struct ZarrWriter {
     store: Arc<dyn ReadWriteStore>,
     schema: Schema,
     layout: WriteLayout,
+    consolidated: bool,
     plans: Vec<ArrayPlan>,
     cache: ChunkCache,
     zip: Option<ZipTarget>,
@@ -88,6 +89,7 @@ impl ZarrWriter {
             store,
             schema: schema.clone(),
             layout: opts.layout,
+            consolidated: opts.consolidated,
             plans,
             cache: ChunkCache::new(opts.cache_bytes),
             zip: None,
@@ -302,7 +304,11 @@ impl ZarrWriter {
         Ok(())
     }
 
+    /// Stores every group's and array's metadata objects and, when asked
+    /// for, the consolidated `.zmetadata` holding all of them (the layout
+    /// zarr-python's `consolidate_metadata` writes).
     fn write_metadata(&self) -> Result<(), WriteError> {
+        let mut objects: Vec<(String, Value)> = vec![];
         for g in self.schema.group_ids() {
             let path = self.schema.group_path(g);
             let prefix = if path == "/" {
@@ -311,16 +317,27 @@ impl ZarrWriter {
                 format!("{}/", &path[1..])
             };
             let (zgroup, zattrs) = metadata::group_objects(&self.schema, g, self.layout);
-            self.put_json(format!("{prefix}.zgroup"), &zgroup)?;
+            objects.push((format!("{prefix}.zgroup"), zgroup));
             if let Some(a) = zattrs {
-                self.put_json(format!("{prefix}.zattrs"), &a)?;
+                objects.push((format!("{prefix}.zattrs"), a));
             }
         }
         for v in self.schema.var_ids() {
             let plan = &self.plans[v.0 as usize];
             let (zarray, zattrs) = metadata::array_objects(&self.schema, v, plan, self.layout);
-            self.put_json(format!("{}/.zarray", plan.prefix), &zarray)?;
-            self.put_json(format!("{}/.zattrs", plan.prefix), &zattrs)?;
+            objects.push((format!("{}/.zarray", plan.prefix), zarray));
+            objects.push((format!("{}/.zattrs", plan.prefix), zattrs));
+        }
+        for (key, value) in &objects {
+            self.put_json(key.clone(), value)?;
+        }
+        if self.consolidated {
+            let all: serde_json::Map<String, Value> = objects.into_iter().collect();
+            let consolidated = serde_json::json!({
+                "metadata": all,
+                "zarr_consolidated_format": 1,
+            });
+            self.put_json(".zmetadata".into(), &consolidated)?;
         }
         Ok(())
     }

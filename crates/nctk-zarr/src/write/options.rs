@@ -66,6 +66,9 @@ pub struct WriteOptions {
     /// touched are encoded and stored (default 64 MiB; at least one chunk
     /// is always held).
     pub cache_bytes: usize,
+    /// Also write the consolidated `.zmetadata` (URL mode `consolidated`),
+    /// which zarr-python and xarray read in one request.
+    pub consolidated: bool,
 }
 
 impl Default for WriteOptions {
@@ -74,6 +77,7 @@ impl Default for WriteOptions {
             layout: WriteLayout::default(),
             vars: Vec::new(),
             cache_bytes: 64 << 20,
+            consolidated: false,
         }
     }
 }

@@ -52,6 +52,7 @@ pub fn create_target(
             if let Some(l) = layout_for_modes(&z.modes) {
                 opts.layout = l;
             }
+            opts.consolidated |= z.modes.iter().any(|m| m == "consolidated");
             match z.location {
                 StoreLocation::Directory(p) => ZarrWriter::create_dir(&p, schema, &opts),
                 StoreLocation::Zip(p) => ZarrWriter::create_zip(&p, schema, &opts),
