@@ -203,6 +203,15 @@ fn expected(ds: &CdlDataset) -> BTreeMap<String, Vec<Value>> {
         .collect()
 }
 
+/// Whether any variable or attribute has type string.
+fn has_strings(s: &nctk_model::Schema) -> bool {
+    let attr_strings =
+        |attrs: &[nctk_model::Attribute]| attrs.iter().any(|a| a.value.dtype() == DataType::String);
+    s.var_ids()
+        .any(|v| s.var(v).dtype == DataType::String || attr_strings(&s.var(v).attributes))
+        || s.group_ids().any(|g| attr_strings(&s.group(g).attributes))
+}
+
 fn python_has(module: &str) -> bool {
     Command::new("python3")
         .args(["-c", &format!("import {module}")])
@@ -352,6 +361,12 @@ fn corpus_stores_read_back_through_nctk_and_python_peers() {
             (WriteLayout::PureZarr { xarray: true }, "zarr"),
         ] {
             let path = dir.path().join(format!("{name}.{suffix}"));
+            if layout == WriteLayout::NcZarr490 && has_strings(&ds.schema) {
+                // Refused by design: netCDF-C 4.9.0 has no NCZarr strings.
+                let err = write(ds, &path, layout).unwrap_err();
+                assert!(err.contains("nczarr490"), "{name}: {err}");
+                continue;
+            }
             if let Err(e) = write(ds, &path, layout) {
                 bad.push(format!("write {name} {layout:?}: {e}"));
                 continue;
@@ -456,22 +471,9 @@ fn netcdf_c_490_ncdump_reads_the_490_layout() {
     let (mut compared, mut bad) = (0, vec![]);
     for (name, cdl, ds) in &sets {
         let s = &ds.schema;
-        let unsupported = s
-            .var_ids()
-            .any(|v| s.var(v).dims.is_empty() || s.var(v).dtype == DataType::String)
+        let unsupported = s.var_ids().any(|v| s.var(v).dims.is_empty())
+            || has_strings(s)
             || s.dim_ids().any(|d| s.dim(d).unlimited)
-            || s.group_ids().any(|g| {
-                s.group(g)
-                    .attributes
-                    .iter()
-                    .any(|a| a.value.dtype() == DataType::String)
-            })
-            || s.var_ids().any(|v| {
-                s.var(v)
-                    .attributes
-                    .iter()
-                    .any(|a| a.value.dtype() == DataType::String)
-            })
             || s.group_ids()
                 .any(|g| s.group(g).attributes.iter().any(|a| embedded_nul(&a.value)))
             || s.var_ids()

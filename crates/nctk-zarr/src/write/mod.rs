@@ -28,7 +28,7 @@ mod target;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use nctk_model::{Schema, Selection, Values, VarId};
+use nctk_model::{DataType, Schema, Selection, Values, VarId};
 use nctk_store::kv::{Bytes, DirectoryStore, ReadableStore, StoreKey, WritableStore};
 use serde_json::Value;
 
@@ -85,6 +85,9 @@ impl ZarrWriter {
             plans.push(plan::plan(schema, v, &opts.var(v), opts.layout)?);
         }
         check_names(schema)?;
+        if opts.layout == WriteLayout::NcZarr490 {
+            check_490(schema)?;
+        }
         let w = ZarrWriter {
             store,
             schema: schema.clone(),
@@ -408,6 +411,47 @@ fn check_names(schema: &Schema) -> Result<(), WriteError> {
                 name,
                 reason: "not usable as a Zarr object name".into(),
             });
+        }
+    }
+    Ok(())
+}
+
+/// netCDF-C 4.9.0's NCZarr has no `string` type: its ncgen refuses string
+/// variables and attributes ("NCZarr error") and its ncdump crashes on
+/// them, so the 4.9.0 layout refuses them too, naming the first one.
+fn check_490(schema: &Schema) -> Result<(), WriteError> {
+    let refuse = |name: String, what: &str| WriteError::Schema {
+        name,
+        reason: format!(
+            "{what} of type string cannot be written in netCDF-C 4.9.0's layout \
+             (mode nczarr490): netCDF-C 4.9.0 has no NCZarr strings; use the newest \
+             layout or char"
+        ),
+    };
+    for g in schema.group_ids() {
+        let path = schema.group_path(g);
+        if let Some(a) = schema
+            .group(g)
+            .attributes
+            .iter()
+            .find(|a| a.value.dtype() == DataType::String)
+        {
+            return Err(refuse(format!("{path}:{}", a.name), "attribute"));
+        }
+    }
+    for v in schema.var_ids() {
+        let var = schema.var(v);
+        let group = schema.group_path(var.group);
+        let path = format!("{}/{}", group.trim_end_matches('/'), var.name);
+        if var.dtype == DataType::String {
+            return Err(refuse(path, "variable"));
+        }
+        if let Some(a) = var
+            .attributes
+            .iter()
+            .find(|a| a.value.dtype() == DataType::String)
+        {
+            return Err(refuse(format!("{path}:{}", a.name), "attribute"));
         }
     }
     Ok(())
