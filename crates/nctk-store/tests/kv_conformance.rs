@@ -83,3 +83,72 @@ fn zip_garbage_is_an_error() {
     assert!(ZipStore::from_bytes(vec![0u8; 100]).is_err());
     assert!(ZipStore::from_bytes(Vec::new()).is_err());
 }
+
+/// Runs Python's `zipfile` (an independent zip implementation) on `args`;
+/// `None` when python3 is absent.
+fn python_zipfile(script: &str, args: &[&std::path::Path]) -> Option<()> {
+    let out = std::process::Command::new("python3")
+        .arg("-c")
+        .arg(script)
+        .args(args)
+        .output()
+        .ok()?;
+    assert!(
+        out.status.success(),
+        "python zipfile: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Some(())
+}
+
+/// Zipping a directory store with another zip tool gives a readable zip
+/// store, at the top level or under the store's directory name.
+#[test]
+fn zipped_directory_store_reads_as_a_zip_store() {
+    const ZIP_DIR: &str = r#"
+import os, sys, zipfile
+src, dst, top = sys.argv[1], sys.argv[2], sys.argv[3] == "top"
+with zipfile.ZipFile(dst, "w", zipfile.ZIP_DEFLATED) as z:
+    for root, _, files in os.walk(src):
+        for f in files:
+            p = os.path.join(root, f)
+            rel = os.path.relpath(p, src if top else os.path.dirname(src))
+            z.write(p, rel)
+"#;
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("data.zarr");
+    let store = DirectoryStore::new(&src);
+    for (k, v) in conformance::fixture() {
+        store.put(&k, v).unwrap();
+    }
+    for top in ["top", "nested"] {
+        let zip = dir.path().join(format!("{top}.zip"));
+        let Some(()) = python_zipfile(ZIP_DIR, &[&src, &zip, std::path::Path::new(top)]) else {
+            eprintln!("skipped: no python3");
+            return;
+        };
+        let root = if top == "top" {
+            ZipRoot::Top
+        } else {
+            ZipRoot::Directory("data.zarr".into())
+        };
+        let source = nctk_store::bytes::FileSource::open(&zip).unwrap();
+        conformance::check_contents(&ZipStore::new(source, root).unwrap());
+    }
+}
+
+/// Unzipping a zip store nctk wrote with another zip tool gives a readable
+/// directory store.
+#[test]
+fn unzipped_zip_store_reads_as_a_directory_store() {
+    const UNZIP: &str = "import sys, zipfile; zipfile.ZipFile(sys.argv[1]).extractall(sys.argv[2])";
+    let dir = tempfile::tempdir().unwrap();
+    let zip = dir.path().join("x.zip");
+    std::fs::write(&zip, zipped(Some("x.file"))).unwrap();
+    let out = dir.path().join("out");
+    let Some(()) = python_zipfile(UNZIP, &[&zip, &out]) else {
+        eprintln!("skipped: no python3");
+        return;
+    };
+    conformance::check_contents(&DirectoryStore::open(out.join("x.file")).unwrap());
+}
