@@ -39,9 +39,10 @@ fn schema() -> Schema {
     s.var_mut(t)
         .attributes
         .push(Attribute::new("units", Values::Char(b"K".to_vec())));
-    s.group_mut(GroupId::ROOT)
-        .attributes
-        .push(Attribute::new("title", Values::Char(b"consolidated".to_vec())));
+    s.group_mut(GroupId::ROOT).attributes.push(Attribute::new(
+        "title",
+        Values::Char(b"consolidated".to_vec()),
+    ));
     let sub = s.add_group(GroupId::ROOT, "sub").unwrap();
     s.add_var(sub, "w", DataType::Short, &[x]).unwrap();
     s
