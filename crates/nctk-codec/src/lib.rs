@@ -52,6 +52,7 @@
 
 pub mod blosc;
 mod bounded;
+pub mod buffer;
 mod bz2;
 mod codec;
 mod deflate;

@@ -98,12 +98,15 @@ macro_rules! as_bytes_mut {
 
 /// Allocates `n` elements, after checking that the allocation can succeed
 /// (`vec![0; n]` takes zeroed pages from the allocator without writing
-/// them, but aborts on failure).
-fn zeroed<T: Clone + Default>(n: usize) -> Option<Vec<T>> {
+/// them, but aborts on failure). Large buffers ask for huge pages, which
+/// makes first-touch page faults several times cheaper.
+fn zeroed<T: Copy + Default>(n: usize) -> Option<Vec<T>> {
     let mut probe: Vec<T> = Vec::new();
     probe.try_reserve_exact(n).ok()?;
     drop(probe);
-    Some(vec![T::default(); n])
+    let mut v = vec![T::default(); n];
+    nctk_codec::buffer::advise_huge_pages(&mut v);
+    Some(v)
 }
 
 impl Output {
