@@ -1,25 +1,39 @@
-//! A bounded cache of decoded chunks: read-modify-write of chunks already
-//! stored, least recently touched chunks encoded and stored first.
+//! A bounded cache of decoded chunks being filled. A chunk leaves it as
+//! soon as every element it holds has been written: it goes to the
+//! [`EncodeQueue`], which encodes and stores it on another core while the
+//! writer fills the next ones. Chunks written only in part stay until the
+//! cache is full (the least recently touched is then stored first) or the
+//! writer finishes. A chunk written in part that is already in the store is
+//! read back and decoded first (read-modify-write); one that is not starts
+//! as fill values.
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use nctk_store::kv::{Bytes, StoreKey};
+use nctk_store::kv::StoreKey;
 
+use super::encode::{EncodeQueue, Job};
 use super::plan::ArrayPlan;
 use super::{ReadWriteStore, WriteError};
+
+/// A chunk: (variable index, chunk index).
+type ChunkId = (u32, Vec<u64>);
 
 struct Entry {
     buf: Vec<u8>,
     tick: u64,
+    /// Elements written so far (writes that overlap count twice, which at
+    /// worst stores the chunk early and reads it back later).
+    written: u64,
 }
 
-/// Decoded chunks waiting to be stored, keyed by (variable index, chunk index).
+/// Decoded chunks being filled, keyed by (variable index, chunk index).
 pub struct ChunkCache {
-    entries: HashMap<(u32, Vec<u64>), Entry>,
+    entries: HashMap<ChunkId, Entry>,
     bytes: usize,
     limit: usize,
     tick: u64,
+    queue: EncodeQueue,
 }
 
 /// The store key of a chunk.
@@ -36,58 +50,134 @@ pub fn chunk_key(plan: &ArrayPlan, index: &[u64]) -> Result<StoreKey, WriteError
     Ok(StoreKey::new(format!("{}/{name}", plan.prefix))?)
 }
 
+/// What one write does to one chunk.
+pub struct ChunkWrite<'a> {
+    /// The variable's index.
+    pub var: u32,
+    /// The chunk's index (empty for a scalar).
+    pub index: &'a [u64],
+    /// Elements of the chunk this write sets.
+    pub elements: u64,
+    /// Elements that complete the chunk: those inside the variable's
+    /// extent (a whole chunk along unlimited dimensions, which may grow).
+    pub complete_at: u64,
+}
+
 impl ChunkCache {
-    /// A cache holding at most `limit` bytes (and always at least one chunk).
-    pub fn new(limit: usize) -> ChunkCache {
+    /// A cache holding at most `limit` bytes of chunks being filled (and
+    /// always at least one chunk), storing through `queue`.
+    pub fn new(limit: usize, queue: EncodeQueue) -> ChunkCache {
         ChunkCache {
             entries: HashMap::new(),
             bytes: 0,
             limit,
             tick: 0,
+            queue,
         }
     }
 
-    /// The decoded chunk `index` of variable `var`: from the cache, else
-    /// read back from the store and decoded, else filled.
-    pub fn chunk(
+    /// Applies `fill` to the decoded bytes of the chunk `w` describes (from
+    /// the cache, else read back from the store and decoded, else fill
+    /// values) and hands the chunk to the encoder once it
+    /// is complete. `whole` says that `fill` sets every byte of the chunk,
+    /// so a new chunk need not start as fill values.
+    pub fn update(
         &mut self,
         store: &Arc<dyn ReadWriteStore>,
         plans: &[ArrayPlan],
-        var: u32,
-        index: &[u64],
-    ) -> Result<&mut Vec<u8>, WriteError> {
+        w: &ChunkWrite<'_>,
+        whole: bool,
+        fill: impl FnOnce(&mut [u8]),
+    ) -> Result<(), WriteError> {
         self.tick += 1;
-        let id = (var, index.to_vec());
+        let id: ChunkId = (w.var, w.index.to_vec());
+        let plan = &plans[w.var as usize];
         if !self.entries.contains_key(&id) {
-            let plan = &plans[var as usize];
             let size = plan.chunk_bytes();
             while !self.entries.is_empty() && self.bytes + size > self.limit {
-                self.evict_one(store, plans)?;
+                self.evict_one(plans)?;
             }
+            let buf = self.start_chunk(store, plan, w.index, whole)?;
+            self.bytes += size;
+            self.entries.insert(
+                id.clone(),
+                Entry {
+                    buf,
+                    tick: 0,
+                    written: 0,
+                },
+            );
+        }
+        let e = self.entries.get_mut(&id).expect("inserted above");
+        e.tick = self.tick;
+        fill(&mut e.buf);
+        e.written += w.elements;
+        if e.written >= w.complete_at {
+            let e = self.entries.remove(&id).expect("present");
+            self.bytes -= e.buf.len();
+            self.submit(plan, id, e.buf)?;
+        }
+        Ok(())
+    }
+
+    /// Stores a whole chunk given as its decoded bytes (a write that covers
+    /// exactly one chunk), replacing anything cached for it.
+    pub fn put_whole(
+        &mut self,
+        plans: &[ArrayPlan],
+        var: u32,
+        index: &[u64],
+        buf: Vec<u8>,
+    ) -> Result<(), WriteError> {
+        let id: ChunkId = (var, index.to_vec());
+        if let Some(e) = self.entries.remove(&id) {
+            self.bytes -= e.buf.len();
+        }
+        self.submit(&plans[var as usize], id, buf)
+    }
+
+    /// The first bytes of a chunk entering the cache.
+    fn start_chunk(
+        &self,
+        store: &Arc<dyn ReadWriteStore>,
+        plan: &ArrayPlan,
+        index: &[u64],
+        whole: bool,
+    ) -> Result<Vec<u8>, WriteError> {
+        let size = plan.chunk_bytes();
+        if !whole {
+            // Read-modify-write, once an earlier version has landed.
             let key = chunk_key(plan, index)?;
-            let buf = match store.get(&key)? {
-                Some(enc) => plan
+            self.queue.wait_for(&key);
+            if let Some(enc) = store.get(&key)? {
+                return plan
                     .pipeline
                     .decode(&enc, size)
                     .map_err(|e| WriteError::Codec {
                         key: key.to_string(),
                         reason: e.to_string(),
-                    })?,
-                None => plan.fill_bytes.repeat(size / plan.width),
-            };
-            self.bytes += size;
-            self.entries.insert(id.clone(), Entry { buf, tick: 0 });
+                    });
+            }
         }
-        let e = self.entries.get_mut(&id).expect("inserted above");
-        e.tick = self.tick;
-        Ok(&mut e.buf)
+        // Zeroed memory is nearly free (the allocator maps zero pages);
+        // a fill pattern is written only where it can be read.
+        if whole || plan.fill_bytes.iter().all(|&b| b == 0) {
+            Ok(vec![0u8; size])
+        } else {
+            Ok(plan.fill_bytes.repeat(size / plan.width))
+        }
     }
 
-    fn evict_one(
-        &mut self,
-        store: &Arc<dyn ReadWriteStore>,
-        plans: &[ArrayPlan],
-    ) -> Result<(), WriteError> {
+    fn submit(&self, plan: &ArrayPlan, id: ChunkId, buf: Vec<u8>) -> Result<(), WriteError> {
+        let key = chunk_key(plan, &id.1)?;
+        self.queue.submit(Job {
+            var: id.0,
+            key,
+            buf,
+        })
+    }
+
+    fn evict_one(&mut self, plans: &[ArrayPlan]) -> Result<(), WriteError> {
         let Some(id) = self
             .entries
             .iter()
@@ -98,36 +188,18 @@ impl ChunkCache {
         };
         let e = self.entries.remove(&id).expect("found above");
         self.bytes -= e.buf.len();
-        store_chunk(store, &plans[id.0 as usize], &id.1, &e.buf)
+        self.submit(&plans[id.0 as usize], id, e.buf)
     }
 
-    /// Encodes and stores every cached chunk, in key order.
-    pub fn flush(
-        &mut self,
-        store: &Arc<dyn ReadWriteStore>,
-        plans: &[ArrayPlan],
-    ) -> Result<(), WriteError> {
+    /// Encodes and stores every cached chunk, in key order, and waits until
+    /// every chunk handed to the encoder is stored.
+    pub fn flush(&mut self, plans: &[ArrayPlan]) -> Result<(), WriteError> {
         let mut all: Vec<_> = self.entries.drain().collect();
         all.sort_by(|a, b| a.0.cmp(&b.0));
         self.bytes = 0;
-        for ((var, index), e) in all {
-            store_chunk(store, &plans[var as usize], &index, &e.buf)?;
+        for (id, e) in all {
+            self.submit(&plans[id.0 as usize], id, e.buf)?;
         }
-        Ok(())
+        self.queue.wait()
     }
-}
-
-fn store_chunk(
-    store: &Arc<dyn ReadWriteStore>,
-    plan: &ArrayPlan,
-    index: &[u64],
-    buf: &[u8],
-) -> Result<(), WriteError> {
-    let key = chunk_key(plan, index)?;
-    let enc = plan.pipeline.encode(buf).map_err(|e| WriteError::Codec {
-        key: key.to_string(),
-        reason: e.to_string(),
-    })?;
-    store.put(&key, Bytes::from(enc))?;
-    Ok(())
 }

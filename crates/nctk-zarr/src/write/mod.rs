@@ -7,17 +7,22 @@
 //! [`ZarrWriter::finish`] stores the remaining chunks and the final
 //! metadata (unlimited dimensions at the length written).
 //!
-//! Chunks are written one at a time: a write touches only the chunks its
-//! selection covers, a partial write of a chunk already stored reads it
-//! back first, and at most [`WriteOptions::cache_bytes`] of decoded chunks
-//! are held. Chunks never written are not stored (they read as fill), as
-//! netCDF-C does.
+//! A write touches only the chunks its selection covers. A chunk is
+//! encoded and stored as soon as all of it has been written, on another
+//! core (rayon) while the caller goes on writing; a selection that is
+//! exactly one chunk becomes that chunk without a copy. Chunks written in
+//! part wait in a cache of at most [`WriteOptions::cache_bytes`] (the least
+//! recently touched is stored when it is full); a partial write of a chunk
+//! already stored reads it back first. Memory is the cache plus one chunk,
+//! decoded and encoded, per worker thread. Chunks never
+//! written are not stored (they read as fill), as netCDF-C does.
 //!
 //! Layouts ([`WriteLayout`]): netCDF-C 4.9.3+ NCZarr (default), netCDF-C
 //! 4.9.0 NCZarr, pure Zarr with or without `_ARRAY_DIMENSIONS`.
 
 mod cache;
 mod chunking;
+mod encode;
 mod error;
 mod jsonval;
 mod metadata;
@@ -37,7 +42,8 @@ pub use error::WriteError;
 pub use options::{VarOptions, WriteLayout, WriteOptions};
 pub use target::{create_target, layout_for_modes};
 
-use cache::ChunkCache;
+use cache::{ChunkCache, ChunkWrite};
+use encode::EncodeQueue;
 use plan::ArrayPlan;
 
 /// A store the writer can both read (to update partial chunks) and write.
@@ -88,13 +94,15 @@ impl ZarrWriter {
         if opts.layout == WriteLayout::NcZarr490 {
             check_490(schema)?;
         }
+        let pipelines = plans.iter().map(|p| p.pipeline.clone()).collect();
+        let queue = EncodeQueue::new(store.clone(), pipelines);
         let w = ZarrWriter {
             store,
             schema: schema.clone(),
             layout: opts.layout,
             consolidated: opts.consolidated,
             plans,
-            cache: ChunkCache::new(opts.cache_bytes),
+            cache: ChunkCache::new(opts.cache_bytes, queue),
             zip: None,
         };
         w.write_metadata()?;
@@ -149,6 +157,13 @@ impl ZarrWriter {
     /// The dataset's schema, unlimited dimensions at the length written so far.
     pub fn schema(&self) -> &Schema {
         &self.schema
+    }
+
+    /// The chunk lengths of `var` (empty for a scalar); `None` for an
+    /// unknown variable. Writes aligned with them are the cheapest: a chunk
+    /// written whole is stored at once, without a copy.
+    pub fn chunk_shape(&self, var: VarId) -> Option<&[u64]> {
+        self.plans.get(var.0 as usize).map(|p| p.chunks.as_slice())
     }
 
     /// Writes `values` (row-major, the selection's shape) to the selected
@@ -226,25 +241,61 @@ impl ZarrWriter {
         for (d, len) in grow {
             self.schema.dim_mut(d).len = len;
         }
-        self.scatter(var.0, &sel, &src, scalar)
+        self.scatter(var.0, &sel, src, scalar)
     }
 
-    /// Copies encoded elements `src` (the selection's shape) into the chunks.
+    /// Copies encoded elements `src` (the selection's shape) into the
+    /// chunks it covers; a selection that is exactly one chunk becomes that
+    /// chunk without a copy.
     fn scatter(
         &mut self,
         var: u32,
         sel: &Selection,
-        src: &[u8],
+        src: Vec<u8>,
         scalar: bool,
     ) -> Result<(), WriteError> {
         let plan = &self.plans[var as usize];
         let width = plan.width;
         let chunks: Vec<u64> = if scalar { vec![1] } else { plan.chunks.clone() };
         let rank = chunks.len();
+        // How far each dimension's chunks hold data that completes them:
+        // the variable's length, or unbounded along unlimited dimensions.
+        let extent: Vec<u64> = if scalar {
+            vec![1]
+        } else {
+            let v = self.schema.var(VarId(var));
+            v.dims
+                .iter()
+                .map(|&d| {
+                    let dim = self.schema.dim(d);
+                    if dim.unlimited {
+                        u64::MAX
+                    } else {
+                        dim.len
+                    }
+                })
+                .collect()
+        };
         let first: Vec<u64> = (0..rank).map(|d| sel.start[d] / chunks[d]).collect();
         let last: Vec<u64> = (0..rank)
             .map(|d| (sel.start[d] + (sel.count[d] - 1) * sel.stride[d]) / chunks[d])
             .collect();
+        let index_of = |ci: &[u64]| -> Vec<u64> {
+            if scalar {
+                vec![]
+            } else {
+                ci.to_vec()
+            }
+        };
+        let exactly_one_chunk = first == last
+            && (0..rank).all(|d| {
+                sel.stride[d] == 1 && sel.count[d] == chunks[d] && sel.start[d] % chunks[d] == 0
+            });
+        if exactly_one_chunk {
+            return self
+                .cache
+                .put_whole(&self.plans, var, &index_of(&first), src);
+        }
         // Strides of the source block (selection shape) and of a chunk, in elements.
         let mut src_stride = vec![1u64; rank];
         let mut chunk_stride = vec![1u64; rank];
@@ -269,9 +320,23 @@ impl ZarrWriter {
                 ranges.push((k_lo, k_hi, lo));
             }
             if ranges.iter().all(|&(a, b, _)| a < b) {
-                let index: Vec<u64> = if scalar { vec![] } else { ci.clone() };
-                let buf = self.cache.chunk(&self.store, &self.plans, var, &index)?;
-                copy_block(buf, src, sel, &ranges, &src_stride, &chunk_stride, width);
+                let elements: u64 = ranges.iter().map(|&(a, b, _)| b - a).product();
+                let complete_at: u64 = (0..rank)
+                    .map(|d| chunks[d].min(extent[d].saturating_sub(ranges[d].2)))
+                    .product();
+                let whole = elements == chunks.iter().product::<u64>()
+                    && (0..rank).all(|d| sel.stride[d] == 1);
+                let index = index_of(&ci);
+                let w = ChunkWrite {
+                    var,
+                    index: &index,
+                    elements,
+                    complete_at,
+                };
+                self.cache
+                    .update(&self.store, &self.plans, &w, whole, |buf| {
+                        copy_block(buf, &src, sel, &ranges, &src_stride, &chunk_stride, width)
+                    })?;
             }
             // Next chunk index.
             let mut d = rank;
@@ -292,7 +357,7 @@ impl ZarrWriter {
     /// Stores every chunk still held and the final metadata; for a zip
     /// store, writes the archive.
     pub fn finish(mut self) -> Result<(), WriteError> {
-        self.cache.flush(&self.store, &self.plans)?;
+        self.cache.flush(&self.plans)?;
         self.write_metadata()?;
         if let Some(z) = self.zip.take() {
             write_zip(&z)?;

@@ -1,0 +1,191 @@
+//! Zarr write benchmark: the whole float32 `temp(time=100, lat=721,
+//! lon=1440)` (415 MB), held in memory, written as an NCZarr directory
+//! store with chunks (1, 721, 1440) by nctk's `ZarrWriter` (one time step
+//! per write, as a copy does) and by xarray's `to_zarr` (zarr-python 3,
+//! `zarr_format=2`), uncompressed, blosc-lz4+shuffle and zlib-1+shuffle.
+//!
+//! nctk runs on one thread (a rayon pool of 1: encode and store inline)
+//! and on all cores (the caller fills chunks while the global pool encodes
+//! and stores them). Times are best of 3, `finish` (every chunk stored and
+//! synced) included; xarray's cover `to_zarr` only, the dataset already in
+//! memory. nctk's stores are read back and compared with the source.
+//!
+//! Needs `bench-data/classic_temp_cdf5.nc` (or under `$NCTK_BENCH_DATA`),
+//! which `cargo bench -p nctk-cli --bench copy_speed` (or nctk-classic's
+//! `classic_io`) makes. Prints a markdown table.
+//!
+//! Run: `cargo bench -p nctk-zarr --bench zarr_write`
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+use nctk_classic::ClassicReader;
+use nctk_model::{DataSource, GroupId, Schema, Selection, Values};
+use nctk_zarr::{open_path, VarOptions, WriteOptions, ZarrOptions, ZarrWriter};
+
+const NT: u64 = 100;
+const NLAT: u64 = 721;
+const NLON: u64 = 1440;
+const RUNS: usize = 3;
+
+fn data_dir() -> PathBuf {
+    std::env::var_os("NCTK_BENCH_DATA")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../bench-data"))
+}
+
+/// xarray's side: load the classic file (not timed), then time `to_zarr`
+/// with the encoding named by argv[3]; prints the best time.
+const PY_XARRAY: &str = r#"
+import sys, time, shutil, numpy as np, xarray as xr, netCDF4
+from numcodecs import Blosc, Shuffle, Zlib
+src, out, which = sys.argv[1], sys.argv[2], sys.argv[3]
+v = netCDF4.Dataset(src)['temp']
+v.set_auto_maskandscale(False)
+ds = xr.Dataset({'temp': (('time', 'lat', 'lon'), np.asarray(v[:]))})
+enc = {'chunks': (1, 721, 1440)}
+if which == 'none':
+    enc.update(compressors=None, filters=None)
+elif which == 'blosc':
+    enc.update(compressors=[Blosc(cname='lz4', clevel=5, shuffle=Blosc.SHUFFLE)], filters=None)
+else:
+    enc.update(compressors=[Zlib(level=1)], filters=[Shuffle(elementsize=4)])
+best = 1e30
+for _ in range(int(sys.argv[4])):
+    shutil.rmtree(out, ignore_errors=True)
+    t0 = time.perf_counter()
+    ds.to_zarr(out, mode='w', zarr_format=2, consolidated=False, encoding={'temp': enc})
+    best = min(best, time.perf_counter() - t0)
+shutil.rmtree(out, ignore_errors=True)
+print(best)
+"#;
+
+fn xarray(src: &Path, out: &Path, which: &str) -> Option<f64> {
+    let run = Command::new("python3")
+        .arg("-c")
+        .arg(PY_XARRAY)
+        .arg(src)
+        .arg(out)
+        .arg(which)
+        .arg(RUNS.to_string())
+        .output()
+        .ok()?;
+    if !run.status.success() {
+        eprintln!("xarray failed: {}", String::from_utf8_lossy(&run.stderr));
+        return None;
+    }
+    String::from_utf8_lossy(&run.stdout).trim().parse().ok()
+}
+
+fn schema() -> Schema {
+    let mut s = Schema::new();
+    let r = GroupId::ROOT;
+    let t = s.add_dim(r, "time", NT, false).unwrap();
+    let y = s.add_dim(r, "lat", NLAT, false).unwrap();
+    let x = s.add_dim(r, "lon", NLON, false).unwrap();
+    s.add_var(r, "temp", nctk_model::DataType::Float, &[t, y, x])
+        .unwrap();
+    s
+}
+
+/// Writes `data` one time step at a time; returns the wall time.
+fn nctk_write(out: &Path, data: &[f32], var: &VarOptions) -> f64 {
+    let _ = std::fs::remove_dir_all(out);
+    let s = schema();
+    let v = s.var_by_path("temp").unwrap();
+    let opts = WriteOptions {
+        vars: vec![var.clone()],
+        ..WriteOptions::default()
+    };
+    let step = (NLAT * NLON) as usize;
+    let t0 = Instant::now();
+    let mut w = ZarrWriter::create_dir(out, &s, &opts).unwrap();
+    for t in 0..NT {
+        let slab = data[t as usize * step..(t as usize + 1) * step].to_vec();
+        w.write(
+            v,
+            &Selection::block(&[t, 0, 0], &[1, NLAT, NLON]),
+            &Values::Float(slab),
+        )
+        .unwrap();
+    }
+    w.finish().unwrap();
+    t0.elapsed().as_secs_f64()
+}
+
+fn best_of(f: impl Fn() -> f64) -> f64 {
+    (0..RUNS).map(|_| f()).fold(f64::MAX, f64::min)
+}
+
+fn main() {
+    let dir = data_dir();
+    let src = dir.join("classic_temp_cdf5.nc");
+    if !src.exists() {
+        eprintln!(
+            "{} is missing: run `cargo bench -p nctk-cli --bench copy_speed` first",
+            src.display()
+        );
+        return;
+    }
+    let reader = ClassicReader::open(&src).unwrap();
+    let v = reader.schema().var_by_path("temp").unwrap();
+    let mut data = vec![0f32; (NT * NLAT * NLON) as usize];
+    reader
+        .read_into(v, &Selection::all(&[NT, NLAT, NLON]), &mut data[..])
+        .unwrap();
+    let mb = data.len() as f64 * 4.0 / 1e6;
+    let out = dir.join(format!("zarr_write_{}.zarr", std::process::id()));
+    let peer_out = dir.join(format!("zarr_write_{}_xarray.zarr", std::process::id()));
+    let configs = [
+        ("uncompressed", "none", None),
+        (
+            "blosc-lz4+shuffle",
+            "blosc",
+            Some(r#"[{"id":"blosc","cname":"lz4","clevel":5,"shuffle":1,"blocksize":0}]"#),
+        ),
+        (
+            "zlib-1+shuffle",
+            "zlib",
+            Some(r#"[{"id":"shuffle","elementsize":4},{"id":"zlib","level":1}]"#),
+        ),
+    ];
+    let one = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .unwrap();
+    println!(
+        "| {mb:.0} MB float32, chunks (1, 721, 1440) | nctk 1 thread (s) | nctk {} threads (s) | MB/s | xarray to_zarr (s) | xarray / nctk |",
+        rayon::current_num_threads()
+    );
+    println!("| --- | --- | --- | --- | --- | --- |");
+    for (label, which, codecs) in configs {
+        let var = VarOptions {
+            chunk_sizes: Some(vec![1, NLAT, NLON]),
+            codecs: codecs.map(str::to_string),
+            ..VarOptions::default()
+        };
+        let t1 = best_of(|| one.install(|| nctk_write(&out, &data, &var)));
+        let tn = best_of(|| nctk_write(&out, &data, &var));
+        let back = open_path(&out, ZarrOptions::default()).unwrap();
+        let bv = back.schema().var_by_path("temp").unwrap();
+        let got = back
+            .read_values(bv, &Selection::all(&[NT, NLAT, NLON]))
+            .unwrap();
+        assert!(
+            matches!(&got, Values::Float(f) if f == &data),
+            "{label}: the store does not read back as written"
+        );
+        let _ = std::fs::remove_dir_all(&out);
+        let peer = xarray(&src, &peer_out, which);
+        let (pt, ratio) = match peer {
+            Some(p) => (format!("{p:.3}"), format!("{:.2}x", p / tn.min(t1))),
+            None => ("-".into(), "-".into()),
+        };
+        println!(
+            "| {label} | {t1:.3} | {tn:.3} | {:.0} | {pt} | {ratio} |",
+            mb / tn.min(t1)
+        );
+    }
+    println!("\n(best of {RUNS}; ratios are xarray's time over nctk's best, so > 1 means nctk is faster; read back equal: yes)");
+}

@@ -1,0 +1,171 @@
+//! Encoding and storing chunks on every core: [`EncodeQueue`] hands each
+//! finished chunk to a rayon task that encodes it and puts it in the store,
+//! while the caller goes on filling the next chunks. At most one chunk per
+//! worker thread is in flight, each holding its decoded bytes and, while
+//! encoding, its encoded bytes; submitting more waits for one to finish.
+
+use std::collections::HashSet;
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+
+use nctk_codec::Pipeline;
+use nctk_store::kv::{Bytes, StoreKey};
+
+use super::{ReadWriteStore, WriteError};
+
+/// One chunk to encode and store.
+pub struct Job {
+    /// Index of the variable (its pipeline).
+    pub var: u32,
+    /// Where it goes.
+    pub key: StoreKey,
+    /// The decoded chunk (consumed: moved into the store as is when the
+    /// pipeline is empty).
+    pub buf: Vec<u8>,
+}
+
+#[derive(Default)]
+struct State {
+    /// Keys of the chunks being encoded or stored.
+    in_flight: HashSet<StoreKey>,
+    error: Option<WriteError>,
+}
+
+struct Shared {
+    state: Mutex<State>,
+    changed: Condvar,
+}
+
+impl Shared {
+    fn lock(&self) -> MutexGuard<'_, State> {
+        // Tasks update the state in single steps and never panic while
+        // holding the lock, so a poisoned lock is still consistent.
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Waits until `done` holds. A caller that is itself a rayon worker
+    /// runs pending tasks of its pool meanwhile (in a pool of one thread
+    /// the jobs it waits for are queued behind it).
+    fn wait_until(&self, done: impl Fn(&State) -> bool) -> MutexGuard<'_, State> {
+        let mut st = self.lock();
+        while !done(&st) {
+            if rayon::current_thread_index().is_none() {
+                st = self.changed.wait(st).unwrap_or_else(|p| p.into_inner());
+                continue;
+            }
+            drop(st);
+            if rayon::yield_now() != Some(rayon::Yield::Executed) {
+                let guard = self.lock();
+                let timeout = std::time::Duration::from_millis(1);
+                st = match self.changed.wait_timeout(guard, timeout) {
+                    Ok((g, _)) => g,
+                    Err(p) => p.into_inner().0,
+                };
+            } else {
+                st = self.lock();
+            }
+        }
+        st
+    }
+}
+
+/// Encodes and stores chunks in parallel with a bounded number in flight;
+/// see the [module docs](self).
+pub struct EncodeQueue {
+    store: Arc<dyn ReadWriteStore>,
+    pipelines: Arc<[Pipeline]>,
+    shared: Arc<Shared>,
+    limit: usize,
+}
+
+/// Encodes `job` with its pipeline and stores it.
+fn run(store: &dyn ReadWriteStore, pipeline: &Pipeline, job: Job) -> Result<(), WriteError> {
+    let Job { key, buf, .. } = job;
+    let bytes = if pipeline.is_empty() {
+        Bytes::from(buf)
+    } else {
+        let enc = pipeline.encode(&buf).map_err(|e| WriteError::Codec {
+            key: key.to_string(),
+            reason: e.to_string(),
+        })?;
+        drop(buf);
+        Bytes::from(enc)
+    };
+    store.put(&key, bytes)?;
+    Ok(())
+}
+
+impl EncodeQueue {
+    /// A queue storing into `store`, variable `i` encoded by `pipelines[i]`.
+    pub fn new(store: Arc<dyn ReadWriteStore>, pipelines: Vec<Pipeline>) -> EncodeQueue {
+        EncodeQueue {
+            store,
+            pipelines: pipelines.into(),
+            shared: Arc::new(Shared {
+                state: Mutex::new(State::default()),
+                changed: Condvar::new(),
+            }),
+            limit: rayon::current_num_threads(),
+        }
+    }
+
+    /// Waits while `key` is being stored, so that a chunk is read back, or
+    /// stored again, only after its earlier version has landed.
+    pub fn wait_for(&self, key: &StoreKey) {
+        drop(self.shared.wait_until(|st| !st.in_flight.contains(key)));
+    }
+
+    /// Encodes and stores `job`, in the background when workers are free;
+    /// waits while the most jobs allowed are in flight (or one for the same
+    /// key). With a single thread the job runs on the caller's. An error of
+    /// an earlier background job is returned here or by [`wait`](Self::wait).
+    pub fn submit(&self, job: Job) -> Result<(), WriteError> {
+        if self.limit <= 1 {
+            return run(self.store.as_ref(), &self.pipelines[job.var as usize], job);
+        }
+        let mut st = self.shared.wait_until(|st| {
+            st.error.is_some()
+                || (st.in_flight.len() < self.limit && !st.in_flight.contains(&job.key))
+        });
+        if let Some(e) = st.error.take() {
+            return Err(e);
+        }
+        st.in_flight.insert(job.key.clone());
+        drop(st);
+        let (store, pipelines, shared) = (
+            self.store.clone(),
+            self.pipelines.clone(),
+            self.shared.clone(),
+        );
+        rayon::spawn(move || {
+            let pipeline = &pipelines[job.var as usize];
+            let key = job.key.clone();
+            let result = run(store.as_ref(), pipeline, job);
+            let mut st = shared.lock();
+            st.in_flight.remove(&key);
+            if let Err(e) = result {
+                st.error.get_or_insert(e);
+            }
+            drop(st);
+            shared.changed.notify_all();
+        });
+        Ok(())
+    }
+
+    /// Waits until every submitted job is stored; returns the first error
+    /// any of them met.
+    pub fn wait(&self) -> Result<(), WriteError> {
+        let mut st = self.shared.wait_until(|st| st.in_flight.is_empty());
+        match st.error.take() {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+}
+
+impl Drop for EncodeQueue {
+    /// Jobs still in flight finish before the writer goes away, so that
+    /// nothing writes into a store its owner is about to remove.
+    fn drop(&mut self) {
+        let _ = self.wait();
+    }
+}
