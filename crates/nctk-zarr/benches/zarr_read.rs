@@ -8,6 +8,13 @@
 //! `$NCTK_BENCH_DATA`) from `classic_temp_cdf5.nc` (made by the classic
 //! bench). Prints a markdown table.
 //!
+//! Two reference rows put the figures in context, measured in the same run:
+//! the floor (allocating a fresh 415 MB buffer the way nctk's reader does,
+//! with huge pages, and writing every byte of it from cache-resident data)
+//! and, per compressed store, the decode-only time of numcodecs' C codecs
+//! (all chunk files already in memory, decoded straight into a
+//! preallocated numpy array by a pool of 1 or 2 Python threads).
+//!
 //! Run: `cargo bench -p nctk-zarr --bench zarr_read`
 
 use std::path::{Path, PathBuf};
@@ -150,6 +157,71 @@ fn nctk_read(path: &Path, threads: usize) -> (f64, f64) {
     (best, sum)
 }
 
+/// numcodecs alone: every chunk file read into memory first, then decoded
+/// into a preallocated numpy array (`decode(buf, out=)`) by 1 and 2 Python
+/// threads (numcodecs releases the GIL while decoding; Blosc's own threads
+/// off, as zarr-python sets them). Best of 5.
+const PY_DECODE: &str = r#"
+import sys, json, time, numpy as np, numcodecs
+from concurrent.futures import ThreadPoolExecutor
+from numcodecs import blosc
+blosc.use_threads = False
+store = sys.argv[1]
+meta = json.load(open(store + '/temp/.zarray'))
+codec = numcodecs.get_codec(meta['compressor'])
+nt = meta['shape'][0]
+chunks = [open(f'{store}/temp/{t}.0.0', 'rb').read() for t in range(nt)]
+for threads in (1, 2):
+    best = 1e30
+    with ThreadPoolExecutor(threads) as ex:
+        for _ in range(5):
+            t0 = time.perf_counter()
+            out = np.empty((nt, 721 * 1440), dtype='<f4')
+            list(ex.map(lambda t: codec.decode(chunks[t], out=out[t]), range(nt)))
+            best = min(best, time.perf_counter() - t0)
+    print(best)
+"#;
+
+/// numcodecs' decode-only times on 1 and 2 threads.
+fn numcodecs_decode(path: &Path) -> Option<(f64, f64)> {
+    let out = python(PY_DECODE, &[path])?;
+    let mut l = out.lines().map(|x| x.trim().parse::<f64>().ok());
+    Some((l.next()??, l.next()??))
+}
+
+/// The floor: a fresh output buffer allocated as nctk's reader does it
+/// (zeroed, huge pages advised), every byte written from a cache-resident
+/// chunk-sized source, on `threads` threads. Best of 5.
+fn floor(threads: usize) -> f64 {
+    use rayon::prelude::*;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .unwrap();
+    let chunk = (NLAT * NLON) as usize;
+    let src = vec![1.5f32; chunk];
+    let mut best = f64::MAX;
+    for _ in 0..5 {
+        let t0 = Instant::now();
+        let mut v = vec![0f32; NT as usize * chunk];
+        nctk_codec::buffer::advise_huge_pages(&mut v);
+        pool.install(|| {
+            v.par_chunks_mut(chunk)
+                .for_each(|c| c.copy_from_slice(&src))
+        });
+        std::hint::black_box(&v);
+        best = best.min(t0.elapsed().as_secs_f64());
+    }
+    best
+}
+
+fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .and_then(|s| s.split_whitespace().next().map(str::to_string))
+        .unwrap_or_else(|| "?".into())
+}
+
 fn zarr_python(path: &Path) -> Option<(f64, f64)> {
     let out = python(PY_READ, &[path])?;
     let mut l = out.lines();
@@ -218,8 +290,14 @@ fn main() {
             false,
         ),
     ];
+    let load_before = load_average();
     println!("| store | nctk 1 thread (s) | nctk 2 threads (s) | 2 vs 1 | zarr-python (s) | vs zarr-python | netCDF-C (s) | vs netCDF-C |");
     println!("| --- | --- | --- | --- | --- | --- | --- | --- |");
+    let mut refs = vec![format!(
+        "| floor: fresh 415 MB buffer, every byte written | {:.3} | {:.3} | | | | | |",
+        floor(1),
+        floor(2)
+    )];
     for (label, name, comp, with_c) in stores {
         let Some(path) = store(name, comp) else {
             println!("| {label} | (store not available) | | | | | | |");
@@ -242,6 +320,14 @@ fn main() {
             Some((t, _)) => (format!("{t:.3}"), format!("{:.2}x", t / best)),
             None => ("-".into(), "-".into()),
         };
+        if !with_c {
+            if let Some((d1, d2)) = numcodecs_decode(&path) {
+                refs.push(format!(
+                    "| {label}: numcodecs (C) decode only, 1 / 2 threads | {d1:.3} | {d2:.3} | {:.2}x | | | | |",
+                    d1 / d2
+                ));
+            }
+        }
         let (py_t, py_r) = cell(py);
         let (c_t, c_r) = cell(c);
         println!(
@@ -249,5 +335,8 @@ fn main() {
             t1 / t2
         );
     }
-    println!("\n(times: best of 3, whole variable, 415 MB float32; ratios: peer time / best nctk time, so > 1 means nctk is faster)");
+    for r in refs {
+        println!("{r}");
+    }
+    println!("\n(times: best of 3, whole variable, 415 MB float32; ratios: peer time / best nctk time, so > 1 means nctk is faster; reference rows: best of 5; load average {load_before} before, {} after)", load_average());
 }
