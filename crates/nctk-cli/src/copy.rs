@@ -19,13 +19,14 @@ use nctk::copy::{
 #[command(disable_help_flag = true)]
 pub struct CopyArgs {
     /// Output kind: classic/nc3/1, 64-bit offset/nc6/2, cdf5/nc5/5,
-    /// netCDF-4/nc4/3, netCDF-4 classic model/nc7/4 (default: the input's).
+    /// netCDF-4/nc4/3, netCDF-4 classic model/nc7/4 (default: the input's;
+    /// netCDF-4 kinds are written as NCZarr/Zarr stores).
     #[arg(short = 'k', value_name = "kind")]
     pub kind: Option<String>,
     /// Classic output (same as -k classic).
     #[arg(short = '3', conflicts_with_all = ["kind", "k4", "k5", "k6", "k7"])]
     pub k3: bool,
-    /// netCDF-4 output (same as -k netCDF-4).
+    /// netCDF-4 output, as an NCZarr/Zarr store (same as -k netCDF-4).
     #[arg(short = '4', conflicts_with_all = ["kind", "k5", "k6", "k7"])]
     pub k4: bool,
     /// CDF-5 output (same as -k cdf5).
@@ -76,7 +77,9 @@ pub struct CopyArgs {
     /// Read the whole input into memory first.
     #[arg(short = 'r')]
     pub read_in_memory: bool,
-    /// Filter for an output variable: "var,id,params" or "none" (may be repeated; netCDF-4 only).
+    /// Filters for output variables: "var,id,params|id,params", "var1&var2,...",
+    /// "*,..." or "none"; ids or names (deflate, shuffle, zstd, blosc, ...) or
+    /// numcodecs JSON (may be repeated; netCDF-4 only).
     #[arg(short = 'F', value_name = "filterspec")]
     pub filters: Vec<String>,
     /// Log level (accepted, ignored).
@@ -94,9 +97,12 @@ pub struct CopyArgs {
     /// Print help.
     #[arg(long = "help", action = ArgAction::Help)]
     pub help: Option<bool>,
-    /// The input file or URL.
+    /// The input: a classic file, an NCZarr/Zarr directory or zip store, or
+    /// a netCDF-C URL.
     pub input: String,
-    /// The output file.
+    /// The output: a classic file, or an NCZarr/Zarr store named by a
+    /// netCDF-C URL (file:///abs/out.zarr#mode=nczarr,file; zarr, zip,
+    /// nczarr490, consolidated modes) or a path ending in .zarr or .zip.
     pub output: String,
 }
 
@@ -258,6 +264,44 @@ mod tests {
                 .unwrap()
                 .kind,
             Some(OutputKind::Offset64)
+        );
+    }
+
+    #[test]
+    fn copies_to_stores_and_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let input = dir.path().join("in.nc");
+        let mut s = nctk_model::Schema::new();
+        let r = nctk_model::GroupId::ROOT;
+        let x = s.add_dim(r, "x", 4, false).unwrap();
+        let v = s.add_var(r, "v", nctk_model::DataType::Int, &[x]).unwrap();
+        let mut w = nctk_classic::ClassicWriter::create_with_schema(
+            &input,
+            &s,
+            nctk_classic::Version::Cdf1,
+            nctk_classic::FillMode::NoFill,
+        )
+        .unwrap();
+        w.write_from(v, &nctk_model::Selection::all(&[4]), &[1i32, 2, 3, 4])
+            .unwrap();
+        w.close().unwrap();
+        let path = |p: &std::path::Path| p.display().to_string();
+        let store = dir.path().join("out.zarr");
+        let url = format!("file://{}#mode=nczarr,file", store.display());
+        let back = dir.path().join("back.nc");
+        for args in [
+            vec!["-4", "-d", "1", "-s", &path(&input), &url],
+            vec!["-k", "classic", &url, &path(&back)],
+        ] {
+            let summary = run_copy(&parse(&args)).unwrap();
+            assert_eq!(summary.variables, 1);
+        }
+        assert!(std::fs::read_to_string(store.join("v/.zarray"))
+            .unwrap()
+            .contains("zlib"));
+        assert_eq!(
+            std::fs::read(&input).unwrap(),
+            std::fs::read(&back).unwrap()
         );
     }
 

@@ -1,5 +1,7 @@
 //! Creating NCZarr / Zarr stores: [`create_store`].
 
+use std::path::Path;
+
 use nctk_model::{Schema, Selection, SourceError, Values, VarId};
 pub use nctk_zarr::{
     VarOptions as StoreVarOptions, WriteLayout as StoreLayout, WriteOptions as StoreOptions,
@@ -39,6 +41,22 @@ pub fn create_store(
     })
 }
 
+/// True when an output named `target` is an NCZarr / Zarr store rather
+/// than a single file: a URL (`file:///abs/x.zarr#mode=nczarr,file`), a
+/// `#mode=` fragment, or a path ending in `.zarr` or `.zip`.
+pub fn is_store_target(target: &Path) -> bool {
+    let Some(text) = target.to_str() else {
+        return false;
+    };
+    if text.contains("://") || text.contains("#mode=") {
+        return true;
+    }
+    Path::new(text.trim_end_matches('/'))
+        .extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| e.eq_ignore_ascii_case("zarr") || e.eq_ignore_ascii_case("zip"))
+}
+
 impl crate::copy::DatasetWriter for StoreWriter {
     fn write(
         &mut self,
@@ -51,5 +69,9 @@ impl crate::copy::DatasetWriter for StoreWriter {
 
     fn finish(self: Box<Self>) -> Result<(), SourceError> {
         StoreWriter::finish(*self).map_err(|e| Box::new(e) as SourceError)
+    }
+
+    fn chunk_shape(&self, var: VarId) -> Option<Vec<u64>> {
+        StoreWriter::chunk_shape(self, var).map(<[u64]>::to_vec)
     }
 }

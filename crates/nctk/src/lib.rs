@@ -22,7 +22,9 @@ mod extent;
 mod open;
 mod write;
 
-pub use create_zarr::{create_store, StoreLayout, StoreOptions, StoreVarOptions, StoreWriter};
+pub use create_zarr::{
+    create_store, is_store_target, StoreLayout, StoreOptions, StoreVarOptions, StoreWriter,
+};
 pub use dataset::{Dataset, Variable};
 pub use detect::{detect_magic, Format};
 pub use error::Error;

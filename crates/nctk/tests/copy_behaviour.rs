@@ -1,106 +1,15 @@
 //! `nctk copy` behaviour: safe output, streaming in bounded slabs, record
 //! order, nccopy's option semantics and refusals.
 
+mod copy_support;
+
 use std::path::Path;
 use std::process::Command;
-use std::sync::Mutex;
 
+use copy_support::{entries, kind, sample, watched};
 use nctk::copy::{copy, copy_source, CopyError, CopyOptions, NoProgress, OutputKind, VarList};
-use nctk_classic::{ClassicReader, ClassicWriter, FillMode, Version};
-use nctk_model::{
-    Attribute, DataSource, DataType, GroupId, Schema, Selection, SourceError, Values, VarId,
-};
-
-/// `time` (unlimited, 5 records), `x` = 7: fixed `s(x)` short, record
-/// `t(time, x)` float and `n(time)` int, in `version`.
-fn sample(path: &Path, version: Version, extra: Option<DataType>) {
-    let mut s = Schema::new();
-    let time = s.add_dim(GroupId::ROOT, "time", 0, true).unwrap();
-    let x = s.add_dim(GroupId::ROOT, "x", 7, false).unwrap();
-    s.set_attr(
-        GroupId::ROOT,
-        None,
-        Attribute::new("title", Values::text("sample")),
-    );
-    let sv = s
-        .add_var(GroupId::ROOT, "s", DataType::Short, &[x])
-        .unwrap();
-    let t = s
-        .add_var(GroupId::ROOT, "t", DataType::Float, &[time, x])
-        .unwrap();
-    s.set_attr(
-        GroupId::ROOT,
-        Some(t),
-        Attribute::new("units", Values::text("K")),
-    );
-    let n = s
-        .add_var(GroupId::ROOT, "n", DataType::Int, &[time])
-        .unwrap();
-    let u = extra.map(|dt| s.add_var(GroupId::ROOT, "u", dt, &[x]).unwrap());
-    let mut w = ClassicWriter::create_with_schema(path, &s, version, FillMode::Fill).unwrap();
-    w.write_from(sv, &Selection::all(&[7]), &[1i16, 2, 3, 4, 5, 6, 7])
-        .unwrap();
-    let tv: Vec<f32> = (0..35).map(|i| i as f32 * 0.5).collect();
-    w.write_from(t, &Selection::block(&[0, 0], &[5, 7]), &tv)
-        .unwrap();
-    w.write_from(n, &Selection::block(&[0], &[5]), &[10i32, 20, 30, 40, 50])
-        .unwrap();
-    if let Some(u) = u {
-        w.write_from(u, &Selection::all(&[7]), &[1i32; 7]).unwrap();
-    }
-    w.close().unwrap();
-}
-
-fn kind(k: OutputKind) -> CopyOptions {
-    CopyOptions {
-        kind: Some(k),
-        ..CopyOptions::default()
-    }
-}
-
-fn entries(dir: &Path) -> Vec<String> {
-    let mut v: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    v.sort();
-    v
-}
-
-/// A data source that delegates to a classic reader, records every read
-/// and can fail the n-th one.
-struct Watched {
-    inner: ClassicReader,
-    reads: Mutex<Vec<(VarId, Selection)>>,
-    fail_at: Option<usize>,
-}
-
-impl DataSource for Watched {
-    fn schema(&self) -> &Schema {
-        self.inner.schema()
-    }
-
-    fn read(&self, var: VarId, selection: &Selection) -> Result<Values, SourceError> {
-        let mut reads = self.reads.lock().unwrap();
-        reads.push((var, selection.clone()));
-        if Some(reads.len()) == self.fail_at {
-            return Err("injected failure".into());
-        }
-        self.inner.read(var, selection)
-    }
-
-    fn format_name(&self) -> &str {
-        self.inner.format_name()
-    }
-}
-
-fn watched(path: &Path, fail_at: Option<usize>) -> Watched {
-    Watched {
-        inner: ClassicReader::open(path).unwrap(),
-        reads: Mutex::new(vec![]),
-        fail_at,
-    }
-}
+use nctk_classic::{ClassicWriter, FillMode, Version};
+use nctk_model::{DataSource, DataType, GroupId, Schema, Selection};
 
 #[test]
 fn failing_midway_leaves_the_old_output_and_no_temporary() {

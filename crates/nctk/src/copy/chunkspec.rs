@@ -1,6 +1,6 @@
 //! `-c` chunk specifications, parsed and checked against the input as
 //! nccopy does (`dim/n,...` or `var:n1,n2,...`). Classic outputs ignore
-//! them once checked; the NCZarr writer will use them.
+//! them once checked; store outputs chunk by them (see `storage.rs`).
 
 use nctk_model::{DimId, GroupId, Schema};
 
@@ -51,7 +51,9 @@ fn split_unescaped(s: &str) -> Vec<&str> {
     parts
 }
 
-fn find_dim(schema: &Schema, name: &str) -> Option<DimId> {
+/// The dimension a `-c` specification names: a path (`/g/dim`) or a name
+/// in the root group.
+pub(crate) fn find_dim(schema: &Schema, name: &str) -> Option<DimId> {
     match name.rsplit_once('/') {
         Some((group, dim)) if name.starts_with('/') => {
             let g = if group.is_empty() {

@@ -72,11 +72,6 @@ impl<'a> Input<'a> {
         self.source().schema()
     }
 
-    /// True for classic files.
-    pub(crate) fn is_classic(&self) -> bool {
-        self.kind().is_classic()
-    }
-
     /// The input's kind (the default output kind).
     pub(crate) fn kind(&self) -> OutputKind {
         OutputKind::from_format_name(self.source().format_name()).unwrap_or(OutputKind::Netcdf4)

@@ -9,8 +9,11 @@
 //! ([`SafeOutput`]).
 //!
 //! Outputs are made by [`create_writer`] behind the [`DatasetWriter`] seam:
-//! classic formats (CDF-1, CDF-2, CDF-5) today, NCZarr when its writer
-//! exists.
+//! classic formats (CDF-1, CDF-2, CDF-5) and NCZarr / Zarr stores
+//! (directory or zip, named by a netCDF-C URL or a `.zarr` / `.zip` path).
+//! A store output is copied chunk by chunk: slabs are cut along its chunks
+//! ([`slab::ChunkedSlabs`]), so each chunk is written whole, once, and
+//! encoded on another core while the next is read.
 //!
 //! ```no_run
 //! use nctk::copy::{copy, CopyOptions, NoProgress, OutputKind};
@@ -21,20 +24,23 @@
 
 mod chunkspec;
 mod error;
+mod filterspec;
 mod input;
 mod options;
 mod plan;
 mod progress;
 mod safe_output;
 pub mod slab;
+mod storage;
 mod writer;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-use nctk_model::{DataSource, Values};
+use nctk_model::{DataSource, Selection, Values};
 
 pub use chunkspec::{ChunkSpec, VarLayout};
 pub use error::CopyError;
+pub use filterspec::{Filter, FilterOption};
 pub use options::{
     parse_deflate_level, parse_size, split_list, CopyOptions, GroupList, OutputKind, VarList,
     DEFAULT_BUFFER_SIZE,
@@ -42,13 +48,15 @@ pub use options::{
 pub use plan::{build as build_plan, Plan, VarCopy};
 pub use progress::{NoProgress, Progress};
 pub use safe_output::SafeOutput;
+pub use storage::DEFAULT_MIN_CHUNK_BYTES;
 pub use writer::{create_writer, DatasetWriter, WriterOptions};
 
 use input::Input;
+use nctk_zarr::url::{StoreLocation, Target};
 use plan::elem_size;
-use slab::Slabs;
+use slab::{ChunkedSlabs, Slabs};
 
-use crate::Format;
+use crate::{is_store_target, Format, StoreLayout};
 
 /// What a finished copy did.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -61,13 +69,6 @@ pub struct CopySummary {
     pub bytes: u64,
 }
 
-/// True when `target` names a store by netCDF-C URL rather than a file.
-fn is_url(target: &Path) -> bool {
-    target
-        .to_str()
-        .is_some_and(|s| s.contains("://") || s.contains("#mode="))
-}
-
 /// Copies the dataset at `input` (a path or a netCDF-C URL) to `output`.
 pub fn copy(
     input: impl AsRef<Path>,
@@ -76,7 +77,7 @@ pub fn copy(
     progress: &mut dyn Progress,
 ) -> Result<CopySummary, CopyError> {
     let (input, output) = (input.as_ref(), output.as_ref());
-    if input == output || same_file(input, output) {
+    if input == output || same_file(&local_path(input), &local_path(output)) {
         return Err(CopyError::SameFile);
     }
     let source = Input::open(input, opts.read_in_memory)?;
@@ -106,6 +107,71 @@ pub fn copy_source(
     )
 }
 
+/// The file or directory a path or netCDF-C URL names on disk.
+fn local_path(target: &Path) -> PathBuf {
+    let parsed = target.to_str().and_then(|t| nctk_zarr::url::parse(t).ok());
+    match parsed.map(|u| u.target) {
+        Some(Target::Path(p) | Target::File(p)) => p,
+        Some(Target::Zarr(z)) => match z.location {
+            StoreLocation::Directory(p) | StoreLocation::Zip(p) => p,
+            StoreLocation::S3(_) => target.to_path_buf(),
+        },
+        _ => target.to_path_buf(),
+    }
+}
+
+/// A store output: where it goes and how it is laid out.
+struct StoreOutput {
+    path: PathBuf,
+    zip: bool,
+    layout: Option<StoreLayout>,
+    consolidated: bool,
+}
+
+impl StoreOutput {
+    /// Reads a URL (`file:///abs/x.zarr#mode=nczarr,file`, `...,zip`, with
+    /// `zarr`, `noxarray`, `nczarr490`, `consolidated`) or a `.zarr` /
+    /// `.zip` path.
+    fn parse(output: &Path) -> Result<StoreOutput, CopyError> {
+        let text = output.to_string_lossy();
+        let bad = |reason: String| CopyError::Unsupported {
+            path: text.to_string(),
+            format: "NCZarr",
+            reason,
+        };
+        let parsed = nctk_zarr::url::parse(&text).map_err(|e| bad(e.to_string()))?;
+        let is_zip = |p: &Path| p.extension().is_some_and(|e| e.eq_ignore_ascii_case("zip"));
+        match parsed.target {
+            Target::Path(p) | Target::File(p) => Ok(StoreOutput {
+                zip: is_zip(&p),
+                path: p,
+                layout: None,
+                consolidated: false,
+            }),
+            Target::Zarr(z) => {
+                let layout = nctk_zarr::write::layout_for_modes(&z.modes);
+                let consolidated = z.modes.iter().any(|m| m == "consolidated");
+                match z.location {
+                    StoreLocation::Directory(path) => Ok(StoreOutput {
+                        path,
+                        zip: false,
+                        layout,
+                        consolidated,
+                    }),
+                    StoreLocation::Zip(path) => Ok(StoreOutput {
+                        path,
+                        zip: true,
+                        layout,
+                        consolidated,
+                    }),
+                    StoreLocation::S3(_) => Err(bad("S3 storage is not available yet".into())),
+                }
+            }
+            Target::Bytes(_) => Err(bad("mode=bytes is read-only".into())),
+        }
+    }
+}
+
 fn same_file(a: &Path, b: &Path) -> bool {
     match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
         (Ok(a), Ok(b)) => a == b,
@@ -126,19 +192,20 @@ fn output_format(
         // into netCDF-4 classic model output when no kind is given.
         None if opts.wants_filters() => OutputKind::Netcdf4,
         None if in_kind.is_classic() && opts.wants_netcdf4_features() => OutputKind::Netcdf4Classic,
-        None if is_url(output) => OutputKind::Netcdf4,
+        None if is_store_target(output) && in_kind.is_classic() => OutputKind::Netcdf4,
         None => in_kind,
     };
+    let store = is_store_target(output);
     let format = match kind {
         OutputKind::Classic => Format::Classic,
         OutputKind::Offset64 => Format::Offset64,
         OutputKind::Cdf5 => Format::Cdf5,
-        OutputKind::Netcdf4 | OutputKind::Netcdf4Classic if is_url(output) => Format::Zarr,
+        OutputKind::Netcdf4 | OutputKind::Netcdf4Classic if store => Format::Zarr,
         OutputKind::Netcdf4 | OutputKind::Netcdf4Classic => Format::Hdf5,
     };
-    if kind.is_classic() && is_url(output) {
+    if kind.is_classic() && store {
         return Err(CopyError::Option(format!(
-            "{}: a {} file cannot be written to a URL",
+            "{}: a {} file cannot be written as an NCZarr/Zarr store (a URL, .zarr or .zip)",
             output.display(),
             kind.name()
         )));
@@ -157,6 +224,9 @@ fn run(
     for spec in &opts.chunkspecs {
         ChunkSpec::parse(spec, schema)?;
     }
+    for spec in &opts.filters {
+        FilterOption::parse(spec)?;
+    }
     if opts.groups.is_some() && input.kind() != OutputKind::Netcdf4 {
         return Err(CopyError::Option(
             "Group list (-g ...) only permitted for netCDF-4 file".into(),
@@ -164,17 +234,36 @@ fn run(
     }
     let (kind, format) = output_format(input, output, opts)?;
     writer::check_writable(output, format)?;
-    let plan = plan::build(schema, kind, opts, input.is_classic())?;
+    let mut plan = plan::build(schema, kind, opts)?;
+    if input.kind().is_classic() {
+        // nccopy keeps chunking, filters and byte order only from
+        // netCDF-4 inputs; a classic file's are not choices.
+        for v in plan.schema.var_ids().collect::<Vec<_>>() {
+            plan.schema.var_mut(v).storage = Default::default();
+        }
+    }
 
     let out_name = output.display().to_string();
-    let safe = SafeOutput::new(output)?;
-    let wopts = WriterOptions {
+    let mut wopts = WriterOptions {
         fill: opts.fill,
         in_memory: opts.write_in_memory,
         deflate: opts.deflate,
         shuffle: opts.shuffle,
         chunkspecs: opts.chunkspecs.clone(),
         filters: opts.filters.clone(),
+        min_chunk_bytes: opts.min_chunk_bytes,
+        // Chunks are written whole in aligned slabs; one written in part
+        // (larger than the buffer) waits in at most this much memory.
+        cache_bytes: Some(opts.buffer_size),
+        ..WriterOptions::default()
+    };
+    let safe = if format == Format::Zarr {
+        let store = StoreOutput::parse(output)?;
+        wopts.layout = store.layout;
+        wopts.consolidated = store.consolidated;
+        SafeOutput::for_store(&store.path, store.zip)?
+    } else {
+        SafeOutput::new(output)?
     };
     let mut writer =
         create_writer(safe.temp_path(), format, &plan.schema, &wopts).map_err(|e| match e {
@@ -220,7 +309,10 @@ fn copy_data(
 ) -> Result<(), CopyError> {
     let schema = input.schema();
     let mut buf = Values::empty(nctk_model::DataType::Byte);
-    let mut copy_slabs = |v: &VarCopy, slabs: Slabs, record: Option<u64>| {
+    let mut copy_slabs = |v: &VarCopy,
+                          slabs: &mut dyn Iterator<Item = Selection>,
+                          record: Option<u64>,
+                          writer: &mut dyn DatasetWriter| {
         let dtype = schema.var(v.input).dtype;
         let size = elem_size(dtype);
         for mut sel in slabs {
@@ -248,7 +340,13 @@ fn copy_data(
     let max_elems =
         |v: &VarCopy| (buffer_size as u64 / elem_size(schema.var(v.input).dtype)).max(1);
     for v in plan.vars.iter().filter(|v| !v.by_record) {
-        copy_slabs(v, Slabs::new(&v.shape, max_elems(v)), None)?;
+        let mut slabs: Box<dyn Iterator<Item = Selection>> = match writer.chunk_shape(v.output) {
+            Some(c) if c.len() == v.shape.len() && !c.is_empty() => {
+                Box::new(ChunkedSlabs::new(&v.shape, &c, max_elems(v)))
+            }
+            _ => Box::new(Slabs::new(&v.shape, max_elems(v))),
+        };
+        copy_slabs(v, &mut slabs, None, writer)?;
     }
     let records: Vec<(&VarCopy, Vec<u64>)> = plan
         .vars
@@ -262,7 +360,7 @@ fn copy_data(
         .collect();
     for r in 0..plan.records {
         for (v, one) in &records {
-            copy_slabs(v, Slabs::new(one, max_elems(v)), Some(r))?;
+            copy_slabs(v, &mut Slabs::new(one, max_elems(v)), Some(r), writer)?;
         }
     }
     Ok(())

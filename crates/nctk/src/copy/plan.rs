@@ -150,14 +150,7 @@ pub fn check_names(input: &Schema, opts: &CopyOptions) -> Result<(), CopyError> 
 }
 
 /// Builds the plan for copying `input` to an output of `kind`.
-/// `input_classic` says whether the input is a classic file (with the
-/// output's kind, it decides record-at-a-time copying).
-pub fn build(
-    input: &Schema,
-    kind: OutputKind,
-    opts: &CopyOptions,
-    input_classic: bool,
-) -> Result<Plan, CopyError> {
+pub fn build(input: &Schema, kind: OutputKind, opts: &CopyOptions) -> Result<Plan, CopyError> {
     check_names(input, opts)?;
     let groups = GroupFilter {
         schema: input,
@@ -193,9 +186,12 @@ pub fn build(
         group_map.insert(g, og);
         for &d in &input.group(g).dims {
             let dim = input.dim(d);
-            // nccopy -u defines the dimension with its current length; a
-            // length of 0 is NC_UNLIMITED again.
-            let unlimited = dim.unlimited && (!opts.fix_unlimited || dim.len == 0);
+            // nccopy defines a dimension with its length unless it stays
+            // unlimited (-u makes it fixed); a length of 0 is NC_UNLIMITED
+            // again. A classic file has no other empty dimension, so an
+            // empty fixed dimension of a store becomes unlimited there.
+            let unlimited = (dim.unlimited && (!opts.fix_unlimited || dim.len == 0))
+                || (dim.len == 0 && kind.is_classic());
             let od = out
                 .add_dim(og, &dim.name, dim.len, unlimited)
                 .map_err(model)?;
@@ -215,6 +211,9 @@ pub fn build(
             let ov = out
                 .add_var(og, &var.name, var.dtype, &dims)
                 .map_err(model)?;
+            // The input's storage facts (chunks, codecs, byte order): a
+            // store output keeps them unless the options say otherwise.
+            out.var_mut(ov).storage = var.storage.clone();
             for a in &var.attributes {
                 if let Some(a) = copied_attr(a) {
                     out.set_attr(og, Some(ov), a);
@@ -223,15 +222,15 @@ pub fn build(
             var_map.push((v, ov));
         }
     }
-    if kind.is_classic() {
+    if kind.is_classic() || kind == OutputKind::Netcdf4Classic {
         check_classic_fit(&out, kind)?;
     }
 
-    // Record-at-a-time copying: netCDF-C's nc3 special case, when the input
-    // or the output is a classic file with a record dimension.
-    let record_dim = input
-        .unlimited_dim()
-        .filter(|_| input_classic || kind.is_classic());
+    // Record-at-a-time copying (netCDF-C's nc3 special case) when the
+    // output is a classic file with a record dimension: it keeps the
+    // output's writes sequential. A chunked output is copied variable by
+    // variable, chunk by chunk, instead.
+    let record_dim = input.unlimited_dim().filter(|_| kind.is_classic());
     let records = record_dim.map_or(0, |d| input.dim(d).len);
     let mut vars = vec![];
     for (v, ov) in var_map {
@@ -263,22 +262,31 @@ fn copied_attr(a: &Attribute) -> Option<Attribute> {
     (a.name != "_NCProperties").then(|| a.clone())
 }
 
+/// The classic version whose types `kind` holds (netCDF-4 classic model:
+/// CDF-1's).
 fn version_of(kind: OutputKind) -> Version {
     match kind {
-        OutputKind::Classic => Version::Cdf1,
+        OutputKind::Classic | OutputKind::Netcdf4Classic => Version::Cdf1,
         OutputKind::Offset64 => Version::Cdf2,
         _ => Version::Cdf5,
     }
 }
 
-fn type_reason(dtype: DataType, version: Version) -> String {
+fn type_reason(dtype: DataType, kind: OutputKind) -> String {
     if dtype == DataType::String {
         "type string exists only in netCDF-4".to_string()
+    } else if kind == OutputKind::Netcdf4Classic {
+        format!(
+            "type {} is not in the classic model (byte, char, short, int, float and double); \
+             use -k nc4",
+            dtype.cdl_name()
+        )
     } else {
         format!(
-            "type {} is not in {version} (CDF-1 and CDF-2 hold byte, char, short, int, float and \
+            "type {} is not in {} (CDF-1 and CDF-2 hold byte, char, short, int, float and \
              double); use -k cdf5",
-            dtype.cdl_name()
+            dtype.cdl_name(),
+            version_of(kind)
         )
     }
 }
@@ -319,7 +327,7 @@ fn check_classic_fit(s: &Schema, kind: OutputKind) -> Result<(), CopyError> {
         } else {
             Err(no_fit(
                 format!("attribute \"{owner}:{}\"", a.name),
-                type_reason(a.value.dtype(), version),
+                type_reason(a.value.dtype(), kind),
             ))
         }
     };
@@ -331,7 +339,7 @@ fn check_classic_fit(s: &Schema, kind: OutputKind) -> Result<(), CopyError> {
         if !version.supports(var.dtype) {
             return Err(no_fit(
                 format!("variable {:?}", var.name),
-                type_reason(var.dtype, version),
+                type_reason(var.dtype, kind),
             ));
         }
         if let Some(pos) = var.dims.iter().skip(1).position(|&d| s.dim(d).unlimited) {

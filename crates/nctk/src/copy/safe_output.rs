@@ -1,7 +1,10 @@
 //! Safe output: the copy is written under a temporary name in the output's
 //! directory and renamed over the output only when complete, so a failed
 //! copy leaves an existing output untouched and an interrupted one never
-//! leaves a file under the output's name.
+//! leaves a file under the output's name. A store is built in a temporary
+//! directory (a zip inside one, under its final file name, which NCZarr
+//! zips record); an existing output is moved aside, the new one renamed
+//! into place, and the old one removed.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -16,7 +19,10 @@ const MARK: &str = ".nctk-copy-";
 #[derive(Debug)]
 pub struct SafeOutput {
     target: PathBuf,
+    /// The reserved temporary: a file, or a directory for stores.
     temp: PathBuf,
+    /// Where the output is written: `temp` itself, or a file inside it.
+    staged: PathBuf,
     committed: bool,
 }
 
@@ -28,32 +34,78 @@ fn io<'a>(path: &'a Path, op: &'static str) -> impl FnOnce(std::io::Error) -> Co
     }
 }
 
+/// What the temporary is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    File,
+    DirectoryStore,
+    ZipStore,
+}
+
+/// A new name `.<name>.nctk-copy-<pid>-<n>.<ext>` next to `target`.
+fn sibling(target: &Path, ext: &str) -> Result<PathBuf, CopyError> {
+    static COUNTER: AtomicU32 = AtomicU32::new(0);
+    let dir = match target.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let name = target
+        .file_name()
+        .ok_or_else(|| CopyError::Option(format!("{}: not a file name", target.display())))?
+        .to_string_lossy();
+    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+    Ok(dir.join(format!(".{name}{MARK}{}-{n}.{ext}", std::process::id())))
+}
+
+fn remove_any(path: &Path) -> std::io::Result<()> {
+    if path.is_dir() {
+        std::fs::remove_dir_all(path)
+    } else {
+        std::fs::remove_file(path)
+    }
+}
+
 impl SafeOutput {
     /// Reserves a new temporary file next to `target`.
     pub fn new(target: &Path) -> Result<SafeOutput, CopyError> {
-        static COUNTER: AtomicU32 = AtomicU32::new(0);
-        let dir = match target.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p,
-            _ => Path::new("."),
+        SafeOutput::reserve(target, Kind::File)
+    }
+
+    /// Reserves a temporary directory next to `target`, a directory store
+    /// or (`zip`) a zip store.
+    pub fn for_store(target: &Path, zip: bool) -> Result<SafeOutput, CopyError> {
+        let kind = if zip {
+            Kind::ZipStore
+        } else {
+            Kind::DirectoryStore
         };
-        let name = target
-            .file_name()
-            .ok_or_else(|| CopyError::Option(format!("{}: not a file name", target.display())))?
-            .to_string_lossy();
+        SafeOutput::reserve(target, kind)
+    }
+
+    fn reserve(target: &Path, kind: Kind) -> Result<SafeOutput, CopyError> {
         loop {
-            let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-            let temp = dir.join(format!(".{name}{MARK}{}-{n}.part", std::process::id()));
-            match std::fs::OpenOptions::new()
-                .write(true)
-                .create_new(true)
-                .open(&temp)
-            {
-                Ok(_) => {
+            let temp = sibling(target, "part")?;
+            let made = if kind == Kind::File {
+                std::fs::OpenOptions::new()
+                    .write(true)
+                    .create_new(true)
+                    .open(&temp)
+                    .map(drop)
+            } else {
+                std::fs::create_dir(&temp)
+            };
+            match made {
+                Ok(()) => {
+                    let staged = match (kind, target.file_name()) {
+                        (Kind::ZipStore, Some(name)) => temp.join(name),
+                        _ => temp.clone(),
+                    };
                     return Ok(SafeOutput {
                         target: target.to_path_buf(),
                         temp,
+                        staged,
                         committed: false,
-                    })
+                    });
                 }
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
                 Err(e) => return Err(io(&temp, "create")(e)),
@@ -63,7 +115,7 @@ impl SafeOutput {
 
     /// Where the output is written until it is committed.
     pub fn temp_path(&self) -> &Path {
-        &self.temp
+        &self.staged
     }
 
     /// The final name.
@@ -71,15 +123,37 @@ impl SafeOutput {
         &self.target
     }
 
-    /// Makes the temporary output durable and renames it to the target.
+    /// Makes the temporary output durable and renames it to the target. A
+    /// store replacing an existing output moves the old one aside first
+    /// and back if the rename fails; the old one is then removed.
     pub fn commit(mut self) -> Result<(), CopyError> {
-        if self.temp.is_file() {
-            std::fs::File::open(&self.temp)
-                .and_then(|f| f.sync_all())
-                .map_err(io(&self.temp, "sync"))?;
+        // Files are synced here; a store's objects were synced as stored,
+        // and its directory is synced best effort.
+        let sync = std::fs::File::open(&self.staged).and_then(|f| f.sync_all());
+        if self.staged.is_file() {
+            sync.map_err(io(&self.staged, "sync"))?;
         }
-        std::fs::rename(&self.temp, &self.target).map_err(io(&self.target, "rename"))?;
+        let replacing = self.staged != self.temp || self.staged.is_dir();
+        let old = if replacing && std::fs::symlink_metadata(&self.target).is_ok() {
+            let old = sibling(&self.target, "old")?;
+            std::fs::rename(&self.target, &old).map_err(io(&self.target, "rename"))?;
+            Some(old)
+        } else {
+            None
+        };
+        if let Err(e) = std::fs::rename(&self.staged, &self.target) {
+            if let Some(old) = &old {
+                let _ = std::fs::rename(old, &self.target);
+            }
+            return Err(io(&self.target, "rename")(e));
+        }
         self.committed = true;
+        if let Some(old) = old {
+            let _ = remove_any(&old);
+        }
+        if self.staged != self.temp {
+            let _ = std::fs::remove_dir(&self.temp);
+        }
         // Make the rename itself durable (best effort; not every platform
         // can open a directory).
         if let Some(dir) = self.target.parent().filter(|p| !p.as_os_str().is_empty()) {
@@ -91,13 +165,8 @@ impl SafeOutput {
 
 impl Drop for SafeOutput {
     fn drop(&mut self) {
-        if self.committed {
-            return;
-        }
-        if self.temp.is_dir() {
-            let _ = std::fs::remove_dir_all(&self.temp);
-        } else {
-            let _ = std::fs::remove_file(&self.temp);
+        if !self.committed {
+            let _ = remove_any(&self.temp);
         }
     }
 }
@@ -122,5 +191,41 @@ mod tests {
         out.commit().unwrap();
         assert_eq!(std::fs::read(&target).unwrap(), b"new");
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn stores_replace_what_was_there_or_leave_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let names = || {
+            let mut v: Vec<String> = std::fs::read_dir(dir.path())
+                .unwrap()
+                .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .collect();
+            v.sort();
+            v
+        };
+        // A directory store over an old directory.
+        let target = dir.path().join("out.zarr");
+        std::fs::create_dir(&target).unwrap();
+        std::fs::write(target.join("old"), b"old").unwrap();
+        let out = SafeOutput::for_store(&target, false).unwrap();
+        std::fs::write(out.temp_path().join("new"), b"new").unwrap();
+        drop(out);
+        assert!(target.join("old").exists());
+        assert_eq!(names(), ["out.zarr"]);
+        let out = SafeOutput::for_store(&target, false).unwrap();
+        std::fs::write(out.temp_path().join("new"), b"new").unwrap();
+        out.commit().unwrap();
+        assert!(!target.join("old").exists() && target.join("new").exists());
+        assert_eq!(names(), ["out.zarr"]);
+        // A zip store keeps its file name while staged; replaces a file.
+        let zip = dir.path().join("out.zip");
+        std::fs::write(&zip, b"old zip").unwrap();
+        let out = SafeOutput::for_store(&zip, true).unwrap();
+        assert_eq!(out.temp_path().file_name().unwrap(), "out.zip");
+        std::fs::write(out.temp_path(), b"new zip").unwrap();
+        out.commit().unwrap();
+        assert_eq!(std::fs::read(&zip).unwrap(), b"new zip");
+        assert_eq!(names(), ["out.zarr", "out.zip"]);
     }
 }

@@ -1,5 +1,7 @@
 //! Slabs: cutting a variable into hyperslabs that fit the copy buffer, in
-//! file order (as netCDF-C's `nc_get_iter`/`nc_next_iter` do for nccopy).
+//! file order (as netCDF-C's `nc_get_iter`/`nc_next_iter` do for nccopy),
+//! or aligned with the output's chunks ([`ChunkedSlabs`]) so that every
+//! chunk is written whole, once.
 
 use nctk_model::Selection;
 
@@ -37,11 +39,81 @@ pub struct Slabs {
 impl Slabs {
     /// Slabs of at most `max_elems` elements over `shape`.
     pub fn new(shape: &[u64], max_elems: u64) -> Slabs {
+        Slabs::with_step(shape, slab_shape(shape, max_elems))
+    }
+
+    /// Slabs of shape `step` (cut short at the end of each dimension).
+    fn with_step(shape: &[u64], step: Vec<u64>) -> Slabs {
         let empty = shape.contains(&0);
         Slabs {
             shape: shape.to_vec(),
-            step: slab_shape(shape, max_elems),
+            step,
             next: (!empty).then(|| vec![0; shape.len()]),
+        }
+    }
+}
+
+/// Slabs of at most `max_elems` elements that never straddle a chunk
+/// boundary and finish each chunk before starting the next: when a chunk
+/// fits the buffer, a slab is as many whole chunks as fit (whole inner
+/// dimensions first); when it does not, the chunk is cut into slabs as
+/// [`Slabs`] cuts a variable.
+#[derive(Debug, Clone)]
+pub struct ChunkedSlabs {
+    blocks: Slabs,
+    max_elems: u64,
+    inner: Option<(Vec<u64>, Slabs)>,
+}
+
+impl ChunkedSlabs {
+    /// Slabs over `shape` for chunks of `chunks` (one length per
+    /// dimension; a chunk longer than its dimension counts as the dimension).
+    pub fn new(shape: &[u64], chunks: &[u64], max_elems: u64) -> ChunkedSlabs {
+        let chunk: Vec<u64> = shape
+            .iter()
+            .zip(chunks)
+            .map(|(&len, &c)| c.clamp(1, len.max(1)))
+            .collect();
+        let chunk_elems = chunk.iter().fold(1u64, |a, &c| a.saturating_mul(c));
+        let max = max_elems.max(1);
+        let block = if chunk_elems <= max {
+            let grid: Vec<u64> = shape
+                .iter()
+                .zip(&chunk)
+                .map(|(&l, &c)| l.div_ceil(c))
+                .collect();
+            slab_shape(&grid, max / chunk_elems)
+                .iter()
+                .zip(&chunk)
+                .map(|(&n, &c)| n * c)
+                .collect()
+        } else {
+            chunk
+        };
+        ChunkedSlabs {
+            blocks: Slabs::with_step(shape, block),
+            max_elems: max,
+            inner: None,
+        }
+    }
+}
+
+impl Iterator for ChunkedSlabs {
+    type Item = Selection;
+
+    fn next(&mut self) -> Option<Selection> {
+        loop {
+            if let Some((origin, slabs)) = &mut self.inner {
+                if let Some(mut sel) = slabs.next() {
+                    sel.start
+                        .iter_mut()
+                        .zip(origin.iter())
+                        .for_each(|(s, o)| *s += o);
+                    return Some(sel);
+                }
+            }
+            let block = self.blocks.next()?;
+            self.inner = Some((block.start, Slabs::new(&block.count, self.max_elems)));
         }
     }
 }
@@ -108,5 +180,62 @@ mod tests {
         }
         assert_eq!(Slabs::new(&[3, 0, 2], 10).count(), 0);
         assert_eq!(Slabs::new(&[], 10).count(), 1);
+    }
+
+    /// Every element once, each slab inside one block of whole chunks or
+    /// inside one chunk, and each chunk finished before the next begins.
+    #[test]
+    fn chunked_slabs_align_with_chunks() {
+        for (shape, chunks, max) in [
+            (vec![7u64, 5, 3], vec![2u64, 2, 3], 4u64),
+            (vec![7, 5, 3], vec![2, 2, 3], 12),
+            (vec![7, 5, 3], vec![2, 2, 3], 1000),
+            (vec![7, 5, 3], vec![3, 5, 1], 7),
+            (vec![10], vec![1024], 3),
+            (vec![5, 4], vec![1, 4], 9),
+        ] {
+            let mut seen = vec![];
+            let mut chunk_order: Vec<Vec<u64>> = vec![];
+            let c: Vec<u64> = chunks.iter().zip(&shape).map(|(&c, &l)| c.min(l)).collect();
+            for sel in ChunkedSlabs::new(&shape, &chunks, max) {
+                let n = sel.num_elements().unwrap();
+                let first: Vec<u64> = (0..shape.len()).map(|d| sel.start[d] / c[d]).collect();
+                let last: Vec<u64> = (0..shape.len())
+                    .map(|d| (sel.start[d] + sel.count[d] - 1) / c[d])
+                    .collect();
+                if first != last {
+                    // Several chunks: all of them whole, within the buffer.
+                    assert!(n <= max, "{sel:?}");
+                    for d in 0..shape.len() {
+                        assert_eq!(sel.start[d] % c[d], 0, "{sel:?}");
+                        let end = sel.start[d] + sel.count[d];
+                        assert!(end % c[d] == 0 || end == shape[d], "{sel:?}");
+                    }
+                } else {
+                    assert!(n <= max.max(1), "{sel:?}");
+                    if chunk_order.last() != Some(&first) {
+                        assert!(!chunk_order.contains(&first), "chunk {first:?} revisited");
+                        chunk_order.push(first);
+                    }
+                }
+                sel.runs(&shape).for_each(|(s, l)| seen.extend(s..s + l));
+            }
+            seen.sort_unstable();
+            let total: u64 = shape.iter().product();
+            assert_eq!(
+                seen,
+                (0..total).collect::<Vec<_>>(),
+                "{shape:?} {chunks:?} {max}"
+            );
+        }
+        // The benchmark's variable: one slab per chunk under nccopy's buffer.
+        let mut big = ChunkedSlabs::new(&[100, 721, 1440], &[1, 721, 1440], 1_250_000);
+        assert_eq!(
+            big.nth(1),
+            Some(Selection::block(&[1, 0, 0], &[1, 721, 1440]))
+        );
+        assert_eq!(big.count(), 98);
+        assert_eq!(ChunkedSlabs::new(&[3, 0], &[1, 1], 10).count(), 0);
+        assert_eq!(ChunkedSlabs::new(&[], &[], 10).count(), 1);
     }
 }

@@ -1,6 +1,6 @@
 //! The output side: the [`DatasetWriter`] seam and [`create_writer`], its
-//! factory. Classic formats are implemented here; an NCZarr writer plugs in
-//! as one more arm of [`create_writer`].
+//! factory: classic files through [`ClassicWriter`], NCZarr/Zarr stores
+//! through [`crate::StoreWriter`] (storage decided by `storage.rs`).
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -9,8 +9,9 @@ use nctk_classic::{ClassicWriter, FillMode, Version};
 use nctk_model::{Schema, Selection, SourceError, Values, VarId};
 use nctk_store::bytes::MemSink;
 
+use super::storage::store_var_options;
 use super::CopyError;
-use crate::Format;
+use crate::{Format, StoreLayout, StoreOptions};
 
 /// A dataset being written by the copier: its definitions were fixed when it
 /// was created (see [`create_writer`]); data arrives as slabs.
@@ -28,6 +29,13 @@ pub trait DatasetWriter: Send {
     /// Completes the dataset (record count, padding, flush). A dataset that
     /// is dropped without `finish` is incomplete.
     fn finish(self: Box<Self>) -> Result<(), SourceError>;
+
+    /// The chunk lengths `var` is stored in, when the output is chunked:
+    /// the copier then cuts slabs along chunk boundaries.
+    fn chunk_shape(&self, var: VarId) -> Option<Vec<u64>> {
+        let _ = var;
+        None
+    }
 }
 
 /// How the output is written, beyond its format and definitions.
@@ -47,47 +55,76 @@ pub struct WriterOptions {
     pub chunkspecs: Vec<String>,
     /// netCDF-4 only: filter specifications as given to `-F`.
     pub filters: Vec<String>,
+    /// netCDF-4 only: `-M`, the smallest chunk in bytes (default 8192).
+    pub min_chunk_bytes: Option<usize>,
+    /// Stores only: the metadata layout (default: the newest NCZarr).
+    pub layout: Option<StoreLayout>,
+    /// Stores only: also write consolidated `.zmetadata`.
+    pub consolidated: bool,
+    /// Stores only: bytes of chunks written in part held in memory
+    /// (default: the store writer's, 64 MiB; at least one chunk).
+    pub cache_bytes: Option<usize>,
 }
 
 /// Creates the output at `path` in `format` with every definition of
 /// `schema`, ready for data. `path` is where the bytes go (the copier passes
-/// a temporary name next to the final one).
+/// a temporary name next to the final one); for [`Format::Zarr`] it is a
+/// store as [`crate::create_store`] takes it (a netCDF-C URL, or a path: a
+/// zip when it ends in `.zip`, else a directory), and each variable's
+/// storage follows `opts` and the storage facts `schema` carries (see the
+/// `-c`/`-d`/`-s`/`-F` rules in `docs/copy.md`). A `-c` or `-F`
+/// specification naming nothing in `schema` is ignored.
 pub fn create_writer(
     path: &Path,
     format: Format,
     schema: &Schema,
     opts: &WriterOptions,
 ) -> Result<Box<dyn DatasetWriter>, CopyError> {
-    let version = check_writable(path, format)?;
+    check_writable(path, format)?;
+    let version = match format {
+        Format::Classic => Version::Cdf1,
+        Format::Offset64 => Version::Cdf2,
+        Format::Cdf5 => Version::Cdf5,
+        _ => return create_store_output(path, schema, opts),
+    };
     ClassicOutput::create(path, version, schema, opts)
         .map(|w| Box::new(w) as Box<dyn DatasetWriter>)
 }
 
-/// Checks that [`create_writer`] can write `format`; returns the classic
-/// version it will write.
-pub(crate) fn check_writable(path: &Path, format: Format) -> Result<Version, CopyError> {
-    Ok(match format {
-        Format::Classic => Version::Cdf1,
-        Format::Offset64 => Version::Cdf2,
-        Format::Cdf5 => Version::Cdf5,
-        Format::Hdf5 => {
-            return Err(CopyError::Unsupported {
-                path: path.display().to_string(),
-                format: "netCDF-4",
-                reason: "nctk does not write HDF5; give -k classic, 64-bit offset or cdf5 \
-                         (NCZarr output, named by a URL such as \
-                         file:///abs/out.zarr#mode=nczarr,file, is planned)"
-                    .into(),
-            })
-        }
-        Format::Zarr => {
-            return Err(CopyError::Unsupported {
-                path: path.display().to_string(),
-                format: "NCZarr",
-                reason: "the NCZarr/Zarr writer does not exist yet".into(),
-            })
-        }
-    })
+/// Checks that [`create_writer`] can write `format`.
+pub(crate) fn check_writable(path: &Path, format: Format) -> Result<(), CopyError> {
+    match format {
+        Format::Hdf5 => Err(CopyError::Unsupported {
+            path: path.display().to_string(),
+            format: "netCDF-4",
+            reason: "nctk does not write HDF5; name the output as an NCZarr store \
+                     (a URL such as file:///abs/out.zarr#mode=nczarr,file, or a path \
+                     ending in .zarr or .zip), or give -k classic, 64-bit offset or cdf5"
+                .into(),
+        }),
+        _ => Ok(()),
+    }
+}
+
+fn create_store_output(
+    path: &Path,
+    schema: &Schema,
+    opts: &WriterOptions,
+) -> Result<Box<dyn DatasetWriter>, CopyError> {
+    let defaults = StoreOptions::default();
+    let store_opts = StoreOptions {
+        layout: opts.layout.unwrap_or(defaults.layout),
+        vars: store_var_options(schema, opts)?,
+        cache_bytes: opts.cache_bytes.unwrap_or(defaults.cache_bytes),
+        consolidated: opts.consolidated,
+    };
+    let target = path.to_string_lossy();
+    let writer =
+        crate::create_store(&target, schema, store_opts).map_err(|e| CopyError::Output {
+            path: target.to_string(),
+            source: Box::new(e),
+        })?;
+    Ok(Box::new(writer))
 }
 
 /// A classic file being written by [`ClassicWriter`].

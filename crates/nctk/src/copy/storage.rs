@@ -1,0 +1,317 @@
+//! How each variable of an NCZarr/Zarr output is stored: its chunk lengths
+//! and codecs, from `-c`, `-d`, `-s`, `-F`, `-M`, the input's own storage
+//! (store inputs) and netCDF-C's defaults, decided as nccopy decides them
+//! (`copy_chunking`, `copy_var_specials` and `copy_var_filter` in
+//! `nccopy.c`):
+//!
+//! * chunks: a `var:n1,...` specification; else, per dimension, a
+//!   `dim/n` specification, the input's chunk length, netCDF-C's default
+//!   ([`nctk_zarr::write::default_chunks`]). `var:`, `var:contiguous`,
+//!   `var:compact` and `/` (when nothing is filtered) ask for one chunk
+//!   holding the whole variable, which is how netCDF-C's NCZarr stores a
+//!   contiguous variable; so does a chunk smaller than `-M` bytes (default
+//!   8192) in a variable without unlimited dimensions.
+//! * codecs: `-d n` (n > 0) deflates at level n, with shuffle if `-s`; `-d 0`
+//!   removes deflate, shuffle and other filters; without `-d`, the input's
+//!   deflate and shuffle are kept. Other filters come from `-F` for the
+//!   variable, else from the input, and only when nothing deflates (as in
+//!   nccopy). fletcher32 is kept from the input. `-F none` removes every
+//!   filter.
+
+use nctk_model::{DataType, Layout, Schema, VarId};
+use nctk_zarr::write::default_chunks;
+use serde_json::{json, Value};
+
+use super::chunkspec::{find_dim, ChunkSpec, VarLayout};
+use super::filterspec::FilterOption;
+use super::{CopyError, WriterOptions};
+use crate::StoreVarOptions;
+
+/// nccopy's `CHUNK_THRESHOLD`: variables whose chunks would be smaller are
+/// not chunked (here: one chunk), unless they have an unlimited dimension.
+pub const DEFAULT_MIN_CHUNK_BYTES: usize = 8192;
+
+/// The storage options of every variable of `schema` (the output's, each
+/// variable carrying the input's storage facts) under `opts`.
+pub(crate) fn store_var_options(
+    schema: &Schema,
+    opts: &WriterOptions,
+) -> Result<Vec<StoreVarOptions>, CopyError> {
+    // Specifications were checked against the input; one naming something
+    // the output lacks (left out by -V or -G) does not apply.
+    let chunkspecs: Vec<ChunkSpec> = opts
+        .chunkspecs
+        .iter()
+        .filter_map(|s| ChunkSpec::parse(s, schema).ok())
+        .collect();
+    let filters = opts
+        .filters
+        .iter()
+        .map(|f| FilterOption::parse(f))
+        .collect::<Result<Vec<_>, _>>()?;
+    schema
+        .var_ids()
+        .map(|v| {
+            let var = schema.var(v);
+            let codecs = codecs(schema, v, opts, &filters)?;
+            let chunk_sizes = (!var.dims.is_empty())
+                .then(|| chunks(schema, v, opts, &chunkspecs, !codecs.is_empty()));
+            Ok(StoreVarOptions {
+                chunk_sizes,
+                codecs: (!codecs.is_empty()).then(|| Value::Array(codecs).to_string()),
+                endianness: var.storage.endianness,
+                no_fill: var.storage.no_fill,
+                ..StoreVarOptions::default()
+            })
+        })
+        .collect()
+}
+
+/// Bytes per element as netCDF-C's default chunking counts them.
+fn type_size(dtype: DataType) -> u64 {
+    match dtype {
+        DataType::String => 8,
+        t => t.size().unwrap_or(1) as u64,
+    }
+}
+
+/// The chunk lengths of `v` (rank at least 1).
+fn chunks(
+    schema: &Schema,
+    v: VarId,
+    opts: &WriterOptions,
+    specs: &[ChunkSpec],
+    filtered: bool,
+) -> Vec<u64> {
+    let var = schema.var(v);
+    let dims: Vec<(u64, bool)> = var
+        .dims
+        .iter()
+        .map(|&d| (schema.dim(d).len, schema.dim(d).unlimited))
+        .collect();
+    let unlimited = dims.iter().any(|&(_, u)| u);
+    let whole: Vec<u64> = dims.iter().map(|&(len, _)| len.max(1)).collect();
+    let var_spec = specs.iter().rev().find_map(|s| match s {
+        ChunkSpec::Var { var, layout } if schema.var_by_path(var) == Some(v) => Some(layout),
+        _ => None,
+    });
+    let chunks: Vec<u64> = match var_spec {
+        Some(VarLayout::Chunked(c)) => c.iter().map(|&n| n.max(1)).collect(),
+        Some(_) if !unlimited => return whole,
+        _ if specs.contains(&ChunkSpec::Off) && !unlimited && !filtered => return whole,
+        _ => {
+            let ts = type_size(var.dtype);
+            let default = default_chunks(&dims, ts);
+            let input = match &var.storage.layout {
+                Layout::Chunked(c) if c.len() == dims.len() => Some(c),
+                _ => None,
+            };
+            (0..dims.len())
+                .map(|i| {
+                    let d = var.dims[i];
+                    let per_dim = specs.iter().rev().find_map(|s| match s {
+                        ChunkSpec::Dims(list) => list
+                            .iter()
+                            .rev()
+                            .find(|(name, _)| find_dim(schema, name) == Some(d))
+                            .map(|&(_, n)| n),
+                        _ => None,
+                    });
+                    let (len, unlim) = dims[i];
+                    let from_input = input.map(|c| {
+                        if unlim {
+                            c[i].max(1)
+                        } else {
+                            c[i].clamp(1, len.max(1))
+                        }
+                    });
+                    per_dim.or(from_input).unwrap_or(default[i])
+                })
+                .collect()
+        }
+    };
+    let min = opts.min_chunk_bytes.unwrap_or(DEFAULT_MIN_CHUNK_BYTES) as u64;
+    let bytes = chunks
+        .iter()
+        .fold(type_size(var.dtype), |a: u64, &c| a.saturating_mul(c));
+    if bytes < min && !unlimited {
+        whole
+    } else {
+        chunks
+    }
+}
+
+/// The input's codecs, sorted into what nccopy treats apart.
+#[derive(Default)]
+struct InputCodecs {
+    deflate: Option<u32>,
+    shuffle: bool,
+    fletcher32: bool,
+    others: Vec<Value>,
+}
+
+fn input_codecs(schema: &Schema, v: VarId) -> Result<InputCodecs, CopyError> {
+    let mut out = InputCodecs::default();
+    let Some(text) = &schema.var(v).storage.codecs else {
+        return Ok(out);
+    };
+    let list: Vec<Value> = serde_json::from_str(text).map_err(|e| {
+        CopyError::Option(format!(
+            "variable {:?}: its codecs {text} are not a JSON list: {e}",
+            schema.var(v).name
+        ))
+    })?;
+    for c in list {
+        match c.get("id").and_then(Value::as_str) {
+            Some("zlib") => {
+                out.deflate = Some(c.get("level").and_then(Value::as_u64).unwrap_or(1) as u32)
+            }
+            Some("shuffle") => out.shuffle = true,
+            Some("fletcher32") => out.fletcher32 = true,
+            _ => out.others.push(c),
+        }
+    }
+    Ok(out)
+}
+
+/// The numcodecs list of `v`, in netCDF-C's order: shuffle, other filters,
+/// deflate, fletcher32. Scalars have none.
+fn codecs(
+    schema: &Schema,
+    v: VarId,
+    opts: &WriterOptions,
+    filters: &[FilterOption],
+) -> Result<Vec<Value>, CopyError> {
+    let var = schema.var(v);
+    if var.dims.is_empty() {
+        return Ok(vec![]);
+    }
+    let path = format!(
+        "{}/{}",
+        schema.group_path(var.group).trim_end_matches('/'),
+        var.name
+    );
+    let mine: Vec<&FilterOption> = filters.iter().filter(|f| f.names(&path)).collect();
+    if mine.iter().any(|f| f.filters.is_none()) {
+        return Ok(vec![]);
+    }
+    let input = input_codecs(schema, v)?;
+    let width = var.dtype.size().unwrap_or(1);
+    let (shuffle, deflate) = match opts.deflate {
+        None => (input.shuffle, input.deflate),
+        Some(0) => (false, None),
+        Some(level) => (opts.shuffle, Some(level)),
+    };
+    let mut list = vec![];
+    if shuffle {
+        list.push(json!({"id": "shuffle", "elementsize": width}));
+    }
+    if deflate.is_none() && opts.deflate != Some(0) {
+        let given: Vec<Value> = mine
+            .iter()
+            .flat_map(|f| f.filters.iter().flatten())
+            .map(|f| f.to_json(width))
+            .collect::<Result<_, _>>()
+            .map_err(|e| CopyError::Option(format!("variable {path:?}: {e}")))?;
+        let others = if given.is_empty() {
+            input.others
+        } else {
+            given
+        };
+        let is_shuffle = |c: &Value| c.get("id").and_then(Value::as_str) == Some("shuffle");
+        list.extend(others.into_iter().filter(|c| !(shuffle && is_shuffle(c))));
+    }
+    if let Some(level) = deflate {
+        list.push(json!({"id": "zlib", "level": level}));
+    }
+    if input.fletcher32 {
+        list.push(json!({"id": "fletcher32"}));
+    }
+    Ok(list)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use nctk_model::GroupId;
+
+    /// `t(time, y, x)` float with `time` unlimited, `small(x)` short, and
+    /// `z(y, x)` stored chunked (32, 64) with shuffle + blosc by its input.
+    fn schema() -> Schema {
+        let mut s = Schema::new();
+        let r = GroupId::ROOT;
+        let time = s.add_dim(r, "time", 10, true).unwrap();
+        let y = s.add_dim(r, "y", 721, false).unwrap();
+        let x = s.add_dim(r, "x", 1440, false).unwrap();
+        s.add_var(r, "t", DataType::Float, &[time, y, x]).unwrap();
+        s.add_var(r, "small", DataType::Short, &[x]).unwrap();
+        let z = s.add_var(r, "z", DataType::Double, &[y, x]).unwrap();
+        s.var_mut(z).storage.layout = Layout::Chunked(vec![32, 64]);
+        s.var_mut(z).storage.codecs = Some(
+            r#"[{"id":"shuffle","elementsize":8},{"id":"blosc","cname":"lz4","clevel":5,"shuffle":1,"blocksize":0}]"#
+                .into(),
+        );
+        s
+    }
+
+    fn with(f: impl FnOnce(&mut WriterOptions)) -> Vec<StoreVarOptions> {
+        let mut o = WriterOptions::default();
+        f(&mut o);
+        store_var_options(&schema(), &o).unwrap()
+    }
+
+    #[test]
+    fn chunks_as_nccopy_chooses_them() {
+        let d = with(|_| {});
+        assert_eq!(d[0].chunk_sizes, Some(vec![1, 721, 1440]));
+        assert_eq!(d[1].chunk_sizes, Some(vec![1440]));
+        assert_eq!(d[2].chunk_sizes, Some(vec![32, 64]), "the input's");
+        let c = with(|o| o.chunkspecs = vec!["t:2,100,100".into(), "y/20".into()]);
+        assert_eq!(c[0].chunk_sizes, Some(vec![2, 100, 100]));
+        assert_eq!(c[2].chunk_sizes, Some(vec![20, 64]));
+        let c = with(|o| o.chunkspecs = vec!["z:contiguous".into(), "/".into()]);
+        assert_eq!(c[2].chunk_sizes, Some(vec![721, 1440]));
+        assert_eq!(
+            c[0].chunk_sizes,
+            Some(vec![1, 721, 1440]),
+            "unlimited stays chunked"
+        );
+        // Under -M bytes: one chunk (not for the unlimited variable); the
+        // input's chunks too.
+        let c = with(|o| o.min_chunk_bytes = Some(1 << 20));
+        assert_eq!(c[2].chunk_sizes, Some(vec![721, 1440]));
+        let c = with(|o| o.chunkspecs = vec!["x/4".into(), "time/1".into()]);
+        assert_eq!(c[1].chunk_sizes, Some(vec![1440]));
+        assert_eq!(c[0].chunk_sizes, Some(vec![1, 721, 4]));
+    }
+
+    #[test]
+    fn codecs_as_nccopy_chooses_them() {
+        let codecs = |o: &StoreVarOptions| o.codecs.clone().unwrap_or_default();
+        let d = with(|_| {});
+        assert_eq!(d[0].codecs, None);
+        assert!(codecs(&d[2]).contains("blosc") && codecs(&d[2]).contains("shuffle"));
+        let c = with(|o| {
+            o.deflate = Some(1);
+            o.shuffle = true;
+        });
+        assert_eq!(
+            codecs(&c[0]),
+            r#"[{"id":"shuffle","elementsize":4},{"id":"zlib","level":1}]"#
+        );
+        assert!(
+            !codecs(&c[2]).contains("blosc"),
+            "deflate replaces other filters"
+        );
+        let c = with(|o| o.deflate = Some(0));
+        assert_eq!(c[2].codecs, None);
+        let c = with(|o| o.filters = vec!["t&small,307,9".into(), "z,none".into()]);
+        assert_eq!(codecs(&c[0]), r#"[{"id":"bz2","level":9}]"#);
+        assert_eq!(c[2].codecs, None);
+        let c = with(|o| o.filters = vec!["z,32015,3".into()]);
+        assert_eq!(
+            codecs(&c[2]),
+            r#"[{"id":"shuffle","elementsize":8},{"id":"zstd","level":3,"checksum":false}]"#
+        );
+    }
+}
