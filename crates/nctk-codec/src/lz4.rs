@@ -198,8 +198,9 @@ pub(crate) fn decompress_block(
 /// Writes `out[op..op + ml]` as a copy of the `ml` bytes starting `off`
 /// bytes earlier, where the two ranges may overlap (`off < ml`: the last
 /// `off` bytes repeat). Requires `1 <= off <= op` and `op + ml <= out.len()`.
+/// Shared with the blosclz decoder (same LZ77 match semantics).
 #[inline]
-fn copy_match(out: &mut [u8], op: usize, off: usize, ml: usize) {
+pub(crate) fn copy_match(out: &mut [u8], op: usize, off: usize, ml: usize) {
     let end = op + ml;
     let src = op - off;
     if off >= 32 {

@@ -65,17 +65,23 @@ pub(crate) fn decompress(input: &[u8], out: &mut [u8]) -> Result<usize, (usize, 
             if len > out.len() - op {
                 return Err((ip, "match writes past the declared size"));
             }
-            copy_match(out, op, distance, len);
+            crate::lz4::copy_match(out, op, distance, len);
             op += len;
         } else {
             let n = ctrl + 1;
             if n > out.len() - op {
                 return Err((ip, "literal run writes past the declared size"));
             }
-            let src = input
-                .get(ip..ip + n)
-                .ok_or((ip, "literal run past the end of the stream"))?;
-            out[op..op + n].copy_from_slice(src);
+            if input.len() - ip >= MAX_COPY && out.len() - op >= MAX_COPY {
+                // n <= 32: one 32-byte move; bytes past the run are
+                // rewritten by what follows.
+                out[op..op + MAX_COPY].copy_from_slice(&input[ip..ip + MAX_COPY]);
+            } else {
+                let src = input
+                    .get(ip..ip + n)
+                    .ok_or((ip, "literal run past the end of the stream"))?;
+                out[op..op + n].copy_from_slice(src);
+            }
             ip += n;
             op += n;
         }
@@ -88,26 +94,6 @@ pub(crate) fn decompress(input: &[u8], out: &mut [u8]) -> Result<usize, (usize, 
         }
     }
     Ok(op)
-}
-
-/// Copies `len` bytes from `op - distance` to `op`, allowing overlap (LZ77 semantics).
-#[inline]
-fn copy_match(out: &mut [u8], op: usize, distance: usize, len: usize) {
-    let start = op - distance;
-    if distance == 1 {
-        let b = out[start];
-        out[op..op + len].fill(b);
-    } else if distance >= len {
-        out.copy_within(start..start + len, op);
-    } else {
-        // Overlapping: copy in distance-sized pieces, each already written.
-        let mut done = 0;
-        while done < len {
-            let n = distance.min(len - done);
-            out.copy_within(start + done..start + done + n, op + done);
-            done += n;
-        }
-    }
 }
 
 /// Compresses `input` into `out` (cleared first). Returns `false` when the
