@@ -2,6 +2,10 @@
 //! float32 climate-like data, side by side with numcodecs (C) when python3
 //! with numcodecs is installed. Prints a markdown table.
 //!
+//! The column "nctk dec of numcodecs' bytes" decodes numcodecs' own
+//! encoded chunks with nctk, so both decoders see the same streams (the
+//! encoders differ: lz4_flex against C LZ4, a simpler blosclz, zlib-rs).
+//!
 //! Run: `cargo bench -p nctk-codec --bench codec_throughput`
 //! (`NCTK_BENCH_MB=16` for a shorter run).
 
@@ -40,7 +44,11 @@ for cfg in json.loads(sys.argv[3]):
     outs = [np.empty_like(c) for c in chunks]
     td = best(lambda: [codec.decode(e, out=o) for e, o in zip(enc, outs)])
     ok = all(np.array_equal(o.view("u1"), c.view("u1")) for o, c in zip(outs, chunks)) or cfg["id"] in ("bitround",)
-    size = sum(len(bytes(e)) if not isinstance(e, np.ndarray) else e.nbytes for e in enc)
+    blobs = [bytes(e) if not isinstance(e, np.ndarray) else e.tobytes() for e in enc]
+    size = sum(len(b) for b in blobs)
+    with open(sys.argv[4], "wb") as f:
+        for b in blobs:
+            f.write(len(b).to_bytes(8, "little") + b)
     res.append({"enc": te, "dec": td, "size": size, "ok": bool(ok)})
 print(json.dumps(res))
 "#;
@@ -85,6 +93,21 @@ struct Row {
     enc: Duration,
     dec: Duration,
     size: usize,
+    /// nctk decoding numcodecs' encoded chunks.
+    dec_theirs: Option<Duration>,
+}
+
+/// Reads the length-prefixed chunks the Python side wrote.
+fn read_blobs(path: &std::path::Path) -> Option<Vec<Vec<u8>>> {
+    let all = std::fs::read(path).ok()?;
+    let mut out = Vec::new();
+    let mut p = 0;
+    while p < all.len() {
+        let n = u64::from_le_bytes(all.get(p..p + 8)?.try_into().ok()?) as usize;
+        out.push(all.get(p + 8..p + 8 + n)?.to_vec());
+        p += 8 + n;
+    }
+    Some(out)
 }
 
 fn mbs(bytes: usize, d: Duration) -> f64 {
@@ -170,20 +193,36 @@ fn main() {
         if codec.is_lossless() {
             assert!(out == input, "{name}: round trip failed");
         }
+        // numcodecs right after, so both see the same machine load.
+        let mut dec_theirs = None;
+        if let (Some(f), Some(p)) = (&data_file, py.as_mut()) {
+            let blobs_file = dir.join("numcodecs.bin");
+            match run_numcodecs(f, cfg, *bytes, &blobs_file) {
+                Some(v) => {
+                    p.push(v);
+                    if let Some(theirs) = read_blobs(&blobs_file) {
+                        dec_theirs = Some(best(|| {
+                            for (e, o) in theirs.iter().zip(out.chunks_mut(CHUNK)) {
+                                codec.decode_into(e, o).expect("decode numcodecs' bytes");
+                            }
+                            black_box(&out);
+                        }));
+                        if codec.is_lossless() {
+                            assert!(out == input, "{name}: numcodecs' bytes decode wrong");
+                        }
+                    }
+                }
+                None => py = None,
+            }
+        }
         rows.push(Row {
             name: name.to_string(),
             bytes: *bytes,
             enc,
             dec,
             size: encoded.iter().map(Vec::len).sum(),
+            dec_theirs,
         });
-        // numcodecs right after, so both see the same machine load.
-        if let (Some(f), Some(p)) = (&data_file, py.as_mut()) {
-            match run_numcodecs(f, cfg, *bytes) {
-                Some(v) => p.push(v),
-                None => py = None,
-            }
-        }
         eprintln!("{name}: done");
     }
     let _ = std::fs::remove_dir_all(&dir);
@@ -193,8 +232,8 @@ fn main() {
         mb * 1048576 / 1_000_000,
         CHUNK >> 20
     );
-    println!("| codec | nctk enc MB/s | nctk dec MB/s | nctk ratio | numcodecs enc MB/s | numcodecs dec MB/s | numcodecs ratio | enc nctk/numcodecs | dec nctk/numcodecs |");
-    println!("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
+    println!("| codec | nctk enc MB/s | nctk dec MB/s | nctk ratio | numcodecs enc MB/s | numcodecs dec MB/s | numcodecs ratio | enc nctk/numcodecs | dec nctk/numcodecs | nctk dec of numcodecs' bytes MB/s | same bytes nctk/numcodecs |");
+    println!("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
     for (i, r) in rows.iter().enumerate() {
         let (re, rd) = (mbs(r.bytes, r.enc), mbs(r.bytes, r.dec));
         let ratio = r.bytes as f64 / r.size as f64;
@@ -214,22 +253,34 @@ fn main() {
                 } else {
                     " (numcodecs round trip failed)"
                 };
+                let (rt, rtr) = match r.dec_theirs {
+                    Some(d) => {
+                        let v = mbs(r.bytes, d);
+                        (format!("{v:.0}"), format!("{:.2}", v / pd))
+                    }
+                    None => ("-".into(), "-".into()),
+                };
                 println!(
-                    "| {}{ok} | {re:.0} | {rd:.0} | {ratio:.2} | {pe:.0} | {pd:.0} | {pr:.2} | {:.2} | {:.2} |",
+                    "| {}{ok} | {re:.0} | {rd:.0} | {ratio:.2} | {pe:.0} | {pd:.0} | {pr:.2} | {:.2} | {:.2} | {rt} | {rtr} |",
                     r.name,
                     re / pe,
                     rd / pd
                 );
             }
             None => println!(
-                "| {} | {re:.0} | {rd:.0} | {ratio:.2} | - | - | - | - | - |",
+                "| {} | {re:.0} | {rd:.0} | {ratio:.2} | - | - | - | - | - | - | - |",
                 r.name
             ),
         }
     }
 }
 
-fn run_numcodecs(path: &std::path::Path, cfg: &Value, bytes: usize) -> Option<Value> {
+fn run_numcodecs(
+    path: &std::path::Path,
+    cfg: &Value,
+    bytes: usize,
+    blobs: &std::path::Path,
+) -> Option<Value> {
     let mut c = cfg.clone();
     c["_bytes"] = json!(bytes);
     let out = Command::new("python3")
@@ -238,6 +289,7 @@ fn run_numcodecs(path: &std::path::Path, cfg: &Value, bytes: usize) -> Option<Va
         .arg(path)
         .arg(CHUNK.to_string())
         .arg(serde_json::to_string(&[c]).ok()?)
+        .arg(blobs)
         .output();
     match out {
         Ok(o) if o.status.success() => {
