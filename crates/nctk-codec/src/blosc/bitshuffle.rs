@@ -67,19 +67,27 @@ pub(crate) fn bitunshuffle(typesize: usize, src: &[u8], dst: &mut [u8], tmp: &mu
         return;
     }
     let body = n * typesize;
-    let row = n / 8;
     for j in 0..typesize {
-        let rows = &src[j * n..(j + 1) * n];
-        let (r0, rest) = rows.split_at(row);
-        let (r1, rest) = rest.split_at(row);
-        let (r2, rest) = rest.split_at(row);
-        let (r3, rest) = rest.split_at(row);
-        let (r4, rest) = rest.split_at(row);
-        let (r5, rest) = rest.split_at(row);
-        let (r6, r7) = rest.split_at(row);
+        // Byte row j is 8 bit rows of n / 8 bytes. Gather byte k of each
+        // bit row into one u64 (a byte unshuffle with element size 8, which
+        // is SIMD), then transpose each 8x8 bit tile in place (a loop of
+        // plain u64 shifts, four tiles at a time so the compiler vectorizes).
         let out = &mut tmp[j * n..(j + 1) * n];
-        for (k, c) in out.chunks_exact_mut(8).enumerate() {
-            let x = u64::from_le_bytes([r0[k], r1[k], r2[k], r3[k], r4[k], r5[k], r6[k], r7[k]]);
+        unshuffle(8, &src[j * n..(j + 1) * n], out);
+        let mut quads = out.chunks_exact_mut(32);
+        for c in &mut quads {
+            let mut w = [0u64; 4];
+            for (x, b) in w.iter_mut().zip(c.chunks_exact(8)) {
+                *x = transpose8(u64::from_le_bytes([
+                    b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7],
+                ]));
+            }
+            for (x, b) in w.iter().zip(c.chunks_exact_mut(8)) {
+                b.copy_from_slice(&x.to_le_bytes());
+            }
+        }
+        for c in quads.into_remainder().chunks_exact_mut(8) {
+            let x = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
             c.copy_from_slice(&transpose8(x).to_le_bytes());
         }
     }
@@ -94,7 +102,7 @@ mod tests {
     #[test]
     fn matches_definition() {
         for t in [1usize, 2, 3, 4, 8, 16] {
-            for n in [8usize, 16, 24, 64, 136] {
+            for n in [8usize, 16, 24, 64, 136, 8 * 1001] {
                 let extra = t / 2;
                 let len = n * t + extra;
                 let src: Vec<u8> = (0..len)
