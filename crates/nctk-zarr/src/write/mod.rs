@@ -24,6 +24,7 @@ mod cache;
 mod chunking;
 mod encode;
 mod error;
+mod image;
 mod jsonval;
 mod metadata;
 mod options;

@@ -6,6 +6,7 @@ use nctk_model::{DataType, Endianness, Schema, Values, VarId};
 use serde_json::Value;
 
 use super::chunking::default_chunks;
+use super::image::number_bytes;
 use super::metadata::numeric_dtype;
 use super::options::{VarOptions, WriteLayout};
 use super::WriteError;
@@ -84,7 +85,7 @@ impl ArrayPlan {
                 }
                 Ok(out)
             }
-            v => Ok(v.to_bytes(self.big)),
+            v => Ok(number_bytes(v, self.big).expect("strings handled above")),
         }
     }
 }
