@@ -1,16 +1,23 @@
-//! `nctk copy` against netCDF-C's `nccopy` on the same file, in the same run.
+//! `nctk copy` against its peers on the same file, in the same run:
+//! netCDF-C's `nccopy` for classic -> classic and classic -> NCZarr
+//! (uncompressed), xarray's `to_zarr` for compressed NCZarr writes.
 //!
-//! Uses (generating it once, as `nctk-classic`'s `classic_io` bench does)
-//! `bench-data/classic_temp_cdf5.nc` (or under `$NCTK_BENCH_DATA`): the
-//! 415 MB CDF-5 file `temp(time=100, lat=721, lon=1440)` float32. Copies it
-//! CDF-5 -> CDF-5 and CDF-5 -> CDF-2 with both tools, alternating, best of
-//! `RUNS` wall times, peak RSS from `/usr/bin/time -v` (when present),
-//! checks the outputs are byte-identical, and prints a markdown table.
-//! Skips the peer when `nccopy` is not installed.
+//! Uses (generating it once) `bench-data/classic_temp_cdf5.nc` (or under
+//! `$NCTK_BENCH_DATA`): the 415 MB CDF-5 file `temp(time=100, lat=721,
+//! lon=1440)` float32. Each case runs the tools alternately, best of
+//! `RUNS` wall times, peak RSS from `/usr/bin/time -v` (when present), and
+//! checks the outputs: classic files byte-identical to nccopy's, NCZarr
+//! chunks byte-identical to nccopy's, compressed stores equal in value to
+//! xarray's (read back by zarr-python). Peers that are not installed are
+//! skipped. Prints markdown tables.
+//!
+//! xarray's time is measured inside Python, from `open_dataset` to the end
+//! of `to_zarr` (interpreter start and imports left out); its RSS is the
+//! whole process's.
 //!
 //! Run: `cargo bench -p nctk-cli --bench copy_speed`
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
@@ -19,10 +26,12 @@ mod support;
 use support::{data_dir, write_temp_field};
 
 const NT: u64 = 100;
-const RUNS: usize = 3;
+const RUNS: usize = 5;
 
-/// Wall time and peak RSS (KiB, when `/usr/bin/time -v` exists) of one run.
-fn run_once(program: &str, args: &[&str]) -> Option<(f64, Option<u64>)> {
+/// One run: wall time (or the time the program printed on its last line
+/// of stdout, when `inner_time`), peak RSS in KiB (when `/usr/bin/time -v`
+/// exists).
+fn run_once(program: &str, args: &[&str], inner_time: bool) -> Option<(f64, Option<u64>)> {
     let gnu_time = Path::new("/usr/bin/time").exists();
     let mut cmd = if gnu_time {
         let mut c = Command::new("/usr/bin/time");
@@ -31,26 +40,33 @@ fn run_once(program: &str, args: &[&str]) -> Option<(f64, Option<u64>)> {
     } else {
         Command::new(program)
     };
-    cmd.args(args).stdout(Stdio::null()).stderr(Stdio::piped());
+    cmd.args(args).stdout(Stdio::piped()).stderr(Stdio::piped());
     let t0 = Instant::now();
     let out = cmd.output().ok()?;
     let elapsed = t0.elapsed().as_secs_f64();
+    let err = String::from_utf8_lossy(&out.stderr);
     if !out.status.success() {
         // `time` itself runs; a missing program shows as its failure.
-        let err = String::from_utf8_lossy(&out.stderr);
         if err.contains("No such file") || err.contains("cannot run") {
             return None;
         }
         panic!("{program} {args:?} failed: {err}");
     }
-    let rss = String::from_utf8_lossy(&out.stderr).lines().find_map(|l| {
+    let rss = err.lines().find_map(|l| {
         l.trim()
             .strip_prefix("Maximum resident set size (kbytes):")
             .and_then(|n| n.trim().parse().ok())
     });
-    Some((elapsed, rss))
+    let time = if inner_time {
+        let text = String::from_utf8_lossy(&out.stdout);
+        text.lines().last()?.trim().parse().ok()?
+    } else {
+        elapsed
+    };
+    Some((time, rss))
 }
 
+#[derive(Clone, Copy)]
 struct Row {
     time: f64,
     rss: Option<u64>,
@@ -60,6 +76,101 @@ fn fmt_rss(rss: Option<u64>) -> String {
     rss.map_or("-".into(), |k| format!("{:.1} MiB", k as f64 / 1024.0))
 }
 
+/// A tool's command for one case: program, arguments, whether it reports
+/// its own time, and the output it makes.
+struct Tool {
+    name: &'static str,
+    program: String,
+    args: Vec<String>,
+    inner_time: bool,
+    output: PathBuf,
+}
+
+fn remove(path: &Path) {
+    let _ = std::fs::remove_dir_all(path);
+    let _ = std::fs::remove_file(path);
+}
+
+/// Runs `tools` alternately `RUNS` times, each on a fresh output; best time
+/// and highest RSS of each, `None` for a tool that is not installed. The
+/// last outputs stay for the checks.
+fn race(tools: &[Tool]) -> Vec<Option<Row>> {
+    let mut rows: Vec<Option<Row>> = vec![None; tools.len()];
+    for _ in 0..RUNS {
+        for (i, t) in tools.iter().enumerate() {
+            remove(&t.output);
+            let args: Vec<&str> = t.args.iter().map(String::as_str).collect();
+            let Some((time, rss)) = run_once(&t.program, &args, t.inner_time) else {
+                continue;
+            };
+            let row = rows[i].get_or_insert(Row { time, rss });
+            row.time = row.time.min(time);
+            row.rss = row.rss.max(rss);
+        }
+    }
+    rows
+}
+
+/// Prints one table row per tool that ran; the first tool is nctk, the
+/// others are compared with it.
+fn print_rows(label: &str, mb: f64, tools: &[Tool], rows: &[Option<Row>]) {
+    let Some(ours) = rows[0] else {
+        panic!("nctk copy did not run")
+    };
+    for (t, r) in tools.iter().zip(rows) {
+        let Some(r) = r else {
+            println!("| {label} | {} | not installed | | | |", t.name);
+            continue;
+        };
+        let vs = if t.name == tools[0].name {
+            String::new()
+        } else {
+            format!("nctk {:.2}x faster", r.time / ours.time)
+        };
+        println!(
+            "| {label} | {} | {:.2} s | {:.0} | {} | {vs} |",
+            t.name,
+            r.time,
+            mb / r.time,
+            fmt_rss(r.rss)
+        );
+    }
+}
+
+/// xarray: open the classic file, write `temp` with chunks (1, 721, 1440)
+/// and the codecs argv[3] names; prints the time taken.
+const PY_XARRAY: &str = r#"
+import sys, time
+import xarray as xr
+from numcodecs import Blosc, Shuffle, Zlib
+src, out, which = sys.argv[1], sys.argv[2], sys.argv[3]
+enc = {'chunks': (1, 721, 1440)}
+if which == 'zlib':
+    enc.update(compressors=[Zlib(level=1)], filters=[Shuffle(elementsize=4)])
+else:
+    enc.update(compressors=[Blosc(cname='lz4', clevel=5, shuffle=Blosc.SHUFFLE)], filters=None)
+t0 = time.perf_counter()
+ds = xr.open_dataset(src, engine='netcdf4', mask_and_scale=False)
+ds.to_zarr(out, mode='w', zarr_format=2, consolidated=False, encoding={'temp': enc})
+print(time.perf_counter() - t0)
+"#;
+
+/// Reads `temp` from two stores with zarr-python; prints whether equal.
+const PY_SAME: &str = r#"
+import sys, numpy as np, zarr
+a = zarr.open_group(sys.argv[1], mode='r')['temp'][:]
+b = zarr.open_group(sys.argv[2], mode='r')['temp'][:]
+print(np.array_equal(a, b))
+"#;
+
+/// True when every chunk file of `temp` is the same in both stores.
+fn same_chunks(a: &Path, b: &Path) -> bool {
+    (0..NT).all(|t| {
+        let name = format!("temp/{t}.0.0");
+        std::fs::read(a.join(&name)).ok() == std::fs::read(b.join(&name)).ok()
+    })
+}
+
 fn main() {
     let dir = data_dir();
     std::fs::create_dir_all(&dir).unwrap();
@@ -67,60 +178,126 @@ fn main() {
     if !input.exists() {
         write_temp_field(&input, NT);
     }
-    let input_s = input.to_str().unwrap();
+    let input_s = input.to_str().unwrap().to_string();
     let mb = std::fs::metadata(&input).unwrap().len() as f64 / 1e6;
-    let nctk = env!("CARGO_BIN_EXE_nctk");
-    let peer = Command::new("nccopy").output().is_ok();
-    println!("| copy of temp(100, 721, 1440) float, {mb:.0} MB | tool | best of {RUNS} | MB/s | peak RSS | vs nccopy |");
-    println!("| --- | --- | --- | --- | --- | --- |");
+    let nctk = env!("CARGO_BIN_EXE_nctk").to_string();
+    let tool = |name, program: &str, args: &[&str], inner_time, output: &Path| Tool {
+        name,
+        program: program.to_string(),
+        args: args.iter().map(|s| s.to_string()).collect(),
+        inner_time,
+        output: output.to_path_buf(),
+    };
+    let head = |what: &str| {
+        println!("\n| {what}, {mb:.0} MB | tool | best of {RUNS} | MB/s | peak RSS | |");
+        println!("| --- | --- | --- | --- | --- | --- |");
+    };
+
+    head("classic copy of temp(100, 721, 1440) float");
     for (label, kind) in [("CDF-5 -> CDF-5", "nc5"), ("CDF-5 -> CDF-2", "nc6")] {
         let ours = dir.join(format!("copy_nctk_{kind}.nc"));
         let theirs = dir.join(format!("copy_nccopy_{kind}.nc"));
-        let (ours_s, theirs_s) = (ours.to_str().unwrap(), theirs.to_str().unwrap());
-        let mut rows: [Option<Row>; 2] = [None, None];
-        for _ in 0..RUNS {
-            let runs: [(usize, &str, Vec<&str>); 2] = [
-                (0, nctk, vec!["copy", "-k", kind, input_s, ours_s]),
-                (1, "nccopy", vec!["-k", kind, input_s, theirs_s]),
-            ];
-            for (i, program, args) in runs {
-                if i == 1 && !peer {
-                    continue;
-                }
-                let Some((time, rss)) = run_once(program, &args) else {
-                    continue;
-                };
-                let row = rows[i].get_or_insert(Row { time, rss });
-                row.time = row.time.min(time);
-                row.rss = row.rss.max(rss);
-            }
-        }
-        let ours_row = rows[0].as_ref().expect("nctk copy ran");
-        let vs = rows[1].as_ref().map_or(String::new(), |p| {
-            format!("{:.2}x the speed", p.time / ours_row.time)
-        });
-        println!(
-            "| {label} | nctk copy | {:.2} s | {:.0} | {} | {vs} |",
-            ours_row.time,
-            mb / ours_row.time,
-            fmt_rss(ours_row.rss)
-        );
-        if let Some(p) = &rows[1] {
-            println!(
-                "| {label} | nccopy (netCDF-C) | {:.2} s | {:.0} | {} | |",
-                p.time,
-                mb / p.time,
-                fmt_rss(p.rss)
-            );
+        let (o, t) = (ours.to_str().unwrap(), theirs.to_str().unwrap());
+        let tools = [
+            tool(
+                "nctk copy",
+                &nctk,
+                &["copy", "-k", kind, &input_s, o],
+                false,
+                &ours,
+            ),
+            tool(
+                "nccopy",
+                "nccopy",
+                &["-k", kind, &input_s, t],
+                false,
+                &theirs,
+            ),
+        ];
+        let rows = race(&tools);
+        print_rows(label, mb, &tools, &rows);
+        if rows[1].is_some() {
             let same = std::fs::read(&ours).unwrap() == std::fs::read(&theirs).unwrap();
-            assert!(same, "outputs differ: cmp {ours_s} {theirs_s}");
+            assert!(same, "outputs differ: cmp {o} {t}");
         }
-        let _ = std::fs::remove_file(&ours);
-        let _ = std::fs::remove_file(&theirs);
+        remove(&ours);
+        remove(&theirs);
     }
-    if !peer {
-        println!("\nnccopy not installed: peer skipped");
-    } else {
-        println!("\noutputs byte-identical to nccopy's: true");
+
+    head("classic -> NCZarr directory store, uncompressed");
+    for (label, chunking) in [
+        ("chunks (1, 721, 1440)", Some("temp:1,721,1440")),
+        ("default chunks (25, 241, 480)", None),
+    ] {
+        let ours = dir.join("copy_nctk.zarr");
+        let theirs = dir.join("copy_nccopy.zarr");
+        let url = format!("file://{}#mode=nczarr,file", theirs.display());
+        let mut a = vec!["copy", "-k", "nc4"];
+        let mut b = vec!["-k", "nc4"];
+        if let Some(c) = chunking {
+            a.extend(["-c", c]);
+            b.extend(["-c", c]);
+        }
+        let (o, i) = (ours.to_str().unwrap(), input_s.as_str());
+        a.extend([i, o]);
+        b.extend([i, url.as_str()]);
+        let tools = [
+            tool("nctk copy", &nctk, &a, false, &ours),
+            tool("nccopy", "nccopy", &b, false, &theirs),
+        ];
+        let rows = race(&tools);
+        print_rows(label, mb, &tools, &rows);
+        if rows[1].is_some() && chunking.is_some() {
+            assert!(same_chunks(&ours, &theirs), "chunks differ from nccopy's");
+        }
+        remove(&ours);
+        remove(&theirs);
     }
+
+    head("classic -> NCZarr, compressed, chunks (1, 721, 1440)");
+    let xarray = Command::new("python3")
+        .args(["-c", "import xarray, zarr, numcodecs, netCDF4"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    for (label, flags, which) in [
+        ("zlib-1 + shuffle", vec!["-d", "1", "-s"], "zlib"),
+        (
+            "blosc-lz4 + shuffle",
+            vec!["-F", "temp,32001,0,0,4,0,5,1,1"],
+            "blosc",
+        ),
+    ] {
+        let ours = dir.join("copy_nctk_c.zarr");
+        let theirs = dir.join("copy_xarray_c.zarr");
+        let (o, t) = (ours.to_str().unwrap(), theirs.to_str().unwrap());
+        let mut a = vec!["copy", "-k", "nc4", "-c", "temp:1,721,1440"];
+        a.extend(&flags);
+        a.extend([input_s.as_str(), o]);
+        let mut tools = vec![tool("nctk copy", &nctk, &a, false, &ours)];
+        if xarray {
+            tools.push(tool(
+                "xarray to_zarr",
+                "python3",
+                &["-c", PY_XARRAY, &input_s, t, which],
+                true,
+                &theirs,
+            ));
+        }
+        let rows = race(&tools);
+        print_rows(label, mb, &tools, &rows);
+        if xarray {
+            let same = Command::new("python3")
+                .args(["-c", PY_SAME, o, t])
+                .output()
+                .unwrap();
+            assert_eq!(
+                String::from_utf8_lossy(&same.stdout).trim(),
+                "True",
+                "{label}: values differ from xarray's"
+            );
+        }
+        remove(&ours);
+        remove(&theirs);
+    }
+    println!("\nChecked: classic outputs byte-identical to nccopy's; NCZarr chunks byte-identical to nccopy's; compressed stores equal to xarray's.");
 }

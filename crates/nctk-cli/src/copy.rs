@@ -68,7 +68,9 @@ pub struct CopyArgs {
     /// Copy buffer size in bytes, with optional K, M, G, T, P (default 5000000).
     #[arg(short = 'm', value_name = "n")]
     pub buffer: Option<String>,
-    /// Chunk cache size in bytes (netCDF-4 output only).
+    /// Chunk cache in bytes (netCDF-4 output only): output chunks held while
+    /// written in part (default: the -m buffer); room for a row of chunks
+    /// lets slabs read whole input rows.
     #[arg(short = 'h', value_name = "n")]
     pub chunk_cache: Option<String>,
     /// Chunk cache elements (netCDF-4 output only).

@@ -252,9 +252,9 @@ fn run(
         chunkspecs: opts.chunkspecs.clone(),
         filters: opts.filters.clone(),
         min_chunk_bytes: opts.min_chunk_bytes,
-        // Chunks are written whole in aligned slabs; one written in part
-        // (larger than the buffer) waits in at most this much memory.
-        cache_bytes: Some(opts.buffer_size),
+        // Chunks are written whole in aligned slabs; those written in part
+        // (larger than the buffer) wait in at most this much memory.
+        cache_bytes: Some(cache_bytes(opts)),
         ..WriterOptions::default()
     };
     let safe = if format == Format::Zarr {
@@ -279,7 +279,7 @@ fn run(
         input,
         &plan,
         writer.as_mut(),
-        opts.buffer_size,
+        (opts.buffer_size, cache_bytes(opts)),
         (in_name, &out_name),
         progress,
     );
@@ -297,13 +297,19 @@ fn run(
     })
 }
 
+/// Bytes of output chunks written in part that a copy holds: `-h` (nccopy's
+/// chunk cache size), else the copy buffer `-m`.
+fn cache_bytes(opts: &CopyOptions) -> usize {
+    opts.chunk_cache_size.unwrap_or(opts.buffer_size)
+}
+
 /// Moves the data: fixed-size variables one after the other, then every
 /// record of every record variable, record by record.
 fn copy_data(
     input: &Input<'_>,
     plan: &Plan,
     writer: &mut dyn DatasetWriter,
-    buffer_size: usize,
+    (buffer_size, cache_bytes): (usize, usize),
     (in_name, out_name): (&str, &str),
     progress: &mut dyn Progress,
 ) -> Result<(), CopyError> {
@@ -342,7 +348,8 @@ fn copy_data(
     for v in plan.vars.iter().filter(|v| !v.by_record) {
         let mut slabs: Box<dyn Iterator<Item = Selection>> = match writer.chunk_shape(v.output) {
             Some(c) if c.len() == v.shape.len() && !c.is_empty() => {
-                Box::new(ChunkedSlabs::new(&v.shape, &c, max_elems(v)))
+                let cache = cache_bytes as u64 / elem_size(schema.var(v.input).dtype);
+                Box::new(ChunkedSlabs::new(&v.shape, &c, max_elems(v), cache))
             }
             _ => Box::new(Slabs::new(&v.shape, max_elems(v))),
         };

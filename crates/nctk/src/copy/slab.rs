@@ -56,8 +56,11 @@ impl Slabs {
 /// Slabs of at most `max_elems` elements that never straddle a chunk
 /// boundary and finish each chunk before starting the next: when a chunk
 /// fits the buffer, a slab is as many whole chunks as fit (whole inner
-/// dimensions first); when it does not, the chunk is cut into slabs as
-/// [`Slabs`] cuts a variable.
+/// dimensions first). When it does not, slabs cut through a band of chunks
+/// as [`Slabs`] cuts a variable: the band is one chunk, widened to whole
+/// inner dimensions (innermost first) while its chunks fit in
+/// `cache_elems`, which makes the slabs' rows longer (contiguous in a
+/// classic input) at the cost of holding the band's chunks in part.
 #[derive(Debug, Clone)]
 pub struct ChunkedSlabs {
     blocks: Slabs,
@@ -67,8 +70,9 @@ pub struct ChunkedSlabs {
 
 impl ChunkedSlabs {
     /// Slabs over `shape` for chunks of `chunks` (one length per
-    /// dimension; a chunk longer than its dimension counts as the dimension).
-    pub fn new(shape: &[u64], chunks: &[u64], max_elems: u64) -> ChunkedSlabs {
+    /// dimension; a chunk longer than its dimension counts as the dimension),
+    /// holding at most `cache_elems` elements of chunks written in part.
+    pub fn new(shape: &[u64], chunks: &[u64], max_elems: u64, cache_elems: u64) -> ChunkedSlabs {
         let chunk: Vec<u64> = shape
             .iter()
             .zip(chunks)
@@ -88,7 +92,16 @@ impl ChunkedSlabs {
                 .map(|(&n, &c)| n * c)
                 .collect()
         } else {
-            chunk
+            let mut band = chunk.clone();
+            for d in (0..shape.len()).rev() {
+                let mut wider = band.clone();
+                wider[d] = shape[d].div_ceil(chunk[d]) * chunk[d];
+                if wider.iter().fold(1u64, |a, &c| a.saturating_mul(c)) > cache_elems {
+                    break;
+                }
+                band = wider;
+            }
+            band
         };
         ChunkedSlabs {
             blocks: Slabs::with_step(shape, block),
@@ -197,7 +210,7 @@ mod tests {
             let mut seen = vec![];
             let mut chunk_order: Vec<Vec<u64>> = vec![];
             let c: Vec<u64> = chunks.iter().zip(&shape).map(|(&c, &l)| c.min(l)).collect();
-            for sel in ChunkedSlabs::new(&shape, &chunks, max) {
+            for sel in ChunkedSlabs::new(&shape, &chunks, max, max) {
                 let n = sel.num_elements().unwrap();
                 let first: Vec<u64> = (0..shape.len()).map(|d| sel.start[d] / c[d]).collect();
                 let last: Vec<u64> = (0..shape.len())
@@ -229,13 +242,49 @@ mod tests {
             );
         }
         // The benchmark's variable: one slab per chunk under nccopy's buffer.
-        let mut big = ChunkedSlabs::new(&[100, 721, 1440], &[1, 721, 1440], 1_250_000);
+        let mut big = ChunkedSlabs::new(&[100, 721, 1440], &[1, 721, 1440], 1_250_000, 0);
         assert_eq!(
             big.nth(1),
             Some(Selection::block(&[1, 0, 0], &[1, 721, 1440]))
         );
         assert_eq!(big.count(), 98);
-        assert_eq!(ChunkedSlabs::new(&[3, 0], &[1, 1], 10).count(), 0);
-        assert_eq!(ChunkedSlabs::new(&[], &[], 10).count(), 1);
+        assert_eq!(ChunkedSlabs::new(&[3, 0], &[1, 1], 10, 10).count(), 0);
+        assert_eq!(ChunkedSlabs::new(&[], &[], 10, 10).count(), 1);
+    }
+
+    /// Chunks larger than the buffer: slabs inside one chunk, or, with a
+    /// cache for a band of them, whole rows across the band.
+    #[test]
+    fn bands_of_chunks_give_whole_rows() {
+        let (shape, chunks) = ([100u64, 721, 1440], [25u64, 241, 480]);
+        let first = |cache| ChunkedSlabs::new(&shape, &chunks, 1_250_000, cache).next();
+        assert_eq!(
+            first(0),
+            Some(Selection::block(&[0, 0, 0], &[10, 241, 480]))
+        );
+        assert_eq!(
+            first(10_000_000),
+            Some(Selection::block(&[0, 0, 0], &[3, 241, 1440]))
+        );
+        // Every element once; up to a band of one row of chunks (cache 60:
+        // 3 x 2 x 6), each band finished before the next starts.
+        for cache in [0, 24, 60, 1000] {
+            let mut seen = vec![];
+            let mut done_bands = vec![];
+            let mut band = None;
+            for sel in ChunkedSlabs::new(&[9, 7, 5], &[3, 2, 2], 8, cache) {
+                assert!(sel.num_elements().unwrap() <= 8, "{sel:?}");
+                let b = (sel.start[0] / 3, sel.start[1] / 2);
+                if band != Some(b) {
+                    assert!(!done_bands.contains(&b) || cache > 60, "{b:?} revisited");
+                    done_bands.extend(band);
+                    band = Some(b);
+                }
+                sel.runs(&[9, 7, 5])
+                    .for_each(|(s, l)| seen.extend(s..s + l));
+            }
+            seen.sort_unstable();
+            assert_eq!(seen, (0..315).collect::<Vec<_>>(), "cache {cache}");
+        }
     }
 }
