@@ -91,14 +91,17 @@ fn remove(path: &Path) {
     let _ = std::fs::remove_file(path);
 }
 
-/// Runs `tools` alternately `RUNS` times, each on a fresh output; best time
-/// and highest RSS of each, `None` for a tool that is not installed. The
-/// last outputs stay for the checks.
+/// Runs `tools` alternately `RUNS` times, each on a fresh output and with
+/// no dirty pages left by the run before (`sync`: a tool that syncs must
+/// not wait for another's writes); best time and highest RSS of each,
+/// `None` for a tool that is not installed. The last outputs stay for the
+/// checks.
 fn race(tools: &[Tool]) -> Vec<Option<Row>> {
     let mut rows: Vec<Option<Row>> = vec![None; tools.len()];
     for _ in 0..RUNS {
         for (i, t) in tools.iter().enumerate() {
             remove(&t.output);
+            let _ = Command::new("sync").status();
             let args: Vec<&str> = t.args.iter().map(String::as_str).collect();
             let Some((time, rss)) = run_once(&t.program, &args, t.inner_time) else {
                 continue;
@@ -225,9 +228,10 @@ fn main() {
     }
 
     head("classic -> NCZarr directory store, uncompressed");
-    for (label, chunking) in [
-        ("chunks (1, 721, 1440)", Some("temp:1,721,1440")),
-        ("default chunks (25, 241, 480)", None),
+    for (label, chunking, cache) in [
+        ("chunks (1, 721, 1440)", Some("temp:1,721,1440"), None),
+        ("default chunks (25, 241, 480)", None, None),
+        ("default chunks, -h 40M", None, Some("40M")),
     ] {
         let ours = dir.join("copy_nctk.zarr");
         let theirs = dir.join("copy_nccopy.zarr");
@@ -237,6 +241,10 @@ fn main() {
         if let Some(c) = chunking {
             a.extend(["-c", c]);
             b.extend(["-c", c]);
+        }
+        if let Some(h) = cache {
+            a.extend(["-h", h]);
+            b.extend(["-h", h]);
         }
         let (o, i) = (ours.to_str().unwrap(), input_s.as_str());
         a.extend([i, o]);

@@ -415,3 +415,85 @@ fn urls_name_layouts_and_classic_kinds_refuse_stores() {
     let err = copy(&url, &url, &nc4(), &mut NoProgress).unwrap_err();
     assert_eq!(err.to_string(), "output would overwrite input");
 }
+
+/// A store with groups: `/a`, `/g1/b`, `/g1/g2/c`, `/h/d`, each `x` = 3 ints.
+fn grouped_store(path: &Path) {
+    let mut s = Schema::new();
+    let r = GroupId::ROOT;
+    let x = s.add_dim(r, "x", 3, false).unwrap();
+    let g1 = s.add_group(r, "g1").unwrap();
+    let g2 = s.add_group(g1, "g2").unwrap();
+    let h = s.add_group(r, "h").unwrap();
+    let vars: Vec<_> = [(r, "a"), (g1, "b"), (g2, "c"), (h, "d")]
+        .into_iter()
+        .map(|(g, n)| s.add_var(g, n, DataType::Int, &[x]).unwrap())
+        .collect();
+    let mut w =
+        nctk::create_store(&path.display().to_string(), &s, StoreOptions::default()).unwrap();
+    for (i, v) in vars.into_iter().enumerate() {
+        let base = 10 * (i as i32 + 1);
+        w.write(
+            v,
+            &Selection::all(&[3]),
+            &Values::Int(vec![base, base + 1, base + 2]),
+        )
+        .unwrap();
+    }
+    w.finish().unwrap();
+}
+
+/// `-G` keeps the listed groups (with their subgroups and ancestors);
+/// `-g` defines every group and copies the data of the listed ones.
+#[test]
+fn group_lists_select_groups() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in.zarr");
+    grouped_store(&input);
+    let read = |p: &Path, var: &str| -> Option<Values> {
+        let ds = nctk::open(p).unwrap();
+        let s = ds.source().schema();
+        let v = s.var_by_path(var)?;
+        Some(ds.source().read(v, &Selection::all(&[3])).unwrap())
+    };
+    let only = dir.path().join("only.zarr");
+    let opts = CopyOptions {
+        groups: Some(nctk::copy::GroupList {
+            names: vec!["g1".into()],
+            definitions_too: true,
+        }),
+        ..CopyOptions::default()
+    };
+    copy(&input, &only, &opts, &mut NoProgress).unwrap();
+    assert_eq!(read(&only, "/g1/g2/c"), Some(Values::Int(vec![30, 31, 32])));
+    assert_eq!(read(&only, "/g1/b"), Some(Values::Int(vec![20, 21, 22])));
+    assert_eq!(read(&only, "/h/d"), None);
+    let data = dir.path().join("data.zarr");
+    let opts = CopyOptions {
+        groups: Some(nctk::copy::GroupList {
+            names: vec!["/h".into()],
+            definitions_too: false,
+        }),
+        ..CopyOptions::default()
+    };
+    copy(&input, &data, &opts, &mut NoProgress).unwrap();
+    assert_eq!(read(&data, "/h/d"), Some(Values::Int(vec![40, 41, 42])));
+    // Defined, not copied: netCDF's default int fill.
+    assert_eq!(
+        read(&data, "/g1/b"),
+        Some(Values::Int(vec![-2147483647; 3]))
+    );
+    let err = copy(
+        &input,
+        dir.path().join("x.zarr"),
+        &CopyOptions {
+            groups: Some(nctk::copy::GroupList {
+                names: vec!["nosuch".into()],
+                definitions_too: true,
+            }),
+            ..CopyOptions::default()
+        },
+        &mut NoProgress,
+    )
+    .unwrap_err();
+    assert_eq!(err.to_string(), "nosuch: No such group");
+}
