@@ -76,18 +76,18 @@ impl ChunkCache {
         }
     }
 
-    /// Applies `fill` to the decoded bytes of the chunk `w` describes (from
-    /// the cache, else read back from the store and decoded, else fill
-    /// values) and hands the chunk to the encoder once it
-    /// is complete. `whole` says that `fill` sets every byte of the chunk,
-    /// so a new chunk need not start as fill values.
+    /// Applies `copy_in` to the decoded bytes of the chunk `w` describes
+    /// (from the cache, else read back from the store and decoded, else
+    /// fill values) and hands the chunk to the encoder once it is complete.
+    /// `whole` says that `copy_in` sets every byte of the chunk, so a new
+    /// chunk need not start as fill values.
     pub fn update(
         &mut self,
         store: &Arc<dyn ReadWriteStore>,
         plans: &[ArrayPlan],
         w: &ChunkWrite<'_>,
         whole: bool,
-        fill: impl FnOnce(&mut [u8]),
+        copy_in: impl FnOnce(&mut [u8]),
     ) -> Result<(), WriteError> {
         self.tick += 1;
         let id: ChunkId = (w.var, w.index.to_vec());
@@ -110,7 +110,7 @@ impl ChunkCache {
         }
         let e = self.entries.get_mut(&id).expect("inserted above");
         e.tick = self.tick;
-        fill(&mut e.buf);
+        copy_in(&mut e.buf);
         e.written += w.elements;
         if e.written >= w.complete_at {
             let e = self.entries.remove(&id).expect("present");
