@@ -468,9 +468,10 @@ fn stores(dir: &Path) -> Vec<PathBuf> {
 }
 
 /// Every corpus store copied to an NCZarr directory store and to a CDF-5
-/// file: both dump as the store does (the file read as netCDF-4), and the
-/// NCZarr copy keeps each variable's chunks and codecs. A store that does
-/// not fit CDF-5 (groups, strings, ...) is refused naming what does not fit.
+/// file and back to NCZarr: all dump as the store does (the file read as
+/// netCDF-4), and the NCZarr copy keeps each variable's chunks and codecs.
+/// A store that does not fit CDF-5 (groups, strings, ...) is refused naming
+/// what does not fit.
 #[test]
 fn corpus_stores_copy_to_nczarr_and_classic() {
     let Some(dir) = corpus() else {
@@ -515,16 +516,27 @@ fn corpus_stores_copy_to_nczarr_and_classic() {
             Ok(_) => {
                 // An empty fixed dimension is unlimited in a classic file.
                 let got = empty_as_fixed(&dump_body_as(&nc, Some("netCDF-4")));
+                let back = tmp.path().join(format!("{i}.back.zarr"));
                 if got != empty_as_fixed(&want) {
                     failures.push(format!("{name} to CDF-5: {}", first_diff(&want, &got)));
+                } else if let Err(e) = copy(&nc, &back, &CopyOptions::default(), &mut NoProgress) {
+                    failures.push(format!("{name} back from CDF-5: {e}"));
                 } else {
-                    to_classic += 1;
+                    let got = empty_as_fixed(&dump_body(&back));
+                    if got != empty_as_fixed(&want) {
+                        failures.push(format!(
+                            "{name} back from CDF-5: {}",
+                            first_diff(&want, &got)
+                        ));
+                    } else {
+                        to_classic += 1;
+                    }
                 }
             }
         }
     }
     eprintln!(
-        "{} stores: {to_store} copied to NCZarr, {to_classic} to CDF-5, {no_fit} refused by CDF-5; {} failures",
+        "{} stores: {to_store} copied to NCZarr, {to_classic} to CDF-5 and back, {no_fit} refused by CDF-5; {} failures",
         all.len(),
         failures.len()
     );
