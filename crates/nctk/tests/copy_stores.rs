@@ -455,45 +455,27 @@ fn group_lists_select_groups() {
         let v = s.var_by_path(var)?;
         Some(ds.source().read(v, &Selection::all(&[3])).unwrap())
     };
-    let only = dir.path().join("only.zarr");
-    let opts = CopyOptions {
+    let groups = |name: &str, definitions_too| CopyOptions {
         groups: Some(nctk::copy::GroupList {
-            names: vec!["g1".into()],
-            definitions_too: true,
+            names: vec![name.into()],
+            definitions_too,
         }),
         ..CopyOptions::default()
     };
-    copy(&input, &only, &opts, &mut NoProgress).unwrap();
+    let only = dir.path().join("only.zarr");
+    copy(&input, &only, &groups("g1", true), &mut NoProgress).unwrap();
     assert_eq!(read(&only, "/g1/g2/c"), Some(Values::Int(vec![30, 31, 32])));
     assert_eq!(read(&only, "/g1/b"), Some(Values::Int(vec![20, 21, 22])));
     assert_eq!(read(&only, "/h/d"), None);
     let data = dir.path().join("data.zarr");
-    let opts = CopyOptions {
-        groups: Some(nctk::copy::GroupList {
-            names: vec!["/h".into()],
-            definitions_too: false,
-        }),
-        ..CopyOptions::default()
-    };
-    copy(&input, &data, &opts, &mut NoProgress).unwrap();
+    copy(&input, &data, &groups("/h", false), &mut NoProgress).unwrap();
     assert_eq!(read(&data, "/h/d"), Some(Values::Int(vec![40, 41, 42])));
     // Defined, not copied: netCDF's default int fill.
     assert_eq!(
         read(&data, "/g1/b"),
         Some(Values::Int(vec![-2147483647; 3]))
     );
-    let err = copy(
-        &input,
-        dir.path().join("x.zarr"),
-        &CopyOptions {
-            groups: Some(nctk::copy::GroupList {
-                names: vec!["nosuch".into()],
-                definitions_too: true,
-            }),
-            ..CopyOptions::default()
-        },
-        &mut NoProgress,
-    )
-    .unwrap_err();
+    let x = dir.path().join("x.zarr");
+    let err = copy(&input, &x, &groups("nosuch", true), &mut NoProgress).unwrap_err();
     assert_eq!(err.to_string(), "nosuch: No such group");
 }
