@@ -21,7 +21,11 @@ static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
 ///
 /// Only files are objects; directories are implied. `put` writes a
 /// temporary file next to the target and renames it into place, so readers
-/// never see half-written objects. `delete` removes directories left empty,
+/// (and a process killed mid-write) never see half-written objects. Objects
+/// are not flushed to disk one by one (`fsync`), as neither netCDF-C nor
+/// zarr-python does: a copy's durability comes from its temporary-name and
+/// rename protocol, and per-object syncs cost a third of an uncompressed
+/// copy. `delete` removes directories left empty,
 /// up to (not including) the root. This is netCDF-C's `file` storage
 /// (`#mode=...,file`) and zarr-python's `DirectoryStore`.
 #[derive(Debug, Clone)]
@@ -198,7 +202,6 @@ impl WritableStore for DirectoryStore {
         let write = || -> std::io::Result<()> {
             let mut f = fs::File::create(&tmp)?;
             f.write_all(&value)?;
-            f.sync_data()?;
             drop(f);
             fs::rename(&tmp, &path)
         };

@@ -127,8 +127,10 @@ impl SafeOutput {
     /// store replacing an existing output moves the old one aside first
     /// and back if the rename fails; the old one is then removed.
     pub fn commit(mut self) -> Result<(), CopyError> {
-        // Files are synced here; a store's objects were synced as stored,
-        // and its directory is synced best effort.
+        // A file is synced here. A store's objects are not synced one by
+        // one (as netCDF-C and zarr-python): each was renamed into place
+        // complete, and the store as a whole appears only by the rename
+        // below, so an interrupted copy never looks complete.
         let sync = std::fs::File::open(&self.staged).and_then(|f| f.sync_all());
         if self.staged.is_file() {
             sync.map_err(io(&self.staged, "sync"))?;
