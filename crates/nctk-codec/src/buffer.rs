@@ -27,22 +27,10 @@ pub fn advise_huge_pages<T: Copy>(buf: &mut [T]) {
     sys::advise(buf.as_mut_ptr().cast::<u8>(), len);
 }
 
-#[cfg(all(
-    target_os = "linux",
-    any(target_arch = "x86_64", target_arch = "aarch64")
-))]
+#[cfg(target_os = "linux")]
 mod sys {
-    use std::ffi::{c_int, c_void};
-
-    /// `MADV_HUGEPAGE` from the kernel's `asm-generic/mman-common.h`,
-    /// which x86_64 and aarch64 use.
-    const MADV_HUGEPAGE: c_int = 14;
+    /// The huge page size on x86_64 and aarch64 with 4 KiB base pages.
     const HUGE: usize = 2 << 20;
-
-    extern "C" {
-        // libc's madvise(2); std links libc on Linux.
-        fn madvise(addr: *mut c_void, len: usize, advice: c_int) -> c_int;
-    }
 
     pub(super) fn advise(ptr: *mut u8, len: usize) {
         let start = ptr as usize;
@@ -60,14 +48,11 @@ mod sys {
         // buffer. MADV_HUGEPAGE only changes how the kernel backs those
         // pages, never their contents, so no Rust-visible memory changes;
         // the result is ignored because the advice is optional.
-        let _ = unsafe { madvise(lo as *mut c_void, hi - lo, MADV_HUGEPAGE) };
+        let _ = unsafe { libc::madvise(lo as *mut libc::c_void, hi - lo, libc::MADV_HUGEPAGE) };
     }
 }
 
-#[cfg(not(all(
-    target_os = "linux",
-    any(target_arch = "x86_64", target_arch = "aarch64")
-)))]
+#[cfg(not(target_os = "linux"))]
 mod sys {
     pub(super) fn advise(_ptr: *mut u8, _len: usize) {}
 }
