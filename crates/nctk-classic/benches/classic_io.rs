@@ -8,22 +8,14 @@
 //!
 //! Run: `cargo bench -p nctk-classic --bench classic_io`
 
+use nctk_bench_support::{build_c_peer, data_dir, write_temp_field, NLAT, NLON};
 use nctk_classic::{ClassicReader, ClassicWriter, FillMode, Version};
 use nctk_model::{DataType, GroupId, Schema, Selection};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 use std::time::Instant;
 
 const NT: u64 = 100;
-const NLAT: u64 = 721;
-const NLON: u64 = 1440;
-
-fn data_dir() -> PathBuf {
-    std::env::var_os("NCTK_BENCH_DATA")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../bench-data"))
-}
-
 fn schema() -> Schema {
     let mut s = Schema::new();
     let t = s.add_dim(GroupId::ROOT, "time", NT, false).unwrap();
@@ -32,30 +24,6 @@ fn schema() -> Schema {
     s.add_var(GroupId::ROOT, "temp", DataType::Float, &[t, y, x])
         .unwrap();
     s
-}
-
-fn generate(path: &Path) {
-    eprintln!("generating {} ...", path.display());
-    let tmp = path.with_extension("tmp");
-    let mut w = ClassicWriter::create_with_schema(&tmp, &schema(), Version::Cdf5, FillMode::NoFill)
-        .unwrap();
-    let var = nctk_model::VarId(0);
-    let mut slab = vec![0f32; (NLAT * NLON) as usize];
-    for t in 0..NT {
-        for i in 0..NLAT {
-            let lat = (i as f32 / (NLAT - 1) as f32 - 0.5) * std::f32::consts::PI;
-            for j in 0..NLON {
-                let lon = j as f32 / NLON as f32 * 2.0 * std::f32::consts::PI;
-                slab[(i * NLON + j) as usize] = 273.15
-                    + 30.0 * lat.cos()
-                    + 5.0 * (2.0 * lon + 0.1 * t as f32).sin() * lat.cos();
-            }
-        }
-        w.write_from(var, &Selection::block(&[t, 0, 0], &[1, NLAT, NLON]), &slab)
-            .unwrap();
-    }
-    w.close().unwrap();
-    std::fs::rename(tmp, path).unwrap();
 }
 
 struct Results {
@@ -99,25 +67,8 @@ fn bench_nctk(input: &Path, output: &Path) -> Results {
 }
 
 fn bench_netcdf_c(input: &Path, output: &Path) -> Option<Results> {
-    let flags = Command::new("nc-config")
-        .args(["--cflags", "--libs"])
-        .output()
-        .ok()?;
-    if !flags.status.success() {
-        return None;
-    }
-    let exe = data_dir().join("classic_peer");
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/peer/classic_peer.c");
-    let ok = Command::new("cc")
-        .args(["-O2", "-o"])
-        .arg(&exe)
-        .arg(&src)
-        .args(String::from_utf8_lossy(&flags.stdout).split_whitespace())
-        .status()
-        .is_ok_and(|s| s.success());
-    if !ok {
-        return None;
-    }
+    let exe = build_c_peer(&src, &data_dir().join("classic_peer"))?;
     let out = Command::new(&exe).arg(input).arg(output).output().ok()?;
     if !out.status.success() {
         eprintln!(
@@ -147,7 +98,7 @@ fn main() {
     std::fs::create_dir_all(&dir).unwrap();
     let input = dir.join("classic_temp_cdf5.nc");
     if !input.exists() {
-        generate(&input);
+        write_temp_field(&input, NT);
     }
     let bytes = (NT * NLAT * NLON * 4) as f64;
     let ours_out = dir.join("nctk_write.nc");

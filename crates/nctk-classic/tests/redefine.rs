@@ -11,24 +11,8 @@ use std::process::Command;
 
 /// Compiles `peer/redef.c` against libnetcdf; `None` when not possible.
 fn peer(dir: &Path) -> Option<PathBuf> {
-    let flags = Command::new("nc-config")
-        .args(["--cflags", "--libs"])
-        .output()
-        .ok()?;
-    if !flags.status.success() {
-        return None;
-    }
-    let flags = String::from_utf8_lossy(&flags.stdout).to_string();
-    let exe = dir.join("redef");
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/peer/redef.c");
-    let ok = Command::new("cc")
-        .arg("-o")
-        .arg(&exe)
-        .arg(&src)
-        .args(flags.split_whitespace())
-        .status()
-        .is_ok_and(|s| s.success());
-    ok.then_some(exe)
+    nctk_bench_support::build_c_peer(&src, &dir.join("redef"))
 }
 
 fn blk(start: &[u64], count: &[u64]) -> Selection {

@@ -12,9 +12,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
-mod support;
-
-use support::{data_dir, write_temp_field};
+use nctk_bench_support::{data_dir, write_temp_field};
 
 const NT: u64 = 10;
 const RUNS: usize = 3;

@@ -21,39 +21,11 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
+use nctk_bench_support::{build_c_peer, data_dir, have, python, NLAT, NLON};
 use nctk_model::{DataSource, Selection, Values};
 use nctk_zarr::{open_path, ZarrOptions};
 
 const NT: u64 = 100;
-const NLAT: u64 = 721;
-const NLON: u64 = 1440;
-
-fn data_dir() -> PathBuf {
-    std::env::var_os("NCTK_BENCH_DATA")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../bench-data"))
-}
-
-fn have(cmd: &str) -> bool {
-    Command::new("sh")
-        .args(["-c", &format!("command -v {cmd} >/dev/null")])
-        .status()
-        .is_ok_and(|s| s.success())
-}
-
-fn python(script: &str, args: &[&Path]) -> Option<String> {
-    let out = Command::new("python3")
-        .arg("-c")
-        .arg(script)
-        .args(args)
-        .output()
-        .ok()?;
-    if !out.status.success() {
-        eprintln!("python failed: {}", String::from_utf8_lossy(&out.stderr));
-        return None;
-    }
-    Some(String::from_utf8_lossy(&out.stdout).into_owned())
-}
 
 /// The field of the classic bench, written by zarr-python (used when the
 /// classic file or nccopy is absent) with `compressor` (Python source).
@@ -232,26 +204,10 @@ fn zarr_python(path: &Path) -> Option<(f64, f64)> {
 }
 
 fn netcdf_c(path: &Path) -> Option<(f64, f64)> {
-    let flags = Command::new("nc-config")
-        .args(["--cflags", "--libs"])
-        .output()
-        .ok()?;
-    if !flags.status.success() {
-        return None;
-    }
     let exe = data_dir().join("zarr_peer");
     if !exe.exists() {
         let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/peer/zarr_peer.c");
-        let ok = Command::new("cc")
-            .args(["-O2", "-o"])
-            .arg(&exe)
-            .arg(&src)
-            .args(String::from_utf8_lossy(&flags.stdout).split_whitespace())
-            .status()
-            .is_ok_and(|s| s.success());
-        if !ok {
-            return None;
-        }
+        build_c_peer(&src, &exe)?;
     }
     let url = format!(
         "file://{}#mode=nczarr,file",

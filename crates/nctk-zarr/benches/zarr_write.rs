@@ -16,24 +16,17 @@
 //!
 //! Run: `cargo bench -p nctk-zarr --bench zarr_write`
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 use std::time::Instant;
 
+use nctk_bench_support::{data_dir, NLAT, NLON};
 use nctk_classic::ClassicReader;
 use nctk_model::{DataSource, GroupId, Schema, Selection, Values};
 use nctk_zarr::{open_path, VarOptions, WriteOptions, ZarrOptions, ZarrWriter};
 
 const NT: u64 = 100;
-const NLAT: u64 = 721;
-const NLON: u64 = 1440;
 const RUNS: usize = 3;
-
-fn data_dir() -> PathBuf {
-    std::env::var_os("NCTK_BENCH_DATA")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../bench-data"))
-}
 
 /// xarray's side: load the classic file (not timed), then time `to_zarr`
 /// with the encoding named by argv[3]; prints the best time.
