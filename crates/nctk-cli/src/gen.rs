@@ -159,12 +159,9 @@ pub fn write_classic(
 
 /// True when an output name asks for an NCZarr / Zarr store: a URL, a
 /// fragment with `mode=`, or a path ending in `.zarr` or `.zip`.
+/// (The same rule `nctk copy` uses: [`nctk::is_store_target`].)
 pub fn is_store_target(out: &str) -> bool {
-    let lower = out.to_ascii_lowercase();
-    lower.contains("://")
-        || lower.contains("#mode=")
-        || lower.trim_end_matches('/').ends_with(".zarr")
-        || lower.ends_with(".zip")
+    nctk::is_store_target(std::path::Path::new(out))
 }
 
 /// The store options the CDL's special attributes ask for: `_ChunkSizes`,
