@@ -118,8 +118,14 @@ pub fn unshuffle(elem: usize, src: &[u8], dst: &mut [u8]) {
 // vectorizes, with no bounds checks.
 
 fn shuffle2(src: &[u8], dst: &mut [u8], n: usize) {
+    let done = simd::shuffle::<2>(src, dst, n);
     let (r0, r1) = dst.split_at_mut(n);
-    for ((e, a), b) in src.chunks_exact(2).zip(r0.iter_mut()).zip(r1.iter_mut()) {
+    let (r0, r1) = (&mut r0[done..], &mut r1[done..]);
+    for ((e, a), b) in src[2 * done..]
+        .chunks_exact(2)
+        .zip(r0.iter_mut())
+        .zip(r1.iter_mut())
+    {
         *a = e[0];
         *b = e[1];
     }
@@ -142,8 +148,9 @@ fn rows4(dst: &mut [u8], n: usize) -> [&mut [u8]; 4] {
 }
 
 fn shuffle4(src: &[u8], dst: &mut [u8], n: usize) {
-    let [r0, r1, r2, r3] = rows4(dst, n);
-    let it = src
+    let done = simd::shuffle::<4>(src, dst, n);
+    let [r0, r1, r2, r3] = rows4(dst, n).map(|r| &mut r[done..]);
+    let it = src[4 * done..]
         .chunks_exact(4)
         .zip(r0.iter_mut())
         .zip(r1.iter_mut())
@@ -175,10 +182,11 @@ fn unshuffle4(src: &[u8], dst: &mut [u8], n: usize) {
 }
 
 fn shuffle8(src: &[u8], dst: &mut [u8], n: usize) {
+    let done = simd::shuffle::<8>(src, dst, n);
     let (lo, hi) = dst.split_at_mut(4 * n);
     let [r0, r1, r2, r3] = rows4(lo, n);
     let [r4, r5, r6, r7] = rows4(hi, n);
-    for (i, e) in src.chunks_exact(8).enumerate().take(r7.len()) {
+    for (i, e) in src.chunks_exact(8).enumerate().take(r7.len()).skip(done) {
         r0[i] = e[0];
         r1[i] = e[1];
         r2[i] = e[2];
@@ -266,12 +274,20 @@ fn unshuffle_any(elem: usize, src: &[u8], dst: &mut [u8], n: usize) {
     }
 }
 
-/// Unshuffle kernels for element sizes 2, 4 and 8 on whole groups of 16
-/// elements; each returns how many elements it did (the callers finish the
-/// rest). On x86_64 they interleave the rows with SSE2 byte/word/dword
+/// Shuffle and unshuffle kernels for element sizes 2, 4 and 8 on whole
+/// groups of 16 elements; each returns how many elements it did (the
+/// callers finish the rest). On x86_64 they use SSE2 byte/word/dword
 /// unpacks (SSE2 is part of the x86_64 baseline, so no detection is
 /// needed): 16 elements per step where the portable loops above do 4. On
 /// other targets they do nothing.
+///
+/// Shuffling 16 elements of `E` bytes is a transpose of a 16 x `E` byte
+/// matrix. Byte `j` of element `i` sits at position `i * E + j`, a
+/// `4 + log2(E)`-bit index whose top four bits are `i`; it must move to
+/// `j * 16 + i`, the same index rotated left by four bits. One riffle (the
+/// first half of the bytes interleaved with the second, which is what
+/// `unpacklo/hi_epi8` of vector `k` with vector `k + E/2` computes) rotates
+/// every index left by one bit, so four riffles shuffle.
 #[cfg(target_arch = "x86_64")]
 mod simd {
     use std::arch::x86_64::{
@@ -324,6 +340,32 @@ mod simd {
     fn zip32(a: __m128i, b: __m128i) -> (__m128i, __m128i) {
         // SAFETY: register-only SSE2 operations (see above).
         unsafe { (_mm_unpacklo_epi32(a, b), _mm_unpackhi_epi32(a, b)) }
+    }
+
+    /// One riffle of the `16 * E` bytes held in `v` (see the module docs).
+    #[inline(always)]
+    fn riffle<const E: usize>(v: [__m128i; E]) -> [__m128i; E] {
+        let mut out = v;
+        for k in 0..E / 2 {
+            (out[2 * k], out[2 * k + 1]) = zip8(v[k], v[k + E / 2]);
+        }
+        out
+    }
+
+    /// Shuffles `src` (`n` elements of `E` bytes, `E` in 2, 4, 8) into the
+    /// `E` rows of `n` bytes of `dst`, 16 elements at a time.
+    pub(super) fn shuffle<const E: usize>(src: &[u8], dst: &mut [u8], n: usize) -> usize {
+        let steps = n / 16;
+        for (k, s) in src.chunks_exact(16 * E).take(steps).enumerate() {
+            let mut v: [__m128i; E] = std::array::from_fn(|m| load(&s[16 * m..]));
+            for _ in 0..4 {
+                v = riffle(v);
+            }
+            for (j, x) in v.into_iter().enumerate() {
+                store(&mut dst[j * n + 16 * k..], [x]);
+            }
+        }
+        16 * steps
     }
 
     pub(super) fn unshuffle2(r0: &[u8], r1: &[u8], dst: &mut [u8]) -> usize {
@@ -383,6 +425,9 @@ mod simd {
 
 #[cfg(not(target_arch = "x86_64"))]
 mod simd {
+    pub(super) fn shuffle<const E: usize>(_: &[u8], _: &mut [u8], _: usize) -> usize {
+        0
+    }
     pub(super) fn unshuffle2(_: &[u8], _: &[u8], _: &mut [u8]) -> usize {
         0
     }
