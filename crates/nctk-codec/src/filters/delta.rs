@@ -132,15 +132,35 @@ fn extend(d: &Dtype, bits: u64) -> i64 {
 mod fast {
     use crate::dtype::{Dtype, Kind};
 
+    /// Writes the first element of `input` as is, then `diff(x[i], x[i-1])`
+    /// for each later one: pairs of neighbours, with no value carried from
+    /// one step to the next, so the compiler vectorizes the loop.
+    #[inline(always)]
+    fn encode_pairs<const N: usize>(
+        input: &[u8],
+        out: &mut [u8],
+        diff: impl Fn([u8; N], [u8; N]) -> [u8; N],
+    ) {
+        if input.len() < N || out.len() < N {
+            return;
+        }
+        let (first, rest) = out.split_at_mut(N);
+        first.copy_from_slice(&input[..N]);
+        let pairs = input[N..].chunks_exact(N).zip(input.chunks_exact(N));
+        for (o, (v, p)) in rest.chunks_exact_mut(N).zip(pairs) {
+            let (v, p) = (v.try_into(), p.try_into());
+            o.copy_from_slice(&diff(v.unwrap_or([0; N]), p.unwrap_or([0; N])));
+        }
+    }
+
     macro_rules! int_paths {
         ($enc:ident, $dec:ident, $t:ty, $n:expr) => {
             fn $enc(input: &[u8], out: &mut [u8]) {
-                let mut prev: $t = 0;
-                for (o, x) in out.chunks_exact_mut($n).zip(input.chunks_exact($n)) {
-                    let v = <$t>::from_le_bytes(x.try_into().unwrap_or_default());
-                    o.copy_from_slice(&v.wrapping_sub(prev).to_le_bytes());
-                    prev = v;
-                }
+                encode_pairs::<$n>(input, out, |v: [u8; $n], p: [u8; $n]| {
+                    <$t>::from_le_bytes(v)
+                        .wrapping_sub(<$t>::from_le_bytes(p))
+                        .to_le_bytes()
+                });
             }
             fn $dec(input: &[u8], out: &mut [u8]) {
                 let mut acc: $t = 0;
@@ -159,17 +179,9 @@ mod fast {
     macro_rules! float_paths {
         ($enc:ident, $dec:ident, $t:ty, $n:expr) => {
             fn $enc(input: &[u8], out: &mut [u8]) {
-                let mut prev: $t = 0.0;
-                for (i, (o, x)) in out
-                    .chunks_exact_mut($n)
-                    .zip(input.chunks_exact($n))
-                    .enumerate()
-                {
-                    let v = <$t>::from_le_bytes(x.try_into().unwrap_or_default());
-                    let d = if i == 0 { v } else { v - prev };
-                    o.copy_from_slice(&d.to_le_bytes());
-                    prev = v;
-                }
+                encode_pairs::<$n>(input, out, |v: [u8; $n], p: [u8; $n]| {
+                    (<$t>::from_le_bytes(v) - <$t>::from_le_bytes(p)).to_le_bytes()
+                });
             }
             fn $dec(input: &[u8], out: &mut [u8]) {
                 let mut acc: $t = 0.0;
