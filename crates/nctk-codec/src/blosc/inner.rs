@@ -49,15 +49,20 @@ impl Encoder {
     }
 
     /// Compresses `src` into `scratch`, returning the compressed length if it
-    /// is smaller than `src` (otherwise the stream is stored raw).
+    /// is smaller than `src` (otherwise the stream is stored raw); the
+    /// stream is `scratch[..length]`.
     pub fn compress(&mut self, src: &[u8], scratch: &mut Vec<u8>) -> Option<usize> {
         let limit = src.len();
         match self {
             Self::BloscLz => blosclz::compress(src, scratch, limit).then_some(scratch.len()),
             Self::Lz4 => {
-                scratch.resize(lz4_flex::block::get_maximum_output_size(src.len()), 0);
+                // Grown once and kept at its size (not truncated), so later
+                // streams do not clear it again.
+                let bound = lz4_flex::block::get_maximum_output_size(src.len());
+                if scratch.len() < bound {
+                    scratch.resize(bound, 0);
+                }
                 let n = lz4_flex::block::compress_into(src, scratch).ok()?;
-                scratch.truncate(n);
                 (n > 0 && n < limit).then_some(n)
             }
             Self::Zlib(c) => {
