@@ -10,6 +10,12 @@
 //! synced) included; xarray's cover `to_zarr` only, the dataset already in
 //! memory. nctk's stores are read back and compared with the source.
 //!
+//! Reference rows bound what any writer can reach here, per codec chain:
+//! encoding alone (the 100 chunks in memory, encoded into memory by nctk's
+//! codecs and by numcodecs' C codecs, 1 and 2 threads) and storing alone
+//! (nctk's encoded chunks written as files by a directory store on 2
+//! threads, nothing encoded).
+//!
 //! Needs `bench-data/classic_temp_cdf5.nc` (or under `$NCTK_BENCH_DATA`),
 //! which `cargo bench -p nctk-cli --bench copy_speed` (or nctk-classic's
 //! `classic_io`) makes. Prints a markdown table.
@@ -70,6 +76,140 @@ fn xarray(src: &Path, out: &Path, which: &str) -> Option<f64> {
         return None;
     }
     String::from_utf8_lossy(&run.stdout).trim().parse().ok()
+}
+
+/// numcodecs' side of the encode-only reference: the chunks in memory,
+/// encoded by the chain named by argv[2] on a pool of 1 and 2 Python
+/// threads (Blosc's own threads off, as zarr-python sets them); best of 5.
+const PY_ENCODE: &str = r#"
+import sys, time, numpy as np, netCDF4
+from concurrent.futures import ThreadPoolExecutor
+from numcodecs import blosc, Blosc, Shuffle, Zlib
+blosc.use_threads = False
+v = netCDF4.Dataset(sys.argv[1])['temp']
+v.set_auto_maskandscale(False)
+chunks = [np.ascontiguousarray(v[t]) for t in range(v.shape[0])]
+if sys.argv[2] == 'blosc':
+    chain = [Blosc(cname='lz4', clevel=5, shuffle=Blosc.SHUFFLE)]
+else:
+    chain = [Shuffle(elementsize=4), Zlib(level=1)]
+def enc(c):
+    for codec in chain:
+        c = codec.encode(c)
+    return c
+for threads in (1, 2):
+    best = 1e30
+    with ThreadPoolExecutor(threads) as ex:
+        for _ in range(5):
+            t0 = time.perf_counter()
+            out = list(ex.map(enc, chunks))
+            best = min(best, time.perf_counter() - t0)
+    print(best)
+"#;
+
+/// Encoding alone with nctk's codecs: each chunk of `data` encoded by the
+/// chain `codecs` (JSON list, compressor last) into memory on `threads`
+/// rayon threads; best of 5, and the encoded chunks.
+fn nctk_encode_only(data: &[f32], codecs: &str, threads: usize) -> (f64, Vec<Vec<u8>>) {
+    use rayon::prelude::*;
+    let list: serde_json::Value = serde_json::from_str(codecs).unwrap();
+    let list = list.as_array().unwrap();
+    let (compressor, filters) = list.split_last().unwrap();
+    let pipeline = nctk_codec::Pipeline::from_zarr_json(
+        compressor,
+        &serde_json::Value::Array(filters.to_vec()),
+        &nctk_codec::CodecContext::from_dtype("<f4"),
+    )
+    .unwrap();
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .unwrap();
+    let step = (NLAT * NLON) as usize;
+    let bytes: Vec<Vec<u8>> = data
+        .chunks(step)
+        .map(|c| c.iter().flat_map(|x| x.to_le_bytes()).collect())
+        .collect();
+    let mut best = f64::MAX;
+    let mut out = vec![];
+    for _ in 0..5 {
+        let t0 = Instant::now();
+        out = pool.install(|| {
+            bytes
+                .par_iter()
+                .map(|c| pipeline.encode(c).unwrap())
+                .collect()
+        });
+        best = best.min(t0.elapsed().as_secs_f64());
+    }
+    (best, out)
+}
+
+/// Storing alone: `chunks` written as the files `temp/<t>.0.0` of a new
+/// directory store at `out` on 2 rayon threads, nothing encoded; best of
+/// `RUNS`, each after `sync`.
+fn store_only(out: &Path, chunks: &[Vec<u8>]) -> f64 {
+    use nctk_store::kv::{Bytes, DirectoryStore, StoreKey, WritableStore};
+    use rayon::prelude::*;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(2)
+        .build()
+        .unwrap();
+    best_of(|| {
+        let _ = std::fs::remove_dir_all(out);
+        let values: Vec<Bytes> = chunks.iter().map(|c| Bytes::from(c.clone())).collect();
+        let t0 = Instant::now();
+        let store = DirectoryStore::new(out);
+        pool.install(|| {
+            values.into_par_iter().enumerate().for_each(|(t, v)| {
+                let key = StoreKey::new(format!("temp/{t}.0.0")).unwrap();
+                store.put(&key, v).unwrap();
+            })
+        });
+        let t = t0.elapsed().as_secs_f64();
+        let _ = std::fs::remove_dir_all(out);
+        t
+    })
+}
+
+/// The reference rows for one compressed chain (see the module docs).
+fn reference_rows(
+    label: &str,
+    which: &str,
+    codecs: &str,
+    src: &Path,
+    data: &[f32],
+    out: &Path,
+) -> Vec<String> {
+    let (e1, _) = nctk_encode_only(data, codecs, 1);
+    let (e2, chunks) = nctk_encode_only(data, codecs, 2);
+    let stored: usize = chunks.iter().map(Vec::len).sum();
+    let mut rows = vec![format!(
+        "| {label}: nctk encode only (in memory) | {e1:.3} | {e2:.3} | | | |"
+    )];
+    let py = Command::new("python3")
+        .arg("-c")
+        .arg(PY_ENCODE)
+        .arg(src)
+        .arg(which)
+        .output()
+        .ok()
+        .filter(|o| o.status.success());
+    if let Some(o) = py {
+        let text = String::from_utf8_lossy(&o.stdout).into_owned();
+        let t: Vec<f64> = text.lines().filter_map(|l| l.trim().parse().ok()).collect();
+        if let [p1, p2] = t[..] {
+            rows.push(format!(
+                "| {label}: numcodecs (C) encode only (in memory) | {p1:.3} | {p2:.3} | | | |"
+            ));
+        }
+    }
+    rows.push(format!(
+        "| {label}: store only ({:.0} MB of encoded chunks as files) | | {:.3} | | | |",
+        stored as f64 / 1e6,
+        store_only(out, &chunks)
+    ));
+    rows
 }
 
 fn schema() -> Schema {
@@ -160,6 +300,7 @@ fn main() {
         rayon::current_num_threads()
     );
     println!("| --- | --- | --- | --- | --- | --- |");
+    let mut refs = vec![];
     for (label, which, codecs) in configs {
         let var = VarOptions {
             chunk_sizes: Some(vec![1, NLAT, NLON]),
@@ -187,6 +328,12 @@ fn main() {
             "| {label} | {t1:.3} | {tn:.3} | {:.0} | {pt} | {ratio} |",
             mb / tn.min(t1)
         );
+        if let Some(c) = codecs {
+            refs.extend(reference_rows(label, which, c, &src, &data, &out));
+        }
+    }
+    for r in refs {
+        println!("{r}");
     }
     println!("\n(best of {RUNS}; ratios are xarray's time over nctk's best, so > 1 means nctk is faster; read back equal: yes)");
 }
