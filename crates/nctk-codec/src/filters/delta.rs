@@ -52,10 +52,12 @@ impl Delta {
     pub(crate) fn encode(&self, input: &[u8]) -> Result<Vec<u8>> {
         let n = count("delta", &self.dtype, input.len())?;
         let (d, a) = (self.dtype, self.astype);
-        let mut out = vec![0u8; n * a.size];
-        if d == a && !d.big_endian && fast::encode(&d, input, &mut out) {
-            return Ok(out);
+        if d == a && !d.big_endian {
+            if let Some(out) = fast::encode(&d, input) {
+                return Ok(out);
+            }
         }
+        let mut out = vec![0u8; n * a.size];
         if d.kind == Kind::Float {
             let mut prev = 0.0;
             for i in 0..n {
@@ -132,35 +134,37 @@ fn extend(d: &Dtype, bits: u64) -> i64 {
 mod fast {
     use crate::dtype::{Dtype, Kind};
 
-    /// Writes the first element of `input` as is, then `diff(x[i], x[i-1])`
-    /// for each later one: pairs of neighbours, with no value carried from
-    /// one step to the next, so the compiler vectorizes the loop.
+    /// The first element of `input` as is, then `diff(x[i], x[i-1])` for
+    /// each later one: pairs of neighbours, with no value carried from one
+    /// step to the next, so the compiler vectorizes the loop; collected
+    /// from an iterator of known length, so the output is not zeroed first.
     #[inline(always)]
     fn encode_pairs<const N: usize>(
         input: &[u8],
-        out: &mut [u8],
         diff: impl Fn([u8; N], [u8; N]) -> [u8; N],
-    ) {
-        if input.len() < N || out.len() < N {
-            return;
+    ) -> Vec<u8> {
+        fn element<const N: usize>(c: &[u8]) -> [u8; N] {
+            c.try_into().unwrap_or([0; N])
         }
-        let (first, rest) = out.split_at_mut(N);
-        first.copy_from_slice(&input[..N]);
-        let pairs = input[N..].chunks_exact(N).zip(input.chunks_exact(N));
-        for (o, (v, p)) in rest.chunks_exact_mut(N).zip(pairs) {
-            let (v, p) = (v.try_into(), p.try_into());
-            o.copy_from_slice(&diff(v.unwrap_or([0; N]), p.unwrap_or([0; N])));
-        }
+        let first = input.chunks_exact(N).take(1).map(element::<N>);
+        let later = input.get(N..).unwrap_or_default().chunks_exact(N);
+        let diffs = later
+            .zip(input.chunks_exact(N))
+            .map(|(v, p)| diff(element(v), element(p)));
+        first
+            .chain(diffs)
+            .collect::<Vec<[u8; N]>>()
+            .into_flattened()
     }
 
     macro_rules! int_paths {
         ($enc:ident, $dec:ident, $t:ty, $n:expr) => {
-            fn $enc(input: &[u8], out: &mut [u8]) {
-                encode_pairs::<$n>(input, out, |v: [u8; $n], p: [u8; $n]| {
+            fn $enc(input: &[u8]) -> Vec<u8> {
+                encode_pairs::<$n>(input, |v: [u8; $n], p: [u8; $n]| {
                     <$t>::from_le_bytes(v)
                         .wrapping_sub(<$t>::from_le_bytes(p))
                         .to_le_bytes()
-                });
+                })
             }
             fn $dec(input: &[u8], out: &mut [u8]) {
                 let mut acc: $t = 0;
@@ -178,10 +182,10 @@ mod fast {
 
     macro_rules! float_paths {
         ($enc:ident, $dec:ident, $t:ty, $n:expr) => {
-            fn $enc(input: &[u8], out: &mut [u8]) {
-                encode_pairs::<$n>(input, out, |v: [u8; $n], p: [u8; $n]| {
+            fn $enc(input: &[u8]) -> Vec<u8> {
+                encode_pairs::<$n>(input, |v: [u8; $n], p: [u8; $n]| {
                     (<$t>::from_le_bytes(v) - <$t>::from_le_bytes(p)).to_le_bytes()
-                });
+                })
             }
             fn $dec(input: &[u8], out: &mut [u8]) {
                 let mut acc: $t = 0.0;
@@ -195,19 +199,18 @@ mod fast {
     float_paths!(encf4, decf4, f32, 4);
     float_paths!(encf8, decf8, f64, 8);
 
-    /// Returns false when no fast path applies.
-    pub(super) fn encode(d: &Dtype, input: &[u8], out: &mut [u8]) -> bool {
-        match (d.kind, d.size) {
-            (Kind::Float, 4) => encf4(input, out),
-            (Kind::Float, 8) => encf8(input, out),
-            (Kind::Float, _) => return false,
-            (_, 1) => enc1(input, out),
-            (_, 2) => enc2(input, out),
-            (_, 4) => enc4(input, out),
-            (_, 8) => enc8(input, out),
-            _ => return false,
-        }
-        true
+    /// The encoded bytes; `None` when no fast path applies.
+    pub(super) fn encode(d: &Dtype, input: &[u8]) -> Option<Vec<u8>> {
+        Some(match (d.kind, d.size) {
+            (Kind::Float, 4) => encf4(input),
+            (Kind::Float, 8) => encf8(input),
+            (Kind::Float, _) => return None,
+            (_, 1) => enc1(input),
+            (_, 2) => enc2(input),
+            (_, 4) => enc4(input),
+            (_, 8) => enc8(input),
+            _ => return None,
+        })
     }
 
     /// Returns false when no fast path applies.
