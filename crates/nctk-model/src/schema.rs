@@ -85,6 +85,10 @@ pub struct VarStorage {
     pub endianness: Option<Endianness>,
     /// True when the variable was written without fill (`_NoFill`).
     pub no_fill: bool,
+    /// Bytes per element of a `string` variable stored at a fixed width
+    /// (NCZarr and Zarr `|S<n>`; four per character for `<U<n>`), so a
+    /// copy can keep strings that long.
+    pub string_width: Option<usize>,
 }
 
 /// A variable: a name, a type, a shape given by dimensions, and attributes.

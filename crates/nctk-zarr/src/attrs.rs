@@ -8,13 +8,15 @@ use crate::cell::json_number_as;
 use crate::meta::{Dtype, DtypeKind};
 
 /// True for attributes netCDF-C keeps for itself and never shows:
-/// NCZarr's bookkeeping (`_nczarr_*`, any case), xarray's
+/// NCZarr's bookkeeping (`_nczarr_*`, any case, but for the string widths
+/// `_nczarr_maxstrlen` and `_nczarr_default_maxstrlen`, which netCDF-C
+/// shows like user attributes; see [`crate::strlen`]), xarray's
 /// `_ARRAY_DIMENSIONS` and the `_NCProperties` provenance text (the reader
 /// still puts `_NCProperties` among the root group's attributes: netCDF-C
 /// exposes it by name, `ncdump -s` prints it, the printer and the copier
 /// leave it out otherwise).
 pub fn is_hidden(name: &str) -> bool {
-    name.to_ascii_lowercase().starts_with("_nczarr")
+    (name.to_ascii_lowercase().starts_with("_nczarr") && !crate::strlen::is_width_attribute(name))
         || name == "_ARRAY_DIMENSIONS"
         || name == "_NCProperties"
 }

@@ -25,6 +25,7 @@ pub mod nczarr;
 mod open;
 mod read;
 mod reader;
+pub mod strlen;
 pub mod url;
 pub mod write;
 

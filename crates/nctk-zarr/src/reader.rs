@@ -470,6 +470,11 @@ impl Builder<'_> {
             },
             // netCDF-C reads `fill_value: null` as "written without fill".
             no_fill: za.fill_value.is_null(),
+            string_width: match cell {
+                Cell::FixedBytes { n } => Some(n),
+                Cell::Utf32 { n, .. } => n.checked_mul(4),
+                _ => None,
+            },
         };
         self.schema.var_mut(vid).storage = storage;
         self.arrays.push(ArrayMeta {

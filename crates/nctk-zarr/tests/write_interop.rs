@@ -16,6 +16,7 @@ use std::process::Command;
 
 use nctk_cdl::{check_format, parse_with, CdlDataset, Kind, ParseOptions};
 use nctk_model::{DataSource, DataType, Selection, Values};
+use nctk_zarr::strlen::width_set_by_attributes;
 use nctk_zarr::{open_path, VarOptions, WriteLayout, WriteOptions, ZarrOptions, ZarrWriter};
 use serde_json::Value;
 
@@ -112,6 +113,7 @@ fn options(ds: &CdlDataset, layout: WriteLayout) -> WriteOptions {
         .map(|v| {
             let sp = ds.var_special(v);
             let max_strlen = match ds.var_data(v) {
+                _ if width_set_by_attributes(&ds.schema, v).is_some() => None,
                 Some(Values::String(s)) => s.iter().map(String::len).max().filter(|&n| n > 128),
                 _ => None,
             };
@@ -185,7 +187,9 @@ fn json_values(v: &Values) -> Vec<Value> {
     }
 }
 
-/// `/path/var` -> values, for every variable with data.
+/// `/path/var` -> values, for every variable with data; strings cut to
+/// the width netCDF-C's `_nczarr_maxstrlen` / `_nczarr_default_maxstrlen`
+/// set, as netCDF-C cuts them (`ref_string.cdl`'s expected output).
 fn expected(ds: &CdlDataset) -> BTreeMap<String, Vec<Value>> {
     let s = &ds.schema;
     s.var_ids()
@@ -194,10 +198,21 @@ fn expected(ds: &CdlDataset) -> BTreeMap<String, Vec<Value>> {
             if s.shape(v).contains(&0) {
                 return None;
             }
+            let data = match (data, width_set_by_attributes(s, v)) {
+                (Values::String(strings), Some(n)) => Values::String(
+                    strings
+                        .iter()
+                        .map(|x| {
+                            String::from_utf8_lossy(&x.as_bytes()[..x.len().min(n)]).into_owned()
+                        })
+                        .collect(),
+                ),
+                _ => data.clone(),
+            };
             let g = s.group_path(s.var(v).group);
             Some((
                 format!("{}/{}", g.trim_end_matches('/'), s.var(v).name),
-                json_values(data),
+                json_values(&data),
             ))
         })
         .collect()

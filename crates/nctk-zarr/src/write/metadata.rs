@@ -6,12 +6,15 @@ use serde_json::{json, Map, Value};
 use super::jsonval;
 use super::options::WriteLayout;
 use super::plan::ArrayPlan;
+use crate::strlen;
 
-/// Attributes never written from the schema: NCZarr's own keys, xarray's
-/// dimension names, netCDF-C's provenance.
+/// Attributes never written from the schema: NCZarr's own keys (but for
+/// the string widths, which netCDF-C writes as attributes in every mode),
+/// xarray's dimension names, netCDF-C's provenance.
 fn reserved(name: &str) -> bool {
     let lower = name.to_ascii_lowercase();
-    lower.starts_with("_nczarr") || name == "_ARRAY_DIMENSIONS" || name == "_NCProperties"
+    let nczarr_key = lower.starts_with("_nczarr") && !strlen::is_width_attribute(name);
+    nczarr_key || name == "_ARRAY_DIMENSIONS" || name == "_NCProperties"
 }
 
 /// The NCZarr type tag of an attribute.
@@ -184,8 +187,8 @@ pub fn array_objects(
         .collect();
     let (mut attrs, mut types) = user_attributes(&var.attributes, layout);
     if let Some(n) = plan.max_strlen_attr {
-        attrs.insert("_nczarr_maxstrlen".into(), n.into());
-        types.insert("_nczarr_maxstrlen".into(), "<i4".into());
+        attrs.insert(strlen::VAR_WIDTH_ATTR.into(), n.into());
+        types.insert(strlen::VAR_WIDTH_ATTR.into(), "<i4".into());
     }
     match layout {
         WriteLayout::NcZarr => {

@@ -50,8 +50,10 @@ pub struct VarOptions {
     pub endianness: Option<Endianness>,
     /// `_NoFill`: recorded only (chunks never written read as fill either way).
     pub no_fill: bool,
-    /// Bytes per `string` element (`_nczarr_maxstrlen`); default 128 as
-    /// netCDF-C. Longer strings are an error.
+    /// Bytes per `string` element; longer strings are an error. Default:
+    /// the width netCDF-C's `_nczarr_maxstrlen` / `_nczarr_default_maxstrlen`
+    /// attributes set (longer strings are then cut, as netCDF-C cuts them),
+    /// else 128 (see [`crate::strlen`]).
     pub max_strlen: Option<usize>,
 }
 

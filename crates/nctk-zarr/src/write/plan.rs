@@ -10,9 +10,7 @@ use super::image::number_bytes;
 use super::metadata::numeric_dtype;
 use super::options::{VarOptions, WriteLayout};
 use super::WriteError;
-
-/// netCDF-C's default bytes per `string` element.
-pub const DEFAULT_MAX_STRLEN: usize = 128;
+use crate::strlen::{self, DEFAULT_MAX_STRLEN};
 
 /// One variable's storage plan.
 #[derive(Debug, Clone)]
@@ -39,6 +37,9 @@ pub struct ArrayPlan {
     pub filters: Value,
     /// `_nczarr_maxstrlen` to write (a non-default string length).
     pub max_strlen_attr: Option<usize>,
+    /// Longer strings are cut to `width` bytes (the width came from
+    /// netCDF-C's width attributes, which mean that) rather than refused.
+    pub truncate_strings: bool,
 }
 
 impl ArrayPlan {
@@ -73,15 +74,19 @@ impl ArrayPlan {
             Values::String(s) => {
                 let mut out = Vec::with_capacity(s.len() * self.width);
                 for x in s {
-                    if x.len() > self.width {
-                        return Err(req(format!(
-                            "string of {} bytes is longer than the maximum string length {} (set max_strlen)",
-                            x.len(),
-                            self.width
-                        )));
+                    let mut bytes = x.as_bytes();
+                    if bytes.len() > self.width {
+                        if !self.truncate_strings {
+                            return Err(req(format!(
+                                "string of {} bytes is longer than the maximum string length {} (set max_strlen, or the _nczarr_maxstrlen attribute to have longer strings cut)",
+                                bytes.len(),
+                                self.width
+                            )));
+                        }
+                        bytes = &bytes[..self.width];
                     }
-                    out.extend_from_slice(x.as_bytes());
-                    out.resize(out.len() + self.width - x.len(), 0);
+                    out.extend_from_slice(bytes);
+                    out.resize(out.len() + self.width - bytes.len(), 0);
                 }
                 Ok(out)
             }
@@ -114,6 +119,7 @@ pub fn plan(
         reason,
     };
     let big = opts.endianness == Some(Endianness::Big);
+    let mut truncate_strings = false;
     let (dtype, width, max_strlen_attr) = match var.dtype {
         DataType::Char if layout == WriteLayout::NcZarr490 => ("<U1".to_string(), 1, None),
         // zarr-python refuses a byte order on S; NCZarr marks char with `>`.
@@ -122,12 +128,18 @@ pub fn plan(
         }
         DataType::Char => (">S1".to_string(), 1, None),
         DataType::String => {
-            let n = opts.max_strlen.unwrap_or(DEFAULT_MAX_STRLEN);
+            // The option, else netCDF-C's attributes (see `strlen`).
+            let by_attribute = strlen::width_set_by_attributes(schema, v);
+            truncate_strings = opts.max_strlen.is_none() && by_attribute.is_some();
+            let n = opts
+                .max_strlen
+                .or(by_attribute)
+                .unwrap_or(DEFAULT_MAX_STRLEN);
             if n == 0 {
                 return Err(oerr("max_strlen must be at least 1".into()));
             }
-            let attr = (n != DEFAULT_MAX_STRLEN && !matches!(layout, WriteLayout::PureZarr { .. }))
-                .then_some(n);
+            let default = strlen::default_width(schema).unwrap_or(DEFAULT_MAX_STRLEN);
+            let attr = (n != default && layout == WriteLayout::NcZarr).then_some(n);
             (format!("|S{n}"), n, attr)
         }
         // zarr-python wants `|` on one-byte types; netCDF-C writes `<`.
@@ -179,6 +191,7 @@ pub fn plan(
         compressor: Value::Null,
         filters: Value::Null,
         max_strlen_attr,
+        truncate_strings,
     };
     let fill_bytes = match (&fill, var.dtype) {
         (Values::String(s), _) => {
