@@ -167,7 +167,9 @@ pub fn is_store_target(out: &str) -> bool {
 /// The store options the CDL's special attributes ask for: `_ChunkSizes`,
 /// `_Storage = "contiguous"` (one chunk), `_DeflateLevel`, `_Shuffle`,
 /// `_Fletcher32`, `_Filter`, `_Codecs`, `_Endianness`, `_NoFill`; string
-/// variables get room for their longest value (at least netCDF-C's 128 bytes).
+/// variables get room for their longest value (at least netCDF-C's 128
+/// bytes) unless `_nczarr_maxstrlen` or `_nczarr_default_maxstrlen` sets
+/// their width, which then cuts longer values as ncgen does.
 pub fn store_options(ds: &CdlDataset, no_fill: bool) -> nctk::StoreOptions {
     let vars = ds
         .schema
@@ -182,9 +184,12 @@ pub fn store_options(ds: &CdlDataset, no_fill: bool) -> nctk::StoreOptions {
                 }
             }
             let max_strlen = match ds.var_data(v) {
-                Some(nctk_model::Values::String(s)) => {
-                    s.iter().map(String::len).max().filter(|&n| n > 128)
-                }
+                _ if nctk::store_string_width(&ds.schema, v).is_some() => None,
+                Some(nctk_model::Values::String(s)) => s
+                    .iter()
+                    .map(String::len)
+                    .max()
+                    .filter(|&n| n > nctk::STORE_DEFAULT_STRING_WIDTH),
                 _ => None,
             };
             nctk::StoreVarOptions {

@@ -3,6 +3,9 @@
 use std::path::Path;
 
 use nctk_model::{Schema, Selection, SourceError, Values, VarId};
+pub use nctk_zarr::strlen::{
+    width_set_by_attributes as store_string_width, DEFAULT_MAX_STRLEN as STORE_DEFAULT_STRING_WIDTH,
+};
 pub use nctk_zarr::{
     VarOptions as StoreVarOptions, WriteLayout as StoreLayout, WriteOptions as StoreOptions,
     ZarrWriter as StoreWriter,

@@ -23,7 +23,8 @@ mod open;
 mod write;
 
 pub use create_zarr::{
-    create_store, is_store_target, StoreLayout, StoreOptions, StoreVarOptions, StoreWriter,
+    create_store, is_store_target, store_string_width, StoreLayout, StoreOptions, StoreVarOptions,
+    StoreWriter, STORE_DEFAULT_STRING_WIDTH,
 };
 pub use dataset::{Dataset, Variable};
 pub use detect::{detect_magic, Format};

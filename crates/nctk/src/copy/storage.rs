@@ -19,6 +19,7 @@
 //!   filter.
 
 use nctk_model::{DataType, Layout, Schema, VarId};
+use nctk_zarr::strlen::DEFAULT_MAX_STRLEN;
 use nctk_zarr::write::default_chunks;
 use serde_json::{json, Value};
 
@@ -61,6 +62,13 @@ pub(crate) fn store_var_options(
                 codecs: (!codecs.is_empty()).then(|| Value::Array(codecs).to_string()),
                 endianness: var.storage.endianness,
                 no_fill: var.storage.no_fill,
+                // Strings wider than netCDF-C's default keep their width
+                // (the default would refuse them); narrower ones, and
+                // widths set by attributes, come out as they went in.
+                max_strlen: var
+                    .storage
+                    .string_width
+                    .filter(|&n| var.dtype == DataType::String && n > DEFAULT_MAX_STRLEN),
                 ..StoreVarOptions::default()
             })
         })
