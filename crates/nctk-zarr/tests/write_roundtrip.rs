@@ -347,3 +347,67 @@ fn strided_and_scattered_writes() {
         Values::Int(expect)
     );
 }
+
+/// String widths: `max_strlen` given is a hard limit (longer strings are
+/// refused, naming the variable, whatever the attributes say); a width set
+/// by `_nczarr_maxstrlen` (or the root's `_nczarr_default_maxstrlen`) cuts
+/// longer strings as netCDF-C does; with neither, 128 bytes is a hard limit.
+#[test]
+fn string_widths_cut_or_refuse() {
+    let write = |attr: Option<(&str, i32)>, option: Option<usize>, value: &str| {
+        let mut s = Schema::new();
+        let r = GroupId::ROOT;
+        let n = s.add_dim(r, "n", 1, false).unwrap();
+        let v = s.add_var(r, "s", DataType::String, &[n]).unwrap();
+        if let Some((name, width)) = attr {
+            let target = (name == "_nczarr_maxstrlen").then_some(v);
+            s.set_attr(
+                r,
+                target,
+                Attribute {
+                    name: name.into(),
+                    value: Values::Int(vec![width]),
+                },
+            );
+        }
+        let opts = WriteOptions {
+            vars: vec![VarOptions {
+                max_strlen: option,
+                ..VarOptions::default()
+            }],
+            ..WriteOptions::default()
+        };
+        let store = Arc::new(MemoryStore::new());
+        let mut w = ZarrWriter::create(store.clone(), &s, &opts).unwrap();
+        let sel = Selection::all(&[1]);
+        w.write(v, &sel, &Values::String(vec![value.into()]))
+            .map_err(|e| e.to_string())?;
+        w.finish().unwrap();
+        let reader = ZarrReader::open(store, ZarrOptions::default()).unwrap();
+        let rv = reader.schema().var_by_path("s").unwrap();
+        Ok::<_, String>(reader.read(rv, &sel).unwrap())
+    };
+    let text = |s: &str| Ok(Values::String(vec![s.into()]));
+    let ten = "0123456789";
+    assert_eq!(
+        write(Some(("_nczarr_maxstrlen", 4)), None, ten),
+        text("0123")
+    );
+    assert_eq!(
+        write(Some(("_nczarr_default_maxstrlen", 6)), None, ten),
+        text("012345")
+    );
+    assert_eq!(
+        write(Some(("_nczarr_maxstrlen", 4)), Some(12), ten),
+        text(ten)
+    );
+    let refused = write(Some(("_nczarr_maxstrlen", 40)), Some(5), ten).unwrap_err();
+    assert!(
+        refused.contains("s: string of 10 bytes") && refused.contains("5"),
+        "{refused}"
+    );
+    let long = "x".repeat(129);
+    let refused = write(None, None, &long).unwrap_err();
+    assert!(refused.contains("string of 129 bytes"), "{refused}");
+    assert_eq!(write(None, None, &long[..128]), text(&long[..128]));
+}
