@@ -6,16 +6,8 @@ use serde_json::{json, Map, Value};
 use super::jsonval;
 use super::options::WriteLayout;
 use super::plan::ArrayPlan;
+use crate::attrs::is_hidden;
 use crate::strlen;
-
-/// Attributes never written from the schema: NCZarr's own keys (but for
-/// the string widths, which netCDF-C writes as attributes in every mode),
-/// xarray's dimension names, netCDF-C's provenance.
-fn reserved(name: &str) -> bool {
-    let lower = name.to_ascii_lowercase();
-    let nczarr_key = lower.starts_with("_nczarr") && !strlen::is_width_attribute(name);
-    nczarr_key || name == "_ARRAY_DIMENSIONS" || name == "_NCProperties"
-}
 
 /// The NCZarr type tag of an attribute.
 fn attr_type(a: &Attribute, layout: WriteLayout) -> String {
@@ -56,7 +48,9 @@ fn user_attributes(
 ) -> (Map<String, Value>, Map<String, Value>) {
     let mut out = Map::new();
     let mut types = Map::new();
-    for a in attrs.iter().filter(|a| !reserved(&a.name)) {
+    // Never written from the schema: what the reader hides (NCZarr's own
+    // keys but the string widths, xarray's dimension names, provenance).
+    for a in attrs.iter().filter(|a| !is_hidden(&a.name)) {
         out.insert(a.name.clone(), jsonval::attribute(&a.value));
         types.insert(a.name.clone(), Value::from(attr_type(a, layout)));
     }
