@@ -2,17 +2,19 @@
 //!
 //! The CDL is parsed by [`nctk_cdl::parse()`] for the chosen kind, checked
 //! with [`nctk_cdl::check_format`] (rejecting what `ncgen -k` rejects, with
-//! its messages) and written by [`nctk_classic::ClassicWriter`], which lays
-//! the file out with netCDF-C's rules. The netCDF-4 kinds (`-k nc4`, `-4`,
+//! its messages) and written by the classic writer, which lays the file
+//! out with netCDF-C's rules. The netCDF-4 kinds (`-k nc4`, `-4`,
 //! `-k nc7`) are written as NCZarr / Zarr stores when the output is a
 //! netCDF-C URL (`file:///abs/x.zarr#mode=nczarr,file`, `...#mode=zarr,zip`)
-//! or a path ending in `.zarr` or `.zip` ([`write_store`]); netCDF-4/HDF5
-//! files cannot be written yet.
+//! or a path ending in `.zarr` or `.zip`; netCDF-4/HDF5 files cannot be
+//! written. Either is written under a temporary name and renamed into
+//! place when complete ([`write_output`]), as `nctk copy` writes.
 
 use std::path::{Path, PathBuf};
 
+use nctk::copy::{create_output, CopyError, WriterOptions};
+use nctk::Format;
 use nctk_cdl::parse::{check_format, parse, parse_with, CdlDataset, CdlError, Kind, ParseOptions};
-use nctk_classic::{ClassicError, ClassicWriter, FillMode, Version};
 use nctk_model::Selection;
 
 /// ncgen's options that `nctk gen` supports.
@@ -43,15 +45,13 @@ pub enum GenError {
     /// The CDL does not parse, or the kind cannot hold it.
     #[error("{0}")]
     Cdl(#[from] CdlError),
-    /// The kind is netCDF-4, which nctk cannot write yet.
-    #[error("writing {0} files is not supported yet (use -k nc3, nc6 or nc5)")]
-    Unsupported(Kind),
-    /// Writing the file failed.
+    /// A netCDF-4 kind asked for a file that is not a store: nctk does
+    /// not write netCDF-4/HDF5 files.
+    #[error("{}: netCDF-4/HDF5 files cannot be written; {}", .0.display(), store_hint(.0))]
+    Unsupported(PathBuf),
+    /// Creating, writing or renaming the output into place failed.
     #[error(transparent)]
-    Write(#[from] ClassicError),
-    /// Creating or writing an NCZarr / Zarr store failed.
-    #[error(transparent)]
-    Store(#[from] nctk::Error),
+    Output(#[from] CopyError),
 }
 
 /// What `gen` did.
@@ -92,57 +92,71 @@ pub fn gen(args: &GenArgs, cdl_text: &str, dir: &Path) -> Result<GenOutcome, Gen
         },
     )?;
     check_format(&ds, kind)?;
-    if let (Some(o), Kind::Netcdf4 | Kind::Netcdf4Classic) = (&args.output, kind) {
-        let text = o.to_string_lossy();
-        if is_store_target(&text) {
-            let target = if text.contains("://") || o.is_absolute() {
-                text.into_owned()
+    let store = match &args.output {
+        Some(o) if !kind.is_cdf() && is_store_target(&o.to_string_lossy()) => {
+            let text = o.to_string_lossy();
+            Some(if text.contains("://") {
+                PathBuf::from(text.into_owned())
             } else {
-                dir.join(o).to_string_lossy().into_owned()
-            };
-            write_store(&ds, &target, args.no_fill)?;
-            return Ok(GenOutcome {
-                kind,
-                written: Some(o.clone()),
-            });
+                in_dir(dir, o)
+            })
         }
-    }
-    let out = match (&args.output, args.binary) {
-        (Some(o), _) => dir.join(o),
-        (None, true) => dir.join(format!("{}.nc", args.name.as_deref().unwrap_or(&ds.name))),
-        (None, false) => {
+        _ => None,
+    };
+    let out = match (store, &args.output, args.binary) {
+        (Some(store), _, _) => store,
+        (None, Some(o), _) => in_dir(dir, o),
+        (None, None, true) => in_dir(
+            dir,
+            Path::new(&format!("{}.nc", args.name.as_deref().unwrap_or(&ds.name))),
+        ),
+        (None, None, false) => {
             return Ok(GenOutcome {
                 kind,
                 written: None,
             })
         }
     };
-    write_classic(&ds, kind, &out, args.no_fill)?;
+    write_output(&ds, kind, &out, args.no_fill)?;
     Ok(GenOutcome {
         kind,
         written: Some(out),
     })
 }
 
-/// Writes a parsed dataset as a classic-format file of the given kind.
-pub fn write_classic(
+/// `path` in `dir`, as the user named it when `dir` is the current one.
+fn in_dir(dir: &Path, path: &Path) -> PathBuf {
+    if dir == Path::new(".") {
+        path.to_path_buf()
+    } else {
+        dir.join(path)
+    }
+}
+
+/// Writes a parsed dataset to `output`: a classic-format file of the given
+/// kind, or for the netCDF-4 kinds an NCZarr / Zarr store named by a
+/// netCDF-C URL or a `.zarr` / `.zip` path. The output is written under a
+/// temporary name and renamed into place when complete, as `nctk copy`
+/// writes ([`nctk::copy::create_output`]).
+pub fn write_output(
     ds: &CdlDataset,
     kind: Kind,
-    path: &Path,
+    output: &Path,
     no_fill: bool,
 ) -> Result<(), GenError> {
-    let version = match kind {
-        Kind::Classic => Version::Cdf1,
-        Kind::Offset64 => Version::Cdf2,
-        Kind::Cdf5 => Version::Cdf5,
-        other => return Err(GenError::Unsupported(other)),
+    let format = match kind {
+        Kind::Classic => Format::Classic,
+        Kind::Offset64 => Format::Offset64,
+        Kind::Cdf5 => Format::Cdf5,
+        _ if is_store_target(&output.to_string_lossy()) => Format::Zarr,
+        _ => return Err(GenError::Unsupported(output.to_path_buf())),
     };
-    let fill = if no_fill {
-        FillMode::NoFill
-    } else {
-        FillMode::Fill
+    let opts = WriterOptions {
+        fill: !no_fill,
+        vars: (format == Format::Zarr).then(|| store_options(ds, no_fill).vars),
+        ..WriterOptions::default()
     };
-    let mut w = ClassicWriter::create_with_schema(path, &ds.schema, version, fill)?;
+    let mut out = create_output(output, format, &ds.schema, &opts)?;
     for v in ds.schema.var_ids() {
         let Some(values) = ds.var_data(v) else {
             continue;
@@ -151,10 +165,26 @@ pub fn write_classic(
         if shape.contains(&0) {
             continue;
         }
-        w.write(v, &Selection::all(&shape), values)?;
+        let name = &ds.schema.var(v).name;
+        out.write(v, name, &Selection::all(&shape), values)?;
     }
-    w.close()?;
+    out.finish()?;
     Ok(())
+}
+
+/// How to name a store, for an output that asked for a netCDF-4/HDF5 file.
+fn store_hint(path: &Path) -> String {
+    let stem = path
+        .file_stem()
+        .map_or_else(|| "out".into(), |s| s.to_string_lossy().into_owned());
+    let dir = std::path::absolute(path)
+        .ok()
+        .and_then(|p| p.parent().map(Path::to_path_buf))
+        .unwrap_or_default();
+    format!(
+        "name the output {stem}.zarr, {stem}.zip or a URL such as file://{}#mode=nczarr,file",
+        dir.join(format!("{stem}.zarr")).display()
+    )
 }
 
 /// True when an output name asks for an NCZarr / Zarr store: a URL, a
@@ -209,26 +239,6 @@ pub fn store_options(ds: &CdlDataset, no_fill: bool) -> nctk::StoreOptions {
         vars,
         ..nctk::StoreOptions::default()
     }
-}
-
-/// Writes a parsed netCDF-4 dataset as an NCZarr / Zarr store named by a
-/// netCDF-C URL or a path (see [`nctk::create_store`]).
-pub fn write_store(ds: &CdlDataset, target: &str, no_fill: bool) -> Result<(), GenError> {
-    let format = |e: nctk_model::SourceError| GenError::Store(nctk::Error::Format(e));
-    let mut w = nctk::create_store(target, &ds.schema, store_options(ds, no_fill))?;
-    for v in ds.schema.var_ids() {
-        let Some(values) = ds.var_data(v) else {
-            continue;
-        };
-        let shape = ds.schema.shape(v);
-        if shape.contains(&0) {
-            continue;
-        }
-        w.write(v, &Selection::all(&shape), values)
-            .map_err(|e| format(Box::new(e)))?;
-    }
-    w.finish().map_err(|e| format(Box::new(e)))?;
-    Ok(())
 }
 
 #[cfg(test)]

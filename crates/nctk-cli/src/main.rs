@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 use nctk_cli::copy::{run_copy, CopyArgs};
 use nctk_cli::dump::{run_dump, DumpArgs};
-use nctk_cli::gen::{gen, GenArgs};
+use nctk_cli::gen::{gen, GenArgs, GenError};
 use nctk_cli::validate::run_validate;
 
 /// A pure-Rust netCDF toolkit.
@@ -104,11 +104,47 @@ fn run_gen(cli: &GenCli) -> Result<bool, String> {
     };
     gen(&cli.to_args(), &text, std::path::Path::new("."))
         .map(|_| true)
-        .map_err(|e| format!("{}: {e}", cli.file))
+        .map_err(|e| match e {
+            // Only the CDL's errors are the input's; the others name what
+            // they are about.
+            GenError::Cdl(_) => format!("{}: {e}", cli.file),
+            e => e.to_string(),
+        })
+}
+
+/// On SIGINT or SIGTERM: removes the temporary outputs of `gen` and `copy`
+/// and exits with 128 + the signal's number, as a shell reports a process
+/// the signal ended.
+fn remove_temporaries_on_signals() {
+    use signal_hook::consts::{SIGINT, SIGTERM};
+    let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM]) else {
+        return;
+    };
+    std::thread::spawn(move || {
+        if let Some(signal) = signals.forever().next() {
+            nctk::copy::remove_temporaries();
+            std::process::exit(128 + signal);
+        }
+    });
+}
+
+/// Lets a write to a closed pipe end the process by SIGPIPE, as it ends
+/// ncdump (`nctk dump big.nc | head` stops quietly, status 141); Rust
+/// ignores SIGPIPE by default, which turns it into a write error.
+fn die_on_broken_pipe() {
+    // SAFETY: restoring the default disposition of SIGPIPE, before any
+    // thread is started, has no memory-safety effect.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    match cli.command {
+        Command::Dump(_) | Command::Validate { .. } => die_on_broken_pipe(),
+        Command::Gen(_) | Command::Copy(_) => remove_temporaries_on_signals(),
+    }
     let stdout = std::io::stdout();
     let mut out = BufWriter::with_capacity(1 << 20, stdout.lock());
     let result: Result<bool, String> = match &cli.command {

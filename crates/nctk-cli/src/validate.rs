@@ -1,13 +1,24 @@
 //! `nctk validate`: the strict classic-format checker.
 
 use std::io::Write;
+use std::path::Path;
 
 use nctk_classic::{validate, Severity};
 
 /// Checks the classic file at `path`, writes one line per finding
 /// (`path: offset N: error|warning: message`) and returns whether the file
-/// has no errors (warnings are what netCDF-C tolerates).
+/// has no errors (warnings are what netCDF-C tolerates). A store (a
+/// directory or a URL) is refused: only classic files are checked.
 pub fn run_validate(path: &str, mut out: impl Write) -> std::io::Result<bool> {
+    if path.contains("://") || path.contains("#mode=") || Path::new(path).is_dir() {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!(
+                "{path}: not a classic netCDF file; validate checks classic \
+                 (CDF-1, CDF-2, CDF-5) files only, not NCZarr/Zarr stores"
+            ),
+        ));
+    }
     let findings = validate(path);
     for f in &findings {
         let severity = match f.severity {

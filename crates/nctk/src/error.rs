@@ -1,3 +1,19 @@
+use std::fmt::Display;
+
+/// `path: reason`, or `reason` alone when it already starts by naming
+/// `path` (or a key inside it): every message names its path once.
+pub(crate) fn named_once(path: &str, reason: impl Display) -> String {
+    let reason = reason.to_string();
+    let names_it = reason
+        .strip_prefix(path)
+        .is_some_and(|rest| rest.starts_with(':') || rest.starts_with('/'));
+    if names_it && !path.is_empty() {
+        reason
+    } else {
+        format!("{path}: {reason}")
+    }
+}
+
 /// Errors from the nctk API.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -12,7 +28,7 @@ pub enum Error {
     #[error(transparent)]
     Format(nctk_model::SourceError),
     /// The path or URL names nothing nctk can open.
-    #[error("{path}: {reason}")]
+    #[error("{}", named_once(path, reason))]
     Open {
         /// The path or URL.
         path: String,
@@ -20,11 +36,27 @@ pub enum Error {
         reason: String,
     },
     /// Plain I/O on the named path failed.
-    #[error("{path}: {source}")]
+    #[error("{}", named_once(path, source))]
     Io {
         /// The path.
         path: String,
         /// The I/O error.
         source: std::io::Error,
     },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::named_once;
+
+    #[test]
+    fn paths_are_named_once() {
+        assert_eq!(named_once("a.nc", "a.nc: bad header"), "a.nc: bad header");
+        assert_eq!(
+            named_once("s.zarr", "s.zarr/v/0: bad chunk"),
+            "s.zarr/v/0: bad chunk"
+        );
+        assert_eq!(named_once("a.nc", "bad header"), "a.nc: bad header");
+        assert_eq!(named_once("a.nc", "a.ncx: other"), "a.nc: a.ncx: other");
+    }
 }

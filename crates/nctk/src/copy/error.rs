@@ -75,7 +75,7 @@ pub enum CopyError {
         source: SourceError,
     },
     /// Creating or finishing the output failed (header, layout, flush).
-    #[error("{path}: {source}")]
+    #[error("{}", crate::error::named_once(path, source))]
     Output {
         /// The output path.
         path: String,

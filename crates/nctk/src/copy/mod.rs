@@ -47,7 +47,7 @@ pub use options::{
 };
 pub use plan::{build as build_plan, Plan, VarCopy};
 pub use progress::{NoProgress, Progress};
-pub use safe_output::SafeOutput;
+pub use safe_output::{remove_temporaries, SafeOutput};
 pub use storage::DEFAULT_MIN_CHUNK_BYTES;
 pub use writer::{create_writer, DatasetWriter, WriterOptions};
 
@@ -172,6 +172,65 @@ impl StoreOutput {
     }
 }
 
+/// An output being written under a temporary name ([`SafeOutput`]):
+/// made by [`create_output`], renamed into place by [`Output::finish`].
+pub struct Output {
+    safe: SafeOutput,
+    writer: Box<dyn DatasetWriter>,
+}
+
+impl Output {
+    /// Writes `values` to `selection` of `var` (named `name` in errors).
+    /// An error names the output, never its temporary name.
+    pub fn write(
+        &mut self,
+        var: nctk_model::VarId,
+        name: &str,
+        selection: &Selection,
+        values: &Values,
+    ) -> Result<(), CopyError> {
+        self.writer
+            .write(var, selection, values)
+            .map_err(|e| self.safe.blame(Some(name), e))
+    }
+
+    /// Completes the output and renames it into place.
+    pub fn finish(self) -> Result<(), CopyError> {
+        let Output { safe, writer } = self;
+        writer.finish().map_err(|e| safe.blame(None, e))?;
+        safe.commit()
+    }
+}
+
+/// Creates `output` (a path, or a netCDF-C URL for a store) in `format`
+/// with every definition of `schema`, under a temporary name beside it (see
+/// [`create_writer`] for `opts`; a store URL's modes choose the layout and
+/// consolidation). Nothing is written, and an existing output is kept, when
+/// the output names a directory that is not a Zarr/NCZarr store (or, for a
+/// file, any directory). `nctk copy` and `nctk gen` open their output here.
+pub fn create_output(
+    output: &Path,
+    format: Format,
+    schema: &nctk_model::Schema,
+    opts: &WriterOptions,
+) -> Result<Output, CopyError> {
+    writer::check_writable(output, format)?;
+    let mut opts = opts.clone();
+    let safe = if format == Format::Zarr {
+        let store = StoreOutput::parse(output)?;
+        opts.layout = store.layout.or(opts.layout);
+        opts.consolidated |= store.consolidated;
+        SafeOutput::for_store(&store.path, store.zip)?
+    } else {
+        SafeOutput::new(output)?
+    };
+    let writer = create_writer(safe.temp_path(), format, schema, &opts).map_err(|e| match e {
+        CopyError::Output { source, .. } => safe.blame(None, source),
+        e => e,
+    })?;
+    Ok(Output { safe, writer })
+}
+
 fn same_file(a: &Path, b: &Path) -> bool {
     match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
         (Ok(a), Ok(b)) => a == b,
@@ -243,8 +302,7 @@ fn run(
         }
     }
 
-    let out_name = output.display().to_string();
-    let mut wopts = WriterOptions {
+    let wopts = WriterOptions {
         fill: opts.fill,
         in_memory: opts.write_in_memory,
         deflate: opts.deflate,
@@ -257,39 +315,24 @@ fn run(
         cache_bytes: Some(cache_bytes(opts)),
         ..WriterOptions::default()
     };
-    let safe = if format == Format::Zarr {
-        let store = StoreOutput::parse(output)?;
-        wopts.layout = store.layout;
-        wopts.consolidated = store.consolidated;
-        SafeOutput::for_store(&store.path, store.zip)?
-    } else {
-        SafeOutput::new(output)?
-    };
-    let mut writer =
-        create_writer(safe.temp_path(), format, &plan.schema, &wopts).map_err(|e| match e {
-            CopyError::Output { source, .. } => CopyError::Output {
-                path: out_name.clone(),
-                source,
-            },
-            e => e,
-        })?;
+    let mut out = create_output(output, format, &plan.schema, &wopts)?;
+    let out_name = out.safe.target().display().to_string();
     let total = plan.total_bytes(schema);
     progress.start(total);
     let result = copy_data(
         input,
         &plan,
-        writer.as_mut(),
+        out.writer.as_mut(),
         (opts.buffer_size, cache_bytes(opts)),
         (in_name, &out_name),
         progress,
     );
     progress.finish();
-    result?;
-    writer.finish().map_err(|source| CopyError::Output {
-        path: out_name.clone(),
-        source,
+    result.map_err(|e| match e {
+        CopyError::Write { var, source, .. } => out.safe.blame(Some(&var), source),
+        e => e,
     })?;
-    safe.commit()?;
+    out.finish()?;
     Ok(CopySummary {
         kind,
         variables: plan.vars.len(),

@@ -4,15 +4,57 @@
 //! leaves a file under the output's name. A store is built in a temporary
 //! directory (a zip inside one, under its final file name, which NCZarr
 //! zips record); an existing output is moved aside, the new one renamed
-//! into place, and the old one removed.
+//! into place, and the old one removed. Only a file, or for a directory
+//! store a Zarr/NCZarr store (or an empty directory), is ever replaced.
+//!
+//! Every live temporary is listed in a process-wide registry, so that a
+//! signal handler can remove them all ([`remove_temporaries`]); one left
+//! by a process that no longer runs (killed with SIGKILL) is removed by
+//! the next output reserved beside it.
 
+use std::fmt::Display;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Mutex, MutexGuard};
+use std::time::Duration;
 
 use super::CopyError;
 
-/// Marks temporary names: `.<name>.nctk-copy-<pid>-<n>.part`.
-const MARK: &str = ".nctk-copy-";
+/// Marks temporary names: `.<name>.nctk-tmp-<pid>-<n>.part` (`.old` for an
+/// output moved aside while its replacement is renamed in).
+const MARK: &str = ".nctk-tmp-";
+
+/// The mark earlier versions used (for `nctk copy` only), still recognised.
+const OLD_MARK: &str = ".nctk-copy-";
+
+/// Files at the top of a directory that make it a Zarr v2 / NCZarr store
+/// (`.nczarr` is netCDF-C 4.8's).
+const STORE_MARKERS: [&str; 5] = [".zgroup", ".zarray", ".zattrs", ".zmetadata", ".nczarr"];
+
+/// The temporaries of this process not yet committed or removed.
+static LIVE: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+fn live() -> MutexGuard<'static, Vec<PathBuf>> {
+    LIVE.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// Removes every temporary output of this process, for a handler of SIGINT
+/// or SIGTERM that then exits. Writer threads may still be creating files
+/// in a temporary directory, so removal is retried until the temporary has
+/// stayed gone for a moment (or a few seconds have passed). Outputs being
+/// renamed into place finish first.
+pub fn remove_temporaries() {
+    let live = live();
+    for temp in live.iter() {
+        for _ in 0..200 {
+            let _ = remove_any(temp);
+            std::thread::sleep(Duration::from_millis(10));
+            if std::fs::symlink_metadata(temp).is_err() {
+                break;
+            }
+        }
+    }
+}
 
 /// A temporary output that becomes the real one on [`commit`](Self::commit)
 /// and is removed when dropped uncommitted.
@@ -42,19 +84,102 @@ enum Kind {
     ZipStore,
 }
 
-/// A new name `.<name>.nctk-copy-<pid>-<n>.<ext>` next to `target`.
-fn sibling(target: &Path, ext: &str) -> Result<PathBuf, CopyError> {
-    static COUNTER: AtomicU32 = AtomicU32::new(0);
-    let dir = match target.parent() {
+/// The directory `target` is in.
+fn parent_dir(target: &Path) -> &Path {
+    match target.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
-    };
-    let name = target
+    }
+}
+
+fn file_name(target: &Path) -> Result<String, CopyError> {
+    target
         .file_name()
-        .ok_or_else(|| CopyError::Option(format!("{}: not a file name", target.display())))?
-        .to_string_lossy();
+        .map(|n| n.to_string_lossy().into_owned())
+        .ok_or_else(|| CopyError::Option(format!("{}: not a file name", target.display())))
+}
+
+/// A new name `.<name>.nctk-tmp-<pid>-<n>.<ext>` next to `target`.
+fn sibling(target: &Path, ext: &str) -> Result<PathBuf, CopyError> {
+    static COUNTER: AtomicU32 = AtomicU32::new(0);
+    let name = file_name(target)?;
     let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-    Ok(dir.join(format!(".{name}{MARK}{}-{n}.{ext}", std::process::id())))
+    Ok(parent_dir(target).join(format!(".{name}{MARK}{}-{n}.{ext}", std::process::id())))
+}
+
+/// The process id and extension in a temporary name made for `name`
+/// (by [`sibling`], or with the old mark).
+fn parse_sibling<'a>(name: &str, entry: &'a str) -> Option<(u32, &'a str)> {
+    let rest = entry.strip_prefix('.')?.strip_prefix(name)?;
+    let rest = rest
+        .strip_prefix(MARK)
+        .or_else(|| rest.strip_prefix(OLD_MARK))?;
+    let (pid, rest) = rest.split_once('-')?;
+    let (n, ext) = rest.split_once('.')?;
+    n.parse::<u32>().ok()?;
+    Some((pid.parse().ok()?, ext))
+}
+
+/// Whether process `pid` is running. Without `/proc` every process counts
+/// as running, so nothing is removed.
+fn is_running(pid: u32) -> bool {
+    !Path::new("/proc/self").exists() || Path::new("/proc").join(pid.to_string()).exists()
+}
+
+/// Removes temporaries for `target` left by processes that no longer run;
+/// an output left moved aside (`.old`) is moved back when nothing took its
+/// place.
+fn remove_stale(target: &Path) -> Result<(), CopyError> {
+    let name = file_name(target)?;
+    let dir = parent_dir(target);
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Ok(());
+    };
+    for entry in entries.flatten() {
+        let entry_name = entry.file_name().to_string_lossy().into_owned();
+        let Some((pid, ext)) = parse_sibling(&name, &entry_name) else {
+            continue;
+        };
+        if pid == std::process::id() || is_running(pid) {
+            continue;
+        }
+        let path = entry.path();
+        if ext == "old" && std::fs::symlink_metadata(target).is_err() {
+            std::fs::rename(&path, target).map_err(io(target, "restore"))?;
+        } else if ext == "part" || ext == "old" {
+            remove_any(&path).map_err(io(&path, "remove stale temporary"))?;
+        }
+    }
+    Ok(())
+}
+
+/// Whether `dir` holds Zarr/NCZarr metadata at its top.
+fn is_store_dir(dir: &Path) -> bool {
+    STORE_MARKERS.iter().any(|m| dir.join(m).is_file())
+}
+
+/// Refuses to replace a directory that is not a store by a store, or any
+/// directory by a file.
+fn check_replaceable(target: &Path, kind: Kind) -> Result<(), CopyError> {
+    if !target.is_dir() {
+        return Ok(());
+    }
+    let empty = std::fs::read_dir(target).is_ok_and(|mut d| d.next().is_none());
+    let reason = match kind {
+        Kind::DirectoryStore if empty || is_store_dir(target) => return Ok(()),
+        Kind::DirectoryStore => {
+            "it is a directory but not a Zarr/NCZarr store (no .zgroup, .zarray, .zattrs, \
+             .zmetadata or .nczarr at its top); remove it or name another output"
+        }
+        Kind::File | Kind::ZipStore => {
+            "it is a directory, and the output is a single file; remove it or name another output"
+        }
+    };
+    Err(CopyError::Io {
+        path: target.display().to_string(),
+        op: "not replacing it",
+        source: std::io::Error::new(std::io::ErrorKind::AlreadyExists, reason),
+    })
 }
 
 fn remove_any(path: &Path) -> std::io::Result<()> {
@@ -83,8 +208,12 @@ impl SafeOutput {
     }
 
     fn reserve(target: &Path, kind: Kind) -> Result<SafeOutput, CopyError> {
+        check_replaceable(target, kind)?;
+        remove_stale(target)?;
         loop {
             let temp = sibling(target, "part")?;
+            // Registered as it is made: a signal handler sees it or waits.
+            let mut live = live();
             let made = if kind == Kind::File {
                 std::fs::OpenOptions::new()
                     .write(true)
@@ -96,6 +225,7 @@ impl SafeOutput {
             };
             match made {
                 Ok(()) => {
+                    live.push(temp.clone());
                     let staged = match (kind, target.file_name()) {
                         (Kind::ZipStore, Some(name)) => temp.join(name),
                         _ => temp.clone(),
@@ -108,7 +238,7 @@ impl SafeOutput {
                     });
                 }
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
-                Err(e) => return Err(io(&temp, "create")(e)),
+                Err(e) => return Err(io(target, "create")(e)),
             }
         }
     }
@@ -123,6 +253,28 @@ impl SafeOutput {
         &self.target
     }
 
+    /// An error met while writing the temporary, told of the target: the
+    /// temporary's name replaced by the target's, the target named once and
+    /// `var`, when given, named unless the message already does.
+    pub fn blame(&self, var: Option<&str>, source: impl Display) -> CopyError {
+        let target = self.target.display().to_string();
+        let message = source
+            .to_string()
+            .replace(&self.staged.display().to_string(), &target)
+            .replace(&self.temp.display().to_string(), &target);
+        match var {
+            Some(var) if !message.starts_with(&target) => CopyError::Write {
+                path: target,
+                var: var.to_string(),
+                source: message.into(),
+            },
+            _ => CopyError::Output {
+                path: target,
+                source: message.into(),
+            },
+        }
+    }
+
     /// Makes the temporary output durable and renames it to the target. A
     /// store replacing an existing output moves the old one aside first
     /// and back if the rename fails; the old one is then removed.
@@ -133,8 +285,10 @@ impl SafeOutput {
         // below, so an interrupted copy never looks complete.
         let sync = std::fs::File::open(&self.staged).and_then(|f| f.sync_all());
         if self.staged.is_file() {
-            sync.map_err(io(&self.staged, "sync"))?;
+            sync.map_err(io(&self.target, "sync"))?;
         }
+        // A signal handler waits for the renames below.
+        let mut live = live();
         let replacing = self.staged != self.temp || self.staged.is_dir();
         let old = if replacing && std::fs::symlink_metadata(&self.target).is_ok() {
             let old = sibling(&self.target, "old")?;
@@ -150,6 +304,7 @@ impl SafeOutput {
             return Err(io(&self.target, "rename")(e));
         }
         self.committed = true;
+        live.retain(|t| *t != self.temp);
         if let Some(old) = old {
             let _ = remove_any(&old);
         }
@@ -168,7 +323,9 @@ impl SafeOutput {
 impl Drop for SafeOutput {
     fn drop(&mut self) {
         if !self.committed {
+            let mut live = live();
             let _ = remove_any(&self.temp);
+            live.retain(|t| *t != self.temp);
         }
     }
 }
@@ -196,6 +353,26 @@ mod tests {
     }
 
     #[test]
+    fn temporary_names_are_recognised() {
+        assert_eq!(
+            parse_sibling("a.nc", ".a.nc.nctk-tmp-12-3.part"),
+            Some((12, "part"))
+        );
+        assert_eq!(
+            parse_sibling("a.nc", ".a.nc.nctk-copy-7-0.old"),
+            Some((7, "old"))
+        );
+        assert_eq!(parse_sibling("a.nc", ".b.nc.nctk-tmp-12-3.part"), None);
+        assert_eq!(parse_sibling("a.nc", ".a.nc.nctk-tmp-x-3.part"), None);
+        let t = sibling(Path::new("d/a.nc"), "part").unwrap();
+        let name = t.file_name().unwrap().to_string_lossy().into_owned();
+        assert_eq!(
+            parse_sibling("a.nc", &name),
+            Some((std::process::id(), "part"))
+        );
+    }
+
+    #[test]
     fn stores_replace_what_was_there_or_leave_it() {
         let dir = tempfile::tempdir().unwrap();
         let names = || {
@@ -206,10 +383,16 @@ mod tests {
             v.sort();
             v
         };
-        // A directory store over an old directory.
+        // A directory store over an old directory: refused until the old
+        // one is a store.
         let target = dir.path().join("out.zarr");
         std::fs::create_dir(&target).unwrap();
         std::fs::write(target.join("old"), b"old").unwrap();
+        let refused = SafeOutput::for_store(&target, false).unwrap_err();
+        assert!(refused.to_string().contains("not a Zarr/NCZarr store"));
+        assert!(SafeOutput::new(&target).is_err());
+        assert_eq!(names(), ["out.zarr"]);
+        std::fs::write(target.join(".zgroup"), b"{}").unwrap();
         let out = SafeOutput::for_store(&target, false).unwrap();
         std::fs::write(out.temp_path().join("new"), b"new").unwrap();
         drop(out);

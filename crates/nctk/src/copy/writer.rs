@@ -64,6 +64,9 @@ pub struct WriterOptions {
     /// Stores only: bytes of chunks written in part held in memory
     /// (default: the store writer's, 64 MiB; at least one chunk).
     pub cache_bytes: Option<usize>,
+    /// Stores only: each variable's storage, as given (`nctk gen` takes it
+    /// from the CDL); `None` decides it from the options above.
+    pub vars: Option<Vec<crate::StoreVarOptions>>,
 }
 
 /// Creates the output at `path` in `format` with every definition of
@@ -114,7 +117,10 @@ fn create_store_output(
     let defaults = StoreOptions::default();
     let store_opts = StoreOptions {
         layout: opts.layout.unwrap_or(defaults.layout),
-        vars: store_var_options(schema, opts)?,
+        vars: match &opts.vars {
+            Some(vars) => vars.clone(),
+            None => store_var_options(schema, opts)?,
+        },
         cache_bytes: opts.cache_bytes.unwrap_or(defaults.cache_bytes),
         consolidated: opts.consolidated,
     };
