@@ -77,6 +77,8 @@ fn a_new_store_replaces_the_old_one_whole() {
     let out = dir.path().join("out.zarr");
     std::fs::create_dir(&out).unwrap();
     std::fs::write(out.join("stale"), b"from before").unwrap();
+    // Only a store is replaced (a Zarr v2 group's metadata, as the spec has it).
+    std::fs::write(out.join(".zgroup"), br#"{"zarr_format": 2}"#).unwrap();
     copy(&input, &out, &CopyOptions::default(), &mut NoProgress).unwrap();
     assert!(!out.join("stale").exists());
     assert_eq!(entries(dir.path()), ["in.nc", "out.zarr"]);

@@ -175,8 +175,10 @@ impl StoreOutput {
 /// An output being written under a temporary name ([`SafeOutput`]):
 /// made by [`create_output`], renamed into place by [`Output::finish`].
 pub struct Output {
-    safe: SafeOutput,
+    // Dropped first: a writer may still write into the temporary as it is
+    // dropped, which `safe` then removes.
     writer: Box<dyn DatasetWriter>,
+    safe: SafeOutput,
 }
 
 impl Output {
@@ -196,7 +198,7 @@ impl Output {
 
     /// Completes the output and renames it into place.
     pub fn finish(self) -> Result<(), CopyError> {
-        let Output { safe, writer } = self;
+        let Output { writer, safe } = self;
         writer.finish().map_err(|e| safe.blame(None, e))?;
         safe.commit()
     }
@@ -228,7 +230,7 @@ pub fn create_output(
         CopyError::Output { source, .. } => safe.blame(None, source),
         e => e,
     })?;
-    Ok(Output { safe, writer })
+    Ok(Output { writer, safe })
 }
 
 fn same_file(a: &Path, b: &Path) -> bool {

@@ -1,0 +1,415 @@
+//! Output safety of the `nctk` binary: `gen` and `copy` never leave a
+//! half-written output or a temporary behind (SIGINT, SIGTERM, a write
+//! failure), a SIGKILLed run's temporary is removed by the next run, a
+//! directory that is not a Zarr/NCZarr store is never replaced, `dump` into
+//! a closed pipe ends as netCDF-C's `ncdump` does, and errors name the
+//! user's path once.
+//!
+//! The truths: the file system after the run, the shell's 128 + signal
+//! convention, netCDF-C's `ncdump` (the closed-pipe status; skipped without
+//! it) and the messages' own text.
+
+use std::io::Read;
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::path::Path;
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+fn nctk() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_nctk"))
+}
+
+/// A CDL file with one large float variable and no data: `gen` writes its
+/// fill values, which takes long enough to be interrupted.
+fn big_cdl(dir: &Path, n: u64) -> std::path::PathBuf {
+    let cdl = dir.join("big.cdl");
+    let text = format!("netcdf big {{\ndimensions:\n  x = {n} ;\nvariables:\n  float v(x) ;\n}}\n");
+    std::fs::write(&cdl, text).unwrap();
+    cdl
+}
+
+/// A small CDL file with data.
+fn small_cdl(dir: &Path) -> std::path::PathBuf {
+    let cdl = dir.join("small.cdl");
+    std::fs::write(
+        &cdl,
+        "netcdf small {\ndimensions:\n  x = 3 ;\nvariables:\n  int v(x) ;\ndata:\n  v = 1, 2, 3 ;\n}\n",
+    )
+    .unwrap();
+    cdl
+}
+
+/// The names in `dir`, sorted (hidden ones too).
+fn names(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}
+
+fn temporaries(dir: &Path) -> Vec<String> {
+    names(dir)
+        .into_iter()
+        .filter(|n| n.contains(".nctk-tmp-"))
+        .collect()
+}
+
+/// Waits (up to 60 s) until the child has made its temporary in `dir`.
+fn wait_for_temporary(child: &mut Child, dir: &Path) {
+    let start = Instant::now();
+    while temporaries(dir).is_empty() {
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "the run ended before its temporary was seen"
+        );
+        assert!(start.elapsed() < Duration::from_secs(60), "no temporary");
+        std::thread::sleep(Duration::from_millis(2));
+    }
+}
+
+fn signal(child: &Child, sig: i32) {
+    // SAFETY: kill(2) on our own child's pid.
+    let rc = unsafe { libc::kill(child.id() as libc::pid_t, sig) };
+    assert_eq!(rc, 0);
+}
+
+fn stderr_of(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// Runs with a file-size limit of `bytes` (SIGXFSZ ignored, so writes past
+/// it fail with EFBIG as on a full disk).
+fn run_with_file_limit(cmd: &mut Command, bytes: u64) -> Output {
+    // SAFETY: only async-signal-safe calls between fork and exec.
+    unsafe {
+        cmd.pre_exec(move || {
+            let lim = libc::rlimit {
+                rlim_cur: bytes,
+                rlim_max: bytes,
+            };
+            libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+            if libc::setrlimit(libc::RLIMIT_FSIZE, &lim) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    cmd.output().unwrap()
+}
+
+#[test]
+fn sigint_and_sigterm_leave_no_temporary_and_no_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let cdl = big_cdl(d, 60_000_000);
+    // An input for copy: 240 MB of fill values, made by gen.
+    let input = d.join("in.nc");
+    let made = nctk()
+        .arg("gen")
+        .arg("-o")
+        .arg(&input)
+        .arg(&cdl)
+        .output()
+        .unwrap();
+    assert!(made.status.success(), "{}", stderr_of(&made));
+    let before = names(d);
+    for (sig, status) in [(libc::SIGINT, 130), (libc::SIGTERM, 143)] {
+        let runs: [(&str, Vec<std::ffi::OsString>); 3] = [
+            (
+                "gen",
+                vec![
+                    "gen".into(),
+                    "-o".into(),
+                    d.join("out.nc").into(),
+                    cdl.clone().into(),
+                ],
+            ),
+            (
+                "copy",
+                vec!["copy".into(), input.clone().into(), d.join("out.nc").into()],
+            ),
+            (
+                "copy to a store",
+                vec![
+                    "copy".into(),
+                    "-d".into(),
+                    "9".into(),
+                    input.clone().into(),
+                    d.join("out.zarr").into(),
+                ],
+            ),
+        ];
+        for (what, args) in runs {
+            let mut child = nctk().args(&args).stderr(Stdio::piped()).spawn().unwrap();
+            wait_for_temporary(&mut child, d);
+            signal(&child, sig);
+            let out = child.wait_with_output().unwrap();
+            assert_eq!(
+                out.status.code(),
+                Some(status),
+                "{what}, signal {sig}: {}",
+                stderr_of(&out)
+            );
+            assert_eq!(names(d), before, "{what}, signal {sig}: left behind");
+        }
+    }
+}
+
+#[test]
+fn a_sigkilled_runs_temporary_is_removed_by_the_next_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let cdl = big_cdl(d, 60_000_000);
+    let out = d.join("out.nc");
+    let mut child = nctk()
+        .arg("gen")
+        .arg("-o")
+        .arg(&out)
+        .arg(&cdl)
+        .spawn()
+        .unwrap();
+    wait_for_temporary(&mut child, d);
+    signal(&child, libc::SIGKILL);
+    let status = child.wait().unwrap();
+    assert_eq!(status.signal(), Some(libc::SIGKILL));
+    let left = temporaries(d);
+    assert_eq!(left.len(), 1, "{left:?}");
+    // A temporary under the earlier mark, of the same dead process.
+    let old_mark = d.join(format!(".out.nc.nctk-copy-{}-0.part", child.id()));
+    std::fs::write(&old_mark, b"partial").unwrap();
+    // A temporary of a live process (this one) is left alone.
+    let live = d.join(format!(".out.nc.nctk-tmp-{}-0.part", std::process::id()));
+    std::fs::write(&live, b"in use").unwrap();
+
+    let small = small_cdl(d);
+    let next = nctk()
+        .arg("gen")
+        .arg("-o")
+        .arg(&out)
+        .arg(&small)
+        .output()
+        .unwrap();
+    assert!(next.status.success(), "{}", stderr_of(&next));
+    let mut want = vec![
+        live.file_name().unwrap().to_string_lossy().into_owned(),
+        "big.cdl".to_string(),
+        "out.nc".to_string(),
+        "small.cdl".to_string(),
+    ];
+    want.sort();
+    assert_eq!(names(d), want);
+}
+
+#[test]
+fn a_directory_that_is_not_a_store_is_refused_and_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let small = small_cdl(d);
+    let input = d.join("in.nc");
+    assert!(nctk()
+        .arg("gen")
+        .arg("-o")
+        .arg(&input)
+        .arg(&small)
+        .status()
+        .unwrap()
+        .success());
+    let notes = d.join("mydata.zarr");
+    std::fs::create_dir(&notes).unwrap();
+    std::fs::write(notes.join("notes.txt"), b"notes\n").unwrap();
+    let plain = d.join("plain");
+    std::fs::create_dir(&plain).unwrap();
+    std::fs::write(plain.join("keep.txt"), b"keep\n").unwrap();
+    let attempts: [Vec<&std::ffi::OsStr>; 4] = [
+        vec!["copy".as_ref(), input.as_ref(), notes.as_ref()],
+        vec![
+            "gen".as_ref(),
+            "-k".as_ref(),
+            "nc4".as_ref(),
+            "-o".as_ref(),
+            notes.as_ref(),
+            small.as_ref(),
+        ],
+        // A classic file where a directory is.
+        vec!["copy".as_ref(), input.as_ref(), plain.as_ref()],
+        vec![
+            "gen".as_ref(),
+            "-o".as_ref(),
+            plain.as_ref(),
+            small.as_ref(),
+        ],
+    ];
+    let before = names(d);
+    for args in attempts {
+        let out = nctk().args(&args).output().unwrap();
+        let err = stderr_of(&out);
+        assert!(!out.status.success(), "{args:?} succeeded");
+        let target = args[args.len() - 2..]
+            .iter()
+            .find(|a| Path::new(a).is_dir())
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
+        assert!(
+            err.contains(&target) && err.contains("not replacing"),
+            "{args:?}: {err}"
+        );
+        assert_eq!(names(d), before);
+    }
+    assert_eq!(std::fs::read(notes.join("notes.txt")).unwrap(), b"notes\n");
+    assert_eq!(std::fs::read(plain.join("keep.txt")).unwrap(), b"keep\n");
+
+    // A Zarr v2 group (its metadata as the Zarr spec writes it) is replaced.
+    std::fs::write(notes.join(".zgroup"), br#"{"zarr_format": 2}"#).unwrap();
+    let out = nctk().arg("copy").arg(&input).arg(&notes).output().unwrap();
+    assert!(out.status.success(), "{}", stderr_of(&out));
+    assert!(!notes.join("notes.txt").exists() && notes.join("v/.zarray").is_file());
+}
+
+#[test]
+fn a_failed_write_keeps_the_earlier_output_and_names_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let small = small_cdl(d);
+    let big = big_cdl(d, 10_000_000);
+    let out = d.join("out.nc");
+    assert!(nctk()
+        .arg("gen")
+        .arg("-o")
+        .arg(&out)
+        .arg(&small)
+        .status()
+        .unwrap()
+        .success());
+    let earlier = std::fs::read(&out).unwrap();
+    let input = d.join("in.nc");
+    assert!(nctk()
+        .arg("gen")
+        .arg("-o")
+        .arg(&input)
+        .arg(&big)
+        .status()
+        .unwrap()
+        .success());
+    let before = names(d);
+    let runs: [Vec<&std::ffi::OsStr>; 2] = [
+        vec!["gen".as_ref(), "-o".as_ref(), out.as_ref(), big.as_ref()],
+        vec!["copy".as_ref(), input.as_ref(), out.as_ref()],
+    ];
+    for args in runs {
+        let run = run_with_file_limit(nctk().args(&args), 1 << 20);
+        let err = stderr_of(&run);
+        assert!(
+            !run.status.success(),
+            "{args:?} succeeded past the file size limit"
+        );
+        assert_eq!(
+            err.matches(&*out.to_string_lossy()).count(),
+            1,
+            "{args:?}: {err}"
+        );
+        assert!(
+            !err.contains("nctk-tmp") && !err.contains("big.cdl"),
+            "{args:?}: {err}"
+        );
+        assert_eq!(std::fs::read(&out).unwrap(), earlier, "{args:?}");
+        assert_eq!(names(d), before, "{args:?}");
+    }
+}
+
+/// The exit status of `program args` when its reader stops after a few
+/// bytes and closes the pipe; and what it wrote on stderr.
+fn status_into_closed_pipe(program: &str, args: &[&Path]) -> (std::process::ExitStatus, String) {
+    let mut child = Command::new(program)
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    let mut first = [0u8; 64];
+    stdout.read_exact(&mut first).unwrap();
+    drop(stdout);
+    let out = child.wait_with_output().unwrap();
+    (out.status, stderr_of(&out))
+}
+
+#[test]
+fn dump_into_a_closed_pipe_ends_as_ncdump_does() {
+    if Command::new("ncdump").output().is_err() {
+        eprintln!("skipped: no ncdump");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let big = big_cdl(dir.path(), 2_000_000);
+    let file = dir.path().join("big.nc");
+    assert!(nctk()
+        .arg("gen")
+        .arg("-o")
+        .arg(&file)
+        .arg(&big)
+        .status()
+        .unwrap()
+        .success());
+    let (want, _) = status_into_closed_pipe("ncdump", &[&file]);
+    let (got, err) =
+        status_into_closed_pipe(env!("CARGO_BIN_EXE_nctk"), &[Path::new("dump"), &file]);
+    assert_eq!((got.code(), got.signal()), (want.code(), want.signal()));
+    assert_eq!(err, "");
+}
+
+#[test]
+fn errors_name_the_path_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let bad = d.join("bad.nc");
+    std::fs::write(&bad, b"CDF\x01garbage").unwrap();
+    let small = small_cdl(d);
+    let bad_s = bad.to_string_lossy().into_owned();
+    let out_s = d.join("out.nc").to_string_lossy().into_owned();
+    let nowhere = d.join("no/such/dir/e.nc").to_string_lossy().into_owned();
+    let store = d.join("s.zarr");
+    std::fs::create_dir(&store).unwrap();
+    std::fs::write(store.join(".zgroup"), br#"{"zarr_format": 2}"#).unwrap();
+    let store_s = store.to_string_lossy().into_owned();
+    let small_s = small.to_string_lossy().into_owned();
+    // (arguments, the path the error is about, paths it must not name)
+    let cases: [(Vec<&str>, &str, Vec<&str>); 5] = [
+        (vec!["copy", &bad_s, &out_s], &bad_s, vec![&out_s]),
+        (vec!["dump", &bad_s], &bad_s, vec![]),
+        (
+            vec!["gen", "-o", &nowhere, &small_s],
+            &nowhere,
+            vec![&small_s],
+        ),
+        (vec!["validate", &store_s], &store_s, vec![]),
+        (
+            vec!["gen", "-4", "-o", &out_s, &small_s],
+            &out_s,
+            vec![&small_s],
+        ),
+    ];
+    for (args, about, not) in cases {
+        let run = nctk().args(&args).output().unwrap();
+        let err = stderr_of(&run);
+        assert!(!run.status.success(), "{args:?}");
+        assert_eq!(err.matches(about).count(), 1, "{args:?}: {err}");
+        for n in not {
+            assert!(!err.contains(n), "{args:?} blames {n}: {err}");
+        }
+    }
+    // ncgen's -4 names what to write instead; validate says what it checks.
+    let four = nctk()
+        .args(["gen", "-4", "-o", &out_s, &small_s])
+        .output()
+        .unwrap();
+    let err = stderr_of(&four);
+    assert!(
+        err.contains("out.zarr") && err.contains("#mode=nczarr,file"),
+        "{err}"
+    );
+    let v = nctk().args(["validate", &store_s]).output().unwrap();
+    assert!(stderr_of(&v).contains("classic"), "{}", stderr_of(&v));
+}
