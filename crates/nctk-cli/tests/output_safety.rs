@@ -39,6 +39,19 @@ fn small_cdl(dir: &Path) -> std::path::PathBuf {
     cdl
 }
 
+/// `nctk gen -o out cdl`, not yet run.
+fn gen(cdl: &Path, out: &Path) -> Command {
+    let mut cmd = nctk();
+    cmd.arg("gen").arg("-o").arg(out).arg(cdl);
+    cmd
+}
+
+/// Runs `nctk gen -o out cdl`, which must succeed.
+fn gen_ok(cdl: &Path, out: &Path) {
+    let made = gen(cdl, out).output().unwrap();
+    assert!(made.status.success(), "{}", stderr_of(&made));
+}
+
 /// The names in `dir`, sorted (hidden ones too).
 fn names(dir: &Path) -> Vec<String> {
     let mut v: Vec<String> = std::fs::read_dir(dir)
@@ -106,14 +119,7 @@ fn sigint_and_sigterm_leave_no_temporary_and_no_output() {
     let cdl = big_cdl(d, 60_000_000);
     // An input for copy: 240 MB of fill values, made by gen.
     let input = d.join("in.nc");
-    let made = nctk()
-        .arg("gen")
-        .arg("-o")
-        .arg(&input)
-        .arg(&cdl)
-        .output()
-        .unwrap();
-    assert!(made.status.success(), "{}", stderr_of(&made));
+    gen_ok(&cdl, &input);
     let before = names(d);
     for (sig, status) in [(libc::SIGINT, 130), (libc::SIGTERM, 143)] {
         let runs: [(&str, Vec<std::ffi::OsString>); 3] = [
@@ -163,13 +169,7 @@ fn a_sigkilled_runs_temporary_is_removed_by_the_next_run() {
     let d = dir.path();
     let cdl = big_cdl(d, 60_000_000);
     let out = d.join("out.nc");
-    let mut child = nctk()
-        .arg("gen")
-        .arg("-o")
-        .arg(&out)
-        .arg(&cdl)
-        .spawn()
-        .unwrap();
+    let mut child = gen(&cdl, &out).spawn().unwrap();
     wait_for_temporary(&mut child, d);
     signal(&child, libc::SIGKILL);
     let status = child.wait().unwrap();
@@ -184,13 +184,7 @@ fn a_sigkilled_runs_temporary_is_removed_by_the_next_run() {
     std::fs::write(&live, b"in use").unwrap();
 
     let small = small_cdl(d);
-    let next = nctk()
-        .arg("gen")
-        .arg("-o")
-        .arg(&out)
-        .arg(&small)
-        .output()
-        .unwrap();
+    let next = gen(&small, &out).output().unwrap();
     assert!(next.status.success(), "{}", stderr_of(&next));
     let mut want = vec![
         live.file_name().unwrap().to_string_lossy().into_owned(),
@@ -208,14 +202,7 @@ fn a_directory_that_is_not_a_store_is_refused_and_kept() {
     let d = dir.path();
     let small = small_cdl(d);
     let input = d.join("in.nc");
-    assert!(nctk()
-        .arg("gen")
-        .arg("-o")
-        .arg(&input)
-        .arg(&small)
-        .status()
-        .unwrap()
-        .success());
+    gen_ok(&small, &input);
     let notes = d.join("mydata.zarr");
     std::fs::create_dir(&notes).unwrap();
     std::fs::write(notes.join("notes.txt"), b"notes\n").unwrap();
@@ -275,24 +262,10 @@ fn a_failed_write_keeps_the_earlier_output_and_names_it() {
     let small = small_cdl(d);
     let big = big_cdl(d, 10_000_000);
     let out = d.join("out.nc");
-    assert!(nctk()
-        .arg("gen")
-        .arg("-o")
-        .arg(&out)
-        .arg(&small)
-        .status()
-        .unwrap()
-        .success());
+    gen_ok(&small, &out);
     let earlier = std::fs::read(&out).unwrap();
     let input = d.join("in.nc");
-    assert!(nctk()
-        .arg("gen")
-        .arg("-o")
-        .arg(&input)
-        .arg(&big)
-        .status()
-        .unwrap()
-        .success());
+    gen_ok(&big, &input);
     let before = names(d);
     let runs: [Vec<&std::ffi::OsStr>; 2] = [
         vec!["gen".as_ref(), "-o".as_ref(), out.as_ref(), big.as_ref()],
@@ -345,14 +318,7 @@ fn dump_into_a_closed_pipe_ends_as_ncdump_does() {
     let dir = tempfile::tempdir().unwrap();
     let big = big_cdl(dir.path(), 2_000_000);
     let file = dir.path().join("big.nc");
-    assert!(nctk()
-        .arg("gen")
-        .arg("-o")
-        .arg(&file)
-        .arg(&big)
-        .status()
-        .unwrap()
-        .success());
+    gen_ok(&big, &file);
     let (want, _) = status_into_closed_pipe("ncdump", &[&file]);
     let (got, err) =
         status_into_closed_pipe(env!("CARGO_BIN_EXE_nctk"), &[Path::new("dump"), &file]);
