@@ -120,6 +120,9 @@ pub struct Constructs {
     /// Each attribute with an explicit or inferred netCDF-4 type: position,
     /// owner (variable or `None` for a group), name.
     pub typed_attrs: Vec<(Pos, Option<VarId>, String)>,
+    /// The `string` attributes left out because the kind has no strings
+    /// (as ncgen 4.9.0 leaves them out): position, owner, name.
+    pub dropped_attrs: Vec<(Pos, Option<VarId>, String)>,
 }
 
 /// A parsed CDL file: the dataset's name, its structure, its data and the
@@ -176,7 +179,11 @@ impl CdlDataset {
 pub struct ParseOptions {
     /// The output kind the CDL is read for (ncgen's `-k`). ncgen turns
     /// `int64` variables into `int` for the kinds without 64-bit integers
-    /// (classic, 64-bit offset, netCDF-4 classic); `None` keeps every type.
+    /// (classic, 64-bit offset, netCDF-4 classic) and leaves out `string`
+    /// attributes for the kinds without strings; `None` keeps every type.
+    /// The kind (or, when `None`, the one `_Format` names, else classic)
+    /// also decides which type names are keywords: ncgen reads `string`,
+    /// `int64`, `ubyte`, ... as ordinary names where the kind lacks the type.
     pub kind: Option<Kind>,
     /// The largest number of values a variable with data may have; larger
     /// ones are an error instead of an allocation.
@@ -193,13 +200,19 @@ impl Default for ParseOptions {
 }
 
 /// Parses CDL text with default options (no kind-specific conversions).
-pub fn parse(text: &str) -> Result<CdlDataset, CdlError> {
+///
+/// The text is bytes, as ncgen reads it: string values need not be UTF-8
+/// (their bytes go to the file unchanged), names must be.
+pub fn parse<T: AsRef<[u8]> + ?Sized>(text: &T) -> Result<CdlDataset, CdlError> {
     parse_with(text, &ParseOptions::default())
 }
 
-/// Parses CDL text for the given options.
-pub fn parse_with(text: &str, options: &ParseOptions) -> Result<CdlDataset, CdlError> {
-    let tokens = lexer::tokenize(text)?;
+/// Parses CDL text (bytes, see [`parse`]) for the given options.
+pub fn parse_with<T: AsRef<[u8]> + ?Sized>(
+    text: &T,
+    options: &ParseOptions,
+) -> Result<CdlDataset, CdlError> {
+    let tokens = lexer::tokenize(text.as_ref(), options.kind)?;
     let wide_integer = tokens.iter().find_map(|t| match &t.tok {
         lexer::Tok::Num {
             classic_illegal: true,
