@@ -83,14 +83,19 @@ pub fn kind_from_arg(arg: &str) -> Option<Kind> {
 /// they are.
 pub fn gen(args: &GenArgs, cdl_text: impl AsRef<[u8]>, dir: &Path) -> Result<GenOutcome, GenError> {
     let cdl_text = cdl_text.as_ref();
-    let kind = match &args.kind {
-        Some(k) => kind_from_arg(k).ok_or_else(|| GenError::UnknownKind(k.clone()))?,
+    let given = match &args.kind {
+        Some(k) => Some(kind_from_arg(k).ok_or_else(|| GenError::UnknownKind(k.clone()))?),
+        None => None,
+    };
+    let kind = match given {
+        Some(k) => k,
         None => parse(cdl_text)?.inferred_kind(),
     };
     let ds = parse_with(
         cdl_text,
         &ParseOptions {
             kind: Some(kind),
+            keywords: Some(given.unwrap_or(Kind::Classic)),
             ..ParseOptions::default()
         },
     )?;

@@ -184,7 +184,7 @@ fn type_names_as_names_follow_ncgen() {
         b"netcdf x { dimensions: string = 3 ; variables: int int64(string) ; int64:ubyte = 1 ; }"
             .to_vec(),
     );
-    // `_Format` decides the keywords when no kind is given; `-k` wins over it.
+    // `-k`, not `_Format`, decides which type names are keywords.
     cases.push(
         b"netcdf x { dimensions: string = 3 ; variables: int v(string) ; :_Format = \"cdf5\" ; }"
             .to_vec(),

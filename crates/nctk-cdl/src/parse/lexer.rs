@@ -120,25 +120,22 @@ pub(crate) struct Token {
     pub text: String,
 }
 
-/// Splits `src` into tokens, ending with [`Tok::Eof`]. `kind` is the
-/// output kind named by ncgen's `-k`; it decides which type names are
-/// keywords (see [`demote_type_names`]).
-pub(crate) fn tokenize(src: &[u8], kind: Option<Kind>) -> Result<Vec<Token>, CdlError> {
+/// Splits `src` into tokens, ending with [`Tok::Eof`]. `keywords` is the
+/// kind named by ncgen's `-k`, which decides which type names are keywords
+/// (see [`demote_type_names`]).
+pub(crate) fn tokenize(src: &[u8], keywords: Option<Kind>) -> Result<Vec<Token>, CdlError> {
     let mut tokens = Lexer::new(src).run()?;
-    demote_type_names(&mut tokens, kind);
+    demote_type_names(&mut tokens, keywords.unwrap_or(Kind::Classic));
     Ok(tokens)
 }
 
 /// ncgen 4.9.0 reads the names of the types a kind lacks as names, not
 /// keywords: `string` unless the kind is netCDF-4, and `ubyte`, `ushort`,
 /// `uint`, `int64`, `uint64` (and their aliases `ulong`, `uinteger`)
-/// unless it is netCDF-4 or CDF-5. The kind is `-k`'s, else the one
-/// `_Format` names, else classic. Where a type is expected, the parser
-/// still takes such a name as the type it names ([`type_by_name`]).
-fn demote_type_names(tokens: &mut [Token], kind: Option<Kind>) {
-    let kind = kind
-        .or_else(|| format_attribute(tokens))
-        .unwrap_or(Kind::Classic);
+/// unless it is netCDF-4 or CDF-5. The kind is `-k`'s; without `-k` all of
+/// them are names, whatever `_Format` says. Where a type is expected, the
+/// parser still takes such a name as the type it names ([`type_by_name`]).
+fn demote_type_names(tokens: &mut [Token], kind: Kind) {
     for t in tokens.iter_mut() {
         let Tok::Type(dtype) = t.tok else { continue };
         let keyword = match dtype {
@@ -154,19 +151,6 @@ fn demote_type_names(tokens: &mut [Token], kind: Option<Kind>) {
             t.tok = Tok::Ident(t.text.as_bytes().to_vec());
         }
     }
-}
-
-/// The kind a global `_Format` attribute names, as ncgen finds it before
-/// reading the rest of the file.
-fn format_attribute(tokens: &[Token]) -> Option<Kind> {
-    tokens
-        .windows(4)
-        .find_map(|w| match (&w[0].tok, &w[1].tok, &w[2].tok, &w[3].tok) {
-            (Tok::Colon, Tok::Special(Special::Format), Tok::Eq, Tok::Str(s)) => {
-                Kind::from_name(std::str::from_utf8(s).ok()?)
-            }
-            _ => None,
-        })
 }
 
 /// The primitive type a name in a type's place stands for (`int64 v ;`

@@ -181,10 +181,12 @@ pub struct ParseOptions {
     /// `int64` variables into `int` for the kinds without 64-bit integers
     /// (classic, 64-bit offset, netCDF-4 classic) and leaves out `string`
     /// attributes for the kinds without strings; `None` keeps every type.
-    /// The kind (or, when `None`, the one `_Format` names, else classic)
-    /// also decides which type names are keywords: ncgen reads `string`,
-    /// `int64`, `ubyte`, ... as ordinary names where the kind lacks the type.
     pub kind: Option<Kind>,
+    /// The kind whose type names are keywords: ncgen's `-k`. ncgen reads
+    /// `string`, `int64`, `ubyte`, ... as ordinary names where that kind
+    /// lacks the type, and all of them as names when no `-k` is given (as
+    /// for [`Kind::Classic`], whatever `_Format` says). `None`: [`Self::kind`].
+    pub keywords: Option<Kind>,
     /// The largest number of values a variable with data may have; larger
     /// ones are an error instead of an allocation.
     pub max_values: u64,
@@ -194,6 +196,7 @@ impl Default for ParseOptions {
     fn default() -> Self {
         ParseOptions {
             kind: None,
+            keywords: None,
             max_values: 1 << 31,
         }
     }
@@ -212,7 +215,7 @@ pub fn parse_with<T: AsRef<[u8]> + ?Sized>(
     text: &T,
     options: &ParseOptions,
 ) -> Result<CdlDataset, CdlError> {
-    let tokens = lexer::tokenize(text.as_ref(), options.kind)?;
+    let tokens = lexer::tokenize(text.as_ref(), options.keywords.or(options.kind))?;
     let wide_integer = tokens.iter().find_map(|t| match &t.tok {
         lexer::Tok::Num {
             classic_illegal: true,
