@@ -120,9 +120,6 @@ pub struct Constructs {
     /// Each attribute with an explicit or inferred netCDF-4 type: position,
     /// owner (variable or `None` for a group), name.
     pub typed_attrs: Vec<(Pos, Option<VarId>, String)>,
-    /// The `string` attributes left out because the kind has no strings
-    /// (as ncgen 4.9.0 leaves them out): position, owner, name.
-    pub dropped_attrs: Vec<(Pos, Option<VarId>, String)>,
 }
 
 /// A parsed CDL file: the dataset's name, its structure, its data and the

@@ -245,7 +245,6 @@ impl<'a> Builder<'a> {
                 {
                     // ncgen 4.9.0 leaves `string` attributes out of the
                     // files of the kinds without strings, without a word.
-                    self.constructs.dropped_attrs.push((a.pos, var, name));
                     return Ok(());
                 }
                 if !values.dtype().is_classic() {
