@@ -16,6 +16,7 @@ fuzz_target!(|data: &[u8]| {
         let options = ParseOptions {
             kind,
             max_values: 1 << 16,
+            ..ParseOptions::default()
         };
         let Ok(ds) = parse_with(text, &options) else {
             continue;

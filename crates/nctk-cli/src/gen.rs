@@ -78,16 +78,24 @@ pub fn kind_from_arg(arg: &str) -> Option<Kind> {
 
 /// Runs ncgen on `cdl_text`: parses, checks for the kind, and writes the
 /// binary file when `-b` or `-o` asks for one (into `dir` when the output
-/// name is relative or derived from the dataset name).
-pub fn gen(args: &GenArgs, cdl_text: &str, dir: &Path) -> Result<GenOutcome, GenError> {
-    let kind = match &args.kind {
-        Some(k) => kind_from_arg(k).ok_or_else(|| GenError::UnknownKind(k.clone()))?,
+/// name is relative or derived from the dataset name). The text is bytes,
+/// as ncgen reads it: string values that are not UTF-8 go to the file as
+/// they are.
+pub fn gen(args: &GenArgs, cdl_text: impl AsRef<[u8]>, dir: &Path) -> Result<GenOutcome, GenError> {
+    let cdl_text = cdl_text.as_ref();
+    let given = match &args.kind {
+        Some(k) => Some(kind_from_arg(k).ok_or_else(|| GenError::UnknownKind(k.clone()))?),
+        None => None,
+    };
+    let kind = match given {
+        Some(k) => k,
         None => parse(cdl_text)?.inferred_kind(),
     };
     let ds = parse_with(
         cdl_text,
         &ParseOptions {
             kind: Some(kind),
+            keywords: Some(given.unwrap_or(Kind::Classic)),
             ..ParseOptions::default()
         },
     )?;

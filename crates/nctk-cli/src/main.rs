@@ -97,11 +97,13 @@ impl GenCli {
 }
 
 fn run_gen(cli: &GenCli) -> Result<bool, String> {
-    let text = if cli.file == "-" {
-        std::io::read_to_string(std::io::stdin()).map_err(|e| format!("stdin: {e}"))?
+    let mut text = Vec::new();
+    if cli.file == "-" {
+        std::io::Read::read_to_end(&mut std::io::stdin(), &mut text)
+            .map_err(|e| format!("stdin: {e}"))?;
     } else {
-        std::fs::read_to_string(&cli.file).map_err(|e| format!("{}: {e}", cli.file))?
-    };
+        text = std::fs::read(&cli.file).map_err(|e| format!("{}: {e}", cli.file))?;
+    }
     gen(&cli.to_args(), &text, std::path::Path::new("."))
         .map(|_| true)
         .map_err(|e| match e {

@@ -32,10 +32,13 @@ pub fn to_values(value: &Value, type_hint: Option<&str>) -> Values {
     infer(value)
 }
 
+/// The text of a JSON value as a `char` attribute: a string's bytes as the
+/// file holds them (bytes that are not UTF-8 included, see
+/// [`crate::json::raw_bytes`]), anything else as `unparse` writes it.
 fn json_text(value: &Value) -> Values {
     match value {
-        Value::String(s) => Values::text(s),
-        other => Values::text(&unparse(other)),
+        Value::String(s) => Values::Char(crate::json::raw_bytes(s)),
+        other => Values::Char(crate::json::raw_bytes(&unparse(other))),
     }
 }
 
@@ -94,6 +97,14 @@ fn typed(value: &Value, hint: &str) -> Option<Values> {
         DtypeKind::Bytes if d.n == 1 && d.order == '>' => Some(json_text(value)),
         DtypeKind::Unicode if d.n == 1 => Some(json_text(value)),
         DtypeKind::Bytes | DtypeKind::Unicode => {
+            // A `string` holds UTF-8: text with other bytes is read as
+            // `char` text instead (by `infer`), never with bytes replaced.
+            if elems
+                .iter()
+                .any(|e| e.as_str().is_some_and(crate::json::has_raw_bytes))
+            {
+                return None;
+            }
             let strings = elems
                 .iter()
                 .map(|e| match e {
@@ -160,7 +171,7 @@ pub fn infer(value: &Value) -> Values {
     let elems: Vec<&Value> = match value {
         Value::Array(a) if !a.is_empty() => a.iter().collect(),
         Value::Array(_) => return json_text(value),
-        Value::String(s) if crate::json::bare_token(s).is_none() => return Values::text(s),
+        Value::String(s) if crate::json::bare_token(s).is_none() => return json_text(value),
         other => vec![other],
     };
     let Some(types) = elems

@@ -6,6 +6,15 @@
 //! Zarr v2 spec uses for fill values. Attributes ([`parse_attrs`]) keep
 //! them apart from real strings: there a bare token is a number (netCDF-C
 //! reads `"_FillValue": NaN` as a double, `"x": "NaN"` as text).
+//!
+//! Attribute text may also hold bytes that are not UTF-8 (Latin-1 written
+//! by some tool): netCDF-C 4.9.0 passes them through into the attribute's
+//! text. [`parse_attrs`] carries each such byte inside a JSON string as one
+//! code point of [`RAW_BYTES`]; [`raw_bytes`] turns a string back into the
+//! bytes of the file. A name holding one is refused, as netCDF-C refuses it.
+
+use std::borrow::Cow;
+use std::ops::RangeInclusive;
 
 use serde_json::Value;
 
@@ -33,9 +42,85 @@ pub fn bare_token(s: &str) -> Option<f64> {
 
 /// Parses attribute text (`.zattrs`) as [`parse`] does, but a bare token
 /// becomes a string marked with [`BARE_TOKEN`], so that attribute typing
-/// can tell `NaN` (a number) from `"NaN"` (text).
+/// can tell `NaN` (a number) from `"NaN"` (text), and a byte that is not
+/// UTF-8 becomes a code point of [`RAW_BYTES`] (see [`raw_bytes`]); in a
+/// name (an object's key) it is an error naming `key`.
 pub fn parse_attrs(key: &str, text: &[u8]) -> Result<Value, ZarrError> {
-    parse_with(key, text, BARE_TOKEN)
+    let value = parse_with(key, &carry_raw_bytes(key, text)?, BARE_TOKEN)?;
+    check_names(key, &value)?;
+    Ok(value)
+}
+
+/// The code points that stand for the bytes 0x00..=0xFF of attribute text
+/// that is not UTF-8 (the last 256 of plane 16, private use).
+pub const RAW_BYTES: RangeInclusive<char> = '\u{10FF00}'..='\u{10FFFF}';
+
+/// True when `s` holds a byte that was not UTF-8 in the file.
+pub fn has_raw_bytes(s: &str) -> bool {
+    s.chars().any(|c| RAW_BYTES.contains(&c))
+}
+
+/// The bytes of the file a string parsed by [`parse_attrs`] stands for:
+/// its UTF-8, with each [`RAW_BYTES`] code point back as its byte.
+pub fn raw_bytes(s: &str) -> Vec<u8> {
+    let mut out = Vec::with_capacity(s.len());
+    for c in s.chars() {
+        if RAW_BYTES.contains(&c) {
+            out.push((u32::from(c) - u32::from(*RAW_BYTES.start())) as u8);
+        } else {
+            out.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes());
+        }
+    }
+    out
+}
+
+/// `text` with each byte that is not UTF-8 replaced by its [`RAW_BYTES`]
+/// code point; unchanged when it is UTF-8. Text that is not UTF-8 and
+/// already holds such code points is an error (they could not be told apart).
+fn carry_raw_bytes<'a>(key: &str, text: &'a [u8]) -> Result<Cow<'a, [u8]>, ZarrError> {
+    if std::str::from_utf8(text).is_ok() {
+        return Ok(Cow::Borrowed(text));
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    for chunk in text.utf8_chunks() {
+        if has_raw_bytes(chunk.valid()) {
+            return Err(ZarrError::Metadata {
+                key: key.to_string(),
+                reason: "text that is not UTF-8 also holds code points U+10FF00..U+10FFFF, \
+                         which nctk uses to carry such bytes"
+                    .into(),
+            });
+        }
+        out.push_str(chunk.valid());
+        out.extend(
+            chunk
+                .invalid()
+                .iter()
+                .filter_map(|&b| char::from_u32(u32::from(*RAW_BYTES.start()) + u32::from(b))),
+        );
+    }
+    Ok(Cow::Owned(out.into_bytes()))
+}
+
+/// Refuses object keys (attribute names) holding bytes that are not UTF-8,
+/// as netCDF-C does ("Name contains illegal characters").
+fn check_names(key: &str, value: &Value) -> Result<(), ZarrError> {
+    match value {
+        Value::Object(m) => m.iter().try_for_each(|(name, v)| {
+            if has_raw_bytes(name) {
+                return Err(ZarrError::Metadata {
+                    key: key.to_string(),
+                    reason: format!(
+                        "name {:?} is not valid UTF-8",
+                        String::from_utf8_lossy(&raw_bytes(name))
+                    ),
+                });
+            }
+            check_names(key, v)
+        }),
+        Value::Array(a) => a.iter().try_for_each(|v| check_names(key, v)),
+        _ => Ok(()),
+    }
 }
 
 fn parse_with(key: &str, text: &[u8], mark: &str) -> Result<Value, ZarrError> {
@@ -124,5 +209,18 @@ mod tests {
             Some(f64::NEG_INFINITY)
         );
         assert_eq!(bare_token(a["c"].as_str().unwrap()), None);
+    }
+
+    #[test]
+    fn bytes_that_are_not_utf8() {
+        let a = parse_attrs("k", b"{\"t\": \"caf\xe9 \xc3\", \"u\": \"\xc3\xa9\"}").unwrap();
+        let t = a["t"].as_str().unwrap();
+        assert!(has_raw_bytes(t));
+        assert_eq!(raw_bytes(t), b"caf\xe9 \xc3");
+        assert_eq!(raw_bytes(a["u"].as_str().unwrap()), "\u{e9}".as_bytes());
+        let e = parse_attrs("g/.zattrs", b"{\"t\xe9\": 1}").unwrap_err();
+        assert!(e.to_string().starts_with("g/.zattrs: name"), "{e}");
+        assert!(parse_attrs("k", b"{\"t\": 1\xe9}").is_err());
+        assert!(parse("k", b"{\"t\": \"\xe9\"}").is_err());
     }
 }

@@ -4,6 +4,8 @@
 
 use nctk_model::{DataType, Values};
 
+use super::error::{CdlError, Pos};
+
 /// A typed constant, as the lexer produces it.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) enum Const {
@@ -168,7 +170,12 @@ pub(crate) fn integer_literal(text: &str) -> Result<IntLiteral, String> {
         let out_of_range = || format!("Value out of range: {number}");
         match tag {
             Tag::None => {
-                if i32::try_from(v).is_ok() && !(negative && magnitude > 1 << 31) {
+                let fits_int = if negative {
+                    magnitude <= 1 << 31
+                } else {
+                    magnitude <= i32::MAX as u64
+                };
+                if fits_int {
                     Const::Int(v as i32)
                 } else if !negative && magnitude <= u64::from(u32::MAX) {
                     Const::UInt(magnitude as u32)
@@ -386,11 +393,23 @@ pub(crate) fn push_const(out: &mut Values, c: Const) {
 
 /// Appends a string constant converted to the type of `out`, as ncgen's
 /// `sscanf` conversions do: a leading number is read, anything else is 0.
-pub(crate) fn push_text(out: &mut Values, s: &[u8]) {
+/// A `string` target takes the text, which must be UTF-8 (an error at
+/// `pos` otherwise, never a replaced byte).
+pub(crate) fn push_text(out: &mut Values, s: &[u8], pos: Pos) -> Result<(), CdlError> {
     let text = String::from_utf8_lossy(s);
     match out {
         Values::Char(v) => v.push(s.first().copied().unwrap_or(0)),
-        Values::String(v) => v.push(text.into_owned()),
+        Values::String(v) => v.push(String::from_utf8(s.to_vec()).map_err(|e| {
+            CdlError::semantic(
+                pos,
+                format!(
+                    "string value is not valid UTF-8 (byte {:#04x} at offset {} of the string): \
+                     a `string` holds UTF-8 text; use `char` for other bytes",
+                    s[e.utf8_error().valid_up_to()],
+                    e.utf8_error().valid_up_to()
+                ),
+            )
+        })?),
         Values::Float(_) | Values::Double(_) => {
             let x = leading_float(&text).unwrap_or(0.0);
             push_const(out, Const::Double(x));
@@ -403,6 +422,7 @@ pub(crate) fn push_text(out: &mut Values, s: &[u8]) {
             }
         }
     }
+    Ok(())
 }
 
 /// Appends an opaque constant (`0x...`) converted as ncgen does: the bytes

@@ -341,7 +341,7 @@ fn convert_items(dtype: DataType, items: &[Datum], fill: &Values) -> Result<Valu
     for d in items {
         match d {
             Datum::Num(c, _) => push_const(&mut out, *c),
-            Datum::Str(s, _) => push_text(&mut out, s),
+            Datum::Str(s, p) => push_text(&mut out, s, *p)?,
             Datum::Opaque(h, p) => {
                 if !push_opaque(&mut out, h) {
                     return Err(CdlError::unsupported(

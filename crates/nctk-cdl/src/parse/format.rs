@@ -14,7 +14,10 @@ use super::{CdlDataset, CdlError, Kind};
 /// * netCDF-4 storage settings for the CDF kinds;
 /// * an unlimited dimension other than the first of a variable, or more
 ///   than one unlimited dimension, in the CDF kinds;
-/// * fixed-size variables too large for CDF-1/CDF-2.
+/// * dimension sizes the kind cannot hold or ncgen cannot read
+///   ("Invalid dimension size"; from 2^32 to 2^63-1 for netCDF-4 and CDF-5,
+///   "Not a signed integer type");
+/// * fixed-size variables too large for the CDF kinds.
 pub fn check_format(ds: &CdlDataset, kind: Kind) -> Result<(), CdlError> {
     let s = &ds.schema;
     let c = &ds.constructs;
@@ -38,6 +41,7 @@ pub fn check_format(ds: &CdlDataset, kind: Kind) -> Result<(), CdlError> {
             ));
         }
     }
+    check_dim_sizes(ds, kind)?;
     if kind == Kind::Netcdf4 {
         return Ok(());
     }
@@ -124,7 +128,7 @@ pub fn check_format(ds: &CdlDataset, kind: Kind) -> Result<(), CdlError> {
             }
         }
     }
-    if matches!(kind, Kind::Classic | Kind::Offset64) {
+    if kind.is_cdf() {
         check_sizes(ds, kind)?;
     }
     Ok(())
@@ -141,17 +145,62 @@ fn var_path(ds: &CdlDataset, v: nctk_model::VarId) -> String {
     }
 }
 
+/// What ncgen 4.9.0 does with a fixed dimension's size: CDF-1 holds sizes
+/// up to 2^31 - 4, CDF-2 up to 2^32 - 4 and CDF-5 up to 2^64 - 4 ("Invalid
+/// dimension size"); ncgen reads a size from 2^32 to 2^63 - 1 as a 64-bit
+/// constant it refuses ("Not a signed integer type"), and HDF5 refuses
+/// sizes from 2^63 on. (Sizes past 2^31 - 1 in the kinds without 64-bit
+/// integers are already refused as integer constants.)
+fn check_dim_sizes(ds: &CdlDataset, kind: Kind) -> Result<(), CdlError> {
+    let s = &ds.schema;
+    for d in s.dim_ids() {
+        let dim = s.dim(d);
+        let n = dim.len;
+        if dim.unlimited {
+            continue;
+        }
+        let pos = ds.constructs.dim_pos.get(d.0 as usize).copied();
+        let refuse = |why: &str| {
+            Err(CdlError::format(
+                pos,
+                format!("dimension {} = {n}: {why}", dim.name),
+            ))
+        };
+        let max = match kind {
+            Kind::Classic => (i32::MAX as u64) - 3,
+            Kind::Offset64 => (u32::MAX as u64) - 3,
+            _ => u64::MAX - 3,
+        };
+        if n > max {
+            return refuse(&format!(
+                "NetCDF: Invalid dimension size (the largest {kind} dimension is {max})"
+            ));
+        }
+        if n > u64::from(u32::MAX) && n <= i64::MAX as u64 {
+            return refuse(
+                "Not a signed integer type: ncgen 4.9.0 refuses dimension sizes \
+                 from 4294967296 to 9223372036854775807",
+            );
+        }
+        if n > i64::MAX as u64 && !kind.is_cdf() {
+            return refuse("NetCDF: HDF error (HDF5 dimension sizes end at 2^63 - 1)");
+        }
+    }
+    Ok(())
+}
+
 /// netCDF-C's `NC_check_vlens`: in CDF-1 every variable (one record's
-/// worth, for record variables) must be smaller than 2^31 - 3 bytes and in
-/// CDF-2 smaller than 2^32 - 3, except that the last fixed-size variable
-/// (when there are no record variables) or the last record variable may be
-/// larger.
+/// worth, for record variables) must be smaller than 2^31 - 3 bytes, in
+/// CDF-2 smaller than 2^32 - 3 and in CDF-5 smaller than 2^63 - 3, except
+/// that the last fixed-size variable (when there are no record variables)
+/// or the last record variable may be larger; a variable whose size does
+/// not fit a signed 64-bit offset is refused wherever it is.
 fn check_sizes(ds: &CdlDataset, kind: Kind) -> Result<(), CdlError> {
     let s = &ds.schema;
-    let limit: u64 = if kind == Kind::Classic {
-        (i32::MAX as u64) - 3
-    } else {
-        (u32::MAX as u64) - 3
+    let limit: u64 = match kind {
+        Kind::Classic => (i32::MAX as u64) - 3,
+        Kind::Offset64 => (u32::MAX as u64) - 3,
+        _ => (i64::MAX as u64) - 3,
     };
     let vsize = |v: nctk_model::VarId| -> u64 {
         let var = s.var(v);
@@ -159,8 +208,19 @@ fn check_sizes(ds: &CdlDataset, kind: Kind) -> Result<(), CdlError> {
         var.dims
             .iter()
             .filter(|&&d| !s.dim(d).unlimited)
-            .fold(elem, |p, &d| p.saturating_mul(s.dim(d).len))
+            .try_fold(elem, |p, &d| p.checked_mul(s.dim(d).len))
+            .filter(|&n| n <= i64::MAX as u64)
+            .unwrap_or(u64::MAX)
     };
+    let too_large = || {
+        Err(CdlError::format(
+            None,
+            "NetCDF: One or more variable sizes violate format constraints",
+        ))
+    };
+    if s.var_ids().any(|v| vsize(v) == u64::MAX) {
+        return too_large();
+    }
     let vars: Vec<_> = s.var_ids().collect();
     let fixed: Vec<_> = vars
         .iter()
@@ -201,9 +261,6 @@ fn check_sizes(ds: &CdlDataset, kind: Kind) -> Result<(), CdlError> {
     if fixed_ok && record_ok {
         Ok(())
     } else {
-        Err(CdlError::format(
-            None,
-            "NetCDF: One or more variable sizes violate format constraints",
-        ))
+        too_large()
     }
 }

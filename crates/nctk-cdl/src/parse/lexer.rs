@@ -6,6 +6,7 @@ use nctk_model::DataType;
 use super::constants::{self, Const};
 use super::error::{CdlError, Pos};
 use super::escape;
+use super::kind::Kind;
 
 /// The special attribute names ncgen treats as keywords.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -119,9 +120,54 @@ pub(crate) struct Token {
     pub text: String,
 }
 
-/// Splits `src` into tokens, ending with [`Tok::Eof`].
-pub(crate) fn tokenize(src: &str) -> Result<Vec<Token>, CdlError> {
-    Lexer::new(src).run()
+/// Splits `src` into tokens, ending with [`Tok::Eof`]. `keywords` is the
+/// kind named by ncgen's `-k`, which decides which type names are keywords
+/// (see [`demote_type_names`]).
+pub(crate) fn tokenize(src: &[u8], keywords: Option<Kind>) -> Result<Vec<Token>, CdlError> {
+    let mut tokens = Lexer::new(src).run()?;
+    demote_type_names(&mut tokens, keywords.unwrap_or(Kind::Classic));
+    Ok(tokens)
+}
+
+/// ncgen 4.9.0 reads the names of the types a kind lacks as names, not
+/// keywords: `string` unless the kind is netCDF-4, and `ubyte`, `ushort`,
+/// `uint`, `int64`, `uint64` (and their aliases `ulong`, `uinteger`)
+/// unless it is netCDF-4 or CDF-5. The kind is `-k`'s; without `-k` all of
+/// them are names, whatever `_Format` says. Where a type is expected, the
+/// parser still takes such a name as the type it names ([`type_by_name`]).
+fn demote_type_names(tokens: &mut [Token], kind: Kind) {
+    for t in tokens.iter_mut() {
+        let Tok::Type(dtype) = t.tok else { continue };
+        let keyword = match dtype {
+            DataType::String => kind == Kind::Netcdf4,
+            DataType::UByte
+            | DataType::UShort
+            | DataType::UInt
+            | DataType::Int64
+            | DataType::UInt64 => matches!(kind, Kind::Netcdf4 | Kind::Cdf5),
+            _ => true,
+        };
+        if !keyword {
+            t.tok = Tok::Ident(t.text.as_bytes().to_vec());
+        }
+    }
+}
+
+/// The primitive type a name in a type's place stands for (`int64 v ;`
+/// where `int64` is not a keyword for the kind, see [`demote_type_names`]).
+pub(crate) fn type_by_name(tok: &Tok) -> Option<DataType> {
+    match tok {
+        Tok::Type(t) => Some(*t),
+        Tok::Ident(n) => type_named(n),
+        _ => None,
+    }
+}
+
+/// The primitive type whose CDL name is `name` (`int64`, `string`, ...).
+pub(crate) fn type_named(name: &[u8]) -> Option<DataType> {
+    DataType::ALL
+        .into_iter()
+        .find(|t| t.cdl_name().as_bytes() == name)
 }
 
 struct Lexer<'a> {
@@ -202,9 +248,9 @@ enum Kw {
 }
 
 impl<'a> Lexer<'a> {
-    fn new(src: &'a str) -> Lexer<'a> {
+    fn new(src: &'a [u8]) -> Lexer<'a> {
         Lexer {
-            s: src.as_bytes(),
+            s: src,
             i: 0,
             line: 1,
             line_start: 0,
@@ -629,7 +675,11 @@ mod tests {
     use super::*;
 
     fn toks(s: &str) -> Vec<Tok> {
-        tokenize(s).unwrap().into_iter().map(|t| t.tok).collect()
+        tokenize(s.as_bytes(), Some(Kind::Netcdf4))
+            .unwrap()
+            .into_iter()
+            .map(|t| t.tok)
+            .collect()
     }
 
     #[test]
@@ -688,7 +738,7 @@ mod tests {
 
     #[test]
     fn positions_count_lines_in_strings_and_comments() {
-        let t = tokenize("a // c\n\"x\ny\" b /* q\n */ c").unwrap();
+        let t = tokenize(b"a // c\n\"x\ny\" b /* q\n */ c", None).unwrap();
         assert_eq!(t[0].pos, Pos { line: 1, column: 1 });
         assert_eq!(t[1].pos, Pos { line: 2, column: 1 });
         assert_eq!(t[2].pos, Pos { line: 3, column: 4 });

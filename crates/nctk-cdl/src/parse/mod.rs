@@ -176,8 +176,14 @@ impl CdlDataset {
 pub struct ParseOptions {
     /// The output kind the CDL is read for (ncgen's `-k`). ncgen turns
     /// `int64` variables into `int` for the kinds without 64-bit integers
-    /// (classic, 64-bit offset, netCDF-4 classic); `None` keeps every type.
+    /// (classic, 64-bit offset, netCDF-4 classic) and leaves out `string`
+    /// attributes for the kinds without strings; `None` keeps every type.
     pub kind: Option<Kind>,
+    /// The kind whose type names are keywords: ncgen's `-k`. ncgen reads
+    /// `string`, `int64`, `ubyte`, ... as ordinary names where that kind
+    /// lacks the type, and all of them as names when no `-k` is given (as
+    /// for [`Kind::Classic`], whatever `_Format` says). `None`: [`Self::kind`].
+    pub keywords: Option<Kind>,
     /// The largest number of values a variable with data may have; larger
     /// ones are an error instead of an allocation.
     pub max_values: u64,
@@ -187,19 +193,26 @@ impl Default for ParseOptions {
     fn default() -> Self {
         ParseOptions {
             kind: None,
+            keywords: None,
             max_values: 1 << 31,
         }
     }
 }
 
 /// Parses CDL text with default options (no kind-specific conversions).
-pub fn parse(text: &str) -> Result<CdlDataset, CdlError> {
+///
+/// The text is bytes, as ncgen reads it: string values need not be UTF-8
+/// (their bytes go to the file unchanged), names must be.
+pub fn parse<T: AsRef<[u8]> + ?Sized>(text: &T) -> Result<CdlDataset, CdlError> {
     parse_with(text, &ParseOptions::default())
 }
 
-/// Parses CDL text for the given options.
-pub fn parse_with(text: &str, options: &ParseOptions) -> Result<CdlDataset, CdlError> {
-    let tokens = lexer::tokenize(text)?;
+/// Parses CDL text (bytes, see [`parse`]) for the given options.
+pub fn parse_with<T: AsRef<[u8]> + ?Sized>(
+    text: &T,
+    options: &ParseOptions,
+) -> Result<CdlDataset, CdlError> {
+    let tokens = lexer::tokenize(text.as_ref(), options.keywords.or(options.kind))?;
     let wide_integer = tokens.iter().find_map(|t| match &t.tok {
         lexer::Tok::Num {
             classic_illegal: true,

@@ -1,9 +1,11 @@
 //! The CDL parser: tokens to a syntax tree, by recursive descent over the
 //! grammar of netCDF-C's `ncgen.y`.
 
+use nctk_model::DataType;
+
 use super::ast::{Ast, AttrAst, AttrName, AttrTarget, Datum, GroupAst, Item, Ref};
 use super::error::{CdlError, Pos};
-use super::lexer::{Tok, Token};
+use super::lexer::{type_by_name, Tok, Token};
 
 /// Parses a token stream (ending with `Eof`) into a syntax tree.
 pub(crate) fn parse_tokens(tokens: &[Token]) -> Result<Ast, CdlError> {
@@ -205,7 +207,19 @@ impl<'a> Parser<'a> {
                 | (Tok::Ident(_) | Tok::Path(_), Tok::Colon, _)
                 | (Tok::Type(_), Tok::Colon, _)
                 | (Tok::Type(_), Tok::Ident(_) | Tok::Path(_), Tok::Colon)
-        )
+        ) || (*self.peek_at(2) == Tok::Colon && self.leading_type().is_some())
+    }
+
+    /// The type a declaration starts with: a type keyword, or a name that
+    /// names a primitive type (`int64` where the kind makes it a name, see
+    /// `lexer::demote_type_names`) when a name follows, as ncgen looks
+    /// such a name up among the types.
+    fn leading_type(&self) -> Option<DataType> {
+        match (self.peek(), self.peek_at(1)) {
+            (Tok::Type(t), _) => Some(*t),
+            (t @ Tok::Ident(_), Tok::Ident(_) | Tok::Path(_)) => type_by_name(t),
+            _ => None,
+        }
     }
 
     fn dim_or_attr(&mut self, g: &mut GroupAst) -> Result<(), CdlError> {
@@ -250,28 +264,26 @@ impl<'a> Parser<'a> {
             g.items.push(Item::Attr(a));
             return Ok(());
         }
-        let dtype = match self.peek() {
-            Tok::Type(t) => {
-                self.next();
-                *t
-            }
-            Tok::Ident(_) | Tok::Path(_) if matches!(self.peek_at(1), Tok::Ident(_)) => {
-                let name = match self.peek() {
-                    Tok::Ident(n) => String::from_utf8_lossy(n).into_owned(),
-                    _ => "a path".into(),
-                };
-                return Err(CdlError::unsupported(
-                    self.pos(),
-                    format!("a variable of user-defined type `{name}`"),
-                ));
-            }
-            Tok::Compound | Tok::Enum | Tok::Opaque => {
-                return Err(CdlError::unsupported(
-                    self.pos(),
-                    "a user-defined type declaration",
-                ));
-            }
-            _ => return Err(self.unexpected("a variable declaration or an attribute")),
+        let dtype = if let Some(t) = self.leading_type() {
+            self.next();
+            t
+        } else {
+            return Err(match self.peek() {
+                Tok::Ident(_) | Tok::Path(_) if matches!(self.peek_at(1), Tok::Ident(_)) => {
+                    let name = match self.peek() {
+                        Tok::Ident(n) => String::from_utf8_lossy(n).into_owned(),
+                        _ => "a path".into(),
+                    };
+                    CdlError::unsupported(
+                        self.pos(),
+                        format!("a variable of user-defined type `{name}`"),
+                    )
+                }
+                Tok::Compound | Tok::Enum | Tok::Opaque => {
+                    CdlError::unsupported(self.pos(), "a user-defined type declaration")
+                }
+                _ => self.unexpected("a variable declaration or an attribute"),
+            });
         };
         loop {
             let pos = self.pos();
@@ -351,12 +363,13 @@ impl<'a> Parser<'a> {
     fn attr_decl(&mut self) -> Result<AttrAst, CdlError> {
         let pos = self.pos();
         let dtype = match self.peek() {
-            Tok::Type(t) => {
-                self.next();
-                Some(*t)
-            }
+            Tok::Type(_) => self.leading_type(),
+            _ if *self.peek_at(2) == Tok::Colon => self.leading_type(),
             _ => None,
         };
+        if dtype.is_some() {
+            self.next();
+        }
         let target = if *self.peek() == Tok::Colon {
             AttrTarget::Global
         } else {
@@ -366,7 +379,6 @@ impl<'a> Parser<'a> {
         let name = match self.peek() {
             Tok::Ident(n) => AttrName::Plain(n.clone()),
             Tok::Special(s) => AttrName::Special(*s),
-            Tok::Type(t) => AttrName::Plain(t.cdl_name().as_bytes().to_vec()),
             _ => return Err(self.unexpected("an attribute name")),
         };
         self.next();

@@ -8,7 +8,7 @@ use super::ast::{Ast, AttrAst, AttrName, AttrTarget, Datum, GroupAst, Item, Ref}
 use super::constants::{push_const, push_opaque, push_text, Const};
 use super::data;
 use super::error::{CdlError, Pos};
-use super::lexer::Special;
+use super::lexer::{type_named, Special};
 use super::{CdlDataset, Constructs, GlobalSpecial, Kind, ParseOptions, Storage, VarSpecial};
 
 /// Builds the dataset from the syntax tree.
@@ -209,7 +209,23 @@ impl<'a> Builder<'a> {
     fn attr(&mut self, gid: GroupId, a: &AttrAst) -> Result<(), CdlError> {
         let var = match &a.target {
             AttrTarget::Global => None,
-            AttrTarget::Var(r) => Some(self.var_ref(gid, r)?),
+            AttrTarget::Var(r) => match self.var_ref(gid, r) {
+                Ok(v) => Some(v),
+                Err(e) => {
+                    // `string :a = ...` where `string` is a name for the
+                    // kind and no variable has it: ncgen takes the name
+                    // as the attribute's type.
+                    let Some(dtype) = typed_global(a, r) else {
+                        return Err(e);
+                    };
+                    let typed = AttrAst {
+                        target: AttrTarget::Global,
+                        dtype: Some(dtype),
+                        ..a.clone()
+                    };
+                    return self.attr(gid, &typed);
+                }
+            },
         };
         match &a.name {
             AttrName::Special(sp) => self.special(gid, var, *sp, a),
@@ -224,6 +240,13 @@ impl<'a> Builder<'a> {
             AttrName::Plain(raw) => {
                 let name = checked_name(raw, a.pos)?;
                 let values = attr_values(a.dtype, &a.values, &name, a.pos)?;
+                if values.dtype() == DataType::String
+                    && self.options.kind.is_some_and(|k| k != Kind::Netcdf4)
+                {
+                    // ncgen 4.9.0 leaves `string` attributes out of the
+                    // files of the kinds without strings, without a word.
+                    return Ok(());
+                }
                 if !values.dtype().is_classic() {
                     self.constructs.typed_attrs.push((a.pos, var, name.clone()));
                 }
@@ -372,6 +395,15 @@ impl<'a> Builder<'a> {
         self.schema
             .set_attr(gid, Some(v), Attribute::new("_FillValue", values));
         Ok(())
+    }
+}
+
+/// The type an attribute's owner names when it names no variable: a plain
+/// name of a primitive type, on an attribute without a type of its own.
+fn typed_global(a: &AttrAst, r: &Ref) -> Option<DataType> {
+    match (a.dtype, r.absolute, r.parts.as_slice()) {
+        (None, false, [name]) => type_named(name),
+        _ => None,
     }
 }
 
@@ -537,7 +569,7 @@ pub(crate) fn attr_values(
                 ))
             }
             (Datum::Num(c, _), _) => push_const(&mut out, *c),
-            (Datum::Str(s, _), _) => push_text(&mut out, s),
+            (Datum::Str(s, p), _) => push_text(&mut out, s, *p)?,
             (Datum::Opaque(h, p), _) => {
                 if !push_opaque(&mut out, h) {
                     return Err(CdlError::unsupported(
