@@ -1,4 +1,4 @@
-use crate::{DataType, ModelError, Values};
+use crate::{name, DataType, ModelError, Values};
 
 /// Index of a dimension in a [`Schema`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -327,6 +327,101 @@ impl Schema {
             Some(slot) => *slot = attr,
             None => list.push(attr),
         }
+    }
+
+    /// Adds an attribute to a variable, or to the group when `var` is
+    /// `None`, refusing a name the list already holds (a reader must not
+    /// drop one of two stored attributes silently).
+    pub fn add_attr(
+        &mut self,
+        group: GroupId,
+        var: Option<VarId>,
+        attr: Attribute,
+    ) -> Result<(), ModelError> {
+        let list = match var {
+            Some(v) => &mut self.var_mut(v).attributes,
+            None => &mut self.group_mut(group).attributes,
+        };
+        if list.iter().any(|a| a.name == attr.name) {
+            return Err(ModelError::DuplicateName(attr.name));
+        }
+        list.push(attr);
+        Ok(())
+    }
+
+    /// netCDF-C's rule for a variable's `_FillValue` when it fills (classic
+    /// fill mode, netCDF-4 always): exactly one value of the variable's type.
+    pub fn check_fill_value(&self, var: VarId) -> Result<(), ModelError> {
+        let v = self.var(var);
+        let Some(a) = v.attribute("_FillValue") else {
+            return Ok(());
+        };
+        let reason = if a.value.dtype() != v.dtype {
+            format!(
+                "has type {} but the variable has type {}",
+                a.value.dtype(),
+                v.dtype
+            )
+        } else if a.value.len() != 1 {
+            format!("holds {} values instead of one", a.value.len())
+        } else {
+            return Ok(());
+        };
+        Err(ModelError::FillValue {
+            var: v.name.clone(),
+            reason,
+        })
+    }
+
+    /// Checks what every writer needs of the definitions: names netCDF-C
+    /// can write ([`name::write_problem`]), no name twice in one scope
+    /// (dimensions of a group; variables and subgroups of a group; the
+    /// attributes of one list) and each `_FillValue` one value of its
+    /// variable's type. The error names the first offender.
+    pub fn check_writable(&self) -> Result<(), ModelError> {
+        let bad_name = |n: &str| match name::write_problem(n) {
+            Some(reason) => Err(ModelError::InvalidName {
+                name: n.to_string(),
+                reason,
+            }),
+            None => Ok(()),
+        };
+        let unique = |names: Vec<&str>| match name::first_duplicate(names) {
+            Some(n) => Err(ModelError::DuplicateName(n.to_string())),
+            None => Ok(()),
+        };
+        for g in self.group_ids() {
+            let grp = self.group(g);
+            if g != GroupId::ROOT {
+                bad_name(&grp.name)?;
+            }
+            unique(
+                grp.dims
+                    .iter()
+                    .map(|&d| self.dim(d).name.as_str())
+                    .collect(),
+            )?;
+            unique(
+                grp.vars
+                    .iter()
+                    .map(|&v| self.var(v).name.as_str())
+                    .chain(grp.groups.iter().map(|&c| self.group(c).name.as_str()))
+                    .collect(),
+            )?;
+            unique(grp.attributes.iter().map(|a| a.name.as_str()).collect())?;
+            grp.attributes.iter().try_for_each(|a| bad_name(&a.name))?;
+        }
+        for d in self.dim_ids() {
+            bad_name(&self.dim(d).name)?;
+        }
+        for v in self.var_ids() {
+            let var = self.var(v);
+            bad_name(&var.name)?;
+            var.attributes.iter().try_for_each(|a| bad_name(&a.name))?;
+            unique(var.attributes.iter().map(|a| a.name.as_str()).collect())?;
+            self.check_fill_value(v)?;
+        }
+        Ok(())
     }
 
     /// The variable named `name` in `group`.
