@@ -334,7 +334,8 @@ impl ClassicWriter {
     pub fn add_unlimited_dimension(&mut self, name: &str) -> Result<DimId> {
         if self.header.dims.iter().any(|d| d.len == 0) {
             return Err(self.define_err(format!(
-                "dimension {name:?}: the file already has an unlimited dimension"
+                "dimension {name:?}: the file already has an unlimited dimension \
+                 (netCDF-C: NC_UNLIMITED size already in use)"
             )));
         }
         self.push_dim(name, 0)

@@ -216,7 +216,7 @@ impl<'a> Decoder<'a> {
                 at,
                 format!(
                     "{what}: type code {code} ({t}) is not allowed in {} files \
-                     (netCDF-C: Not a valid data type)",
+                     (netCDF-C: Not a valid data type or _FillValue type mismatch)",
                     self.version
                 ),
             ),
