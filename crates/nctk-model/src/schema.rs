@@ -373,55 +373,46 @@ impl Schema {
         })
     }
 
-    /// Checks what every writer needs of the definitions: names netCDF-C
-    /// can write ([`name::write_problem`]), no name twice in one scope
+    /// The definitions as every writer must store them, or the first
+    /// problem: each name NFC-normalized and one netCDF-C can write
+    /// ([`name::normalize`]), no name twice in one scope after normalizing
     /// (dimensions of a group; variables and subgroups of a group; the
     /// attributes of one list) and each `_FillValue` one value of its
-    /// variable's type. The error names the first offender.
-    pub fn check_writable(&self) -> Result<(), ModelError> {
-        let bad_name = |n: &str| match name::write_problem(n) {
-            Some(reason) => Err(ModelError::InvalidName {
-                name: n.to_string(),
-                reason,
-            }),
-            None => Ok(()),
-        };
-        let unique = |names: Vec<&str>| match name::first_duplicate(names) {
-            Some(n) => Err(ModelError::DuplicateName(n.to_string())),
-            None => Ok(()),
-        };
-        for g in self.group_ids() {
-            let grp = self.group(g);
-            if g != GroupId::ROOT {
-                bad_name(&grp.name)?;
+    /// variable's type. Ids are unchanged.
+    pub fn writable(&self) -> Result<Schema, ModelError> {
+        let mut out = self.clone();
+        let nfc_attrs = |attrs: &mut Vec<Attribute>| -> Result<(), ModelError> {
+            for a in attrs.iter_mut() {
+                a.name = name::normalize(&a.name)?;
             }
+            unique(attrs.iter().map(|a| a.name.as_str()))
+        };
+        for g in out.groups.iter_mut() {
+            if g.parent.is_some() {
+                g.name = name::normalize(&g.name)?;
+            }
+            nfc_attrs(&mut g.attributes)?;
+        }
+        for d in out.dims.iter_mut() {
+            d.name = name::normalize(&d.name)?;
+        }
+        for v in out.vars.iter_mut() {
+            v.name = name::normalize(&v.name)?;
+            nfc_attrs(&mut v.attributes)?;
+        }
+        for g in &out.groups {
+            unique(g.dims.iter().map(|&d| out.dim(d).name.as_str()))?;
             unique(
-                grp.dims
+                g.vars
                     .iter()
-                    .map(|&d| self.dim(d).name.as_str())
-                    .collect(),
+                    .map(|&v| out.var(v).name.as_str())
+                    .chain(g.groups.iter().map(|&c| out.group(c).name.as_str())),
             )?;
-            unique(
-                grp.vars
-                    .iter()
-                    .map(|&v| self.var(v).name.as_str())
-                    .chain(grp.groups.iter().map(|&c| self.group(c).name.as_str()))
-                    .collect(),
-            )?;
-            unique(grp.attributes.iter().map(|a| a.name.as_str()).collect())?;
-            grp.attributes.iter().try_for_each(|a| bad_name(&a.name))?;
         }
-        for d in self.dim_ids() {
-            bad_name(&self.dim(d).name)?;
+        for v in out.var_ids() {
+            out.check_fill_value(v)?;
         }
-        for v in self.var_ids() {
-            let var = self.var(v);
-            bad_name(&var.name)?;
-            var.attributes.iter().try_for_each(|a| bad_name(&a.name))?;
-            unique(var.attributes.iter().map(|a| a.name.as_str()).collect())?;
-            self.check_fill_value(v)?;
-        }
-        Ok(())
+        Ok(out)
     }
 
     /// The variable named `name` in `group`.
@@ -520,6 +511,14 @@ impl Schema {
             .filter(|a| a.value.dtype() == v.dtype && !a.value.is_empty())
             .map(|a| a.value.slice(0..1))
             .unwrap_or_else(|| v.dtype.default_fill())
+    }
+}
+
+/// Refuses a name `names` holds twice (`NC_ENAMEINUSE`).
+fn unique<'a>(names: impl IntoIterator<Item = &'a str>) -> Result<(), ModelError> {
+    match name::first_duplicate(names) {
+        Some(n) => Err(ModelError::DuplicateName(n.to_string())),
+        None => Ok(()),
     }
 }
 
