@@ -269,8 +269,12 @@ impl ClassicWriter {
         }
     }
 
-    /// Defines every dimension, variable and attribute of `schema`'s root group.
+    /// Defines every dimension, variable and attribute of `schema`'s root
+    /// group. A schema that uses a name twice in one scope is refused.
     pub fn define_schema(&mut self, schema: &Schema) -> Result<()> {
+        schema
+            .writable()
+            .map_err(|e| self.define_err(e.to_string()))?;
         let mut dim_map = std::collections::HashMap::new();
         for &d in &schema.root().dims {
             let dim = schema.dim(d);

@@ -523,3 +523,31 @@ fn writer_refuses_what_netcdf_c_refuses() {
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
+
+#[test]
+fn a_schema_with_a_name_used_twice_is_refused_before_it_is_defined() {
+    // Two attributes of one name (a schema built by hand can hold them):
+    // the file could keep only one.
+    let mut s = nctk_model::Schema::new();
+    let x = s.add_dim(nctk_model::GroupId::ROOT, "x", 2, false).unwrap();
+    let v = s
+        .add_var(nctk_model::GroupId::ROOT, "v", DataType::Int, &[x])
+        .unwrap();
+    for k in 0..2 {
+        s.var_mut(v)
+            .attributes
+            .push(nctk_model::Attribute::new("units", Values::Int(vec![k])));
+    }
+    let sink = Arc::new(MemSink::new());
+    let e = ClassicWriter::create_in_with_schema(sink.clone(), &s, Version::Cdf1, FillMode::Fill)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("\"units\"") && e.contains("String match to name in use"),
+        "{e}"
+    );
+    // Nothing of the schema was defined: what the dropped writer leaves
+    // holds no variable.
+    let left = ClassicReader::from_bytes(sink.to_vec()).unwrap();
+    assert_eq!(left.schema().num_vars(), 0);
+}

@@ -377,8 +377,8 @@ impl Schema {
     /// problem: each name NFC-normalized and one netCDF-C can write
     /// ([`name::normalize`]), no name twice in one scope after normalizing
     /// (dimensions of a group; variables and subgroups of a group; the
-    /// attributes of one list) and each `_FillValue` one value of its
-    /// variable's type. Ids are unchanged.
+    /// attributes of one list). Ids are unchanged. (Writers that fill also
+    /// call [`Schema::check_fill_value`].)
     pub fn writable(&self) -> Result<Schema, ModelError> {
         let mut out = self.clone();
         let nfc_attrs = |attrs: &mut Vec<Attribute>| -> Result<(), ModelError> {
@@ -408,9 +408,6 @@ impl Schema {
                     .map(|&v| out.var(v).name.as_str())
                     .chain(g.groups.iter().map(|&c| out.group(c).name.as_str())),
             )?;
-        }
-        for v in out.var_ids() {
-            out.check_fill_value(v)?;
         }
         Ok(out)
     }

@@ -88,6 +88,9 @@ impl ZarrWriter {
         opts: &WriteOptions,
     ) -> Result<ZarrWriter, WriteError> {
         let schema = &schema.writable()?;
+        for v in schema.var_ids() {
+            schema.check_fill_value(v)?;
+        }
         check_names(schema)?;
         let mut plans = Vec::with_capacity(schema.num_vars());
         for v in schema.var_ids() {
@@ -466,7 +469,7 @@ fn copy_block(
 }
 
 /// Group and variable names must be usable as store key segments (the
-/// schema has passed [`Schema::writable`]: netCDF's rules for writing).
+/// schema has passed [`Schema::writable`]: netCDF's name rules for writing).
 fn check_names(schema: &Schema) -> Result<(), WriteError> {
     let names = schema
         .group_ids()
