@@ -44,7 +44,9 @@ pub enum ClassicError {
         reason: String,
     },
     /// A type that this format version cannot hold (CDF-5 types in CDF-1/2, strings).
-    #[error("{file}: type {dtype} is not allowed in {version} files")]
+    #[error(
+        "{file}: type {dtype} is not allowed in {version} files (netCDF-C: Not a valid data type or _FillValue type mismatch)"
+    )]
     TypeNotSupported {
         /// The file.
         file: String,

@@ -1,8 +1,8 @@
 //! The reader: [`ClassicReader`] implements [`DataSource`] and a typed fast path.
 
 use crate::error::{ClassicError, Result};
-use crate::header::{decode_header, DecodeError, Decoded, Header, NumRecs};
-use crate::layout::{check_offsets, var_layouts, FileLayout};
+use crate::header::{decode_header, DecodeError, Decoded, Header, NumRecs, Tolerated};
+use crate::layout::{check_offsets, check_var_sizes, var_layouts, FileLayout};
 use crate::native::{as_bytes_mut, be_to_native, is_native};
 use crate::Version;
 use nctk_model::convert::values_to_vec;
@@ -34,7 +34,8 @@ pub struct ClassicReader {
     schema: Schema,
     /// Per variable: one fill value, encoded big-endian.
     fills: Vec<Vec<u8>>,
-    tolerated: Vec<(u64, String)>,
+    tolerated: Vec<Tolerated>,
+    file_len: u64,
 }
 
 impl std::fmt::Debug for ClassicReader {
@@ -105,7 +106,9 @@ pub(crate) fn schema_of(
             .map_err(|e| bad(8, format!("dimension {:?}: {e}", d.name)))?;
     }
     for a in &header.attrs {
-        schema.set_attr(root, None, a.clone());
+        schema
+            .add_attr(root, None, a.clone())
+            .map_err(|e| bad(8, format!("global attribute {:?}: {e}", a.name)))?;
     }
     for (i, v) in header.vars.iter().enumerate() {
         let dims: Vec<nctk_model::DimId> = v
@@ -113,14 +116,17 @@ pub(crate) fn schema_of(
             .iter()
             .map(|&d| nctk_model::DimId(d as u32))
             .collect();
-        let id = schema.add_var(root, &v.name, v.dtype, &dims).map_err(|e| {
-            bad(
-                var_offsets.get(i).copied().unwrap_or(0),
-                format!("variable {:?}: {e}", v.name),
-            )
-        })?;
+        let at = var_offsets.get(i).copied().unwrap_or(0);
+        let id = schema
+            .add_var(root, &v.name, v.dtype, &dims)
+            .map_err(|e| bad(at, format!("variable {:?}: {e}", v.name)))?;
         for a in &v.attrs {
-            schema.set_attr(root, Some(id), a.clone());
+            schema.add_attr(root, Some(id), a.clone()).map_err(|e| {
+                bad(
+                    at,
+                    format!("attribute {:?} of variable {:?}: {e}", a.name, v.name),
+                )
+            })?;
         }
         schema.var_mut(id).storage = VarStorage {
             endianness: Some(Endianness::Big),
@@ -130,13 +136,23 @@ pub(crate) fn schema_of(
     Ok(schema)
 }
 
-/// Validates the header's shapes and offsets and computes the layout.
+/// Validates the header's shapes, sizes (netCDF-C's `NC_check_vlens`, as
+/// netCDF-C checks them on open) and offsets and computes the layout.
 pub(crate) fn layout_of(d: &Decoded, file: &str) -> Result<FileLayout> {
     let at = |i: usize| d.var_offsets.get(i).copied().unwrap_or(0);
     let vars = var_layouts(&d.header).map_err(|(i, reason)| ClassicError::Header {
         file: file.to_string(),
         offset: at(i),
         reason: format!("variable {:?}: {reason}", d.header.vars[i].name),
+    })?;
+    check_var_sizes(d.header.version, &vars).map_err(|i| ClassicError::Header {
+        file: file.to_string(),
+        offset: at(i),
+        reason: format!(
+            "variable {:?} exceeds the {} per-variable size limit, which only the last \
+             variable may (netCDF-C: One or more variable sizes violate format constraints)",
+            d.header.vars[i].name, d.header.version
+        ),
     })?;
     check_offsets(d.len, vars).map_err(|(i, reason)| ClassicError::Header {
         file: file.to_string(),
@@ -179,6 +195,7 @@ impl ClassicReader {
             schema,
             fills,
             tolerated: decoded.tolerated,
+            file_len,
         })
     }
 
@@ -203,8 +220,15 @@ impl ClassicReader {
     }
 
     /// Header oddities that were tolerated, with their byte offsets.
-    pub fn tolerated(&self) -> &[(u64, String)] {
+    pub fn tolerated(&self) -> &[Tolerated] {
         &self.tolerated
+    }
+
+    /// When the file is shorter than its header implies, the byte offset
+    /// where its data stops (the file's length): values from there on read
+    /// as the fill value.
+    pub fn data_ends_at(&self) -> Option<u64> {
+        (self.file_len < self.layout.implied_len(self.numrecs)).then_some(self.file_len)
     }
 
     /// The byte source.
@@ -442,5 +466,9 @@ impl DataSource for ClassicReader {
 
     fn format_name(&self) -> &str {
         self.header.version.format_name()
+    }
+
+    fn data_ends_at(&self) -> Option<u64> {
+        ClassicReader::data_ends_at(self)
     }
 }

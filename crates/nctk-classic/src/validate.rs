@@ -1,10 +1,16 @@
-//! The validator: everything the reader rejects (errors) plus what netCDF-C
-//! tolerates (warnings), each with a byte offset.
+//! The validator: everything the reader rejects, plus what the reader (like
+//! netCDF-C) tolerates but the format specification forbids, as PnetCDF's
+//! `ncvalidator` fails it (errors: non-zero header padding, a second
+//! zero-length dimension, a file longer than its header implies); and what
+//! the specification allows but is suspicious (warnings: names netCDF-C
+//! would not write, a `_FillValue` of another type, a short file, ...).
+//! Each finding has a byte offset.
 
 use crate::error::ClassicError;
 use crate::header::{decode_header, DecodeError, NumRecs};
-use crate::layout::{check_offsets, check_var_sizes, var_layouts};
+use crate::reader::{layout_of, schema_of};
 use crate::Version;
+use nctk_model::name;
 use nctk_store::bytes::{ByteSource, FileSource};
 use std::path::Path;
 
@@ -13,7 +19,8 @@ use std::path::Path;
 pub enum Severity {
     /// netCDF-C reads the file, but it breaks the specification or is suspicious.
     Warning,
-    /// The file cannot be read (nctk's reader and netCDF-C refuse it).
+    /// The file breaks the format: the reader refuses it, or it breaks the
+    /// specification in a way PnetCDF's `ncvalidator` fails.
     Error,
 }
 
@@ -35,6 +42,19 @@ impl std::fmt::Display for Finding {
             Severity::Error => "error",
         };
         write!(f, "{sev} at byte {}: {}", self.offset, self.message)
+    }
+}
+
+/// The finding for an error the reader would give.
+fn finding_of(e: ClassicError) -> Finding {
+    let (offset, message) = match e {
+        ClassicError::Header { offset, reason, .. } => (offset, reason),
+        e => (0, e.to_string()),
+    };
+    Finding {
+        severity: Severity::Error,
+        offset,
+        message,
     }
 }
 
@@ -82,102 +102,81 @@ pub fn validate_source(source: &dyn ByteSource) -> Vec<Finding> {
                     0,
                     format!("header of over {len} bytes not validated in full"),
                 )],
-                Err(ClassicError::Header { offset, reason, .. }) => vec![err(offset, reason)],
-                Err(e) => vec![err(0, e.to_string())],
+                Err(e) => vec![finding_of(e)],
             };
         }
     };
-    for (offset, message) in &decoded.tolerated {
-        out.push(warn(*offset, message.clone()));
+    for t in &decoded.tolerated {
+        let finding = if t.breaks_spec { err } else { warn };
+        out.push(finding(t.offset, t.message.clone()));
     }
     let h = &decoded.header;
     let at = |i: usize| decoded.var_offsets.get(i).copied().unwrap_or(0);
-    // Names.
-    for d in &h.dims {
-        if nctk_model::name::normalize(&d.name).as_deref() != Ok(d.name.as_str()) {
-            out.push(warn(
-                8,
-                format!(
-                    "dimension name {:?} breaks the name rules or is not NFC",
-                    d.name
-                ),
-            ));
+    // Names netCDF-C reads but would not write.
+    let var_names = h
+        .vars
+        .iter()
+        .enumerate()
+        .map(|(i, v)| (at(i), "variable", &v.name));
+    let attr_names = h
+        .vars
+        .iter()
+        .enumerate()
+        .flat_map(|(i, v)| v.attrs.iter().map(move |a| (at(i), "attribute", &a.name)));
+    let names = h
+        .dims
+        .iter()
+        .map(|d| (8, "dimension", &d.name))
+        .chain(h.attrs.iter().map(|a| (8, "global attribute", &a.name)))
+        .chain(var_names)
+        .chain(attr_names);
+    for (offset, what, n) in names {
+        match name::normalize(n) {
+            Err(e) => out.push(warn(
+                offset,
+                format!("{what} name: {e}; netCDF-C reads it but would not write it"),
+            )),
+            Ok(nfc) if nfc != *n => out.push(warn(
+                offset,
+                format!("{what} name {n:?} is not NFC-normalized"),
+            )),
+            Ok(_) => {}
         }
     }
-    for (i, v) in h.vars.iter().enumerate() {
-        if nctk_model::name::normalize(&v.name).as_deref() != Ok(v.name.as_str()) {
-            out.push(warn(
-                at(i),
-                format!(
-                    "variable name {:?} breaks the name rules or is not NFC",
-                    v.name
-                ),
-            ));
-        }
-        if !h.version.supports(v.dtype) {
-            out.push(err(
-                at(i),
-                format!(
-                    "variable {:?} has type {}, which {} does not allow",
-                    v.name, v.dtype, h.version
-                ),
-            ));
-        }
-        for a in &v.attrs {
-            if !h.version.supports(a.value.dtype()) {
-                out.push(err(
-                    at(i),
-                    format!(
-                        "attribute {:?} of {:?} has type {}, which {} does not allow",
-                        a.name,
-                        v.name,
-                        a.value.dtype(),
-                        h.version
-                    ),
-                ));
-            }
-            if a.name == "_FillValue" && (a.value.dtype() != v.dtype || a.value.len() != 1) {
-                out.push(warn(
-                    at(i),
-                    format!("_FillValue of {:?} is not one {} value", v.name, v.dtype),
-                ));
-            }
-        }
-    }
-    for a in &h.attrs {
-        if !h.version.supports(a.value.dtype()) {
-            out.push(err(
-                8,
-                format!(
-                    "global attribute {:?} has type {}, which {} does not allow",
-                    a.name,
-                    a.value.dtype(),
-                    h.version
-                ),
-            ));
-        }
-    }
-    let zero_dims: Vec<usize> = (0..h.dims.len()).filter(|&i| h.dims[i].len == 0).collect();
-    if zero_dims.len() > 1 {
-        out.push(warn(
+    let zero_dims = h.dims.iter().filter(|d| d.len == 0).count();
+    if zero_dims > 1 {
+        out.push(err(
             8,
             format!(
-                "{} dimensions have length 0; only the first is the record dimension",
-                zero_dims.len()
+                "{zero_dims} dimensions have length 0; only one may be the record dimension \
+                 (netCDF-C reads the others as record dimensions too)"
             ),
         ));
     }
-    let vars = match var_layouts(h) {
-        Ok(v) => v,
-        Err((i, reason)) => {
-            out.push(err(
-                at(i),
-                format!("variable {:?}: {reason}", h.vars[i].name),
-            ));
+    // Duplicate names: the reader refuses them.
+    let schema = match schema_of(h, 0, "", &decoded.var_offsets) {
+        Ok(s) => s,
+        Err(e) => {
+            out.push(finding_of(e));
             return out;
         }
     };
-    for (i, (v, hv)) in vars.iter().zip(&h.vars).enumerate() {
+    for v in schema.var_ids() {
+        if let Err(e) = schema.check_fill_value(v) {
+            out.push(warn(
+                at(v.0 as usize),
+                format!("{e}: netCDF-C reads it (the default fill is used) but refuses to write it in fill mode"),
+            ));
+        }
+    }
+    let layout = match layout_of(&decoded, "") {
+        Ok(l) => l,
+        Err(e) => {
+            out.push(finding_of(e));
+            return out;
+        }
+    };
+    for (i, (v, hv)) in layout.vars.iter().zip(&h.vars).enumerate() {
         let expect = if h.version == Version::Cdf5 {
             v.len
         } else {
@@ -193,41 +192,21 @@ pub fn validate_source(source: &dyn ByteSource) -> Vec<Finding> {
             ));
         }
     }
-    if let Err(i) = check_var_sizes(h.version, &vars) {
-        out.push(err(
-            at(i),
-            format!(
-                "variable {:?} is too large for {}",
-                h.vars[i].name, h.version
-            ),
-        ));
-    }
-    let order: Vec<u64> = vars
-        .iter()
-        .filter(|v| !v.is_record)
-        .map(|v| v.begin)
-        .collect();
-    let rec_order: Vec<u64> = vars
-        .iter()
-        .filter(|v| v.is_record)
-        .map(|v| v.begin)
-        .collect();
-    if !order.is_sorted() || !rec_order.is_sorted() {
+    let in_order = |record: bool| {
+        let begins: Vec<u64> = layout
+            .vars
+            .iter()
+            .filter(|v| v.is_record == record)
+            .map(|v| v.begin)
+            .collect();
+        begins.is_sorted()
+    };
+    if !in_order(false) || !in_order(true) {
         out.push(warn(
             decoded.len,
             "variable data is not in header order".into(),
         ));
     }
-    let layout = match check_offsets(decoded.len, vars) {
-        Ok(l) => l,
-        Err((i, reason)) => {
-            out.push(err(
-                at(i),
-                format!("variable {:?}: {reason}", h.vars[i].name),
-            ));
-            return out;
-        }
-    };
     let numrecs = match h.numrecs {
         NumRecs::Count(n) => n,
         NumRecs::Streaming => {
@@ -242,7 +221,7 @@ pub fn validate_source(source: &dyn ByteSource) -> Vec<Finding> {
     if file_len < implied {
         out.push(warn(file_len, format!("file is {file_len} bytes but the header implies {implied}: missing data reads as fill values")));
     } else if file_len > implied {
-        out.push(warn(
+        out.push(err(
             implied,
             format!("file is {file_len} bytes but the header implies {implied}"),
         ));

@@ -14,7 +14,9 @@ use crate::native::{as_bytes, is_native, native_to_be};
 use crate::reader::{layout_of, pieces, read_header, schema_of};
 use crate::Version;
 use nctk_model::convert::{convert, vec_to_values};
-use nctk_model::{name, Attribute, DataType, DimId, NcValue, Schema, Selection, Values, VarId};
+use nctk_model::{
+    name, Attribute, DataType, DimId, ModelError, NcValue, Schema, Selection, Values, VarId,
+};
 use nctk_store::bytes::{ByteSink, ByteSource, FileSink, MemSink};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -251,8 +253,28 @@ impl ClassicWriter {
         name::normalize(n).map_err(|e| self.define_err(e.to_string()))
     }
 
-    /// Defines every dimension, variable and attribute of `schema`'s root group.
+    /// Refuses `n` when `taken` already holds it (`NC_ENAMEINUSE`).
+    fn check_unused<'a>(
+        &self,
+        what: &str,
+        taken: impl Iterator<Item = &'a str>,
+        n: &'a str,
+    ) -> Result<()> {
+        match name::first_duplicate(taken.chain([n])) {
+            Some(d) => Err(self.define_err(format!(
+                "{what}: {}",
+                ModelError::DuplicateName(d.to_string())
+            ))),
+            None => Ok(()),
+        }
+    }
+
+    /// Defines every dimension, variable and attribute of `schema`'s root
+    /// group. A schema that uses a name twice in one scope is refused.
     pub fn define_schema(&mut self, schema: &Schema) -> Result<()> {
+        schema
+            .writable()
+            .map_err(|e| self.define_err(e.to_string()))?;
         let mut dim_map = std::collections::HashMap::new();
         for &d in &schema.root().dims {
             let dim = schema.dim(d);
@@ -316,7 +338,8 @@ impl ClassicWriter {
     pub fn add_unlimited_dimension(&mut self, name: &str) -> Result<DimId> {
         if self.header.dims.iter().any(|d| d.len == 0) {
             return Err(self.define_err(format!(
-                "dimension {name:?}: the file already has an unlimited dimension"
+                "dimension {name:?}: the file already has an unlimited dimension \
+                 (netCDF-C: NC_UNLIMITED size already in use)"
             )));
         }
         self.push_dim(name, 0)
@@ -325,9 +348,11 @@ impl ClassicWriter {
     fn push_dim(&mut self, n: &str, len: u64) -> Result<DimId> {
         self.need_define()?;
         let n = self.check_name(n)?;
-        if self.header.dims.iter().any(|d| d.name == n) {
-            return Err(self.define_err(format!("dimension name {n:?} is already used")));
-        }
+        self.check_unused(
+            "dimension",
+            self.header.dims.iter().map(|d| d.name.as_str()),
+            &n,
+        )?;
         self.header.dims.push(HeaderDim { name: n, len });
         self.refresh_schema()?;
         Ok(DimId(self.header.dims.len() as u32 - 1))
@@ -345,9 +370,11 @@ impl ClassicWriter {
                 version: self.header.version,
             });
         }
-        if self.header.vars.iter().any(|v| v.name == n) {
-            return Err(self.define_err(format!("variable name {n:?} is already used")));
-        }
+        self.check_unused(
+            "variable",
+            self.header.vars.iter().map(|v| v.name.as_str()),
+            &n,
+        )?;
         for (i, d) in dims.iter().enumerate() {
             let Some(dim) = self.header.dims.get(d.0 as usize) else {
                 return Err(self.define_err(format!(
@@ -393,8 +420,8 @@ impl ClassicWriter {
                 }
                 // netCDF-C's classic layer stores a _FillValue of another
                 // type or length as it is (files written by netCDF-Java
-                // have them, and nccopy copies them unchanged); only one
-                // value of the variable's own type is used as the fill.
+                // have them, and nccopy, which writes without fill, copies
+                // them unchanged); in fill mode `end_define` refuses them.
                 &mut self.header.vars[v.0 as usize].attrs
             }
             None => &mut self.header.attrs,
@@ -425,6 +452,14 @@ impl ClassicWriter {
     /// values (in fill mode) and the header.
     pub fn end_define(&mut self) -> Result<()> {
         self.need_define()?;
+        if self.fill == FillMode::Fill {
+            // netCDF-C's fill_NC_var: NC_EBADTYPE at nc_enddef.
+            for v in self.schema.var_ids() {
+                self.schema
+                    .check_fill_value(v)
+                    .map_err(|e| self.define_err(format!("{e} (in fill mode)")))?;
+            }
+        }
         let version = self.header.version;
         let vars = var_layouts(&self.header).map_err(|(i, r)| {
             self.define_err(format!("variable {:?}: {r}", self.header.vars[i].name))
@@ -433,7 +468,8 @@ impl ClassicWriter {
             file: self.name.clone(),
             version,
             reason: format!(
-                "variable {:?} exceeds the per-variable size limit (only the last variable may)",
+                "variable {:?} exceeds the per-variable size limit, which only the last \
+                 variable may (netCDF-C: One or more variable sizes violate format constraints)",
                 self.header.vars[i].name
             ),
         })?;

@@ -174,15 +174,16 @@ fn mutated_files_never_panic() {
 }
 
 #[test]
-fn validator_reports_what_netcdf_c_tolerates() {
+fn validator_reports_what_netcdf_c_tolerates_and_ncvalidator_fails() {
     let good = sample(Version::Cdf1);
     assert_eq!(validate_source(&MemSource::new(good.clone())), vec![]);
-    // Longer and shorter than the header implies: warnings.
+    // Longer than the header implies: an error, as ncvalidator says
+    // ("file size is larger than expected"); shorter: a warning.
     let mut longer = good.clone();
     longer.extend_from_slice(&[0; 10]);
     let f = validate_source(&MemSource::new(longer));
     assert_eq!(f.len(), 1);
-    assert_eq!(f[0].severity, Severity::Warning);
+    assert_eq!(f[0].severity, Severity::Error);
     assert_eq!(f[0].offset, good.len() as u64);
     let shorter = good[..good.len() - 4].to_vec();
     let f = validate_source(&MemSource::new(shorter.clone()));
@@ -197,13 +198,14 @@ fn validator_reports_what_netcdf_c_tolerates() {
         r.read(s, &Selection::all(&[2])).unwrap(),
         Values::Float(vec![9.96921e36, 9.96921e36])
     );
-    // Non-zero padding after a name: warning; the reader still opens it.
+    // Non-zero padding after a name: an error (ncvalidator fails it); the
+    // reader still opens it, as netCDF-C does.
     let mut padded = good.clone();
     patch(&mut padded, b"\0\0\0\x05title", 0, b"\x01");
     let f = validate_source(&MemSource::new(padded.clone()));
     assert!(
         f.iter()
-            .any(|x| x.severity == Severity::Warning && x.message.contains("padding")),
+            .any(|x| x.severity == Severity::Error && x.message.contains("padding")),
         "{f:?}"
     );
     assert!(ClassicReader::from_bytes(padded).is_ok());

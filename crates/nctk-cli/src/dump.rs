@@ -165,13 +165,23 @@ impl DumpArgs {
 }
 
 /// Runs `ncdump` with `args` on `source`, writing to `out`. `args.file`
-/// names the dataset (`netcdf NAME {`, NcML `location`).
+/// names the dataset (`netcdf NAME {`, NcML `location`). When the data
+/// stops before the end the definitions imply (a truncated classic file),
+/// one warning on stderr names the file and the byte offset: the missing
+/// values print as fill values.
 pub fn run_dump(
     args: &DumpArgs,
     source: &dyn DataSource,
     out: impl Write,
 ) -> Result<(), DumpError> {
     let opts = args.to_options()?;
+    if let Some(end) = source.data_ends_at() {
+        eprintln!(
+            "nctk dump: warning: {}: the data stops at byte {end}, before the end the header \
+             implies; the missing values are shown as fill values",
+            args.file
+        );
+    }
     dump(source, &args.file, &opts, out)
 }
 

@@ -5,7 +5,7 @@ use crate::DataType;
 #[non_exhaustive]
 pub enum ModelError {
     /// A name breaks netCDF's name rules.
-    #[error("invalid name {name:?}: {reason}")]
+    #[error("invalid name {name:?}: {reason} (netCDF-C: Name contains illegal characters)")]
     InvalidName {
         /// The offending name.
         name: String,
@@ -34,9 +34,20 @@ pub enum ModelError {
     /// A selection does not fit the variable's shape.
     #[error("invalid selection: {0}")]
     Selection(String),
-    /// Two things share a name in one scope.
-    #[error("name {0:?} is already used")]
+    /// Two things share a name in one scope (netCDF-C's `NC_ENAMEINUSE`).
+    #[error("name {0:?} is already used (netCDF-C: String match to name in use)")]
     DuplicateName(String),
+    /// A variable's `_FillValue` is not one value of the variable's type
+    /// (netCDF-C's `NC_EBADTYPE`).
+    #[error(
+        "variable {var:?}: _FillValue {reason} (netCDF-C: Not a valid data type or _FillValue type mismatch)"
+    )]
+    FillValue {
+        /// The variable's name.
+        var: String,
+        /// What is wrong with the attribute.
+        reason: String,
+    },
     /// Something named does not exist.
     #[error("{kind} {name:?} not found")]
     NotFound {

@@ -1,4 +1,4 @@
-use crate::{DataType, ModelError, Values};
+use crate::{name, DataType, ModelError, Values};
 
 /// Index of a dimension in a [`Schema`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -329,6 +329,89 @@ impl Schema {
         }
     }
 
+    /// Adds an attribute to a variable, or to the group when `var` is
+    /// `None`, refusing a name the list already holds (a reader must not
+    /// drop one of two stored attributes silently).
+    pub fn add_attr(
+        &mut self,
+        group: GroupId,
+        var: Option<VarId>,
+        attr: Attribute,
+    ) -> Result<(), ModelError> {
+        let list = match var {
+            Some(v) => &mut self.var_mut(v).attributes,
+            None => &mut self.group_mut(group).attributes,
+        };
+        if list.iter().any(|a| a.name == attr.name) {
+            return Err(ModelError::DuplicateName(attr.name));
+        }
+        list.push(attr);
+        Ok(())
+    }
+
+    /// netCDF-C's rule for a variable's `_FillValue` when it fills (classic
+    /// fill mode, netCDF-4 always): exactly one value of the variable's type.
+    pub fn check_fill_value(&self, var: VarId) -> Result<(), ModelError> {
+        let v = self.var(var);
+        let Some(a) = v.attribute("_FillValue") else {
+            return Ok(());
+        };
+        let reason = if a.value.dtype() != v.dtype {
+            format!(
+                "has type {} but the variable has type {}",
+                a.value.dtype(),
+                v.dtype
+            )
+        } else if a.value.len() != 1 {
+            format!("holds {} values instead of one", a.value.len())
+        } else {
+            return Ok(());
+        };
+        Err(ModelError::FillValue {
+            var: v.name.clone(),
+            reason,
+        })
+    }
+
+    /// The definitions as every writer must store them, or the first
+    /// problem: each name NFC-normalized and one netCDF-C can write
+    /// ([`name::normalize`]), no name twice in one scope after normalizing
+    /// (dimensions of a group; variables and subgroups of a group; the
+    /// attributes of one list). Ids are unchanged. (Writers that fill also
+    /// call [`Schema::check_fill_value`].)
+    pub fn writable(&self) -> Result<Schema, ModelError> {
+        let mut out = self.clone();
+        let nfc_attrs = |attrs: &mut Vec<Attribute>| -> Result<(), ModelError> {
+            for a in attrs.iter_mut() {
+                a.name = name::normalize(&a.name)?;
+            }
+            unique(attrs.iter().map(|a| a.name.as_str()))
+        };
+        for g in out.groups.iter_mut() {
+            if g.parent.is_some() {
+                g.name = name::normalize(&g.name)?;
+            }
+            nfc_attrs(&mut g.attributes)?;
+        }
+        for d in out.dims.iter_mut() {
+            d.name = name::normalize(&d.name)?;
+        }
+        for v in out.vars.iter_mut() {
+            v.name = name::normalize(&v.name)?;
+            nfc_attrs(&mut v.attributes)?;
+        }
+        for g in &out.groups {
+            unique(g.dims.iter().map(|&d| out.dim(d).name.as_str()))?;
+            unique(
+                g.vars
+                    .iter()
+                    .map(|&v| out.var(v).name.as_str())
+                    .chain(g.groups.iter().map(|&c| out.group(c).name.as_str())),
+            )?;
+        }
+        Ok(out)
+    }
+
     /// The variable named `name` in `group`.
     pub fn var_by_name(&self, group: GroupId, name: &str) -> Option<VarId> {
         self.group(group)
@@ -425,6 +508,14 @@ impl Schema {
             .filter(|a| a.value.dtype() == v.dtype && !a.value.is_empty())
             .map(|a| a.value.slice(0..1))
             .unwrap_or_else(|| v.dtype.default_fill())
+    }
+}
+
+/// Refuses a name `names` holds twice (`NC_ENAMEINUSE`).
+fn unique<'a>(names: impl IntoIterator<Item = &'a str>) -> Result<(), ModelError> {
+    match name::first_duplicate(names) {
+        Some(n) => Err(ModelError::DuplicateName(n.to_string())),
+        None => Ok(()),
     }
 }
 

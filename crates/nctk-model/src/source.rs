@@ -20,4 +20,12 @@ pub trait DataSource: Send + Sync {
     /// special attribute shows it: `classic`, `64-bit offset`, `cdf5`,
     /// `netCDF-4`, `netCDF-4 classic model`.
     fn format_name(&self) -> &str;
+
+    /// When the stored data stops before the end the definitions imply (a
+    /// truncated classic file), the byte offset where it stops: values past
+    /// it read as fill. `None` for complete data and for formats where
+    /// missing data is normal (chunked stores).
+    fn data_ends_at(&self) -> Option<u64> {
+        None
+    }
 }

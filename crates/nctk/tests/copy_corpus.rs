@@ -321,6 +321,15 @@ fn classic_files_through_stores_keep_the_dump() {
                 ..nc4.clone()
             };
             if let Err(e) = copy(path, &target, &opts, &mut NoProgress) {
+                // A _FillValue of another type than its variable: netCDF-C
+                // refuses to write it as netCDF-4 too.
+                let theirs = tmp.path().join(format!("{i}.nccopy.nc"));
+                if e.to_string().contains("_FillValue type mismatch")
+                    && nccopy_nc4_refuses(path, &theirs, "_FillValue type mismatch")
+                {
+                    *counts.entry("refused as nccopy".into()).or_insert(0) += 1;
+                    continue;
+                }
                 failures.push(format!("{name} to {layout:?}: {e}"));
                 continue;
             }
@@ -389,6 +398,16 @@ fn classic_files_through_stores_keep_the_dump() {
         failures.len()
     );
     assert!(failures.is_empty(), "{failures:#?}");
+}
+
+/// True when netCDF-C's `nccopy -k nc4` refuses to copy `path`, saying `why`.
+fn nccopy_nc4_refuses(path: &Path, out: &Path, why: &str) -> bool {
+    Command::new("nccopy")
+        .args(["-k", "nc4"])
+        .arg(path)
+        .arg(out)
+        .output()
+        .is_ok_and(|o| !o.status.success() && String::from_utf8_lossy(&o.stderr).contains(why))
 }
 
 /// Each variable of `a` with its path and the variable of `b` at that path.

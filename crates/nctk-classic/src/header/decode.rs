@@ -22,6 +22,19 @@ pub enum DecodeError {
     },
 }
 
+/// Something netCDF-C reads that a strict reading of the format questions.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Tolerated {
+    /// Byte offset of the oddity.
+    pub offset: u64,
+    /// What is odd.
+    pub message: String,
+    /// True when the format specification forbids it (PnetCDF's
+    /// `ncvalidator` fails the file: a validator error); false for what
+    /// the specification allows but is suspicious (a validator warning).
+    pub breaks_spec: bool,
+}
+
 /// A decoded header, its length in bytes and what was tolerated on the way.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Decoded {
@@ -30,8 +43,8 @@ pub struct Decoded {
     /// Length of the encoded header in bytes.
     pub len: u64,
     /// Oddities netCDF-C tolerates (non-zero padding, mis-tagged empty lists,
-    /// names that are not UTF-8), with their byte offsets.
-    pub tolerated: Vec<(u64, String)>,
+    /// names with a NUL), with their byte offsets.
+    pub tolerated: Vec<Tolerated>,
     /// Byte offset of each variable's entry in the header.
     pub var_offsets: Vec<u64>,
 }
@@ -62,13 +75,21 @@ pub(super) struct Decoder<'a> {
     pos: usize,
     file_len: u64,
     version: Version,
-    tolerated: Vec<(u64, String)>,
+    tolerated: Vec<Tolerated>,
     var_offsets: Vec<u64>,
 }
 
 type R<T> = Result<T, DecodeError>;
 
 impl<'a> Decoder<'a> {
+    fn tolerate(&mut self, offset: usize, message: String, breaks_spec: bool) {
+        self.tolerated.push(Tolerated {
+            offset: offset as u64,
+            message,
+            breaks_spec,
+        });
+    }
+
     fn invalid<T>(&self, offset: usize, reason: impl Into<String>) -> R<T> {
         Err(DecodeError::Invalid {
             offset: offset as u64,
@@ -159,8 +180,7 @@ impl<'a> Decoder<'a> {
         let at = self.pos;
         let pad = self.take(pad4(used) - used, what)?;
         if pad.iter().any(|&b| b != 0) {
-            self.tolerated
-                .push((at as u64, format!("non-zero header padding after {what}")));
+            self.tolerate(at, format!("non-zero header padding after {what}"), true);
         }
         Ok(())
     }
@@ -173,20 +193,15 @@ impl<'a> Decoder<'a> {
         let mut bytes = self.take(n, what)?;
         if let Some(nul) = bytes.iter().position(|&b| b == 0) {
             // netCDF-C uses names as C strings: they end at the first NUL.
-            self.tolerated
-                .push((start as u64, format!("{what} contains a NUL byte")));
+            self.tolerate(start, format!("{what} contains a NUL byte"), false);
             bytes = &bytes[..nul];
         }
-        let name = match std::str::from_utf8(bytes) {
-            Ok(s) => s.to_string(),
-            Err(_) => {
-                self.tolerated
-                    .push((start as u64, format!("{what} is not valid UTF-8")));
-                String::from_utf8_lossy(bytes).into_owned()
-            }
+        let name = match nctk_model::name::from_stored(bytes) {
+            Ok(name) => name,
+            Err(e) => return self.invalid(start, format!("{what}: {e}")),
         };
         if name.is_empty() {
-            self.tolerated.push((at as u64, format!("{what} is empty")));
+            self.tolerate(at, format!("{what} is empty"), false);
         }
         self.padding(n, what)?;
         Ok(name)
@@ -196,7 +211,15 @@ impl<'a> Decoder<'a> {
         let at = self.pos;
         let code = self.u32(what)?;
         match DataType::from_code(code) {
-            Some(t) if t != DataType::String => Ok(t),
+            Some(t) if self.version.supports(t) => Ok(t),
+            Some(t) if t != DataType::String => self.invalid(
+                at,
+                format!(
+                    "{what}: type code {code} ({t}) is not allowed in {} files \
+                     (netCDF-C: Not a valid data type or _FillValue type mismatch)",
+                    self.version
+                ),
+            ),
             _ => self.invalid(at, format!("{what}: unknown type code {code}")),
         }
     }
@@ -210,8 +233,7 @@ impl<'a> Decoder<'a> {
         let n = self.count(what)?;
         if n == 0 {
             if found != 0 && found != tag {
-                self.tolerated
-                    .push((at as u64, format!("empty {what} has tag {found:#x}")));
+                self.tolerate(at, format!("empty {what} has tag {found:#x}"), false);
             }
             return Ok(0);
         }

@@ -10,7 +10,7 @@
 mod decode;
 mod encode;
 
-pub use decode::{decode_header, DecodeError, Decoded};
+pub use decode::{decode_header, DecodeError, Decoded, Tolerated};
 pub use encode::{encode_header, encoded_len};
 
 use crate::Version;

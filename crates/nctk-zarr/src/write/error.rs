@@ -1,5 +1,6 @@
 //! The writer's error type.
 
+use nctk_model::ModelError;
 use nctk_store::kv::StoreError;
 
 /// Errors of the Zarr / NCZarr writer. Each names the store key or the
@@ -42,6 +43,11 @@ pub enum WriteError {
         /// Why.
         reason: String,
     },
+    /// The definitions break netCDF's rules for writing (a name netCDF-C
+    /// would not write, a name used twice in one scope, a `_FillValue` that
+    /// is not one value of its variable's type).
+    #[error("cannot write these definitions: {0}")]
+    Definition(#[from] ModelError),
     /// The schema cannot be written as Zarr (a name that is not a store key).
     #[error("{name}: {reason}")]
     Schema {

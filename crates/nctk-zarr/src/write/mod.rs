@@ -87,11 +87,15 @@ impl ZarrWriter {
         schema: &Schema,
         opts: &WriteOptions,
     ) -> Result<ZarrWriter, WriteError> {
+        let schema = &schema.writable()?;
+        for v in schema.var_ids() {
+            schema.check_fill_value(v)?;
+        }
+        check_names(schema)?;
         let mut plans = Vec::with_capacity(schema.num_vars());
         for v in schema.var_ids() {
             plans.push(plan::plan(schema, v, &opts.var(v), opts.layout)?);
         }
-        check_names(schema)?;
         if opts.layout == WriteLayout::NcZarr490 {
             check_490(schema)?;
         }
@@ -464,7 +468,8 @@ fn copy_block(
     }
 }
 
-/// Group and variable names must be usable as store key segments.
+/// Group and variable names must be usable as store key segments (the
+/// schema has passed [`Schema::writable`]: netCDF's name rules for writing).
 fn check_names(schema: &Schema) -> Result<(), WriteError> {
     let names = schema
         .group_ids()
