@@ -59,3 +59,86 @@ fn latin1_in_zattrs_reads_as_netcdf_c_reads_it() {
         "{e}"
     );
 }
+
+/// The attribute texts of a `.zattrs` object: name and raw bytes of each
+/// string value, in file order (the bytes need not be UTF-8).
+fn zattrs_texts(path: &Path) -> Vec<Vec<u8>> {
+    let bytes = std::fs::read(path).unwrap();
+    // Every `"...": "..."` pair's value; netCDF-C and nctk write no escapes
+    // in these values.
+    bytes
+        .split(|&b| b == b'"')
+        .skip(1)
+        .step_by(2)
+        .map(<[u8]>::to_vec)
+        .collect()
+}
+
+#[test]
+fn latin1_char_attributes_are_written_as_nccopy_writes_them() {
+    if !have("ncdump") || !have("nccopy") || !have("ncgen") {
+        eprintln!("netCDF-C tools not installed: skipped");
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let cdl = tmp.path().join("l.cdl");
+    std::fs::write(
+        &cdl,
+        b"netcdf l {\ndimensions: x = 1 ;\nvariables: int v(x) ; v:u = \"\xb5m\" ;\n:t = \"caf\xe9 \xc3\xa9\" ;\ndata: v = 1 ;\n}\n",
+    )
+    .unwrap();
+    let nc = tmp.path().join("l.nc");
+    let ok = Command::new("ncgen")
+        .arg("-o")
+        .arg(&nc)
+        .arg(&cdl)
+        .status()
+        .unwrap();
+    assert!(ok.success());
+    let theirs = tmp.path().join("theirs.zarr");
+    let ours = tmp.path().join("ours.zarr");
+    let url = |p: &Path| format!("file://{}#mode=nczarr,file", p.display());
+    let st = Command::new("nccopy")
+        .arg(&nc)
+        .arg(url(&theirs))
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let st = Command::new(env!("CARGO_BIN_EXE_nctk"))
+        .args(["copy", "-k", "nc4"])
+        .arg(&nc)
+        // netCDF-C 4.9.0's layout, so that its ncdump reads the store.
+        .arg(format!("{},nczarr490", url(&ours)))
+        .status()
+        .unwrap();
+    assert!(st.success());
+    // The non-UTF-8 bytes reach the store unchanged, as nccopy writes them.
+    for key in [".zattrs", "v/.zattrs"] {
+        let texts = |root: &Path| -> Vec<Vec<u8>> {
+            zattrs_texts(&root.join(key))
+                .into_iter()
+                .filter(|t| std::str::from_utf8(t).is_err())
+                .collect()
+        };
+        assert_eq!(texts(&ours), texts(&theirs), "{key}");
+        assert!(!texts(&ours).is_empty(), "{key}");
+    }
+    // ncdump reads both stores to the same text, and nctk reads its own.
+    let dump = |p: &Path| {
+        let o = Command::new("ncdump").arg(url(p)).output().unwrap();
+        assert!(o.status.success(), "{o:?}");
+        o.stdout
+            .split(|&b| b == b'\n')
+            .skip(1)
+            .map(<[u8]>::to_vec)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(dump(&ours), dump(&theirs));
+    let mine = nctk_dump(&url(&ours), "ours").unwrap();
+    let mine: Vec<Vec<u8>> = mine
+        .split(|&b| b == b'\n')
+        .skip(1)
+        .map(<[u8]>::to_vec)
+        .collect();
+    assert_eq!(mine, dump(&theirs));
+}

@@ -81,16 +81,26 @@ fn carry_raw_bytes<'a>(key: &str, text: &'a [u8]) -> Result<Cow<'a, [u8]>, ZarrE
     if std::str::from_utf8(text).is_ok() {
         return Ok(Cow::Borrowed(text));
     }
-    let mut out = String::with_capacity(text.len() + 16);
-    for chunk in text.utf8_chunks() {
-        if has_raw_bytes(chunk.valid()) {
-            return Err(ZarrError::Metadata {
-                key: key.to_string(),
-                reason: "text that is not UTF-8 also holds code points U+10FF00..U+10FFFF, \
-                         which nctk uses to carry such bytes"
-                    .into(),
-            });
-        }
+    if text.utf8_chunks().any(|c| has_raw_bytes(c.valid())) {
+        return Err(ZarrError::Metadata {
+            key: key.to_string(),
+            reason: "text that is not UTF-8 also holds code points U+10FF00..U+10FFFF, \
+                     which nctk uses to carry such bytes"
+                .into(),
+        });
+    }
+    Ok(Cow::Owned(carry_bytes(text).into_owned().into_bytes()))
+}
+
+/// Text standing for `bytes`: their UTF-8 runs as they are, each byte that
+/// is not UTF-8 as its [`RAW_BYTES`] code point (the inverse of
+/// [`raw_bytes`]).
+pub fn carry_bytes(bytes: &[u8]) -> Cow<'_, str> {
+    if let Ok(s) = std::str::from_utf8(bytes) {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(bytes.len() + 16);
+    for chunk in bytes.utf8_chunks() {
         out.push_str(chunk.valid());
         out.extend(
             chunk
@@ -99,7 +109,19 @@ fn carry_raw_bytes<'a>(key: &str, text: &'a [u8]) -> Result<Cow<'a, [u8]>, ZarrE
                 .filter_map(|&b| char::from_u32(u32::from(*RAW_BYTES.start()) + u32::from(b))),
         );
     }
-    Ok(Cow::Owned(out.into_bytes()))
+    Cow::Owned(out)
+}
+
+/// JSON text for `v`, with every [`RAW_BYTES`] code point written as the
+/// byte it carries: bytes that are not UTF-8 in char attributes reach the
+/// file as they are, as netCDF-C writes them.
+pub fn to_bytes(v: &Value) -> Vec<u8> {
+    let text = serde_json::to_string(v).expect("JSON values always serialize");
+    if has_raw_bytes(&text) {
+        raw_bytes(&text)
+    } else {
+        text.into_bytes()
+    }
 }
 
 /// Refuses object keys (attribute names) holding bytes that are not UTF-8,

@@ -5,6 +5,8 @@ use base64::Engine;
 use nctk_model::Values;
 use serde_json::Value;
 
+use crate::json::carry_bytes;
+
 /// A JSON number for a float, or `"NaN"`, `"Infinity"`, `"-Infinity"`.
 pub fn float(x: f64) -> Value {
     if x.is_nan() {
@@ -43,10 +45,11 @@ pub fn number_at(v: &Values, i: usize) -> Value {
     }
 }
 
-/// Char values as text: bytes up to the first NUL, non-UTF-8 replaced.
+/// Char values as text: bytes up to the first NUL, bytes that are not
+/// UTF-8 carried as [`crate::json::RAW_BYTES`] code points.
 pub fn char_text(bytes: &[u8]) -> String {
     let end = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len());
-    String::from_utf8_lossy(&bytes[..end]).into_owned()
+    carry_bytes(&bytes[..end]).into_owned()
 }
 
 /// An attribute's value as NCZarr writes it: text as a string, one value
@@ -55,7 +58,7 @@ pub fn attribute(v: &Values) -> Value {
     match v {
         // Embedded NULs are kept; a lone NUL is CDL's empty text.
         Values::Char(b) if b.iter().all(|&c| c == 0) && b.len() <= 1 => Value::from(""),
-        Values::Char(b) => Value::from(String::from_utf8_lossy(b).into_owned()),
+        Values::Char(b) => Value::from(carry_bytes(b).into_owned()),
         Values::String(s) if s.len() == 1 => Value::from(s[0].as_str()),
         _ if v.len() == 1 => number_at(v, 0),
         _ => Value::Array((0..v.len()).map(|i| number_at(v, i)).collect()),

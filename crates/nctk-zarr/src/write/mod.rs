@@ -92,6 +92,7 @@ impl ZarrWriter {
             schema.check_fill_value(v)?;
         }
         check_names(schema)?;
+        check_attribute_text(schema)?;
         let mut plans = Vec::with_capacity(schema.num_vars());
         for v in schema.var_ids() {
             plans.push(plan::plan(schema, v, &opts.var(v), opts.layout)?);
@@ -372,8 +373,8 @@ impl ZarrWriter {
 
     fn put_json(&self, key: String, v: &Value) -> Result<(), WriteError> {
         let key = StoreKey::new(key)?;
-        let text = serde_json::to_vec(v).expect("JSON values always serialize");
-        self.store.put(&key, Bytes::from(text))?;
+        self.store
+            .put(&key, Bytes::from(crate::json::to_bytes(v)))?;
         Ok(())
     }
 
@@ -481,6 +482,38 @@ fn check_names(schema: &Schema) -> Result<(), WriteError> {
             return Err(WriteError::Schema {
                 name,
                 reason: "not usable as a Zarr object name".into(),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Refuses attribute text holding the code points that carry bytes that
+/// are not UTF-8 into the JSON ([`crate::json::RAW_BYTES`]): they would be
+/// written as single bytes, as the reader refuses them in text that is not
+/// UTF-8.
+fn check_attribute_text(schema: &Schema) -> Result<(), WriteError> {
+    let carries = |v: &Values| match v {
+        Values::Char(b) => std::str::from_utf8(b).is_ok_and(crate::json::has_raw_bytes),
+        Values::String(s) => s.iter().any(|t| crate::json::has_raw_bytes(t)),
+        _ => false,
+    };
+    let groups = schema
+        .group_ids()
+        .map(|g| (schema.group_path(g), &schema.group(g).attributes));
+    let vars = schema.var_ids().map(|v| {
+        let var = schema.var(v);
+        let group = schema.group_path(var.group);
+        let path = format!("{}/{}", group.trim_end_matches('/'), var.name);
+        (path, &var.attributes)
+    });
+    for (path, attrs) in groups.chain(vars) {
+        if let Some(a) = attrs.iter().find(|a| carries(&a.value)) {
+            return Err(WriteError::Schema {
+                name: format!("{path}:{}", a.name),
+                reason: "text holds code points U+10FF00..U+10FFFF, which nctk uses to \
+                         carry bytes that are not UTF-8 in Zarr metadata"
+                    .into(),
             });
         }
     }
