@@ -8,8 +8,8 @@
 //! digits, then laid out by `%g`'s rules.
 //!
 //! Floats take a fast path for every exponent: the value times a power of
-//! ten is computed in `f64` (at most three correctly rounded operations on
-//! exact powers of ten, a relative error under 4e-16) and used only when it
+//! ten is computed in `f64` (a correctly rounded power of ten and one
+//! multiplication, a relative error under 3e-16) and used only when it
 //! is far from a rounding tie; otherwise, and for doubles, the digits come
 //! from Rust's exact formatting (`{:.N$e}`), which rounds the same way as
 //! glibc. Text is written straight into the output buffer (no staging copy:
@@ -112,23 +112,24 @@ fn write_digits(out: &mut [u8], mut v: u64, n: usize) {
     }
 }
 
-/// `v * 10^k` with at most three roundings: factors of `1e22` and one
-/// exact power of ten (`v` is a float widened to `f64`, so nothing
-/// overflows or underflows for the `k` a float needs, -47..=55).
-fn scale(mut v: f64, mut k: i32) -> f64 {
-    while k > 22 {
-        v *= POW10[22];
-        k -= 22;
-    }
-    while k < -22 {
-        v /= POW10[22];
-        k += 22;
-    }
-    if k >= 0 {
-        v * POW10[k as usize]
-    } else {
-        v / POW10[(-k) as usize]
-    }
+/// `10^k` for `k` in -64..=64, each correctly rounded to `f64` (exact for
+/// 0..=22): `SCALE[k + 64]`. A float needs `k` in -47..=55.
+const SCALE: [f64; 129] = [
+    1e-64, 1e-63, 1e-62, 1e-61, 1e-60, 1e-59, 1e-58, 1e-57, 1e-56, 1e-55, 1e-54, 1e-53, 1e-52,
+    1e-51, 1e-50, 1e-49, 1e-48, 1e-47, 1e-46, 1e-45, 1e-44, 1e-43, 1e-42, 1e-41, 1e-40, 1e-39,
+    1e-38, 1e-37, 1e-36, 1e-35, 1e-34, 1e-33, 1e-32, 1e-31, 1e-30, 1e-29, 1e-28, 1e-27, 1e-26,
+    1e-25, 1e-24, 1e-23, 1e-22, 1e-21, 1e-20, 1e-19, 1e-18, 1e-17, 1e-16, 1e-15, 1e-14, 1e-13,
+    1e-12, 1e-11, 1e-10, 1e-9, 1e-8, 1e-7, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1e0, 1e1, 1e2, 1e3,
+    1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20,
+    1e21, 1e22, 1e23, 1e24, 1e25, 1e26, 1e27, 1e28, 1e29, 1e30, 1e31, 1e32, 1e33, 1e34, 1e35, 1e36,
+    1e37, 1e38, 1e39, 1e40, 1e41, 1e42, 1e43, 1e44, 1e45, 1e46, 1e47, 1e48, 1e49, 1e50, 1e51, 1e52,
+    1e53, 1e54, 1e55, 1e56, 1e57, 1e58, 1e59, 1e60, 1e61, 1e62, 1e63, 1e64,
+];
+
+/// `10^k` from [`SCALE`] (`k` in -64..=64).
+#[inline]
+fn pow10(k: i32) -> f64 {
+    SCALE[(k + 64) as usize]
 }
 
 /// Fast digits for a positive float value (exact in `f64`) when `n <= 9`,
@@ -137,26 +138,24 @@ fn digits_fast(v: f64, n: usize) -> Option<(u64, i32)> {
     debug_assert!((1..=9).contains(&n));
     // v is normal as an f64 (every float is); 2^e2 <= v < 2^(e2 + 1).
     let e2 = ((v.to_bits() >> 52) & 0x7ff) as i32 - 1023;
-    // floor(e2 * log10(2)): the decimal exponent or one less.
-    let mut e10 = (e2 * 78913) >> 18;
+    // floor(e2 * log10(2)) is the decimal exponent or one less; one
+    // comparison (no branch) settles it. Should the comparison with an
+    // inexact power of ten err, `scaled` falls outside [lo, hi) and the
+    // checks below send the value to the exact path.
+    let e10 = (e2 * 78913) >> 18;
+    let e10 = e10 + i32::from(v >= pow10(e10 + 1));
     let lo = POW10[n - 1];
     let hi = POW10[n];
-    let mut scaled = 0.0;
-    for _ in 0..2 {
-        scaled = scale(v, n as i32 - 1 - e10);
-        if scaled < hi {
-            break;
-        }
-        e10 += 1;
-    }
+    let scaled = v * pow10(n as i32 - 1 - e10);
     if scaled >= hi {
         return None;
     }
     // scaled < 1e9: the signed conversions are single instructions.
     let fl = scaled as i64 as u64;
     let frac = scaled - fl as i64 as f64;
-    // The scaled value carries a relative error under 3 * 2^-53 (three
-    // roundings), i.e. under 4e-7 absolute for n <= 9.
+    // The scaled value carries a relative error under 2 * 2^-53 (the power
+    // of ten and the product are rounded once each), under 3e-7 absolute
+    // for n <= 9: values within 2e-6 of a tie take the exact path.
     if (frac - 0.5).abs() < 2e-6 {
         return None;
     }
@@ -201,9 +200,9 @@ pub(crate) fn push_g_f32(out: &mut Vec<u8>, v: f32, precision: usize, style: GSt
         if let Some((int, exp)) = digits_fast(a, precision) {
             // Sign, 9 digits, point and "e-45", or "0.0000" and 9 digits.
             Tail::write(out, 32, |o| {
-                if v.is_sign_negative() {
-                    o.push(b'-');
-                }
+                // The sign without a branch (random signs mispredict).
+                o.push(b'-');
+                o.len -= usize::from(!v.is_sign_negative());
                 if precision <= 8 {
                     layout_packed(o, int, precision, exp, style);
                 } else {
@@ -246,11 +245,9 @@ fn layout_packed(o: &mut Tail, int: u64, n: usize, x: i32, style: GStyle) {
         o.put8(ascii >> 8, sig - 1);
         o.push(b'e');
         o.push(if x < 0 { b'-' } else { b'+' });
-        let ax = x.unsigned_abs() as u64;
-        let k = if ax >= 100 { 3 } else { 2 };
-        let mut b = [0u8; 3];
-        write_digits(&mut b, ax, k);
-        o.extend(&b[..k]);
+        // A float's exponent has two digits.
+        let ax = x.unsigned_abs() as usize * 2;
+        o.extend(&DIGIT_PAIRS[ax..ax + 2]);
     } else if x >= 0 {
         let int_len = x as usize + 1;
         if sig <= int_len {
