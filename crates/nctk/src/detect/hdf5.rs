@@ -36,8 +36,11 @@ const SIGNATURE: [u8; 8] = *b"\x89HDF\r\n\x1a\n";
 const CLASSIC_ATTR: &[u8] = b"_nc3_strict";
 /// Largest single structure read (object header chunk, B-tree node, ...).
 const MAX_BLOCK: u64 = 1 << 20;
-/// Most object header chunks, B-tree nodes and messages visited.
-const MAX_VISITS: usize = 100_000;
+/// Most object header chunks, B-tree nodes and heap blocks visited.
+const MAX_VISITS: usize = 10_000;
+/// Most bytes the probe reads from one file (a cycle of addresses in a
+/// damaged file ends here, quickly).
+const READ_BUDGET: u64 = 64 << 20;
 /// The undefined address (all bits set) in any offset size.
 const UNDEFINED: u64 = u64::MAX;
 
@@ -61,7 +64,7 @@ pub fn find_signature(src: &dyn ByteSource) -> Result<Option<u64>, ProbeError> {
         if r.bytes(pos, 8)? == SIGNATURE {
             return Ok(Some(pos));
         }
-        pos = if pos == 0 { 512 } else { pos * 2 };
+        pos = if pos == 0 { 512 } else { pos.saturating_mul(2) };
     }
     Ok(None)
 }
@@ -87,6 +90,8 @@ struct Reader<'a> {
     sl: usize,
     /// Blocks visited so far (bounds the walk).
     visits: usize,
+    /// Bytes that may still be read.
+    budget: std::cell::Cell<u64>,
 }
 
 /// A little-endian cursor over bytes read from absolute offset `at` of
@@ -114,6 +119,7 @@ impl<'a> Reader<'a> {
             so: 8,
             sl: 8,
             visits: 0,
+            budget: std::cell::Cell::new(READ_BUDGET),
         })
     }
 
@@ -139,6 +145,12 @@ impl<'a> Reader<'a> {
         if n > MAX_BLOCK {
             return Err(self.err(at, format!("block of {n} bytes is implausibly large")));
         }
+        let left = self
+            .budget
+            .get()
+            .checked_sub(n)
+            .ok_or_else(|| self.err(at, "too much metadata read (a cycle of addresses?)"))?;
+        self.budget.set(left);
         if at.checked_add(n).is_none_or(|end| end > self.len) {
             return Err(self.err(
                 at,
@@ -253,7 +265,7 @@ impl<'a> Reader<'a> {
             let size_len = 1usize << (flags & 3);
             let sb = self.bytes(at + pre, size_len as u64)?;
             let size = self.cur(&sb, at + pre).uint(size_len)?;
-            let total = pre + size_len as u64 + size + 4;
+            let total = (pre + size_len as u64 + 4).saturating_add(size);
             self.checked(addr, at, total, b"OHDR")?;
             (at + pre + size_len as u64, size)
         } else {
@@ -289,6 +301,9 @@ impl<'a> Reader<'a> {
                         let mut c = self.cur(data, data_at);
                         let (caddr, clen) = (c.addr(self.so)?, c.uint(self.sl)?);
                         let cat = self.abs(caddr, data_at)?;
+                        if chunks.iter().any(|&(c, _)| c == cat || c == cat + 4) {
+                            return Err(self.err(data_at, "continuation blocks form a cycle"));
+                        }
                         if v2 {
                             // OCHK signature, messages, checksum.
                             self.checked(caddr, data_at, clen, b"OCHK")?;
@@ -755,6 +770,33 @@ mod tests {
         assert_eq!(lookup3(b"", 0xdead_beef), 0xbd5b_7dde);
         assert_eq!(lookup3(b"Four score and seven years ago", 0), 0x1777_0551);
         assert_eq!(lookup3(b"Four score and seven years ago", 1), 0xcd62_8161);
+    }
+
+    /// A version 0 superblock and a version 1 root object header whose
+    /// only message continues into the header's own message area.
+    fn self_continuing_file() -> Vec<u8> {
+        let mut f = SIGNATURE.to_vec();
+        f.extend_from_slice(&[0, 0, 0, 0, 0, 8, 8, 0, 4, 0, 16, 0, 0, 0, 0, 0]);
+        let header = 96u64;
+        for a in [0, UNDEFINED, 136, UNDEFINED, 0, header] {
+            f.extend_from_slice(&a.to_le_bytes());
+        }
+        f.extend_from_slice(&[0; 24]); // cache type, reserved, scratch pad
+        assert_eq!(f.len() as u64, header);
+        f.extend_from_slice(&[1, 0, 1, 0, 1, 0, 0, 0, 24, 0, 0, 0, 0, 0, 0, 0]);
+        f.extend_from_slice(&[0x10, 0, 16, 0, 0, 0, 0, 0]);
+        f.extend_from_slice(&(header + 16).to_le_bytes());
+        f.extend_from_slice(&24u64.to_le_bytes());
+        f
+    }
+
+    #[test]
+    fn continuation_cycles_are_errors_naming_the_offset() {
+        let src = nctk_store::bytes::MemSource::new(self_continuing_file());
+        assert_eq!(find_signature(&src).unwrap(), Some(0));
+        let e = is_classic_model(&src, 0).unwrap_err();
+        assert!(e.reason.contains("cycle"), "{e}");
+        assert_eq!(e.offset, 120);
     }
 
     #[test]
