@@ -164,6 +164,31 @@ impl DumpArgs {
     }
 }
 
+/// Why `nctk dump FILE` failed.
+#[derive(Debug, thiserror::Error)]
+pub enum DumpFileError {
+    /// The file or URL could not be opened (or, for `-k`, probed).
+    #[error(transparent)]
+    Open(#[from] nctk::Error),
+    /// Printing failed.
+    #[error(transparent)]
+    Dump(#[from] DumpError),
+}
+
+/// Runs `ncdump` with `args` on the file or URL `args.file`, writing to
+/// `out`. With `-k` only the kind is printed, which works for
+/// netCDF-4/HDF5 files too (their data cannot be read yet).
+pub fn dump_file(args: &DumpArgs, mut out: impl Write) -> Result<(), DumpFileError> {
+    if args.kind {
+        args.to_options()?;
+        let kind = nctk::kind(&args.file)?;
+        writeln!(out, "{kind}").map_err(DumpError::from)?;
+        return Ok(());
+    }
+    let ds = nctk::open(&args.file)?;
+    Ok(run_dump(args, ds.source(), out)?)
+}
+
 /// Runs `ncdump` with `args` on `source`, writing to `out`. `args.file`
 /// names the dataset (`netcdf NAME {`, NcML `location`). When the data
 /// stops before the end the definitions imply (a truncated classic file),

@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use nctk_cli::copy::{run_copy, CopyArgs};
-use nctk_cli::dump::{run_dump, DumpArgs};
+use nctk_cli::dump::{dump_file, DumpArgs};
 use nctk_cli::gen::{gen, GenArgs, GenError};
 use nctk_cli::validate::run_validate;
 
@@ -150,9 +150,8 @@ fn main() -> ExitCode {
     let stdout = std::io::stdout();
     let mut out = BufWriter::with_capacity(1 << 20, stdout.lock());
     let result: Result<bool, String> = match &cli.command {
-        Command::Dump(args) => nctk::open(&args.file)
+        Command::Dump(args) => dump_file(args, &mut out)
             .map_err(|e| e.to_string())
-            .and_then(|ds| run_dump(args, ds.source(), &mut out).map_err(|e| e.to_string()))
             .map(|()| true),
         Command::Gen(args) => run_gen(args),
         Command::Copy(args) => run_copy(args).map(|_| true).map_err(|e| e.to_string()),

@@ -1,8 +1,15 @@
 //! Format detection: by magic bytes for single files, by netCDF-C URL or
 //! directory layout for Zarr stores.
 
+mod hdf5;
+
 use std::io::Read;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+use nctk_store::bytes::FileSource;
+use nctk_zarr::url::{self, Target};
+
+pub use hdf5::ProbeError;
 
 use crate::Error;
 
@@ -33,9 +40,85 @@ pub fn detect_file(path: &Path) -> Result<Format, Error> {
     let mut magic = [0u8; 8];
     let mut file = std::fs::File::open(path).map_err(io)?;
     let n = file.read(&mut magic).map_err(io)?;
-    detect_magic(&magic[..n]).ok_or_else(|| Error::Open {
+    if let Some(format) = detect_magic(&magic[..n]) {
+        return Ok(format);
+    }
+    // netCDF-C also finds HDF5 after a user block (offset 512, 1024, ...).
+    if hdf5::find_signature(&file_source(path)?)?.is_some() {
+        return Ok(Format::Hdf5);
+    }
+    Err(Error::Open {
         path: path.display().to_string(),
         reason: "not a netCDF file: unknown magic number at offset 0".into(),
+    })
+}
+
+/// True when `path` is to be parsed as a netCDF-C URL rather than a path.
+pub(crate) fn looks_like_url(path: &Path) -> bool {
+    path.to_str()
+        .is_some_and(|s| s.contains("://") || s.contains("#mode="))
+}
+
+fn file_source(path: &Path) -> Result<FileSource, Error> {
+    FileSource::open(path).map_err(|e| Error::Open {
+        path: path.display().to_string(),
+        reason: e.to_string(),
+    })
+}
+
+impl From<ProbeError> for Error {
+    fn from(e: ProbeError) -> Error {
+        Error::Open {
+            path: e.file,
+            reason: format!("HDF5 data at offset {}: {}", e.offset, e.reason),
+        }
+    }
+}
+
+/// The kind of file `target` is, as `ncdump -k` prints it: `classic`,
+/// `64-bit offset`, `cdf5`, `netCDF-4` or `netCDF-4 classic model`.
+///
+/// netCDF-4/HDF5 files cannot be read yet, but their kind is known: it
+/// comes from a small probe of the HDF5 structures (the root group's
+/// `_nc3_strict` attribute marks the classic model, as netCDF-C decides).
+/// Other targets are opened as [`open`](crate::open) does.
+pub fn kind(target: impl AsRef<Path>) -> Result<String, Error> {
+    let path = target.as_ref();
+    if let Some(local) = local_file(path)? {
+        if local.is_file() && detect_file(&local)? == Format::Hdf5 {
+            return hdf5_kind(&local).map(String::from);
+        }
+    }
+    crate::open(path).map(|d| d.format_name().to_string())
+}
+
+/// The local file a path or `file://` URL names, if it names one.
+fn local_file(path: &Path) -> Result<Option<PathBuf>, Error> {
+    if !looks_like_url(path) {
+        return Ok(Some(path.to_path_buf()));
+    }
+    let name = path.display().to_string();
+    let parsed = url::parse(&name).map_err(|e| Error::Open {
+        path: name.clone(),
+        reason: e.to_string(),
+    })?;
+    Ok(match parsed.target {
+        Target::Path(p) | Target::File(p) => Some(p),
+        _ => None,
+    })
+}
+
+/// `netCDF-4` or `netCDF-4 classic model` for an HDF5 file.
+fn hdf5_kind(path: &Path) -> Result<&'static str, Error> {
+    let src = file_source(path)?;
+    let base = hdf5::find_signature(&src)?.ok_or_else(|| Error::Open {
+        path: path.display().to_string(),
+        reason: "no HDF5 signature at offset 0, 512, 1024, ...".into(),
+    })?;
+    Ok(if hdf5::is_classic_model(&src, base)? {
+        "netCDF-4 classic model"
+    } else {
+        "netCDF-4"
     })
 }
 

@@ -27,7 +27,7 @@ pub use create_zarr::{
     StoreWriter, STORE_DEFAULT_STRING_WIDTH,
 };
 pub use dataset::{Dataset, Variable};
-pub use detect::{detect_magic, Format};
+pub use detect::{detect_magic, kind, Format, ProbeError};
 pub use error::Error;
 pub use extent::{Extent, Extents, IntoExtent, IntoExtents};
 pub use nctk_model as model;

@@ -4,7 +4,7 @@ use nctk_classic::ClassicReader;
 use nctk_zarr::url::{self, Target};
 use nctk_zarr::ZarrOptions;
 
-use crate::detect::{detect_file, detect_magic, Format};
+use crate::detect::{detect_file, detect_magic, looks_like_url, Format};
 use crate::{Dataset, Error};
 
 fn open_error(path: &str, e: impl std::fmt::Display) -> Error {
@@ -17,7 +17,7 @@ fn open_error(path: &str, e: impl std::fmt::Display) -> Error {
 fn hdf5_unsupported(path: &str) -> Error {
     open_error(
         path,
-        "netCDF-4/HDF5 files are not supported (nctk reads classic netCDF and NCZarr/Zarr)",
+        "netCDF-4/HDF5 files cannot be read yet (nctk reads classic netCDF and NCZarr/Zarr; `nctk dump -k` gives the kind)",
     )
 }
 
@@ -32,10 +32,7 @@ fn hdf5_unsupported(path: &str) -> Error {
 pub fn open(target: impl AsRef<Path>) -> Result<Dataset, Error> {
     let path = target.as_ref();
     let name = path.display().to_string();
-    let looks_like_url = path
-        .to_str()
-        .is_some_and(|s| s.contains("://") || s.contains("#mode="));
-    if !looks_like_url {
+    if !looks_like_url(path) {
         return open_local(path, &name);
     }
     let parsed = url::parse(&name).map_err(|e| open_error(&name, e))?;

@@ -11,6 +11,7 @@
 use std::io::Write;
 
 use nctk_model::{DataType, Selection, Values, VarId};
+use rayon::prelude::*;
 
 use super::escape::{c_str, push_char_data, push_name, push_string_data};
 use super::header::push_special;
@@ -326,41 +327,43 @@ impl<W: Write> Printer<'_, W> {
     }
 
     /// Reads `v` in blocks of contiguous values and prints each value
-    /// through `fmt`, keeping ncdump's row layout.
-    fn print_blocks<T>(
+    /// through `fmt`, keeping ncdump's row layout. The values of a block
+    /// are formatted in parallel (rayon, in chunks of [`FORMAT_CHUNK`]),
+    /// then laid out in order.
+    fn print_blocks<T: Sync>(
         &mut self,
         cur: &mut Cursor,
         v: VarId,
         extract: impl Fn(Values) -> Vec<T>,
-        fmt: impl Fn(&mut Vec<u8>, &T),
+        fmt: impl Fn(&mut Vec<u8>, &T) + Sync,
     ) -> Result<(), DumpError> {
         let mut scratch = Vec::with_capacity(64);
+        let mut pool = vec![];
         let full = self.opts.full_comments;
         for sel in BlockIter::new(&cur.shape) {
             let vals = self.read(v, &sel)?;
             let vals = extract(vals);
-            for x in &vals {
-                if cur.col == 0 {
-                    self.row_start(cur);
-                }
-                if cur.col + 1 < cur.ncols {
-                    if full {
-                        fmt(&mut self.buf, x);
-                        self.buf.extend_from_slice(b", ");
-                        self.annotate(cur, cur.col);
-                    } else {
-                        // lput, formatting in place.
-                        let start = self.buf.len();
-                        fmt(&mut self.buf, x);
-                        self.buf.extend_from_slice(b", ");
-                        self.lput_placed(start);
+            for chunk in format_chunks(&vals, &fmt, &mut pool) {
+                for t in chunk.texts() {
+                    if cur.col == 0 {
+                        self.row_start(cur);
                     }
-                    cur.col += 1;
-                } else {
-                    scratch.clear();
-                    fmt(&mut scratch, x);
-                    self.row_end(cur, &mut scratch);
-                    cur.next_row();
+                    if cur.col + 1 < cur.ncols {
+                        let start = self.buf.len();
+                        self.buf.extend_from_slice(t);
+                        self.buf.extend_from_slice(b", ");
+                        if full {
+                            self.annotate(cur, cur.col);
+                        } else {
+                            self.lput_placed(start);
+                        }
+                        cur.col += 1;
+                    } else {
+                        scratch.clear();
+                        scratch.extend_from_slice(t);
+                        self.row_end(cur, &mut scratch);
+                        cur.next_row();
+                    }
                 }
             }
             self.maybe_flush()?;
@@ -505,6 +508,57 @@ impl<W: Write> Printer<'_, W> {
         }
         self.buf.extend_from_slice(b")\n    ");
     }
+}
+
+/// Values formatted per parallel task.
+const FORMAT_CHUNK: usize = 8192;
+
+/// The texts of consecutive values, end to end, with each one's end.
+struct Formatted {
+    text: Vec<u8>,
+    ends: Vec<usize>,
+}
+
+impl Formatted {
+    /// Each value's text, in order.
+    fn texts(&self) -> impl Iterator<Item = &[u8]> + '_ {
+        let starts = std::iter::once(0).chain(self.ends.iter().copied());
+        starts.zip(&self.ends).map(|(s, &e)| &self.text[s..e])
+    }
+}
+
+/// Formats `vals` through `fmt` into `pool` (one [`Formatted`] per chunk,
+/// buffers reused from block to block), chunks in parallel (one chunk, on
+/// this thread, when they are few); returns the chunks in order.
+fn format_chunks<'p, T: Sync>(
+    vals: &[T],
+    fmt: &(impl Fn(&mut Vec<u8>, &T) + Sync),
+    pool: &'p mut Vec<Formatted>,
+) -> &'p [Formatted] {
+    let one = |f: &mut Formatted, c: &[T]| {
+        f.text.clear();
+        f.ends.clear();
+        for x in c {
+            fmt(&mut f.text, x);
+            f.ends.push(f.text.len());
+        }
+    };
+    let n = vals.len().div_ceil(FORMAT_CHUNK).max(1);
+    if pool.len() < n {
+        pool.resize_with(n, || Formatted {
+            text: Vec::new(),
+            ends: Vec::new(),
+        });
+    }
+    if n == 1 {
+        one(&mut pool[0], vals);
+    } else {
+        pool[..n]
+            .par_iter_mut()
+            .zip(vals.par_chunks(FORMAT_CHUNK))
+            .for_each(|(f, c)| one(f, c));
+    }
+    &pool[..n]
 }
 
 /// Hyperslabs that cover a variable in order, each of contiguous values

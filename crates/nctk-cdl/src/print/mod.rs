@@ -285,11 +285,13 @@ impl<'a, W: Write> Printer<'a, W> {
     pub(crate) fn lput_placed(&mut self, start: usize) {
         let nn = self.buf.len() - start;
         if nn + self.linep > self.max_line_len && nn > 2 {
-            let mut brk = Vec::with_capacity(5 + self.indent);
-            brk.push(b'\n');
-            brk.extend(std::iter::repeat_n(b' ', self.indent));
-            brk.extend_from_slice(b"    ");
-            self.buf.splice(start..start, brk);
+            // Shift the text right and put "\n", the indent and four
+            // blanks before it, without allocating.
+            let brk = 5 + self.indent;
+            self.buf.resize(start + nn + brk, b' ');
+            self.buf.copy_within(start..start + nn, start + brk);
+            self.buf[start] = b'\n';
+            self.buf[start + 1..start + brk].fill(b' ');
             self.linep = 4 + self.indent;
         }
         self.linep += nn;
