@@ -93,6 +93,11 @@ pub struct CopyArgs {
     /// Uncommon flags: `-Xf` pre-fills the output with fill values.
     #[arg(short = 'X', value_name = "flag")]
     pub extra: Vec<String>,
+    /// Store output: also write chunks that hold only the fill value (by
+    /// default they are left out and read as fill, as zarr-python's
+    /// write_empty_chunks=False).
+    #[arg(short = 'Z')]
+    pub write_empty_chunks: bool,
     /// Experimental chunk cache estimates (accepted, ignored).
     #[arg(short = 'x')]
     pub experimental: bool,
@@ -178,6 +183,7 @@ impl CopyArgs {
             write_in_memory: self.write_in_memory,
             read_in_memory: self.read_in_memory,
             fill,
+            write_empty_chunks: self.write_empty_chunks,
         })
     }
 }

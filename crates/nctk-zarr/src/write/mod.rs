@@ -15,7 +15,9 @@
 //! recently touched is stored when it is full); a partial write of a chunk
 //! already stored reads it back first. Memory is the cache plus one chunk,
 //! decoded and encoded, per worker thread. Chunks never
-//! written are not stored (they read as fill), as netCDF-C does.
+//! written are not stored (they read as fill), as netCDF-C does; nor are
+//! chunks holding only the fill value, as zarr-python's default
+//! `write_empty_chunks=False` (unless [`WriteOptions::write_empty_chunks`]).
 //!
 //! Layouts ([`WriteLayout`]): netCDF-C 4.9.3+ NCZarr (default), netCDF-C
 //! 4.9.0 NCZarr, pure Zarr with or without `_ARRAY_DIMENSIONS`.
@@ -96,7 +98,11 @@ impl ZarrWriter {
             check_490(schema)?;
         }
         let pipelines = plans.iter().map(|p| p.pipeline.clone()).collect();
-        let queue = EncodeQueue::new(store.clone(), pipelines);
+        let empty = plans
+            .iter()
+            .map(|p| (!opts.write_empty_chunks).then(|| p.fill_bytes.clone()))
+            .collect();
+        let queue = EncodeQueue::new(store.clone(), pipelines, empty);
         let w = ZarrWriter {
             store,
             schema: schema.clone(),

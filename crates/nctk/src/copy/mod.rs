@@ -252,6 +252,7 @@ fn run(
         chunkspecs: opts.chunkspecs.clone(),
         filters: opts.filters.clone(),
         min_chunk_bytes: opts.min_chunk_bytes,
+        write_empty_chunks: opts.write_empty_chunks,
         // Chunks are written whole in aligned slabs; those written in part
         // (larger than the buffer) wait in at most this much memory.
         cache_bytes: Some(cache_bytes(opts)),

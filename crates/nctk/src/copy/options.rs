@@ -148,6 +148,9 @@ pub struct CopyOptions {
     pub read_in_memory: bool,
     /// `-Xf`: pre-fill the output with fill values (nccopy writes without fill).
     pub fill: bool,
+    /// `-Z`: store outputs keep chunks that hold only the fill value (by
+    /// default they are not written, as zarr-python's `write_empty_chunks=False`).
+    pub write_empty_chunks: bool,
 }
 
 impl Default for CopyOptions {
@@ -168,6 +171,7 @@ impl Default for CopyOptions {
             write_in_memory: false,
             read_in_memory: false,
             fill: false,
+            write_empty_chunks: false,
         }
     }
 }

@@ -64,6 +64,9 @@ pub struct WriterOptions {
     /// Stores only: bytes of chunks written in part held in memory
     /// (default: the store writer's, 64 MiB; at least one chunk).
     pub cache_bytes: Option<usize>,
+    /// Stores only: store chunks holding only the fill value too (by
+    /// default they are left out, as zarr-python leaves them out).
+    pub write_empty_chunks: bool,
 }
 
 /// Creates the output at `path` in `format` with every definition of
@@ -117,6 +120,7 @@ fn create_store_output(
         vars: store_var_options(schema, opts)?,
         cache_bytes: opts.cache_bytes.unwrap_or(defaults.cache_bytes),
         consolidated: opts.consolidated,
+        write_empty_chunks: opts.write_empty_chunks,
     };
     let target = path.to_string_lossy();
     let writer =
