@@ -248,25 +248,23 @@ pub fn parse(s: &str) -> Result<DatasetUrl, ZarrError> {
         });
     }
 
-    // The storage: the last of file, zip, s3, gs3 named wins, as in
-    // netCDF-C (`applycontrols`); S3 storage cannot be reached through a
-    // file:// URL (netCDF-C 4.9.0: "Malformed URL").
+    // The storage: the last of file, zip, s3 named wins, as in netCDF-C
+    // (`applycontrols`, which ignores gs3 there); S3 storage cannot be
+    // reached through a file:// URL (netCDF-C 4.9.0: "Malformed URL").
     let storage = modes
         .iter()
         .rev()
         .map(String::as_str)
-        .find(|m| matches!(*m, "file" | "zip" | "s3" | "gs3"));
+        .find(|m| matches!(*m, "file" | "zip" | "s3"));
     let local = match storage {
-        Some(m @ ("s3" | "gs3")) if scheme == "file" => {
+        Some("s3") if scheme == "file" => {
             return Err(url_err(
                 s,
-                format!(
-                    "mode {m} names S3 storage, which a file:// URL cannot reach; \
-                     use an s3:// or https:// URL, or mode file or zip for a local store"
-                ),
+                "mode s3 names S3 storage, which a file:// URL cannot reach; \
+                 use an s3:// or https:// URL, or mode file or zip for a local store",
             ))
         }
-        Some("s3" | "gs3") => false,
+        Some("s3") => false,
         Some(_) => true,
         None => scheme == "file",
     };
