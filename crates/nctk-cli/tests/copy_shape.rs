@@ -201,7 +201,11 @@ fn fill_only_chunks_are_left_out_as_zarr_python_leaves_them() {
     let every = path("every.zarr");
     nctk(&["copy", "-Z", &s(&generated), &url(&every)]);
     let want = chunk_keys(&zp_sparse, "v");
-    assert_eq!(want, ["0", "2"], "zarr-python leaves the fill-only chunk out");
+    assert_eq!(
+        want,
+        ["0", "2"],
+        "zarr-python leaves the fill-only chunk out"
+    );
     assert_eq!(chunk_keys(&generated, "v"), want, "nctk gen");
     assert_eq!(chunk_keys(&copied, "v"), want, "nctk copy");
     assert_eq!(chunk_keys(&every, "v"), chunk_keys(&zp_full, "v"), "-Z");

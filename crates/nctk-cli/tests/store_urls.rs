@@ -59,7 +59,13 @@ fn stores_490(tmp: &Path) -> Vec<PathBuf> {
     let cdl = sample_cdl();
     let cdl = cdl.to_str().unwrap();
     let generated = tmp.join("g.zarr");
-    nctk_ok(&["gen", "-4", "-o", &url(&generated, "nczarr,file,nczarr490"), cdl]);
+    nctk_ok(&[
+        "gen",
+        "-4",
+        "-o",
+        &url(&generated, "nczarr,file,nczarr490"),
+        cdl,
+    ]);
     let nc = tmp.join("sample.nc");
     let nc = nc.to_str().unwrap();
     nctk_ok(&["gen", "-5", "-o", nc, cdl]);
@@ -124,7 +130,11 @@ fn netcdf4_reads(url: &str) -> Option<bool> {
         return None;
     }
     let out = Command::new("python3")
-        .args(["-c", "import sys, netCDF4; netCDF4.Dataset(sys.argv[1]).close()", url])
+        .args([
+            "-c",
+            "import sys, netCDF4; netCDF4.Dataset(sys.argv[1]).close()",
+            url,
+        ])
         .output()
         .expect("run python3");
     Some(out.status.success())
@@ -154,7 +164,10 @@ fn storage_modes_as_netcdf_c_reads_them() {
             // without S3: "not turned on"); nctk names the contradiction.
             assert!(!peer, "netCDF-C read {u}");
             assert!(!ours.status.success(), "nctk read {u}");
-            assert!(err.contains("S3 storage") && err.contains("file://"), "{err}");
+            assert!(
+                err.contains("S3 storage") && err.contains("file://"),
+                "{err}"
+            );
         } else {
             assert!(peer, "netCDF-C did not read {u}");
             assert!(ours.status.success(), "nctk {u}: {err}");

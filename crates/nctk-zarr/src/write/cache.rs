@@ -5,7 +5,10 @@
 //! cache is full (the least recently touched is then stored first) or the
 //! writer finishes. A chunk written in part that is already in the store is
 //! read back and decoded first (read-modify-write); one that is not starts
-//! as fill values.
+//! as zeroed memory (which the allocator maps lazily) and gets the fill
+//! value row by row: a row (the chunk's innermost dimension) is filled
+//! when first written in part, and rows never written are filled when the
+//! chunk is stored, so filling costs no pass over rows the data covers.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -19,8 +22,46 @@ use super::{ReadWriteStore, WriteError};
 /// A chunk: (variable index, chunk index).
 type ChunkId = (u32, Vec<u64>);
 
+/// Which rows of a chunk that started as zeroed memory hold their final
+/// prefix of fill or data (see the [module docs](self)).
+pub struct Rows {
+    ready: Vec<bool>,
+    fill: Vec<u8>,
+    row_bytes: usize,
+}
+
+impl Rows {
+    /// Prepares row `index` for a write of `len` of its bytes starting at
+    /// byte `at` of the row: a row first written in part is filled first.
+    pub fn prepare(&mut self, buf: &mut [u8], index: usize, at: usize, len: usize) {
+        if self.ready[index] {
+            return;
+        }
+        self.ready[index] = true;
+        if at != 0 || len != self.row_bytes {
+            self.fill_row(buf, index);
+        }
+    }
+
+    fn fill_row(&self, buf: &mut [u8], index: usize) {
+        let row = &mut buf[index * self.row_bytes..(index + 1) * self.row_bytes];
+        for c in row.chunks_mut(self.fill.len()) {
+            c.copy_from_slice(&self.fill[..c.len()]);
+        }
+    }
+
+    /// Fills every row never written.
+    fn finish(&self, buf: &mut [u8]) {
+        for (i, _) in self.ready.iter().enumerate().filter(|(_, &r)| !r) {
+            self.fill_row(buf, i);
+        }
+    }
+}
+
 struct Entry {
     buf: Vec<u8>,
+    /// `None` when every byte is already final or data.
+    rows: Option<Rows>,
     tick: u64,
     /// Elements written so far (writes that overlap count twice, which at
     /// worst stores the chunk early and reads it back later).
@@ -87,7 +128,7 @@ impl ChunkCache {
         plans: &[ArrayPlan],
         w: &ChunkWrite<'_>,
         whole: bool,
-        copy_in: impl FnOnce(&mut [u8]),
+        copy_in: impl FnOnce(&mut [u8], Option<&mut Rows>),
     ) -> Result<(), WriteError> {
         self.tick += 1;
         let id: ChunkId = (w.var, w.index.to_vec());
@@ -97,12 +138,13 @@ impl ChunkCache {
             while !self.entries.is_empty() && self.bytes + size > self.limit {
                 self.evict_one(plans)?;
             }
-            let buf = self.start_chunk(store, plan, w.index, whole)?;
+            let (buf, rows) = self.start_chunk(store, plan, w.index, whole)?;
             self.bytes += size;
             self.entries.insert(
                 id.clone(),
                 Entry {
                     buf,
+                    rows,
                     tick: 0,
                     written: 0,
                 },
@@ -110,12 +152,12 @@ impl ChunkCache {
         }
         let e = self.entries.get_mut(&id).expect("inserted above");
         e.tick = self.tick;
-        copy_in(&mut e.buf);
+        copy_in(&mut e.buf, e.rows.as_mut());
         e.written += w.elements;
         if e.written >= w.complete_at {
             let e = self.entries.remove(&id).expect("present");
             self.bytes -= e.buf.len();
-            self.submit(plan, id, e.buf)?;
+            self.submit(plan, id, e)?;
         }
         Ok(())
     }
@@ -133,7 +175,13 @@ impl ChunkCache {
         if let Some(e) = self.entries.remove(&id) {
             self.bytes -= e.buf.len();
         }
-        self.submit(&plans[var as usize], id, buf)
+        let whole = Entry {
+            buf,
+            rows: None,
+            tick: 0,
+            written: 0,
+        };
+        self.submit(&plans[var as usize], id, whole)
     }
 
     /// The first bytes of a chunk entering the cache.
@@ -143,32 +191,42 @@ impl ChunkCache {
         plan: &ArrayPlan,
         index: &[u64],
         whole: bool,
-    ) -> Result<Vec<u8>, WriteError> {
+    ) -> Result<(Vec<u8>, Option<Rows>), WriteError> {
         let size = plan.chunk_bytes();
         if !whole {
             // Read-modify-write, once an earlier version has landed.
             let key = chunk_key(plan, index)?;
             self.queue.wait_for(&key);
             if let Some(enc) = store.get(&key)? {
-                return plan
+                let buf = plan
                     .pipeline
                     .decode(&enc, size)
                     .map_err(|e| WriteError::Codec {
                         key: key.to_string(),
                         reason: e.to_string(),
-                    });
+                    })?;
+                return Ok((buf, None));
             }
         }
         // Zeroed memory is nearly free (the allocator maps zero pages);
-        // a fill pattern is written only where it can be read.
-        if whole || plan.fill_bytes.iter().all(|&b| b == 0) {
-            Ok(vec![0u8; size])
-        } else {
-            Ok(plan.fill_bytes.repeat(size / plan.width))
-        }
+        // the fill pattern is written only where data does not go.
+        let rows = (!whole && plan.fill_bytes.iter().any(|&b| b != 0)).then(|| {
+            let row_bytes = plan.chunks.last().map_or(1, |&n| n as usize) * plan.width;
+            Rows {
+                ready: vec![false; size / row_bytes],
+                fill: plan.fill_bytes.clone(),
+                row_bytes,
+            }
+        });
+        Ok((vec![0u8; size], rows))
     }
 
-    fn submit(&self, plan: &ArrayPlan, id: ChunkId, buf: Vec<u8>) -> Result<(), WriteError> {
+    /// Hands a chunk to the encoder, its unwritten rows filled.
+    fn submit(&self, plan: &ArrayPlan, id: ChunkId, e: Entry) -> Result<(), WriteError> {
+        let Entry { mut buf, rows, .. } = e;
+        if let Some(rows) = rows {
+            rows.finish(&mut buf);
+        }
         let key = chunk_key(plan, &id.1)?;
         self.queue.submit(Job {
             var: id.0,
@@ -188,7 +246,7 @@ impl ChunkCache {
         };
         let e = self.entries.remove(&id).expect("found above");
         self.bytes -= e.buf.len();
-        self.submit(&plans[id.0 as usize], id, e.buf)
+        self.submit(&plans[id.0 as usize], id, e)
     }
 
     /// Encodes and stores every cached chunk, in key order, and waits until
@@ -198,7 +256,7 @@ impl ChunkCache {
         all.sort_by(|a, b| a.0.cmp(&b.0));
         self.bytes = 0;
         for (id, e) in all {
-            self.submit(&plans[id.0 as usize], id, e.buf)?;
+            self.submit(&plans[id.0 as usize], id, e)?;
         }
         self.queue.wait()
     }
