@@ -261,3 +261,51 @@ impl ChunkCache {
         self.queue.wait()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::Rows;
+
+    /// Writes of any position and length into rows that started zeroed
+    /// leave exactly what writing into a chunk pre-filled with the fill
+    /// value leaves.
+    #[test]
+    fn rows_filled_lazily_equal_a_prefilled_chunk() {
+        let fill = [0xAB, 0xCD];
+        let (rows, row_bytes) = (5usize, 8usize);
+        let mut seed = 7u64;
+        let mut next = |n: usize| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) as usize % n
+        };
+        for _ in 0..200 {
+            let mut lazy = vec![0u8; rows * row_bytes];
+            let mut model = fill.repeat(rows * row_bytes / 2);
+            let mut r = Rows {
+                ready: vec![false; rows],
+                fill: fill.to_vec(),
+                row_bytes,
+            };
+            for _ in 0..next(6) {
+                let row = next(rows);
+                let at = next(row_bytes / 2) * 2;
+                let len = (next((row_bytes - at) / 2) + 1) * 2;
+                let at = if next(3) == 0 { 0 } else { at };
+                let len = if at == 0 && next(2) == 0 {
+                    row_bytes
+                } else {
+                    len.min(row_bytes - at)
+                };
+                r.prepare(&mut lazy, row, at, len);
+                let start = row * row_bytes + at;
+                let value = next(250) as u8 + 1;
+                lazy[start..start + len].fill(value);
+                model[start..start + len].fill(value);
+            }
+            r.finish(&mut lazy);
+            assert_eq!(lazy, model);
+        }
+    }
+}
