@@ -69,8 +69,8 @@ pub struct CopyArgs {
     #[arg(short = 'm', value_name = "n")]
     pub buffer: Option<String>,
     /// Chunk cache in bytes (netCDF-4 output only): output chunks held while
-    /// written in part (default: the -m buffer); room for a row of chunks
-    /// lets slabs read whole input rows.
+    /// written in part (default: the larger of -m and 36 MiB); room for a
+    /// row of chunks lets slabs read whole input rows.
     #[arg(short = 'h', value_name = "n")]
     pub chunk_cache: Option<String>,
     /// Chunk cache elements (netCDF-4 output only).

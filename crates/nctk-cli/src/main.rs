@@ -107,25 +107,7 @@ fn run_gen(cli: &GenCli) -> Result<bool, String> {
         .map_err(|e| format!("{}: {e}", cli.file))
 }
 
-/// Large buffers (copy slabs, store chunks) come from `mmap` and go back to
-/// the system when freed. glibc otherwise raises its mmap threshold after
-/// the first large free, then serves chunk-sized buffers from a heap that
-/// keeps freed memory resident and zeroes new ones by writing them, which
-/// took a store copy's peak RSS from 46 to 80 MiB (`docs/copy.md`).
-#[cfg(all(target_os = "linux", target_env = "gnu"))]
-fn return_large_buffers() {
-    // SAFETY: mallopt only sets an allocator parameter; it is called
-    // before any other thread exists.
-    unsafe {
-        libc::mallopt(libc::M_MMAP_THRESHOLD, 1 << 20);
-    }
-}
-
-#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
-fn return_large_buffers() {}
-
 fn main() -> ExitCode {
-    return_large_buffers();
     let cli = Cli::parse();
     let stdout = std::io::stdout();
     let mut out = BufWriter::with_capacity(1 << 20, stdout.lock());

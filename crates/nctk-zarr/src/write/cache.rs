@@ -68,7 +68,9 @@ struct Entry {
     written: u64,
 }
 
-/// Decoded chunks being filled, keyed by (variable index, chunk index).
+/// Decoded chunks being filled, keyed by (variable index, chunk index);
+/// they and the chunks being encoded stay within the limit (a new chunk
+/// waits for room), except that one chunk is always allowed.
 pub struct ChunkCache {
     entries: HashMap<ChunkId, Entry>,
     bytes: usize,
@@ -138,6 +140,9 @@ impl ChunkCache {
             while !self.entries.is_empty() && self.bytes + size > self.limit {
                 self.evict_one(plans)?;
             }
+            // Chunks still being encoded count too: memory stays within
+            // the limit however fast the chunks complete.
+            self.queue.wait_for_room(self.bytes, size, self.limit);
             let (buf, rows) = self.start_chunk(store, plan, w.index, whole)?;
             self.bytes += size;
             self.entries.insert(

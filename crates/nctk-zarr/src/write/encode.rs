@@ -30,6 +30,8 @@ pub struct Job {
 struct State {
     /// Keys of the chunks being encoded or stored.
     in_flight: HashSet<StoreKey>,
+    /// Decoded bytes of the chunks in flight.
+    bytes: usize,
     error: Option<WriteError>,
 }
 
@@ -147,6 +149,15 @@ impl EncodeQueue {
         drop(self.shared.wait_until(|st| !st.in_flight.contains(key)));
     }
 
+    /// Waits until `size` more bytes fit beside `held` bytes and the chunks
+    /// in flight within `limit`, or nothing is in flight.
+    pub fn wait_for_room(&self, held: usize, size: usize, limit: usize) {
+        drop(
+            self.shared
+                .wait_until(|st| st.in_flight.is_empty() || held + st.bytes + size <= limit),
+        );
+    }
+
     /// Encodes and stores `job`, in the background when workers are free;
     /// waits while the most jobs allowed are in flight (or one for the same
     /// key). With a single thread the job runs on the caller's. An error of
@@ -165,6 +176,8 @@ impl EncodeQueue {
             return Err(e);
         }
         st.in_flight.insert(job.key.clone());
+        let size = job.buf.len();
+        st.bytes += size;
         drop(st);
         let (store, pipelines, empty, shared) = (
             self.store.clone(),
@@ -178,6 +191,7 @@ impl EncodeQueue {
             let result = run(store.as_ref(), &pipelines[var], fill, job);
             let mut st = shared.lock();
             st.in_flight.remove(&key);
+            st.bytes -= size;
             if let Err(e) = result {
                 st.error.get_or_insert(e);
             }
