@@ -69,8 +69,8 @@ pub struct CopyArgs {
     #[arg(short = 'm', value_name = "n")]
     pub buffer: Option<String>,
     /// Chunk cache in bytes (netCDF-4 output only): output chunks held while
-    /// written in part (default: the -m buffer); room for a row of chunks
-    /// lets slabs read whole input rows.
+    /// written in part (default: the larger of -m and 36 MiB); room for a
+    /// row of chunks lets slabs read whole input rows.
     #[arg(short = 'h', value_name = "n")]
     pub chunk_cache: Option<String>,
     /// Chunk cache elements (netCDF-4 output only).
@@ -93,6 +93,11 @@ pub struct CopyArgs {
     /// Uncommon flags: `-Xf` pre-fills the output with fill values.
     #[arg(short = 'X', value_name = "flag")]
     pub extra: Vec<String>,
+    /// Store output: also write chunks that hold only the fill value (by
+    /// default they are left out and read as fill, as zarr-python's
+    /// write_empty_chunks=False).
+    #[arg(short = 'Z')]
+    pub write_empty_chunks: bool,
     /// Experimental chunk cache estimates (accepted, ignored).
     #[arg(short = 'x')]
     pub experimental: bool,
@@ -178,6 +183,7 @@ impl CopyArgs {
             write_in_memory: self.write_in_memory,
             read_in_memory: self.read_in_memory,
             fill,
+            write_empty_chunks: self.write_empty_chunks,
         })
     }
 }

@@ -240,6 +240,7 @@ pub fn store_options(ds: &CdlDataset, no_fill: bool) -> nctk::StoreOptions {
                 endianness: sp.endianness,
                 no_fill: no_fill || sp.no_fill.unwrap_or(false),
                 max_strlen,
+                fill_value: None,
             }
         })
         .collect();

@@ -89,6 +89,10 @@ pub struct VarStorage {
     /// (NCZarr and Zarr `|S<n>`; four per character for `<U<n>`), so a
     /// copy can keep strings that long.
     pub string_width: Option<usize>,
+    /// The fill value a format records apart from `_FillValue` (a Zarr
+    /// array's `fill_value` when no `_FillValue` attribute gives one), so
+    /// a copy reads and writes the same fill.
+    pub fill_value: Option<Values>,
 }
 
 /// A variable: a name, a type, a shape given by dimensions, and attributes.

@@ -445,9 +445,13 @@ impl Builder<'_> {
             Some(v) => values_to_cell(&cell, &v),
             None => None,
         };
+        let stored_fill = match fill {
+            Some(_) => None,
+            None => cell.fill_bytes(&za.fill_value).map_err(bad)?,
+        };
         let fill = match fill {
             Some(f) => f,
-            None => match cell.fill_bytes(&za.fill_value).map_err(bad)? {
+            None => match stored_fill.clone() {
                 Some(f) => f,
                 None => values_to_cell(&cell, &cell.data_type().default_fill())
                     .unwrap_or_else(|| vec![0; cell.width()]),
@@ -470,6 +474,7 @@ impl Builder<'_> {
             },
             // netCDF-C reads `fill_value: null` as "written without fill".
             no_fill: za.fill_value.is_null(),
+            fill_value: stored_fill.map(|b| cell.decode(&b)),
             string_width: match cell {
                 Cell::FixedBytes { n } => Some(n),
                 Cell::Utf32 { n, .. } => n.checked_mul(4),

@@ -248,14 +248,34 @@ pub fn parse(s: &str) -> Result<DatasetUrl, ZarrError> {
         });
     }
 
-    let location = if has("zip") || has("file") || scheme == "file" {
+    // The storage: the last of file, zip, s3 named wins, as in netCDF-C
+    // (`applycontrols`, which ignores gs3 there); S3 storage cannot be
+    // reached through a file:// URL (netCDF-C 4.9.0: "Malformed URL").
+    let storage = modes
+        .iter()
+        .rev()
+        .map(String::as_str)
+        .find(|m| matches!(*m, "file" | "zip" | "s3"));
+    let local = match storage {
+        Some("s3") if scheme == "file" => {
+            return Err(url_err(
+                s,
+                "mode s3 names S3 storage, which a file:// URL cannot reach; \
+                 use an s3:// or https:// URL, or mode file or zip for a local store",
+            ))
+        }
+        Some("s3") => false,
+        Some(_) => true,
+        None => scheme == "file",
+    };
+    let location = if local {
         if scheme != "file" {
             return Err(url_err(s, "file and zip storage need a file:// URL"));
         }
         let path = PathBuf::from(file_path(s, before_query)?);
-        if has("zip") {
+        if storage == Some("zip") {
             StoreLocation::Zip(path)
-        } else if has("file") {
+        } else if storage == Some("file") {
             StoreLocation::Directory(path)
         } else if path
             .extension()

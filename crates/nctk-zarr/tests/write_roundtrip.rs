@@ -228,6 +228,7 @@ fn memory_store_round_trip_every_layout() {
             vars: vars.clone(),
             cache_bytes: 64, // force evictions and read-modify-write
             consolidated: true,
+            write_empty_chunks: false,
         };
         let mut w = ZarrWriter::create(store.clone(), &schema, &opts).unwrap();
         write_all(&mut w, &data);

@@ -121,6 +121,8 @@ fn slabs_follow_the_output_chunks() {
             chunkspecs: vec!["big:7,50".into()],
             min_chunk_bytes: Some(0),
             buffer_size: buffer,
+            // No room for a band of chunks (-h as small as -m).
+            chunk_cache_size: Some(buffer),
             ..nc4()
         };
         let out = dir.path().join(format!("{buffer}.zarr"));

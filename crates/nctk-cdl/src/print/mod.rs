@@ -141,9 +141,23 @@ pub enum DumpError {
 }
 
 /// The name ncdump gives a dataset: the last path component without its
-/// last extension (`dir/x.nc3.nc` -> `x.nc3`).
+/// last extension (`dir/x.nc3.nc` -> `x.nc3`); for a URL, the last
+/// component of its path, without query or fragment
+/// (`file:///d/x.zarr#mode=nczarr,file` -> `x`; when that is empty, as
+/// after a trailing `/`, the whole text's last component, as ncdump).
 pub fn dataset_name(path: &str) -> String {
-    let last = path.rsplit('/').next().unwrap_or(path);
+    let url_base = path.split_once("://").and_then(|(scheme, rest)| {
+        let is_scheme = !scheme.is_empty()
+            && scheme
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c));
+        let url_path = &rest[..rest.find(['?', '#']).unwrap_or(rest.len())];
+        url_path
+            .rsplit('/')
+            .next()
+            .filter(|s| is_scheme && !s.is_empty())
+    });
+    let last = url_base.unwrap_or_else(|| path.rsplit('/').next().unwrap_or(path));
     match last.rfind('.') {
         Some(i) => last[..i].to_string(),
         None => last.to_string(),

@@ -5,7 +5,10 @@
 //! cache is full (the least recently touched is then stored first) or the
 //! writer finishes. A chunk written in part that is already in the store is
 //! read back and decoded first (read-modify-write); one that is not starts
-//! as fill values.
+//! as zeroed memory (which the allocator maps lazily) and gets the fill
+//! value row by row: a row (the chunk's innermost dimension) is filled
+//! when first written in part, and rows never written are filled when the
+//! chunk is stored, so filling costs no pass over rows the data covers.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -19,15 +22,55 @@ use super::{ReadWriteStore, WriteError};
 /// A chunk: (variable index, chunk index).
 type ChunkId = (u32, Vec<u64>);
 
+/// Which rows of a chunk that started as zeroed memory hold their final
+/// prefix of fill or data (see the [module docs](self)).
+pub struct Rows {
+    ready: Vec<bool>,
+    fill: Vec<u8>,
+    row_bytes: usize,
+}
+
+impl Rows {
+    /// Prepares row `index` for a write of `len` of its bytes starting at
+    /// byte `at` of the row: a row first written in part is filled first.
+    pub fn prepare(&mut self, buf: &mut [u8], index: usize, at: usize, len: usize) {
+        if self.ready[index] {
+            return;
+        }
+        self.ready[index] = true;
+        if at != 0 || len != self.row_bytes {
+            self.fill_row(buf, index);
+        }
+    }
+
+    fn fill_row(&self, buf: &mut [u8], index: usize) {
+        let row = &mut buf[index * self.row_bytes..(index + 1) * self.row_bytes];
+        for c in row.chunks_mut(self.fill.len()) {
+            c.copy_from_slice(&self.fill[..c.len()]);
+        }
+    }
+
+    /// Fills every row never written.
+    fn finish(&self, buf: &mut [u8]) {
+        for (i, _) in self.ready.iter().enumerate().filter(|(_, &r)| !r) {
+            self.fill_row(buf, i);
+        }
+    }
+}
+
 struct Entry {
     buf: Vec<u8>,
+    /// `None` when every byte is already final or data.
+    rows: Option<Rows>,
     tick: u64,
     /// Elements written so far (writes that overlap count twice, which at
     /// worst stores the chunk early and reads it back later).
     written: u64,
 }
 
-/// Decoded chunks being filled, keyed by (variable index, chunk index).
+/// Decoded chunks being filled, keyed by (variable index, chunk index);
+/// they and the chunks being encoded stay within the limit (a new chunk
+/// waits for room), except that one chunk is always allowed.
 pub struct ChunkCache {
     entries: HashMap<ChunkId, Entry>,
     bytes: usize,
@@ -87,7 +130,7 @@ impl ChunkCache {
         plans: &[ArrayPlan],
         w: &ChunkWrite<'_>,
         whole: bool,
-        copy_in: impl FnOnce(&mut [u8]),
+        copy_in: impl FnOnce(&mut [u8], Option<&mut Rows>),
     ) -> Result<(), WriteError> {
         self.tick += 1;
         let id: ChunkId = (w.var, w.index.to_vec());
@@ -97,12 +140,16 @@ impl ChunkCache {
             while !self.entries.is_empty() && self.bytes + size > self.limit {
                 self.evict_one(plans)?;
             }
-            let buf = self.start_chunk(store, plan, w.index, whole)?;
+            // Chunks still being encoded count too: memory stays within
+            // the limit however fast the chunks complete.
+            self.queue.wait_for_room(self.bytes, size, self.limit);
+            let (buf, rows) = self.start_chunk(store, plan, w.index, whole)?;
             self.bytes += size;
             self.entries.insert(
                 id.clone(),
                 Entry {
                     buf,
+                    rows,
                     tick: 0,
                     written: 0,
                 },
@@ -110,12 +157,12 @@ impl ChunkCache {
         }
         let e = self.entries.get_mut(&id).expect("inserted above");
         e.tick = self.tick;
-        copy_in(&mut e.buf);
+        copy_in(&mut e.buf, e.rows.as_mut());
         e.written += w.elements;
         if e.written >= w.complete_at {
             let e = self.entries.remove(&id).expect("present");
             self.bytes -= e.buf.len();
-            self.submit(plan, id, e.buf)?;
+            self.submit(plan, id, e)?;
         }
         Ok(())
     }
@@ -133,7 +180,13 @@ impl ChunkCache {
         if let Some(e) = self.entries.remove(&id) {
             self.bytes -= e.buf.len();
         }
-        self.submit(&plans[var as usize], id, buf)
+        let whole = Entry {
+            buf,
+            rows: None,
+            tick: 0,
+            written: 0,
+        };
+        self.submit(&plans[var as usize], id, whole)
     }
 
     /// The first bytes of a chunk entering the cache.
@@ -143,32 +196,42 @@ impl ChunkCache {
         plan: &ArrayPlan,
         index: &[u64],
         whole: bool,
-    ) -> Result<Vec<u8>, WriteError> {
+    ) -> Result<(Vec<u8>, Option<Rows>), WriteError> {
         let size = plan.chunk_bytes();
         if !whole {
             // Read-modify-write, once an earlier version has landed.
             let key = chunk_key(plan, index)?;
             self.queue.wait_for(&key);
             if let Some(enc) = store.get(&key)? {
-                return plan
+                let buf = plan
                     .pipeline
                     .decode(&enc, size)
                     .map_err(|e| WriteError::Codec {
                         key: key.to_string(),
                         reason: e.to_string(),
-                    });
+                    })?;
+                return Ok((buf, None));
             }
         }
         // Zeroed memory is nearly free (the allocator maps zero pages);
-        // a fill pattern is written only where it can be read.
-        if whole || plan.fill_bytes.iter().all(|&b| b == 0) {
-            Ok(vec![0u8; size])
-        } else {
-            Ok(plan.fill_bytes.repeat(size / plan.width))
-        }
+        // the fill pattern is written only where data does not go.
+        let rows = (!whole && plan.fill_bytes.iter().any(|&b| b != 0)).then(|| {
+            let row_bytes = plan.chunks.last().map_or(1, |&n| n as usize) * plan.width;
+            Rows {
+                ready: vec![false; size / row_bytes],
+                fill: plan.fill_bytes.clone(),
+                row_bytes,
+            }
+        });
+        Ok((vec![0u8; size], rows))
     }
 
-    fn submit(&self, plan: &ArrayPlan, id: ChunkId, buf: Vec<u8>) -> Result<(), WriteError> {
+    /// Hands a chunk to the encoder, its unwritten rows filled.
+    fn submit(&self, plan: &ArrayPlan, id: ChunkId, e: Entry) -> Result<(), WriteError> {
+        let Entry { mut buf, rows, .. } = e;
+        if let Some(rows) = rows {
+            rows.finish(&mut buf);
+        }
         let key = chunk_key(plan, &id.1)?;
         self.queue.submit(Job {
             var: id.0,
@@ -188,7 +251,7 @@ impl ChunkCache {
         };
         let e = self.entries.remove(&id).expect("found above");
         self.bytes -= e.buf.len();
-        self.submit(&plans[id.0 as usize], id, e.buf)
+        self.submit(&plans[id.0 as usize], id, e)
     }
 
     /// Encodes and stores every cached chunk, in key order, and waits until
@@ -198,8 +261,56 @@ impl ChunkCache {
         all.sort_by(|a, b| a.0.cmp(&b.0));
         self.bytes = 0;
         for (id, e) in all {
-            self.submit(&plans[id.0 as usize], id, e.buf)?;
+            self.submit(&plans[id.0 as usize], id, e)?;
         }
         self.queue.wait()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Rows;
+
+    /// Writes of any position and length into rows that started zeroed
+    /// leave exactly what writing into a chunk pre-filled with the fill
+    /// value leaves.
+    #[test]
+    fn rows_filled_lazily_equal_a_prefilled_chunk() {
+        let fill = [0xAB, 0xCD];
+        let (rows, row_bytes) = (5usize, 8usize);
+        let mut seed = 7u64;
+        let mut next = |n: usize| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) as usize % n
+        };
+        for _ in 0..200 {
+            let mut lazy = vec![0u8; rows * row_bytes];
+            let mut model = fill.repeat(rows * row_bytes / 2);
+            let mut r = Rows {
+                ready: vec![false; rows],
+                fill: fill.to_vec(),
+                row_bytes,
+            };
+            for _ in 0..next(6) {
+                let row = next(rows);
+                let at = next(row_bytes / 2) * 2;
+                let len = (next((row_bytes - at) / 2) + 1) * 2;
+                let at = if next(3) == 0 { 0 } else { at };
+                let len = if at == 0 && next(2) == 0 {
+                    row_bytes
+                } else {
+                    len.min(row_bytes - at)
+                };
+                r.prepare(&mut lazy, row, at, len);
+                let start = row * row_bytes + at;
+                let value = next(250) as u8 + 1;
+                lazy[start..start + len].fill(value);
+                model[start..start + len].fill(value);
+            }
+            r.finish(&mut lazy);
+            assert_eq!(lazy, model);
+        }
     }
 }

@@ -3,6 +3,9 @@
 //! while the caller goes on filling the next chunks. At most one chunk per
 //! worker thread is in flight, each holding its decoded bytes and, while
 //! encoding, its encoded bytes; submitting more waits for one to finish.
+//! A chunk holding only its variable's fill value is not stored (and one
+//! already there is removed), as zarr-python's `write_empty_chunks=False`:
+//! readers read a missing chunk as fill.
 
 use std::collections::HashSet;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
@@ -27,6 +30,8 @@ pub struct Job {
 struct State {
     /// Keys of the chunks being encoded or stored.
     in_flight: HashSet<StoreKey>,
+    /// Decoded bytes of the chunks in flight.
+    bytes: usize,
     error: Option<WriteError>,
 }
 
@@ -73,13 +78,36 @@ impl Shared {
 pub struct EncodeQueue {
     store: Arc<dyn ReadWriteStore>,
     pipelines: Arc<[Pipeline]>,
+    /// Per variable, the fill value's bytes (one element) when chunks
+    /// holding only it are left out; `None` stores every chunk.
+    empty: Arc<[Option<Vec<u8>>]>,
     shared: Arc<Shared>,
     limit: usize,
 }
 
-/// Encodes `job` with its pipeline and stores it.
-fn run(store: &dyn ReadWriteStore, pipeline: &Pipeline, job: Job) -> Result<(), WriteError> {
+/// True when `buf` is `fill` (one element) repeated.
+fn is_fill(buf: &[u8], fill: &[u8]) -> bool {
+    match fill {
+        [] => false,
+        [b, rest @ ..] if rest.iter().all(|x| x == b) => buf.iter().all(|x| x == b),
+        _ => buf.len() % fill.len() == 0 && buf.chunks_exact(fill.len()).all(|c| c == fill),
+    }
+}
+
+/// Encodes `job` with its pipeline and stores it; a chunk that is all
+/// `empty` (the fill value, when such chunks are left out) is removed
+/// from the store instead.
+fn run(
+    store: &dyn ReadWriteStore,
+    pipeline: &Pipeline,
+    empty: Option<&[u8]>,
+    job: Job,
+) -> Result<(), WriteError> {
     let Job { key, buf, .. } = job;
+    if empty.is_some_and(|fill| is_fill(&buf, fill)) {
+        store.delete(&key)?;
+        return Ok(());
+    }
     let bytes = if pipeline.is_empty() {
         Bytes::from(buf)
     } else {
@@ -95,11 +123,18 @@ fn run(store: &dyn ReadWriteStore, pipeline: &Pipeline, job: Job) -> Result<(), 
 }
 
 impl EncodeQueue {
-    /// A queue storing into `store`, variable `i` encoded by `pipelines[i]`.
-    pub fn new(store: Arc<dyn ReadWriteStore>, pipelines: Vec<Pipeline>) -> EncodeQueue {
+    /// A queue storing into `store`, variable `i` encoded by `pipelines[i]`;
+    /// chunks of variable `i` that are all `empty[i]` (one element's bytes)
+    /// are not stored (a missing entry stores every chunk).
+    pub fn new(
+        store: Arc<dyn ReadWriteStore>,
+        pipelines: Vec<Pipeline>,
+        empty: Vec<Option<Vec<u8>>>,
+    ) -> EncodeQueue {
         EncodeQueue {
             store,
             pipelines: pipelines.into(),
+            empty: empty.into(),
             shared: Arc::new(Shared {
                 state: Mutex::new(State::default()),
                 changed: Condvar::new(),
@@ -114,13 +149,24 @@ impl EncodeQueue {
         drop(self.shared.wait_until(|st| !st.in_flight.contains(key)));
     }
 
+    /// Waits until `size` more bytes fit beside `held` bytes and the chunks
+    /// in flight within `limit`, or nothing is in flight.
+    pub fn wait_for_room(&self, held: usize, size: usize, limit: usize) {
+        drop(
+            self.shared
+                .wait_until(|st| st.in_flight.is_empty() || held + st.bytes + size <= limit),
+        );
+    }
+
     /// Encodes and stores `job`, in the background when workers are free;
     /// waits while the most jobs allowed are in flight (or one for the same
     /// key). With a single thread the job runs on the caller's. An error of
     /// an earlier background job is returned here or by [`wait`](Self::wait).
     pub fn submit(&self, job: Job) -> Result<(), WriteError> {
+        let var = job.var as usize;
         if self.limit <= 1 {
-            return run(self.store.as_ref(), &self.pipelines[job.var as usize], job);
+            let empty = self.empty.get(var).and_then(Option::as_deref);
+            return run(self.store.as_ref(), &self.pipelines[var], empty, job);
         }
         let mut st = self.shared.wait_until(|st| {
             st.error.is_some()
@@ -130,18 +176,22 @@ impl EncodeQueue {
             return Err(e);
         }
         st.in_flight.insert(job.key.clone());
+        let size = job.buf.len();
+        st.bytes += size;
         drop(st);
-        let (store, pipelines, shared) = (
+        let (store, pipelines, empty, shared) = (
             self.store.clone(),
             self.pipelines.clone(),
+            self.empty.clone(),
             self.shared.clone(),
         );
         rayon::spawn(move || {
-            let pipeline = &pipelines[job.var as usize];
             let key = job.key.clone();
-            let result = run(store.as_ref(), pipeline, job);
+            let fill = empty.get(var).and_then(Option::as_deref);
+            let result = run(store.as_ref(), &pipelines[var], fill, job);
             let mut st = shared.lock();
             st.in_flight.remove(&key);
+            st.bytes -= size;
             if let Err(e) = result {
                 st.error.get_or_insert(e);
             }

@@ -15,7 +15,9 @@
 //! recently touched is stored when it is full); a partial write of a chunk
 //! already stored reads it back first. Memory is the cache plus one chunk,
 //! decoded and encoded, per worker thread. Chunks never
-//! written are not stored (they read as fill), as netCDF-C does.
+//! written are not stored (they read as fill), as netCDF-C does; nor are
+//! chunks holding only the fill value, as zarr-python's default
+//! `write_empty_chunks=False` (unless [`WriteOptions::write_empty_chunks`]).
 //!
 //! Layouts ([`WriteLayout`]): netCDF-C 4.9.3+ NCZarr (default), netCDF-C
 //! 4.9.0 NCZarr, pure Zarr with or without `_ARRAY_DIMENSIONS`.
@@ -43,7 +45,7 @@ pub use error::WriteError;
 pub use options::{VarOptions, WriteLayout, WriteOptions};
 pub use target::{create_target, layout_for_modes};
 
-use cache::{ChunkCache, ChunkWrite};
+use cache::{ChunkCache, ChunkWrite, Rows};
 use encode::EncodeQueue;
 use plan::ArrayPlan;
 
@@ -101,7 +103,11 @@ impl ZarrWriter {
             check_490(schema)?;
         }
         let pipelines = plans.iter().map(|p| p.pipeline.clone()).collect();
-        let queue = EncodeQueue::new(store.clone(), pipelines);
+        let empty = plans
+            .iter()
+            .map(|p| (!opts.write_empty_chunks).then(|| p.fill_bytes.clone()))
+            .collect();
+        let queue = EncodeQueue::new(store.clone(), pipelines, empty);
         let w = ZarrWriter {
             store,
             schema: schema.clone(),
@@ -340,8 +346,9 @@ impl ZarrWriter {
                     complete_at,
                 };
                 self.cache
-                    .update(&self.store, &self.plans, &w, whole, |buf| {
-                        copy_block(buf, &src, sel, &ranges, &src_stride, &chunk_stride, width)
+                    .update(&self.store, &self.plans, &w, whole, |buf, rows| {
+                        let strides = (src_stride.as_slice(), chunk_stride.as_slice());
+                        copy_block(buf, rows, &src, sel, &ranges, strides, width)
                     })?;
             }
             // Next chunk index.
@@ -417,16 +424,18 @@ impl ZarrWriter {
     }
 }
 
-/// Copies the elements of one chunk's share of the selection.
+/// Copies the elements of one chunk's share of the selection, each row of
+/// the chunk prepared by `rows` (when it started as zeroed memory).
 fn copy_block(
     buf: &mut [u8],
+    mut rows: Option<&mut Rows>,
     src: &[u8],
     sel: &Selection,
     ranges: &[(u64, u64, u64)],
-    src_stride: &[u64],
-    chunk_stride: &[u64],
+    (src_stride, chunk_stride): (&[u64], &[u64]),
     width: usize,
 ) {
+    let row_len = chunk_stride.get(ranges.len().wrapping_sub(2)).copied();
     let rank = ranges.len();
     let mut k: Vec<u64> = ranges.iter().map(|r| r.0).collect();
     let inner = rank - 1;
@@ -438,6 +447,25 @@ fn copy_block(
         for d in 0..inner {
             s_off += k[d] * src_stride[d];
             c_off += (sel.start[d] + k[d] * sel.stride[d] - ranges[d].2) * chunk_stride[d];
+        }
+        if let Some(rows) = rows.as_deref_mut() {
+            // The row starts at c_off; the write covers count elements
+            // from the first selected one.
+            let row_len = row_len.unwrap_or(buf.len() as u64 / width as u64);
+            let first = sel.start[inner] + ilo * sel.stride[inner] - ranges[inner].2;
+            let last = sel.start[inner] + (ihi - 1) * sel.stride[inner] - ranges[inner].2;
+            let covers = contiguous || (ihi - ilo) == row_len;
+            let (at, len) = if covers {
+                (first, last + 1 - first)
+            } else {
+                (1, 0)
+            };
+            rows.prepare(
+                buf,
+                (c_off / row_len) as usize,
+                at as usize * width,
+                len as usize * width,
+            );
         }
         if contiguous {
             let n = (ihi - ilo) as usize * width;

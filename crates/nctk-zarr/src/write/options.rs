@@ -1,7 +1,7 @@
 //! Passive options of the writer: which metadata layout, and per-variable
 //! storage settings (the netCDF-4 special attributes of CDL).
 
-use nctk_model::{Endianness, VarId};
+use nctk_model::{Endianness, Values, VarId};
 
 /// Which metadata layout to write.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -55,6 +55,10 @@ pub struct VarOptions {
     /// attributes set (longer strings are then cut, as netCDF-C cuts them),
     /// else 128 (see [`crate::strlen`]).
     pub max_strlen: Option<usize>,
+    /// The fill value when the variable has no `_FillValue` attribute (one
+    /// value of its type; a copy carries a Zarr input's `fill_value` here);
+    /// `None`: netCDF's default fill.
+    pub fill_value: Option<Values>,
 }
 
 /// Options of [`ZarrWriter`](super::ZarrWriter).
@@ -71,6 +75,10 @@ pub struct WriteOptions {
     /// Also write the consolidated `.zmetadata` (URL mode `consolidated`),
     /// which zarr-python and xarray read in one request.
     pub consolidated: bool,
+    /// Store chunks that hold only the fill value too (default false: they
+    /// are left out, and one already stored is removed, as zarr-python's
+    /// `write_empty_chunks=False`; readers read a missing chunk as fill).
+    pub write_empty_chunks: bool,
 }
 
 impl Default for WriteOptions {
@@ -80,6 +88,7 @@ impl Default for WriteOptions {
             vars: Vec::new(),
             cache_bytes: 64 << 20,
             consolidated: false,
+            write_empty_chunks: false,
         }
     }
 }

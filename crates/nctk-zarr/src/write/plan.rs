@@ -173,12 +173,31 @@ pub fn plan(
             default_chunks(&dims, ts)
         }
     };
+    // netCDF-C 4.9.0 has no unlimited dimensions: they are written fixed
+    // at their current length, and its NCZarr refuses a chunk longer than
+    // that ("NCZarr error").
+    let chunks: Vec<u64> = if layout == WriteLayout::NcZarr490 {
+        chunks
+            .iter()
+            .zip(&dims)
+            .map(|(&c, &(len, unlim))| if unlim { c.min(len).max(1) } else { c })
+            .collect()
+    } else {
+        chunks
+    };
     let elems = chunks.iter().try_fold(1u64, |a, &c| a.checked_mul(c));
     match elems.and_then(|e| e.checked_mul(width as u64)) {
         Some(b) if b <= u32::MAX as u64 => {}
         _ => return Err(oerr(format!("chunks {chunks:?} exceed 4 GiB"))),
     }
-    let fill = schema.fill_value(v);
+    let fill = match &opts.fill_value {
+        Some(f)
+            if var.attribute("_FillValue").is_none() && f.dtype() == var.dtype && f.len() == 1 =>
+        {
+            f.clone()
+        }
+        _ => schema.fill_value(v),
+    };
     let fill_plan = ArrayPlan {
         prefix: prefix.clone(),
         dtype: dtype.clone(),

@@ -43,7 +43,7 @@ pub use error::CopyError;
 pub use filterspec::{Filter, FilterOption};
 pub use options::{
     parse_deflate_level, parse_size, split_list, CopyOptions, GroupList, OutputKind, VarList,
-    DEFAULT_BUFFER_SIZE,
+    AUTO_CHUNK_CACHE_SIZE, DEFAULT_BUFFER_SIZE,
 };
 pub use plan::{build as build_plan, Plan, VarCopy};
 pub use progress::{NoProgress, Progress};
@@ -312,9 +312,10 @@ fn run(
         chunkspecs: opts.chunkspecs.clone(),
         filters: opts.filters.clone(),
         min_chunk_bytes: opts.min_chunk_bytes,
+        write_empty_chunks: opts.write_empty_chunks,
         // Chunks are written whole in aligned slabs; those written in part
         // (larger than the buffer) wait in at most this much memory.
-        cache_bytes: Some(cache_bytes(opts)),
+        cache_bytes: Some(opts.chunk_cache_bytes()),
         ..WriterOptions::default()
     };
     let mut out = create_output(output, format, &plan.schema, &wopts)?;
@@ -325,7 +326,7 @@ fn run(
         input,
         &plan,
         out.writer.as_mut(),
-        (opts.buffer_size, cache_bytes(opts)),
+        (opts.buffer_size, opts.chunk_cache_bytes()),
         (in_name, &out_name),
         progress,
     );
@@ -340,12 +341,6 @@ fn run(
         variables: plan.vars.len(),
         bytes: total,
     })
-}
-
-/// Bytes of output chunks written in part that a copy holds: `-h` (nccopy's
-/// chunk cache size), else the copy buffer `-m`.
-fn cache_bytes(opts: &CopyOptions) -> usize {
-    opts.chunk_cache_size.unwrap_or(opts.buffer_size)
 }
 
 /// Moves the data: fixed-size variables one after the other, then every

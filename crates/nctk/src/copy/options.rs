@@ -148,6 +148,9 @@ pub struct CopyOptions {
     pub read_in_memory: bool,
     /// `-Xf`: pre-fill the output with fill values (nccopy writes without fill).
     pub fill: bool,
+    /// `-Z`: store outputs keep chunks that hold only the fill value (by
+    /// default they are not written, as zarr-python's `write_empty_chunks=False`).
+    pub write_empty_chunks: bool,
 }
 
 impl Default for CopyOptions {
@@ -168,11 +171,27 @@ impl Default for CopyOptions {
             write_in_memory: false,
             read_in_memory: false,
             fill: false,
+            write_empty_chunks: false,
         }
     }
 }
 
+/// The chunk cache a store output gets without `-h`: room for a band of
+/// chunks across a variable's inner dimensions, so that slabs read whole
+/// rows of a classic input (netCDF-C's default chunks of the 415 MB
+/// benchmark field, `(25, 241, 480)` floats, make a band of 33 MiB). With
+/// one slab and the chunks in flight, a copy stays within 64 MiB.
+pub const AUTO_CHUNK_CACHE_SIZE: usize = 36 << 20;
+
 impl CopyOptions {
+    /// Bytes of output chunks written in part a copy holds: `-h` (nccopy's
+    /// chunk cache size), else the larger of the copy buffer (`-m`) and
+    /// [`AUTO_CHUNK_CACHE_SIZE`].
+    pub fn chunk_cache_bytes(&self) -> usize {
+        self.chunk_cache_size
+            .unwrap_or(self.buffer_size.max(AUTO_CHUNK_CACHE_SIZE))
+    }
+
     /// True when a netCDF-4-only option asks for compression or chunking
     /// (`-d` above 0, `-s`, `-c`): with no `-k`, nccopy then writes
     /// netCDF-4 classic model from a classic input.

@@ -10,7 +10,9 @@
 //!   `var:compact` and `/` (when nothing is filtered) ask for one chunk
 //!   holding the whole variable, which is how netCDF-C's NCZarr stores a
 //!   contiguous variable; so does a chunk smaller than `-M` bytes (default
-//!   8192) in a variable without unlimited dimensions.
+//!   8192) in a variable without unlimited dimensions, when that one chunk
+//!   is at most 16 MiB. A store input's own chunks are kept as they are
+//!   (unless `-c` or `-M` is given), so a store copies with its shape.
 //! * codecs: `-d n` (n > 0) deflates at level n, with shuffle if `-s`; `-d 0`
 //!   removes deflate, shuffle and other filters; without `-d`, the input's
 //!   deflate and shuffle are kept. Other filters come from `-F` for the
@@ -31,6 +33,12 @@ use crate::StoreVarOptions;
 /// nccopy's `CHUNK_THRESHOLD`: variables whose chunks would be smaller are
 /// not chunked (here: one chunk), unless they have an unlimited dimension.
 pub const DEFAULT_MIN_CHUNK_BYTES: usize = 8192;
+
+/// The largest chunk small chunks are merged into (netCDF-C's default
+/// chunk size, 16 MiB): a larger variable keeps its small chunks, so no
+/// copy ever makes one huge chunk (which would have to be held in memory
+/// whole).
+const MAX_MERGED_CHUNK_BYTES: u64 = 16 << 20;
 
 /// The storage options of every variable of `schema` (the output's, each
 /// variable carrying the input's storage facts) under `opts`.
@@ -69,6 +77,9 @@ pub(crate) fn store_var_options(
                     .storage
                     .string_width
                     .filter(|&n| var.dtype == DataType::String && n > DEFAULT_MAX_STRLEN),
+                // A Zarr input's own fill_value, so missing chunks read
+                // the same and fill-only chunks stay out of the copy.
+                fill_value: var.storage.fill_value.clone(),
                 ..StoreVarOptions::default()
             })
         })
@@ -103,6 +114,8 @@ fn chunks(
         ChunkSpec::Var { var, layout } if schema.var_by_path(var) == Some(v) => Some(layout),
         _ => None,
     });
+    // Whether the chunks are the input's own (no -c for the variable).
+    let mut kept = false;
     let chunks: Vec<u64> = match var_spec {
         Some(VarLayout::Chunked(c)) => c.iter().map(|&n| n.max(1)).collect(),
         Some(_) if !unlimited => return whole,
@@ -114,7 +127,7 @@ fn chunks(
                 Layout::Chunked(c) if c.len() == dims.len() => Some(c),
                 _ => None,
             };
-            (0..dims.len())
+            let chosen: Vec<u64> = (0..dims.len())
                 .map(|i| {
                     let d = var.dims[i];
                     let per_dim = specs.iter().rev().find_map(|s| match s {
@@ -135,14 +148,27 @@ fn chunks(
                     });
                     per_dim.or(from_input).unwrap_or(default[i])
                 })
-                .collect()
+                .collect();
+            kept = input.is_some_and(|c| {
+                c.iter()
+                    .zip(&chosen)
+                    .zip(&dims)
+                    .all(|((&a, &b), &(len, unlim))| b == if unlim { a } else { a.min(len) }.max(1))
+            });
+            chosen
         }
     };
+    // A store input's chunks are kept unless -M is given; small chunks
+    // become one only while that one stays small.
+    if kept && opts.min_chunk_bytes.is_none() {
+        return chunks;
+    }
     let min = opts.min_chunk_bytes.unwrap_or(DEFAULT_MIN_CHUNK_BYTES) as u64;
-    let bytes = chunks
-        .iter()
-        .fold(type_size(var.dtype), |a: u64, &c| a.saturating_mul(c));
-    if bytes < min && !unlimited {
+    let size = |c: &[u64]| {
+        c.iter()
+            .fold(type_size(var.dtype), |a: u64, &n| a.saturating_mul(n))
+    };
+    if size(&chunks) < min && !unlimited && size(&whole) <= MAX_MERGED_CHUNK_BYTES {
         whole
     } else {
         chunks
@@ -288,6 +314,24 @@ mod tests {
         // input's chunks too.
         let c = with(|o| o.min_chunk_bytes = Some(1 << 20));
         assert_eq!(c[2].chunk_sizes, Some(vec![721, 1440]));
+        // A large variable keeps small input chunks: no merging into one
+        // huge chunk, even with -M.
+        let mut big = Schema::new();
+        let x = big
+            .add_dim(GroupId::ROOT, "x", 1_000_000_000, false)
+            .unwrap();
+        let v = big
+            .add_var(GroupId::ROOT, "v", DataType::UByte, &[x])
+            .unwrap();
+        big.var_mut(v).storage.layout = Layout::Chunked(vec![4096]);
+        for m in [None, Some(1 << 20)] {
+            let o = WriterOptions {
+                min_chunk_bytes: m,
+                ..WriterOptions::default()
+            };
+            let got = store_var_options(&big, &o).unwrap();
+            assert_eq!(got[0].chunk_sizes, Some(vec![4096]), "-M {m:?}");
+        }
         let c = with(|o| o.chunkspecs = vec!["x/4".into(), "time/1".into()]);
         assert_eq!(c[1].chunk_sizes, Some(vec![1440]));
         assert_eq!(c[0].chunk_sizes, Some(vec![1, 721, 4]));

@@ -67,6 +67,9 @@ pub struct WriterOptions {
     /// Stores only: each variable's storage, as given (`nctk gen` takes it
     /// from the CDL); `None` decides it from the options above.
     pub vars: Option<Vec<crate::StoreVarOptions>>,
+    /// Stores only: store chunks holding only the fill value too (by
+    /// default they are left out, as zarr-python leaves them out).
+    pub write_empty_chunks: bool,
 }
 
 /// Creates the output at `path` in `format` with every definition of
@@ -123,6 +126,7 @@ fn create_store_output(
         },
         cache_bytes: opts.cache_bytes.unwrap_or(defaults.cache_bytes),
         consolidated: opts.consolidated,
+        write_empty_chunks: opts.write_empty_chunks,
     };
     let target = path.to_string_lossy();
     let writer =
