@@ -29,6 +29,7 @@ fn strict() -> bool {
 
 /// Reports that the running test lacks something: panics with `reason` in
 /// strict mode, else prints `SKIPPED <test>: <reason>` to stderr.
+#[track_caller]
 pub fn missing(reason: &str) {
     let thread = std::thread::current();
     let test = thread.name().unwrap_or("<unnamed test>");
@@ -41,6 +42,7 @@ pub fn missing(reason: &str) {
 }
 
 /// `ok`, after reporting [`missing`] with `reason()` when it is false.
+#[track_caller]
 fn check(ok: bool, reason: impl FnOnce() -> String) -> bool {
     if !ok {
         missing(&reason());
@@ -50,6 +52,7 @@ fn check(ok: bool, reason: impl FnOnce() -> String) -> bool {
 
 /// The corpus directory ([`corpus::location`]), or `None` after
 /// [`missing`] when it is absent.
+#[track_caller]
 pub fn corpus() -> Option<PathBuf> {
     let dir = corpus::location();
     check(dir.is_dir(), || {
@@ -64,6 +67,7 @@ pub fn corpus() -> Option<PathBuf> {
 
 /// `relative` inside the corpus, or `None` after [`missing`] when the
 /// corpus or that path in it is absent.
+#[track_caller]
 pub fn corpus_path(relative: &str) -> Option<PathBuf> {
     let path = corpus()?.join(relative);
     check(path.exists(), || {
@@ -74,6 +78,7 @@ pub fn corpus_path(relative: &str) -> Option<PathBuf> {
 
 /// Whether every one of `programs` is on the `PATH`; [`missing`] names
 /// those that are not.
+#[track_caller]
 pub fn tools(programs: &[&str]) -> bool {
     let absent: Vec<&str> = programs
         .iter()
@@ -87,6 +92,7 @@ pub fn tools(programs: &[&str]) -> bool {
 
 /// Whether `python3` imports every one of `modules` (an empty list asks for
 /// `python3` alone); [`missing`] names those it does not.
+#[track_caller]
 pub fn python(modules: &[&str]) -> bool {
     let modules = if modules.is_empty() {
         &["sys"]
