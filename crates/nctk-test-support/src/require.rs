@@ -94,6 +94,9 @@ pub fn tools(programs: &[&str]) -> bool {
 /// `python3` alone); [`missing`] names those it does not.
 #[track_caller]
 pub fn python(modules: &[&str]) -> bool {
+    if !tools(&["python3"]) {
+        return false;
+    }
     let modules = if modules.is_empty() {
         &["sys"]
     } else {
