@@ -37,8 +37,10 @@ pub fn missing(reason: &str) {
         !strict(),
         "{test}: {reason} (required: CI or NCTK_REQUIRE_PEERS is set)"
     );
-    // Not eprintln!: libtest would capture it.
-    let _ = writeln!(std::io::stderr().lock(), "SKIPPED {test}: {reason}");
+    // Not eprintln!: libtest would capture it. One write, so that the line
+    // is not cut by the harness's own output (stderr is unbuffered).
+    let line = format!("SKIPPED {test}: {reason}\n");
+    let _ = std::io::stderr().write_all(line.as_bytes());
 }
 
 /// `ok`, after reporting [`missing`] with `reason()` when it is false.
