@@ -2,8 +2,9 @@
 //! and reads; values equal zarr-python's where zarr-python can read them.
 //!
 //! The corpus is found through `NCTK_CORPUS` (default `../shared/corpus`
-//! next to the repository); the tests skip cleanly without it, and the
-//! value comparison skips without Python and zarr.
+//! next to the repository); without it the test is skipped with a visible
+//! note, and without Python and zarr the value comparison is, or under CI
+//! they fail (`nctk_test_support::require`).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
