@@ -99,11 +99,6 @@ pub fn python(modules: &[&str]) -> bool {
     if !tools(&["python3"]) {
         return false;
     }
-    let modules = if modules.is_empty() {
-        &["sys"]
-    } else {
-        modules
-    };
     let absent: Vec<&str> = modules
         .iter()
         .copied()
