@@ -54,28 +54,16 @@ pub fn write_temp_field(path: &Path, nt: u64) {
     std::fs::rename(tmp, path).unwrap();
 }
 
-/// Whether `cmd` is on the `PATH`.
-pub fn have(cmd: &str) -> bool {
-    Command::new("sh")
-        .args(["-c", &format!("command -v {cmd} >/dev/null")])
-        .status()
-        .is_ok_and(|s| s.success())
-}
+/// Whether `cmd` is on the `PATH` (benchmarks leave out a missing peer's
+/// row; they have no strict mode).
+pub use nctk_test_support::peer::tool as have;
 
-/// Runs a Python script with `args`; its stdout, or `None` (with its
-/// stderr reported) when it fails or python3 is absent.
+/// Runs a Python script with `args`; its stdout, or `None` (with the
+/// reason reported) when it fails or python3 is absent.
 pub fn python(script: &str, args: &[&Path]) -> Option<String> {
-    let out = Command::new("python3")
-        .arg("-c")
-        .arg(script)
-        .args(args)
-        .output()
-        .ok()?;
-    if !out.status.success() {
-        eprintln!("python failed: {}", String::from_utf8_lossy(&out.stderr));
-        return None;
-    }
-    Some(String::from_utf8_lossy(&out.stdout).into_owned())
+    nctk_test_support::peer::python(script, args)
+        .map_err(|e| eprintln!("python failed: {e}"))
+        .ok()
 }
 
 /// Compiles the C peer `src` against libnetcdf (flags from `nc-config`)

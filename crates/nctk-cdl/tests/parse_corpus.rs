@@ -8,19 +8,11 @@
 
 use std::collections::BTreeMap;
 use std::io::Read;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use nctk_cdl::parse::{check_format, parse_with, CdlDataset, Kind, ParseOptions};
 use nctk_model::{GroupId, Schema, Values, VarId};
-
-fn corpus() -> Option<PathBuf> {
-    let dir = std::env::var_os("NCTK_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus"));
-    dir.join("generated/from-cdl/MANIFEST.tsv")
-        .exists()
-        .then_some(dir)
-}
+use nctk_test_support::require;
 
 fn read_text(path: &Path) -> String {
     let bytes = std::fs::read(path).unwrap_or_default();
@@ -218,10 +210,7 @@ fn compare(a: &CdlDataset, b: &CdlDataset, data: bool) -> Result<(), String> {
 
 #[test]
 fn corpus_cdl_matches_ncgen_and_ncdump() {
-    let Some(dir) = corpus() else {
-        eprintln!("corpus not found (set NCTK_CORPUS); skipping");
-        return;
-    };
+    let Some(dir) = require::corpus() else { return };
     let gen_dir = dir.join("generated/from-cdl");
     let exceptions = exceptions();
     let mut checked = 0;

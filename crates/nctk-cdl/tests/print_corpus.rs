@@ -7,30 +7,10 @@ use std::path::{Path, PathBuf};
 
 use nctk_cdl::print::{dump, Options};
 use nctk_classic::ClassicReader;
+use nctk_test_support::{corpus::files_under, require};
 
 /// Expected dumps that are known to differ, with the reason.
 const EXCEPTIONS: &[(&str, &str)] = &[];
-
-fn corpus() -> Option<PathBuf> {
-    let dir = std::env::var_os("NCTK_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus"));
-    dir.is_dir().then_some(dir)
-}
-
-fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(rd) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for e in rd.flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            walk(&p, out);
-        } else if p.to_string_lossy().ends_with(".cdl.expected") {
-            out.push(p);
-        }
-    }
-}
 
 fn is_classic(path: &Path) -> bool {
     let Ok(b) = std::fs::read(path) else {
@@ -42,9 +22,9 @@ fn is_classic(path: &Path) -> bool {
 /// (binary, expected, header_only) for every classic binary with an expected dump.
 pub fn cases(corpus: &Path) -> Vec<(PathBuf, PathBuf, bool)> {
     let gen = corpus.join("generated");
-    let mut expected = vec![];
-    walk(&gen.join("from-cdl"), &mut expected);
-    walk(&gen.join("refdumps"), &mut expected);
+    let mut expected = files_under(&gen.join("from-cdl"), |_| true);
+    expected.extend(files_under(&gen.join("refdumps"), |_| true));
+    expected.retain(|p| p.to_string_lossy().ends_with(".cdl.expected"));
     let mut cases = vec![];
     for e in expected {
         let s = e.to_string_lossy().into_owned();
@@ -67,8 +47,7 @@ pub fn cases(corpus: &Path) -> Vec<(PathBuf, PathBuf, bool)> {
 
 #[test]
 fn corpus_dumps_are_byte_identical() {
-    let Some(corpus) = corpus() else {
-        eprintln!("corpus not found: skipped");
+    let Some(corpus) = require::corpus() else {
         return;
     };
     let cases = cases(&corpus);

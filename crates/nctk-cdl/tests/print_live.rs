@@ -9,17 +9,7 @@ use std::process::Command;
 use nctk_cdl::print::{dump, IndexLang, Options, TimeStrings};
 use nctk_classic::ClassicReader;
 use nctk_model::DataSource;
-
-fn corpus() -> Option<PathBuf> {
-    let dir = std::env::var_os("NCTK_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus"));
-    dir.is_dir().then_some(dir)
-}
-
-fn have(tool: &str) -> bool {
-    Command::new(tool).arg("-h").output().is_ok()
-}
+use nctk_test_support::{corpus::files_under, require};
 
 /// ncdump's flags as [`Options`] (a test-only parser; the CLI has its own).
 fn options(args: &[&str]) -> Options {
@@ -203,8 +193,7 @@ data:
 
 #[test]
 fn flags_match_live_ncdump() {
-    if !have("ncdump") || !have("ncgen") {
-        eprintln!("ncdump/ncgen not installed: skipped");
+    if !require::tools(&["ncdump", "ncgen"]) {
         return;
     }
     let tmp = std::env::temp_dir().join(format!("nctk-print-live-{}", std::process::id()));
@@ -223,12 +212,12 @@ fn flags_match_live_ncdump() {
         assert!(st.success(), "ncgen {name}");
         files.push(nc);
     }
-    if let Some(c) = corpus() {
-        let mut all = vec![];
-        collect_classic(&c.join("netcdf-c"), &mut all);
-        collect_classic(&c.join("netcdf-java"), &mut all);
-        collect_classic(&c.join("scipy"), &mut all);
-        collect_classic(&c.join("xarray"), &mut all);
+    if let Some(c) = require::corpus() {
+        let mut all: Vec<PathBuf> = ["netcdf-c", "netcdf-java", "scipy", "xarray"]
+            .iter()
+            .flat_map(|d| files_under(&c.join(d), |_| true))
+            .filter(|p| is_classic(p))
+            .collect();
         all.sort();
         let step = (all.len() / 20).max(1);
         files.extend(all.into_iter().step_by(step));
@@ -284,22 +273,12 @@ fn flags_match_live_ncdump() {
     );
 }
 
-fn collect_classic(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(rd) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for e in rd.flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            collect_classic(&p, out);
-        } else if let Ok(b) = std::fs::read(&p) {
-            if b.len() >= 4
-                && &b[..3] == b"CDF"
-                && matches!(b[3], 1 | 2 | 5)
-                && ClassicReader::open(&p).is_ok()
-            {
-                out.push(p);
-            }
-        }
-    }
+/// Whether `p` is a classic file nctk opens.
+fn is_classic(p: &Path) -> bool {
+    std::fs::read(p).is_ok_and(|b| {
+        b.len() >= 4
+            && &b[..3] == b"CDF"
+            && matches!(b[3], 1 | 2 | 5)
+            && ClassicReader::open(p).is_ok()
+    })
 }

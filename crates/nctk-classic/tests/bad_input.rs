@@ -223,7 +223,9 @@ fn validator_reports_what_netcdf_c_tolerates_and_ncvalidator_fails() {
 
 #[test]
 fn validator_agrees_with_ncvalidator_on_the_corpus() {
-    let Some(dir) = common::corpus() else { return };
+    let Some(dir) = nctk_test_support::require::corpus() else {
+        return;
+    };
     let tsv = std::fs::read_to_string(dir.join("generated/NCVALIDATOR.tsv")).unwrap();
     let mut problems = vec![];
     for line in tsv.lines().skip(1) {

@@ -11,7 +11,9 @@ use std::sync::Arc;
 
 #[test]
 fn ncgen_files_are_reproduced_byte_for_byte() {
-    let Some(dir) = common::corpus() else { return };
+    let Some(dir) = nctk_test_support::require::corpus() else {
+        return;
+    };
     let files: Vec<_> = common::classic_files(&dir.join("generated/from-cdl"))
         .into_iter()
         .filter(|p| {

@@ -24,14 +24,17 @@ fn attr_matches(ours: &Values, theirs: &Value) -> bool {
 
 #[test]
 fn every_classic_corpus_file_opens_and_reads() {
-    let Some(dir) = common::corpus() else { return };
+    let Some(dir) = nctk_test_support::require::corpus() else {
+        return;
+    };
     let files = common::classic_files(&dir);
     assert!(
         files.len() > 200,
         "found only {} classic files",
         files.len()
     );
-    let peer = common::have_python_netcdf4().then(|| common::python_dump(&files));
+    let peer = nctk_test_support::require::python(common::PYTHON_DUMP_NEEDS)
+        .then(|| common::python_dump(&files));
     let mut failures = vec![];
     for f in &files {
         let r = match ClassicReader::open(f) {

@@ -135,7 +135,7 @@ proptest! {
 
 #[test]
 fn netcdf_c_reads_what_nctk_writes() {
-    if !common::have_python_netcdf4() {
+    if !nctk_test_support::require::python(common::PYTHON_DUMP_NEEDS) {
         return;
     }
     let dir = tempfile::tempdir().unwrap();

@@ -17,21 +17,16 @@
 //! `netCDF4` wheel). Where 4.9.0 is wrong (`EXCEPTIONS`), values are checked
 //! against zarr-python instead.
 //!
-//! `NCTK_CORPUS` locates the corpus (default `../../../shared/corpus` from
-//! this crate); every test skips cleanly without it, or without Python.
+//! `NCTK_CORPUS` locates the corpus (default `../shared/corpus` beside the
+//! repository); without it, or without a peer, a test is skipped with a
+//! visible note, or fails under CI (`nctk_test_support::require`).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use nctk_cdl::print::{dump, Options};
-
-fn corpus() -> Option<PathBuf> {
-    let dir = std::env::var_os("NCTK_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus"));
-    dir.is_dir().then_some(dir)
-}
+use nctk_test_support::{corpus::files_under, peer, require};
 
 /// One expected dump and how to reproduce it.
 #[derive(Debug, Clone)]
@@ -99,23 +94,14 @@ const EXCEPTIONS: &[(&str, &str)] = &[
 /// keep), skipped with their reason.
 const ABSENT: &str = "store not shipped in the corpus (UNLIMITED giants bigr1/bigr2)";
 
+/// The expected dumps under `dir` (stores themselves hold none).
 fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(rd) = std::fs::read_dir(dir) else {
-        return;
-    };
-    let mut entries: Vec<PathBuf> = rd.filter_map(|e| e.ok().map(|e| e.path())).collect();
-    entries.sort();
-    for p in entries {
-        let name = p.file_name().unwrap().to_string_lossy().to_string();
-        if p.is_dir() {
-            // Stores themselves hold no expected dumps.
-            if !(name.ends_with(".zarr") || name.ends_with(".nczarr")) {
-                walk(&p, out);
-            }
-        } else if name.ends_with(".cdl.expected") {
-            out.push(p);
-        }
-    }
+    let is_store = |p: &Path| p.extension().is_some_and(|x| x == "zarr" || x == "nczarr");
+    out.extend(
+        files_under(dir, |d| !is_store(d))
+            .into_iter()
+            .filter(|p| p.is_file() && p.to_string_lossy().ends_with(".cdl.expected")),
+    );
 }
 
 /// Every store with an expected dump: `generated/from-cdl`,
@@ -319,8 +305,7 @@ fn exception(rel: &str) -> Option<&'static str> {
 
 #[test]
 fn stores_dump_as_ncdump_does() {
-    let Some(corpus) = corpus() else {
-        eprintln!("skipped: no corpus (set NCTK_CORPUS)");
+    let Some(corpus) = require::corpus() else {
         return;
     };
     let all = cases(&corpus);
@@ -405,14 +390,12 @@ fn normalisation_only_touches_documented_differences() {
 
 /// Runs a program, `None` when it is absent, crashes or fails.
 fn run(program: &str, args: &[&str]) -> Option<String> {
-    let out = Command::new(program)
-        .args(args)
-        .current_dir(std::env::temp_dir())
-        .output()
-        .ok()?;
-    out.status
-        .success()
-        .then(|| String::from_utf8_lossy(&out.stdout).into_owned())
+    peer::output(
+        Command::new(program)
+            .args(args)
+            .current_dir(std::env::temp_dir()),
+    )
+    .ok()
 }
 
 /// `nctk dump -s` of every NCZarr store (`mode=nczarr`) against the
@@ -423,12 +406,10 @@ fn run(program: &str, args: &[&str]) -> Option<String> {
 /// compared. Skips without `ncdump`.
 #[test]
 fn special_attributes_match_live_ncdump() {
-    let Some(corpus) = corpus() else {
-        eprintln!("skipped: no corpus (set NCTK_CORPUS)");
+    let Some(corpus) = require::corpus() else {
         return;
     };
-    if Command::new("ncdump").output().is_err() {
-        eprintln!("skipped: no ncdump");
+    if !require::tools(&["ncdump"]) {
         return;
     }
     let mut seen = std::collections::BTreeSet::new();
@@ -508,8 +489,7 @@ fn same_value(a: &str, b: &str) -> bool {
 /// values must be zarr-python's. Skips without Python / zarr.
 #[test]
 fn known_wrong_references_match_zarr_python() {
-    let Some(corpus) = corpus() else {
-        eprintln!("skipped: no corpus (set NCTK_CORPUS)");
+    let Some(corpus) = require::corpus() else {
         return;
     };
     let mut stores: Vec<PathBuf> = cases(&corpus)
@@ -517,6 +497,9 @@ fn known_wrong_references_match_zarr_python() {
         .filter(|c| exception(&c.rel(&corpus)).is_some() && c.mode == "zarr")
         .map(|c| c.store.clone())
         .collect();
+    if !require::python(&["zarr", "numpy"]) {
+        return;
+    }
     let mut errs = vec![];
     walk_err(&corpus.join("generated/other-writers"), &mut errs);
     stores.extend(errs);
@@ -529,10 +512,7 @@ fn known_wrong_references_match_zarr_python() {
     let mut failures = vec![];
     for store in &stores {
         let Some(want) = zarr_python_values(store) else {
-            eprintln!(
-                "skipped: zarr-python cannot read {} (or is absent)",
-                store.display()
-            );
+            eprintln!("skipped: zarr-python cannot read {}", store.display());
             continue;
         };
         let url = format!("file://{}#mode=zarr,file", store.display());
@@ -654,8 +634,7 @@ for url in sys.stdin.read().split():
 fn pure_zarr_attribute_types_match_netcdf_c_4_10() {
     use std::io::Write as _;
     use std::process::Stdio;
-    let Some(corpus) = corpus() else {
-        eprintln!("skipped: no corpus (set NCTK_CORPUS)");
+    let Some(corpus) = require::corpus() else {
         return;
     };
     let mut urls: Vec<String> = cases(&corpus)
@@ -670,16 +649,16 @@ fn pure_zarr_attribute_types_match_netcdf_c_4_10() {
         .collect();
     urls.sort();
     urls.dedup();
-    let Ok(mut child) = Command::new("python3")
+    if !require::python(&["netCDF4"]) {
+        return;
+    }
+    let mut child = Command::new("python3")
         .args(["-c", NC410_TYPES])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
-        .stderr(Stdio::null())
+        .stderr(Stdio::piped())
         .spawn()
-    else {
-        eprintln!("skipped: no python3");
-        return;
-    };
+        .expect("run python3");
     child
         .stdin
         .take()
@@ -687,10 +666,11 @@ fn pure_zarr_attribute_types_match_netcdf_c_4_10() {
         .write_all(urls.join("\n").as_bytes())
         .unwrap();
     let out = child.wait_with_output().unwrap();
-    if !out.status.success() {
-        eprintln!("skipped: python3 with netCDF4 is not available");
-        return;
-    }
+    assert!(
+        out.status.success(),
+        "python3 netCDF4: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let text = String::from_utf8_lossy(&out.stdout);
     let (mut checked, mut stores) = (0, std::collections::BTreeSet::new());
     let mut failures = vec![];

@@ -3,9 +3,6 @@
 //! `gen_rc` 0) must come out byte-identical, and every CDL that ncgen refused
 //! for a kind (`gen_rc` 1) must be refused too. Exceptions are listed below
 //! with their reasons.
-
-use std::path::{Path, PathBuf};
-
 use nctk_cli::gen::{gen, GenArgs};
 
 /// Outputs where nctk deliberately differs from ncgen 4.9.0.
@@ -20,19 +17,9 @@ const DIFFERENT_ON_PURPOSE: &[(&str, &str)] = &[
     ),
 ];
 
-fn corpus() -> Option<PathBuf> {
-    let dir = std::env::var_os("NCTK_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus"));
-    dir.join("generated/from-cdl/MANIFEST.tsv")
-        .exists()
-        .then_some(dir)
-}
-
 #[test]
 fn gen_matches_ncgen_byte_for_byte() {
-    let Some(corpus) = corpus() else {
-        eprintln!("corpus not found (set NCTK_CORPUS): skipped");
+    let Some(corpus) = nctk_test_support::require::corpus() else {
         return;
     };
     let generated = corpus.join("generated/from-cdl");

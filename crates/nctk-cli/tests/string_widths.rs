@@ -13,15 +13,10 @@
 //!
 //! Each test skips with a note when the corpus or its Python peer is absent.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
-fn corpus() -> Option<PathBuf> {
-    let dir = std::env::var_os("NCTK_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus"));
-    dir.is_dir().then_some(dir)
-}
+use nctk_test_support::{peer, require};
 
 /// Runs `nctk` with `args`; its stdout, or a panic with its stderr.
 fn nctk(args: &[&str]) -> String {
@@ -37,28 +32,13 @@ fn nctk(args: &[&str]) -> String {
     String::from_utf8(out.stdout).expect("utf-8 output")
 }
 
-/// Runs a Python script with `args`; its stdout, or `None` (with a note)
-/// when python3 or one of `modules` is missing.
-fn python(modules: &str, script: &str, args: &[&str]) -> Option<String> {
-    let probe = Command::new("python3")
-        .args(["-c", &format!("import {modules}")])
-        .output();
-    if !probe.is_ok_and(|o| o.status.success()) {
-        eprintln!("skipped: python3 with {modules} not installed");
+/// Runs a Python script with `args`; its stdout, or `None` (after
+/// `nctk_test_support::require`) when python3 or one of `modules` is missing.
+fn python(modules: &[&str], script: &str, args: &[&str]) -> Option<String> {
+    if !require::python(modules) {
         return None;
     }
-    let out = Command::new("python3")
-        .arg("-c")
-        .arg(script)
-        .args(args)
-        .output()
-        .expect("run python3");
-    assert!(
-        out.status.success(),
-        "python: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    Some(String::from_utf8(out.stdout).expect("utf-8 output"))
+    Some(peer::python(script, args).unwrap_or_else(|e| panic!("python: {e}")))
 }
 
 fn nczarr_url(dir: &Path) -> String {
@@ -72,8 +52,7 @@ fn body(text: &str) -> &str {
 
 #[test]
 fn gen_cuts_strings_to_netcdf_c_widths_as_ncdump_expects() {
-    let Some(corpus) = corpus() else {
-        eprintln!("skipped: corpus not found");
+    let Some(corpus) = require::corpus() else {
         return;
     };
     let cdl = corpus.join("netcdf-c/nczarr_test/ref_string.cdl");
@@ -161,13 +140,13 @@ fn widths_match_netcdf_c_both_ways() {
     std::fs::write(&cdl, cdl_text()).unwrap();
     nctk(&["gen", "-4", "-o", &nczarr_url(&ours), cdl.to_str().unwrap()]);
     let Some(read_theirs) = python(
-        "numpy, netCDF4",
+        &["numpy", "netCDF4"],
         NETCDF_C,
         &[&nczarr_url(&theirs), &nczarr_url(&theirs)],
     ) else {
         return;
     };
-    let read_ours = python("numpy, netCDF4", NETCDF_C, &["-", &nczarr_url(&ours)]).unwrap();
+    let read_ours = python(&["numpy", "netCDF4"], NETCDF_C, &["-", &nczarr_url(&ours)]).unwrap();
     // netCDF-C reads nctk's store exactly as its own.
     assert_eq!(read_ours, read_theirs);
     let parsed: serde_json::Value = serde_json::from_str(&read_theirs).unwrap();
@@ -213,7 +192,7 @@ fn copy_keeps_strings_longer_than_the_default_width() {
     let tmp = tempfile::tempdir().unwrap();
     let src = tmp.path().join("src.zarr");
     let Some(written) = python(
-        "numpy, zarr",
+        &["numpy", "zarr"],
         ZARR_PYTHON,
         &["write", src.to_str().unwrap()],
     ) else {
@@ -230,7 +209,12 @@ fn copy_keeps_strings_longer_than_the_default_width() {
     ]);
     nctk(&["copy", src.to_str().unwrap(), pure.to_str().unwrap()]);
     for out in [&nczarr, &pure] {
-        let read = python("numpy, zarr", ZARR_PYTHON, &["read", out.to_str().unwrap()]).unwrap();
+        let read = python(
+            &["numpy", "zarr"],
+            ZARR_PYTHON,
+            &["read", out.to_str().unwrap()],
+        )
+        .unwrap();
         assert_eq!(read, written, "{}", out.display());
     }
     // netCDF-C's view of the NCZarr copy: the width is its attribute.

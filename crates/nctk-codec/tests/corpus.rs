@@ -1,13 +1,12 @@
 //! Decodes every compressed array of the conformance corpus and compares it
 //! with the uncompressed twin written by the same tool.
 
-mod common;
-
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 
 use nctk_codec::{CodecContext, Pipeline};
+use nctk_test_support::require;
 use serde_json::Value;
 
 struct Array {
@@ -107,10 +106,9 @@ fn subdirs(dir: &Path) -> Vec<PathBuf> {
 
 #[test]
 fn zarr_python_fixture() {
-    let Some(corpus) = common::corpus() else {
+    let Some(root) = require::corpus_path("zarr-python/fixture") else {
         return;
     };
-    let root = corpus.join("zarr-python/fixture");
     let mut checked = 0;
     let mut arrays = 0;
     for group in subdirs(&root) {
@@ -155,14 +153,10 @@ fn zarr_python_fixture() {
 
 #[test]
 fn other_writers_codec_matrix() {
-    let Some(corpus) = common::corpus() else {
+    let Some(root) = require::corpus_path("generated/other-writers/zarr-python-v2/codecs.zarr")
+    else {
         return;
     };
-    let root = corpus.join("generated/other-writers/zarr-python-v2/codecs.zarr");
-    if !root.is_dir() {
-        eprintln!("note: {} absent; skipping", root.display());
-        return;
-    }
     let raw = root.join("none");
     let mut seen = Vec::new();
     for arr in subdirs(&root) {

@@ -6,7 +6,6 @@
 mod common;
 
 use std::fs;
-use std::process::Command;
 
 use nctk_codec::{Codec, CodecContext};
 use serde_json::{json, Value};
@@ -157,7 +156,7 @@ fn cases() -> Vec<Case> {
 
 #[test]
 fn numcodecs_interop() {
-    if !common::have_numcodecs() {
+    if !nctk_test_support::require::python(&["numcodecs", "numpy"]) {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -176,17 +175,7 @@ fn numcodecs_interop() {
         .map(|c| json!({"config": c.config, "dtype": c.dtype}))
         .collect();
     fs::write(d.join("cases.json"), serde_json::to_vec(&manifest).unwrap()).unwrap();
-    let out = Command::new("python3")
-        .arg("-c")
-        .arg(SCRIPT)
-        .arg(d)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "python failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    nctk_test_support::peer::python(SCRIPT, [d]).unwrap_or_else(|e| panic!("{e}"));
 
     let mut failures = Vec::new();
     for (i, c) in cases.iter().enumerate() {

@@ -5,7 +5,6 @@
 //! checks are skipped when zarr/xarray are absent.
 
 use std::path::Path;
-use std::process::Command;
 
 use nctk_model::{Attribute, DataSource, DataType, GroupId, Schema, Selection, Values};
 use nctk_zarr::write::create_target;
@@ -115,25 +114,12 @@ fn consolidated_metadata_is_written_and_read_by_every_reader() {
     assert!(got.contains(&Values::Float(t_vals.clone())));
     assert!(got.contains(&Values::Short(w_vals.clone())));
 
-    let has_peers = Command::new("python3")
-        .args(["-c", "import zarr, xarray"])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !has_peers {
-        eprintln!("skipped the peer checks: zarr/xarray not installed");
+    if !nctk_test_support::require::python(&["zarr", "xarray"]) {
         return;
     }
-    let out = Command::new("python3")
-        .args(["-c", CHECK])
-        .arg(Path::new(&path))
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let out = nctk_test_support::peer::python(CHECK, [Path::new(&path)])
+        .unwrap_or_else(|e| panic!("{e}"));
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     let t_json: Vec<f64> = t_vals.iter().map(|&x| x as f64).collect();
     let w_json: Vec<i64> = w_vals.iter().map(|&x| x as i64).collect();
     assert_eq!(v["zarr"]["t"], serde_json::json!(t_json));

@@ -2,54 +2,24 @@
 //! and reads; values equal zarr-python's where zarr-python can read them.
 //!
 //! The corpus is found through `NCTK_CORPUS` (default `../shared/corpus`
-//! next to the repository); the tests skip cleanly without it, and the
-//! value comparison skips without Python and zarr.
+//! next to the repository); without it the test is skipped with a visible
+//! note, and without Python and zarr the value comparison is, or under CI
+//! they fail (`nctk_test_support::require`).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use nctk_model::{DataSource, Selection, Values};
+use nctk_test_support::{corpus::files_under, require};
 use nctk_zarr::{open_path, ZarrOptions, ZarrReader};
-
-fn corpus() -> Option<PathBuf> {
-    let p = std::env::var_os("NCTK_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus"));
-    p.is_dir().then_some(p)
-}
 
 /// Every store root in the corpus: directories holding `.zgroup` whose
 /// parent does not, and zip files.
 fn stores(root: &Path) -> Vec<PathBuf> {
-    let mut out = vec![];
-    let mut stack = vec![root.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        let Ok(rd) = std::fs::read_dir(&d) else {
-            continue;
-        };
-        for e in rd.flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                if p.join(".zgroup").is_file() {
-                    out.push(p);
-                } else {
-                    stack.push(p);
-                }
-            } else if p.extension().is_some_and(|x| x == "zip") {
-                out.push(p);
-            }
-        }
-    }
-    out.sort();
+    let mut out = files_under(root, |d| !d.join(".zgroup").is_file());
+    out.retain(|p| p.is_dir() || p.extension().is_some_and(|x| x == "zip"));
     out
-}
-
-fn python_ok() -> bool {
-    Command::new("python3")
-        .args(["-c", "import zarr, numpy"])
-        .output()
-        .is_ok_and(|o| o.status.success())
 }
 
 fn as_json(v: &Values) -> Vec<serde_json::Value> {
@@ -117,15 +87,12 @@ fn read_all(r: &ZarrReader) -> Result<HashMap<String, Values>, String> {
 
 #[test]
 fn corpus_stores_open_read_and_match_zarr_python() {
-    let Some(root) = corpus() else {
-        eprintln!("corpus not found; skipping");
+    let Some(root) = require::corpus() else {
         return;
     };
     let all = stores(&root);
-    let python = python_ok();
-    if !python {
-        eprintln!("python3 with zarr not found; comparing nothing, only reading");
-    }
+    // Without zarr-python (outside CI) the stores are only read.
+    let python = require::python(&["zarr", "numpy"]);
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/zarr_dump.py");
     let (mut opened, mut compared_arrays, mut failures) = (0, 0, vec![]);
     for store in &all {

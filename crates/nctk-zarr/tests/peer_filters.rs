@@ -5,7 +5,6 @@
 //! absent.
 
 use std::path::Path;
-use std::process::Command;
 
 use nctk_model::{convert::values_to_vec, DataSource, Selection};
 use nctk_zarr::{open_path, ZarrOptions};
@@ -13,28 +12,15 @@ use serde_json::Value;
 
 #[test]
 fn netcdf_c_filter_chains_read_as_netcdf_c_reads_them() {
-    let has_peer = Command::new("python3")
-        .args(["-c", "import netCDF4"])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !has_peer {
-        eprintln!("skipped: python3 netCDF4 not installed");
+    if !nctk_test_support::require::python(&["netCDF4"]) {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
     let store = dir.path().join("filters.zarr");
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/peer_filters.py");
-    let out = Command::new("python3")
-        .arg(script)
-        .arg(&store)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "peer failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let expected: serde_json::Map<String, Value> = serde_json::from_slice(&out.stdout).unwrap();
+    let out = nctk_test_support::peer::run("python3", [script.as_path(), &store])
+        .unwrap_or_else(|e| panic!("peer failed: {e}"));
+    let expected: serde_json::Map<String, Value> = serde_json::from_str(&out).unwrap();
     assert!(
         expected.len() >= 20,
         "peer wrote only {:?}",

@@ -6,8 +6,8 @@
 //! read the pure Zarr store of every chain. Peers that are absent are
 //! skipped.
 
+use nctk_test_support::require;
 use std::path::Path;
-use std::process::Command;
 
 use nctk_model::{DataSource, DataType, GroupId, Schema, Selection, Values};
 use nctk_zarr::{open_path, VarOptions, WriteLayout, WriteOptions, ZarrOptions, ZarrWriter};
@@ -169,28 +169,15 @@ fn write_store(
     vars.into_iter().map(|(_, n, v)| (n, as_f64(&v))).collect()
 }
 
-fn python_has(module: &str) -> bool {
-    Command::new("python3")
-        .args(["-c", &format!("import {module}")])
-        .output()
-        .is_ok_and(|o| o.status.success())
-}
-
 /// The values `kind` (netcdf4, zarr, xarray) reads from `store`.
 fn peer(kind: &str, store: &Path) -> serde_json::Map<String, Value> {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/write_peers.py");
-    let out = Command::new("python3")
-        .arg(script)
-        .arg(kind)
-        .arg(store)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{kind}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let out = nctk_test_support::peer::run(
+        "python3",
+        [script.as_os_str(), kind.as_ref(), store.as_os_str()],
+    )
+    .unwrap_or_else(|e| panic!("{kind}: {e}"));
+    let v: Value = serde_json::from_str(&out).unwrap();
     let per_store = v[store.display().to_string()].clone();
     match per_store {
         Value::Object(m) if !m.contains_key("error") => m,
@@ -239,16 +226,12 @@ fn compressed_stores_read_identically_by_nctk_and_the_peers() {
             assert_eq!(&got, expect, "nctk: {name}");
         }
     }
-    if python_has("netCDF4") {
+    if require::python(&["netCDF4"]) {
         check("netcdf4", &nczarr, &known);
-    } else {
-        eprintln!("skipped netCDF4: not installed");
     }
     for kind in ["zarr", "xarray"] {
-        if python_has(kind) {
+        if require::python(&[kind]) {
             check(kind, &pure, &all);
-        } else {
-            eprintln!("skipped {kind}: not installed");
         }
     }
 }

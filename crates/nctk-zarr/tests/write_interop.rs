@@ -12,54 +12,33 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use nctk_cdl::{check_format, parse_with, CdlDataset, Kind, ParseOptions};
 use nctk_model::{DataSource, DataType, Selection, Values};
+use nctk_test_support::{corpus::files_under, peer, require};
 use nctk_zarr::strlen::width_set_by_attributes;
 use nctk_zarr::{open_path, VarOptions, WriteLayout, WriteOptions, ZarrOptions, ZarrWriter};
 use serde_json::Value;
 
-fn corpus() -> Option<PathBuf> {
-    let p = std::env::var_os("NCTK_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus"));
-    p.join("netcdf-c").is_dir().then_some(p)
-}
+/// The corpus's netCDF-C tree, whose CDL the tests write as stores.
+const NETCDF_C: &str = "netcdf-c";
 
-fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(rd) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for e in rd.flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            if !p
-                .extension()
-                .is_some_and(|x| x == "nczarr" || x == "zarr" || x == "file")
-            {
-                walk(&p, out);
-            }
-        } else if p.extension().is_some_and(|x| x == "cdl") {
-            out.push(p);
-        }
-    }
-}
-
-/// Corpus CDL that parses as netCDF-4 (no user types), small enough to test.
-fn datasets() -> Vec<(String, CdlDataset)> {
-    datasets_with_paths()
+/// CDL under `dir` (the corpus's [`NETCDF_C`]) that parses as netCDF-4 (no
+/// user types), small enough to test.
+fn datasets(dir: &Path) -> Vec<(String, CdlDataset)> {
+    datasets_with_paths(dir)
         .into_iter()
         .map(|(n, _, d)| (n, d))
         .collect()
 }
 
 /// As [`datasets`], with each CDL file's path.
-fn datasets_with_paths() -> Vec<(String, PathBuf, CdlDataset)> {
-    let Some(root) = corpus() else { return vec![] };
-    let mut files = vec![];
-    walk(&root.join("netcdf-c"), &mut files);
-    files.sort();
+fn datasets_with_paths(dir: &Path) -> Vec<(String, PathBuf, CdlDataset)> {
+    let mut files = files_under(dir, |d| {
+        !d.extension()
+            .is_some_and(|x| x == "nczarr" || x == "zarr" || x == "file")
+    });
+    files.retain(|p| p.is_file() && p.extension().is_some_and(|x| x == "cdl"));
     let mut out = vec![];
     let mut seen = std::collections::HashSet::new();
     for f in files {
@@ -227,29 +206,13 @@ fn has_strings(s: &nctk_model::Schema) -> bool {
         || s.group_ids().any(|g| attr_strings(&s.group(g).attributes))
 }
 
-fn python_has(module: &str) -> bool {
-    Command::new("python3")
-        .args(["-c", &format!("import {module}")])
-        .output()
-        .is_ok_and(|o| o.status.success())
-}
-
 fn peer_run(kind: &str, stores: &[PathBuf]) -> Result<serde_json::Map<String, Value>, String> {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/write_peers.py");
-    let out = Command::new("python3")
-        .arg(script)
-        .arg(kind)
-        .args(stores)
-        .output()
-        .expect("python3 runs");
-    if !out.status.success() {
-        return Err(format!(
-            "{} {}",
-            out.status,
-            String::from_utf8_lossy(&out.stderr)
-        ));
-    }
-    match serde_json::from_slice(&out.stdout) {
+    let args = [script.as_os_str(), kind.as_ref()]
+        .into_iter()
+        .chain(stores.iter().map(|s| s.as_os_str()));
+    let out = peer::run("python3", args).map_err(|e| e.to_string())?;
+    match serde_json::from_str(&out) {
         Ok(Value::Object(m)) => Ok(m),
         other => Err(format!("bad peer output: {other:?}")),
     }
@@ -358,11 +321,10 @@ fn nctk_read(
 
 #[test]
 fn corpus_stores_read_back_through_nctk_and_python_peers() {
-    let sets = datasets();
-    if sets.is_empty() {
-        eprintln!("skipped: no corpus");
+    let Some(netcdf_c) = require::corpus_path(NETCDF_C) else {
         return;
-    }
+    };
+    let sets = datasets(&netcdf_c);
     let dir = tempfile::tempdir().unwrap();
     let mut bad = vec![];
     let mut newest = vec![];
@@ -424,27 +386,21 @@ fn corpus_stores_read_back_through_nctk_and_python_peers() {
         sets.len(),
         newest.len()
     );
-    if python_has("netCDF4") {
+    if require::python(&["netCDF4"]) {
         for (store, got) in peer_read("netcdf4", &newest) {
             bad.extend(compare("netCDF4", &store, &got, &wants[&store], false));
         }
-    } else {
-        eprintln!("skipped: Python netCDF4");
     }
-    if python_has("zarr") {
+    if require::python(&["zarr"]) {
         let all: Vec<PathBuf> = pure.iter().chain(&zips).cloned().collect();
         for (store, got) in peer_read("zarr", &all) {
             bad.extend(compare("zarr", &store, &got, &wants[&store], false));
         }
-    } else {
-        eprintln!("skipped: zarr-python");
     }
-    if python_has("xarray") {
+    if require::python(&["xarray"]) {
         for (store, got) in peer_read("xarray", &pure) {
             bad.extend(compare("xarray", &store, &got, &wants[&store], true));
         }
-    } else {
-        eprintln!("skipped: xarray");
     }
     for b in &bad {
         eprintln!("{}", b.chars().take(400).collect::<String>());
@@ -457,16 +413,9 @@ fn embedded_nul(v: &Values) -> bool {
     matches!(v, Values::Char(b) if b.len() > 1 && b.contains(&0))
 }
 
-fn tool_ok(tool: &str) -> bool {
-    Command::new(tool).arg("-h").output().is_ok()
-}
-
 fn ncdump(path: &Path) -> Option<String> {
     let url = format!("file://{}#mode=nczarr,file", path.display());
-    let out = Command::new("ncdump").arg(url).output().ok()?;
-    out.status
-        .success()
-        .then(|| String::from_utf8_lossy(&out.stdout).into_owned())
+    peer::run("ncdump", [url]).ok()
 }
 
 /// netCDF-C 4.9.0 reads the 4.9.0 layout as it reads its own stores:
@@ -477,11 +426,13 @@ fn ncdump(path: &Path) -> Option<String> {
 /// skipped, as is CDL its ncgen rejects.
 #[test]
 fn netcdf_c_490_ncdump_reads_the_490_layout() {
-    if !tool_ok("ncgen") || !tool_ok("ncdump") {
-        eprintln!("skipped: no ncgen/ncdump");
+    let Some(netcdf_c) = require::corpus_path(NETCDF_C) else {
+        return;
+    };
+    if !require::tools(&["ncgen", "ncdump"]) {
         return;
     }
-    let sets = datasets_with_paths();
+    let sets = datasets_with_paths(&netcdf_c);
     let dir = tempfile::tempdir().unwrap();
     let (mut compared, mut bad) = (0, vec![]);
     for (name, cdl, ds) in &sets {
@@ -504,18 +455,18 @@ fn netcdf_c_490_ncdump_reads_the_490_layout() {
         // carry its bugs (6-digit numbers, JSON-looking text attributes
         // rewritten), which nctk does not copy.
         let reference = ref_dir.join(format!("{name}.nc"));
-        let ok = Command::new("ncgen")
-            .args(["-k", "nc4", "-o"])
-            .arg(&reference)
-            .arg(cdl)
-            .output()
-            .is_ok_and(|o| o.status.success());
-        let dump = |p: &Path| {
-            let out = Command::new("ncdump").arg(p).output().ok()?;
-            out.status
-                .success()
-                .then(|| String::from_utf8_lossy(&out.stdout).into_owned())
-        };
+        let ok = peer::run(
+            "ncgen",
+            [
+                "-k".as_ref(),
+                "nc4".as_ref(),
+                "-o".as_ref(),
+                reference.as_os_str(),
+                cdl.as_os_str(),
+            ],
+        )
+        .is_ok();
+        let dump = |p: &Path| peer::run("ncdump", [p]).ok();
         let Some(want) = ok.then(|| dump(&reference)).flatten() else {
             continue;
         };

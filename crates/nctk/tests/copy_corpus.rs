@@ -4,7 +4,8 @@
 //! as `nccopy -k K`.
 //!
 //! The corpus is `$NCTK_CORPUS`, by default `../shared/corpus` next to the
-//! repository; the tests skip cleanly when it is absent.
+//! repository; without it (or a peer) a test is skipped with a visible
+//! note, or fails under CI (`nctk_test_support::require`).
 
 mod copy_support;
 
@@ -14,17 +15,11 @@ use std::process::Command;
 use copy_support::{dump_body, dump_body_as};
 use nctk::copy::{copy, CopyError, CopyOptions, NoProgress, OutputKind};
 use nctk_model::{Schema, Selection, Values, VarId};
+use nctk_test_support::{peer, require};
 
 const KINDS: [OutputKind; 3] = [OutputKind::Classic, OutputKind::Offset64, OutputKind::Cdf5];
 /// Files larger than this are left out (time, not correctness).
 const MAX_LEN: u64 = 32 << 20;
-
-fn corpus() -> Option<PathBuf> {
-    let dir = std::env::var_os("NCTK_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus"));
-    dir.is_dir().then_some(dir)
-}
 
 fn kind_of(path: &Path) -> Option<OutputKind> {
     let mut magic = [0u8; 4];
@@ -86,10 +81,7 @@ fn with_kind(kind: OutputKind) -> CopyOptions {
 
 #[test]
 fn round_trips_keep_the_dump() {
-    let Some(dir) = corpus() else {
-        eprintln!("corpus not found; skipped");
-        return;
-    };
+    let Some(dir) = require::corpus() else { return };
     let files = classic_files(&dir);
     assert!(
         !files.is_empty(),
@@ -133,18 +125,10 @@ fn round_trips_keep_the_dump() {
     );
 }
 
-fn nccopy_installed() -> bool {
-    Command::new("nccopy").output().is_ok()
-}
-
 #[test]
 fn same_bytes_as_nccopy() {
-    let Some(dir) = corpus() else {
-        eprintln!("corpus not found; skipped");
-        return;
-    };
-    if !nccopy_installed() {
-        eprintln!("nccopy not installed; skipped");
+    let Some(dir) = require::corpus() else { return };
+    if !require::tools(&["nccopy"]) {
         return;
     }
     let files = classic_files(&dir);
@@ -238,12 +222,11 @@ fn distinct_classic_files(dir: &Path) -> Vec<(PathBuf, OutputKind)> {
 
 /// `ncdump`'s output from its second line, or `None` when it fails.
 fn ncdump_body(target: &Path) -> Option<String> {
-    let out = Command::new("ncdump").arg(target).output().ok()?;
-    let text = String::from_utf8_lossy(&out.stdout).into_owned();
-    out.status.success().then(|| {
+    let text = peer::run("ncdump", [target]).ok()?;
+    Some(
         text.split_once('\n')
-            .map_or(text.clone(), |x| x.1.to_string())
-    })
+            .map_or(text.clone(), |x| x.1.to_string()),
+    )
 }
 
 /// The store layouts a classic file goes through.
@@ -274,13 +257,10 @@ enum Layout {
 ///   no dimension order, char arrays or attribute types of its own).
 #[test]
 fn classic_files_through_stores_keep_the_dump() {
-    let Some(dir) = corpus() else {
-        eprintln!("corpus not found; skipped");
-        return;
-    };
+    let Some(dir) = require::corpus() else { return };
     let files = distinct_classic_files(&dir);
     let tmp = tempfile::tempdir().unwrap();
-    let ncdump = Command::new("ncdump").output().is_ok();
+    let ncdump = require::tools(&["ncdump"]);
     let mut counts = std::collections::BTreeMap::new();
     let (mut peer_same, mut peer_unreadable) = (0, 0);
     let mut failures = vec![];
@@ -493,10 +473,7 @@ fn stores(dir: &Path) -> Vec<PathBuf> {
 /// what does not fit.
 #[test]
 fn corpus_stores_copy_to_nczarr_and_classic() {
-    let Some(dir) = corpus() else {
-        eprintln!("corpus not found; skipped");
-        return;
-    };
+    let Some(dir) = require::corpus() else { return };
     let all = stores(&dir);
     assert!(!all.is_empty(), "no stores under {}", dir.display());
     let tmp = tempfile::tempdir().unwrap();

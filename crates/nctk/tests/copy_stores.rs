@@ -6,7 +6,6 @@
 mod copy_support;
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use copy_support::{dump_body, dump_body_as, entries, kind, sample, watched};
 use nctk::copy::{copy, copy_source, CopyError, CopyOptions, NoProgress, OutputKind};
@@ -233,12 +232,7 @@ fn storage_flags_reach_the_store_as_nccopy_applies_them() {
 /// zarr-python reads what `-d 1 -s` and blosc wrote: the same values.
 #[test]
 fn compressed_copies_read_back_through_zarr_python() {
-    let ok = Command::new("python3")
-        .args(["-c", "import zarr"])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !ok {
-        eprintln!("zarr-python not installed; skipped");
+    if !nctk_test_support::require::python(&["zarr"]) {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -265,21 +259,9 @@ fn compressed_copies_read_back_through_zarr_python() {
         copy(&input, &out, &opts, &mut NoProgress).unwrap();
         let script = "import sys, zarr\nz = zarr.open_group(sys.argv[1], mode='r')\n\
                       print(int(z['big'][:].sum()), float(z['t'][:].sum()))";
-        let run = Command::new("python3")
-            .args(["-c", script])
-            .arg(&out)
-            .output()
-            .unwrap();
-        assert!(
-            run.status.success(),
-            "{}",
-            String::from_utf8_lossy(&run.stderr)
-        );
+        let run = nctk_test_support::peer::python(script, [&out]).unwrap_or_else(|e| panic!("{e}"));
         // sum(0..2000) and sum(0..150).
-        assert_eq!(
-            String::from_utf8_lossy(&run.stdout).trim(),
-            "1999000 11175.0"
-        );
+        assert_eq!(run.trim(), "1999000 11175.0");
     }
 }
 

@@ -6,23 +6,19 @@
 use std::path::Path;
 
 use nctk::Format;
+use nctk_test_support::{peer, require};
 
 /// Elements in the big variable: 4.8 GB of float.
 const BIG: u64 = 1_200_000_000;
 
+/// `ncdump -v var path` from `data:` on, one space between words; `None`
+/// (after `nctk_test_support::require`) when ncdump is absent.
 fn ncdump_values(path: &Path, var: &str) -> Option<String> {
-    let out = std::process::Command::new("ncdump")
-        .arg("-v")
-        .arg(var)
-        .arg(path)
-        .output()
-        .ok()?;
-    assert!(
-        out.status.success(),
-        "ncdump failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = String::from_utf8(out.stdout).unwrap();
+    if !require::tools(&["ncdump"]) {
+        return None;
+    }
+    let text = peer::run("ncdump", ["-v".as_ref(), var.as_ref(), path.as_os_str()])
+        .unwrap_or_else(|e| panic!("{e}"));
     let data = text.split("data:").nth(1).unwrap();
     Some(data.split_whitespace().collect::<Vec<_>>().join(" "))
 }
@@ -57,19 +53,13 @@ fn cdf2_last_variable_over_4_gib_uses_the_vsize_overflow_value() {
         ds.variable("small").unwrap().get_values::<i32>(..).unwrap(),
         vec![1, 2, 3]
     );
-    if let Ok(out) = std::process::Command::new("python3")
-        .arg("-c")
-        .arg(format!(
+    if require::python(&["netCDF4"]) {
+        let script = format!(
             "import netCDF4; d = netCDF4.Dataset('{}'); print(d['big'][{last}:].tolist(), d['small'][:].tolist())",
             path.display()
-        ))
-        .output()
-    {
-        if out.status.success() {
-            assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "[42.5, -1.0] [1, 2, 3]");
-        } else {
-            eprintln!("netCDF4-python not usable: peer check skipped");
-        }
+        );
+        let out = peer::python(&script, [""; 0]).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(out.trim(), "[42.5, -1.0] [1, 2, 3]");
     }
 }
 

@@ -68,13 +68,12 @@ fn create_write_append_redefine_read_back() {
     assert!((0, 0, 0).into_extents().resolve(&temp.shape()).is_err());
 
     // netCDF-C reads the same values, when it is installed.
-    if let Ok(out) = std::process::Command::new("ncdump")
-        .arg("-v")
-        .arg("temp,big,added")
-        .arg(&path)
-        .output()
-    {
-        let text = String::from_utf8(out.stdout).unwrap();
+    if nctk_test_support::require::tools(&["ncdump"]) {
+        let text = nctk_test_support::peer::run(
+            "ncdump",
+            ["-v".as_ref(), "temp,big,added".as_ref(), path.as_os_str()],
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
         assert!(
             text.contains("temp =\n  1, 2, 3,\n  4, 5, 6,\n  7, 8, 9 ;"),
             "{text}"
@@ -84,8 +83,6 @@ fn create_write_append_redefine_read_back() {
             "{text}"
         );
         assert!(text.contains("added = -1, 0, 1 ;"), "{text}");
-    } else {
-        eprintln!("ncdump not installed: netCDF-C check skipped");
     }
 }
 

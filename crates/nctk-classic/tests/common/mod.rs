@@ -1,76 +1,35 @@
-//! Helpers shared by the integration tests: the corpus and the peers.
+//! Helpers shared by the integration tests: classic files of the corpus
+//! and the Python peer (the corpus and the peer checks are in
+//! `nctk_test_support`).
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
-/// The conformance corpus, or `None` (with a note) when it is absent.
-pub fn corpus() -> Option<PathBuf> {
-    let dir = std::env::var_os("NCTK_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus"));
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!("note: corpus not found at {}; skipping", dir.display());
-        None
-    }
-}
+use nctk_test_support::{corpus::files_under, peer};
 
 /// Every file under `dir` (recursively) whose first bytes are `CDF`.
 pub fn classic_files(dir: &Path) -> Vec<PathBuf> {
-    let mut out = vec![];
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        let Ok(rd) = std::fs::read_dir(&d) else {
-            continue;
-        };
-        for e in rd.flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if p.extension().is_some_and(|x| x == "nc") {
-                let mut magic = [0u8; 3];
-                if std::fs::File::open(&p)
-                    .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut magic))
-                    .is_ok()
-                    && &magic == b"CDF"
-                {
-                    out.push(p);
-                }
-            }
-        }
-    }
-    out.sort();
+    let mut out = files_under(dir, |_| true);
+    out.retain(|p| {
+        let mut magic = [0u8; 3];
+        p.extension().is_some_and(|x| x == "nc")
+            && std::fs::File::open(p)
+                .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut magic))
+                .is_ok()
+            && &magic == b"CDF"
+    });
     out
 }
 
-/// True when `python3 -c "import netCDF4"` works.
-pub fn have_python_netcdf4() -> bool {
-    let ok = Command::new("python3")
-        .args(["-c", "import netCDF4, numpy"])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !ok {
-        eprintln!("note: python3 with netCDF4 not found; skipping the peer comparison");
-    }
-    ok
-}
+/// The Python modules [`python_dump`] needs.
+pub const PYTHON_DUMP_NEEDS: &[&str] = &["netCDF4", "numpy"];
 
 /// Runs the netCDF4 dump script on `files`; returns its JSON.
 pub fn python_dump(files: &[PathBuf]) -> serde_json::Value {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/peer/dump_nc.py");
-    let out = Command::new("python3")
-        .arg(script)
-        .args(files)
-        .output()
-        .expect("run python3");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("json")
+    let args = std::iter::once(script.as_os_str()).chain(files.iter().map(|f| f.as_os_str()));
+    let out = peer::run("python3", args).unwrap_or_else(|e| panic!("{e}"));
+    serde_json::from_str(&out).expect("json")
 }
 
 /// Lower-case hex of `bytes`.

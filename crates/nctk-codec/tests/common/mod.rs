@@ -1,38 +1,6 @@
-//! Helpers shared by the integration tests.
+//! Helpers shared by the integration tests: test data (the corpus and the
+//! peer checks are in `nctk_test_support`).
 #![allow(dead_code)]
-
-use std::path::{Path, PathBuf};
-use std::process::Command;
-
-/// The conformance corpus: `$NCTK_CORPUS`, else `../../../shared/corpus`
-/// from this crate. `None` (with a note) when absent.
-pub fn corpus() -> Option<PathBuf> {
-    let p = std::env::var_os("NCTK_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus"));
-    if p.is_dir() {
-        Some(p)
-    } else {
-        eprintln!(
-            "note: corpus not found at {} (set NCTK_CORPUS); skipping",
-            p.display()
-        );
-        None
-    }
-}
-
-/// Whether `python3 -c 'import numcodecs, numpy'` works; prints a note if not.
-pub fn have_numcodecs() -> bool {
-    let ok = Command::new("python3")
-        .args(["-c", "import numcodecs, numpy"])
-        .output()
-        .map(|o| o.status.success())
-        .unwrap_or(false);
-    if !ok {
-        eprintln!("note: python3 with numcodecs not available; skipping interop test");
-    }
-    ok
-}
 
 /// Deterministic pseudo-random bytes (splitmix64).
 pub fn noise(len: usize, seed: u64) -> Vec<u8> {

@@ -1,0 +1,24 @@
+//! What nctk's tests share (not published, a dev-dependency only, and
+//! free of other nctk crates so that every crate can use it):
+//!
+//! * [`corpus`]: where the conformance corpus is (`NCTK_CORPUS`, else
+//!   `../shared/corpus` beside the repository) and a file walker for it;
+//! * [`peer`]: whether a peer (`ncdump`, `ncgen`, `nccopy`, `ncvalidator`,
+//!   Python modules such as `netCDF4`, `zarr`, `xarray`, `numcodecs`) is
+//!   installed, each probed once per process, and runners for them;
+//! * [`require`]: the one skip rule. A test asks for what it needs,
+//!
+//!   ```no_run
+//!   # fn test() {
+//!   let Some(corpus) = nctk_test_support::require::corpus() else { return };
+//!   if !nctk_test_support::require::tools(&["ncdump"]) { return; }
+//!   # }
+//!   ```
+//!
+//!   and when it is missing the test prints a visible
+//!   `SKIPPED <test>: <reason>` line and returns, or, under CI (`CI=true`
+//!   or `NCTK_REQUIRE_PEERS=1`), fails with the reason.
+
+pub mod corpus;
+pub mod peer;
+pub mod require;
