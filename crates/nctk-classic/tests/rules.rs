@@ -221,8 +221,7 @@ fn peer_accepts(tool: &str, file: &Path) -> bool {
 
 #[test]
 fn reader_and_validator_agree_with_ncdump_and_ncvalidator() {
-    if !nctk_bench_support::have("ncdump") || !nctk_bench_support::have("ncvalidator") {
-        eprintln!("note: ncdump or ncvalidator not installed; skipping the comparison");
+    if !nctk_test_support::require::tools(&["ncdump", "ncvalidator"]) {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -369,9 +368,15 @@ fn nctk_define(path: &Path, version: Version, fill: FillMode, steps: &[Step]) ->
     }
 }
 
+/// Compiles `peer/define_rules.c` against libnetcdf; `None` (after
+/// `nctk_test_support::require`) when `cc` or `nc-config` is absent.
 fn peer(dir: &Path) -> Option<PathBuf> {
+    if !nctk_test_support::require::tools(&["cc", "nc-config"]) {
+        return None;
+    }
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/peer/define_rules.c");
-    nctk_bench_support::build_c_peer(&src, &dir.join("define_rules"))
+    let exe = nctk_bench_support::build_c_peer(&src, &dir.join("define_rules"));
+    Some(exe.expect("compile tests/peer/define_rules.c against libnetcdf"))
 }
 
 #[test]
@@ -380,7 +385,6 @@ fn writer_refuses_what_netcdf_c_refuses() {
     use Step::*;
     let dir = tempfile::tempdir().unwrap();
     let Some(exe) = peer(dir.path()) else {
-        eprintln!("note: cc/nc-config not available; skipping the netCDF-C comparison");
         return;
     };
     let scenarios: Vec<(Version, FillMode, Vec<Step>)> = {
