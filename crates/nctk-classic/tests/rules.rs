@@ -14,7 +14,7 @@ use nctk_classic::header::decode_header;
 use nctk_classic::{validate_source, ClassicReader, ClassicWriter, FillMode, Severity, Version};
 use nctk_model::{DataSource, DataType, DimId, Selection, Values, VarId};
 use nctk_store::bytes::{MemSink, MemSource};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 use std::sync::Arc;
 
@@ -368,23 +368,12 @@ fn nctk_define(path: &Path, version: Version, fill: FillMode, steps: &[Step]) ->
     }
 }
 
-/// Compiles `peer/define_rules.c` against libnetcdf; `None` (after
-/// `nctk_test_support::require`) when `cc` or `nc-config` is absent.
-fn peer(dir: &Path) -> Option<PathBuf> {
-    if !nctk_test_support::require::tools(&["cc", "nc-config"]) {
-        return None;
-    }
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/peer/define_rules.c");
-    let exe = nctk_bench_support::build_c_peer(&src, &dir.join("define_rules"));
-    Some(exe.expect("compile tests/peer/define_rules.c against libnetcdf"))
-}
-
 #[test]
 fn writer_refuses_what_netcdf_c_refuses() {
     use DataType::{Double, Int, Int64, Short, UByte, UInt, UInt64, UShort};
     use Step::*;
     let dir = tempfile::tempdir().unwrap();
-    let Some(exe) = peer(dir.path()) else {
+    let Some(exe) = common::c_peer("define_rules", dir.path()) else {
         return;
     };
     let scenarios: Vec<(Version, FillMode, Vec<Step>)> = {
