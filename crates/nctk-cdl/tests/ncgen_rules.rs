@@ -1,5 +1,5 @@
 //! Which type names are keywords, for the netCDF-4 kinds, against netCDF-C
-//! 4.9.0's `ncgen` (skipped when it is absent): the parser and the format
+//! 4.9.0's `ncgen` (required as a `nctk_test_support::require` rule): the parser and the format
 //! check together must accept exactly the CDL ncgen accepts. (The classic
 //! kinds are compared file for file in `nctk-cli/tests/gen_ncgen.rs`; nctk
 //! writes no netCDF-4 files, so here only acceptance is compared.)
@@ -8,10 +8,7 @@ use std::path::PathBuf;
 use std::process::Command;
 
 use nctk_cdl::parse::{check_format, parse_with, Kind, ParseOptions};
-
-fn have(tool: &str) -> bool {
-    Command::new(tool).arg("-h").output().is_ok()
-}
+use nctk_test_support::require;
 
 /// A scratch directory of its own for this test process and test.
 fn scratch(test: &str) -> PathBuf {
@@ -46,8 +43,7 @@ fn nctk_accepts(kind: Kind, cdl: &str) -> Result<(), String> {
 
 #[test]
 fn netcdf4_keywords_follow_ncgen() {
-    if !have("ncgen") {
-        eprintln!("ncgen not installed: skipped");
+    if !require::tools(&["ncgen"]) {
         return;
     }
     let dir = scratch("keywords");
@@ -91,8 +87,7 @@ fn netcdf4_keywords_follow_ncgen() {
 /// `_Format` asks for; the kind `_Format` names is still the output's.
 #[test]
 fn format_attribute_does_not_decide_keywords() {
-    if !have("ncgen") {
-        eprintln!("ncgen not installed: skipped");
+    if !require::tools(&["ncgen"]) {
         return;
     }
     let dir = scratch("format");

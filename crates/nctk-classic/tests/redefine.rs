@@ -6,19 +6,8 @@ mod common;
 
 use nctk_classic::{ClassicReader, ClassicWriter, FillMode, Version};
 use nctk_model::{DataSource, DataType, Selection, Values};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
-
-/// Compiles `peer/redef.c` against libnetcdf; `None` (after
-/// `nctk_test_support::require`) when `cc` or `nc-config` is absent.
-fn peer(dir: &Path) -> Option<PathBuf> {
-    if !nctk_test_support::require::tools(&["cc", "nc-config"]) {
-        return None;
-    }
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/peer/redef.c");
-    let exe = nctk_bench_support::build_c_peer(&src, &dir.join("redef"));
-    Some(exe.expect("compile tests/peer/redef.c against libnetcdf"))
-}
 
 fn blk(start: &[u64], count: &[u64]) -> Selection {
     Selection::block(start, count)
@@ -102,7 +91,9 @@ const SCENARIOS: [&str; 4] = ["grow", "single", "append", "nofill"];
 #[test]
 fn scenarios_match_netcdf_c_byte_for_byte() {
     let dir = tempfile::tempdir().unwrap();
-    let Some(exe) = peer(dir.path()) else { return };
+    let Some(exe) = common::c_peer("redef", dir.path()) else {
+        return;
+    };
     let mut failures = vec![];
     for (version, mode) in [
         (Version::Cdf1, "1"),

@@ -14,7 +14,7 @@ use nctk_classic::header::decode_header;
 use nctk_classic::{validate_source, ClassicReader, ClassicWriter, FillMode, Severity, Version};
 use nctk_model::{DataSource, DataType, DimId, Selection, Values, VarId};
 use nctk_store::bytes::{MemSink, MemSource};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 use std::sync::Arc;
 
@@ -221,8 +221,7 @@ fn peer_accepts(tool: &str, file: &Path) -> bool {
 
 #[test]
 fn reader_and_validator_agree_with_ncdump_and_ncvalidator() {
-    if !nctk_bench_support::have("ncdump") || !nctk_bench_support::have("ncvalidator") {
-        eprintln!("note: ncdump or ncvalidator not installed; skipping the comparison");
+    if !nctk_test_support::require::tools(&["ncdump", "ncvalidator"]) {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -369,18 +368,12 @@ fn nctk_define(path: &Path, version: Version, fill: FillMode, steps: &[Step]) ->
     }
 }
 
-fn peer(dir: &Path) -> Option<PathBuf> {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/peer/define_rules.c");
-    nctk_bench_support::build_c_peer(&src, &dir.join("define_rules"))
-}
-
 #[test]
 fn writer_refuses_what_netcdf_c_refuses() {
     use DataType::{Double, Int, Int64, Short, UByte, UInt, UInt64, UShort};
     use Step::*;
     let dir = tempfile::tempdir().unwrap();
-    let Some(exe) = peer(dir.path()) else {
-        eprintln!("note: cc/nc-config not available; skipping the netCDF-C comparison");
+    let Some(exe) = common::c_peer("define_rules", dir.path()) else {
         return;
     };
     let scenarios: Vec<(Version, FillMode, Vec<Step>)> = {

@@ -10,54 +10,22 @@
 //!   gen` and by `nctk copy`; `nctk copy -Z` writes every chunk, as
 //!   `write_empty_chunks=True` does.
 //!
-//! Each test skips with a note when a peer is absent.
+//! Each test needs its peers as `nctk_test_support::require` rules.
+
+mod common;
 
 use std::path::Path;
 use std::process::Command;
 
-/// Runs `nctk` with `args`; its stdout, or a panic with its stderr.
-fn nctk(args: &[&str]) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_nctk"))
-        .args(args)
-        .output()
-        .expect("run nctk");
-    assert!(
-        out.status.success(),
-        "nctk {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).expect("utf-8 output")
-}
-
-/// Runs a Python script with `args`; its stdout, or `None` (with a note)
-/// when python3 or one of `modules` is missing.
-fn python(modules: &str, script: &str, args: &[&str]) -> Option<String> {
-    let probe = Command::new("python3")
-        .args(["-c", &format!("import {modules}")])
-        .output();
-    if !probe.is_ok_and(|o| o.status.success()) {
-        eprintln!("skipped: python3 with {modules} not installed");
-        return None;
-    }
-    let out = Command::new("python3")
-        .arg("-c")
-        .arg(script)
-        .args(args)
-        .output()
-        .expect("run python3");
-    assert!(
-        out.status.success(),
-        "python: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    Some(String::from_utf8(out.stdout).expect("utf-8 output"))
-}
+use common::nctk_ok as nctk;
+use nctk_test_support::require;
+use nctk_test_support::require::python_output as python;
 
 /// Runs `nctk` with `args` under `/usr/bin/time -v`; its peak RSS in
-/// bytes, or `None` when `/usr/bin/time` is missing.
+/// bytes, or `None` (the skip rule) when `/usr/bin/time` is missing.
 fn nctk_peak_rss(args: &[&str]) -> Option<u64> {
     if !Path::new("/usr/bin/time").exists() {
-        eprintln!("skipped: /usr/bin/time not installed");
+        require::missing("/usr/bin/time not installed");
         return None;
     }
     let out = Command::new("/usr/bin/time")
@@ -126,7 +94,7 @@ fn sparse_gigabyte_store_copies_with_its_chunks_sparse_and_bounded() {
     let tmp = tempfile::tempdir().unwrap();
     let (input, output) = (tmp.path().join("in.zarr"), tmp.path().join("out.zarr"));
     let (i, o) = (input.to_str().unwrap(), output.to_str().unwrap());
-    if python("zarr, numpy", MAKE_SPARSE, &[i]).is_none() {
+    if python(&["zarr", "numpy"], MAKE_SPARSE, [i]).is_none() {
         return;
     }
     let out_url = format!("file://{o}#mode=zarr,file");
@@ -142,7 +110,7 @@ fn sparse_gigabyte_store_copies_with_its_chunks_sparse_and_bounded() {
     assert_eq!(keys, ["0", "244140", "5"], "zarr-python's input");
     assert_eq!(chunk_keys(&output, "v"), keys, "the copy stays sparse");
     let keys_json = serde_json::to_string(&keys).unwrap();
-    let got = python("zarr, numpy", COMPARE, &[i, o, &keys_json]).unwrap();
+    let got = python(&["zarr", "numpy"], COMPARE, [i, o, &keys_json]).unwrap();
     let got: serde_json::Value = serde_json::from_str(&got).unwrap();
     for field in ["shape", "chunks", "fill"] {
         assert_eq!(got[field][0], got[field][1], "{field}: {got}");
@@ -191,7 +159,7 @@ fn fill_only_chunks_are_left_out_as_zarr_python_leaves_them() {
     nctk(&["gen", "-4", "-o", &url(&generated), &s(&cdl)]);
     let (zp_sparse, zp_full) = (path("zp-sparse.zarr"), path("zp-full.zarr"));
     for (out, flag) in [(&zp_sparse, "False"), (&zp_full, "True")] {
-        if python("zarr", REWRITE, &[&s(&generated), &s(out), flag]).is_none() {
+        if python(&["zarr"], REWRITE, [&s(&generated), &s(out), flag]).is_none() {
             return;
         }
     }
@@ -211,7 +179,7 @@ fn fill_only_chunks_are_left_out_as_zarr_python_leaves_them() {
     assert_eq!(chunk_keys(&every, "v"), chunk_keys(&zp_full, "v"), "-Z");
     // The same values, missing chunks read as fill by zarr-python.
     let read = "import sys, zarr\nprint(zarr.open_group(sys.argv[1], mode='r')['v'][...].tolist())";
-    let values = |p: &Path| python("zarr", read, &[&s(p)]).unwrap();
+    let values = |p: &Path| python(&["zarr"], read, [&s(p)]).unwrap();
     let reference = values(&zp_full);
     for store in [&generated, &copied, &every] {
         assert_eq!(values(store), reference, "{}", store.display());

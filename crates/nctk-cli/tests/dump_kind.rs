@@ -5,35 +5,18 @@
 //! storage, behind user blocks), and damaged copies (truncated, bits
 //! flipped), which must give a clear error or ncdump's kind, never a panic.
 //!
-//! `NCTK_CORPUS` locates the corpus (default `../../../shared/corpus` from
-//! this crate); each test skips with a note without it, without `ncdump`,
-//! or without Python's `netCDF4`.
+//! `NCTK_CORPUS` locates the corpus; each test needs it, `ncdump` or
+//! Python's `netCDF4` as `nctk_test_support::require` rules.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-fn corpus() -> Option<PathBuf> {
-    let dir = std::env::var_os("NCTK_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus"));
-    dir.is_dir().then_some(dir)
-}
+use nctk_test_support::{corpus, peer, require};
 
-/// The corpus, when it and `ncdump` are both there (a note otherwise).
+/// The corpus, when it and `ncdump` are both there (the skip rule otherwise).
 fn corpus_and_ncdump() -> Option<PathBuf> {
-    let Some(corpus) = corpus() else {
-        eprintln!("skipped: no corpus (set NCTK_CORPUS)");
-        return None;
-    };
-    have_ncdump().then_some(corpus)
-}
-
-fn have_ncdump() -> bool {
-    let ok = Command::new("ncdump").output().is_ok();
-    if !ok {
-        eprintln!("skipped: no ncdump");
-    }
-    ok
+    let corpus = require::corpus()?;
+    require::tools(&["ncdump"]).then_some(corpus)
 }
 
 /// Exit status, stdout and stderr of a program run under a 20 s timeout
@@ -81,20 +64,10 @@ fn assert_same_kind(target: &str) {
 
 /// Files under `dir` named `*.nc`, sorted.
 fn nc_files(dir: &Path) -> Vec<PathBuf> {
-    let mut out = vec![];
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).expect("read corpus dir").flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if p.extension().is_some_and(|x| x == "nc") {
-                out.push(p);
-            }
-        }
-    }
-    out.sort();
-    out
+    corpus::files_under(dir, |_| true)
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|x| x == "nc"))
+        .collect()
 }
 
 fn starts_with(path: &Path, magic: &[u8]) -> bool {
@@ -159,7 +132,7 @@ fn classic_files_and_stores_match_ncdump() {
 
 /// Writes netCDF-4 files with Python's `netCDF4` into `dir`: both formats,
 /// with 2, 40 and 3000 root attributes (the last two in dense storage).
-/// Returns their paths, or `None` when the module is missing.
+/// Returns their paths, or `None` (the skip rule) when the module is missing.
 fn python_netcdf4_files(dir: &Path) -> Option<Vec<PathBuf>> {
     let script = r#"
 import sys, netCDF4
@@ -175,34 +148,16 @@ for fmt in ("NETCDF4", "NETCDF4_CLASSIC"):
         d.close()
         print(p)
 "#;
-    let probe = Command::new("python3")
-        .args(["-c", "import netCDF4"])
-        .output();
-    if !probe.is_ok_and(|o| o.status.success()) {
-        eprintln!("skipped: python3 with netCDF4 not installed");
+    if !require::python(&["netCDF4"]) {
         return None;
     }
-    let out = Command::new("python3")
-        .args(["-c", script, dir.to_str().unwrap()])
-        .output()
-        .expect("run python3");
-    assert!(
-        out.status.success(),
-        "python: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    Some(
-        String::from_utf8(out.stdout)
-            .unwrap()
-            .lines()
-            .map(PathBuf::from)
-            .collect(),
-    )
+    let out = peer::python(script, [dir]).unwrap_or_else(|e| panic!("python: {e}"));
+    Some(out.lines().map(PathBuf::from).collect())
 }
 
 #[test]
 fn python_netcdf4_files_match_ncdump() {
-    if !have_ncdump() {
+    if !require::tools(&["ncdump"]) {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -235,7 +190,7 @@ fn python_netcdf4_files_match_ncdump() {
 
 #[test]
 fn damaged_hdf5_gives_an_error_or_ncdumps_kind() {
-    if !have_ncdump() {
+    if !require::tools(&["ncdump"]) {
         return;
     }
     let dir = tempfile::tempdir().unwrap();

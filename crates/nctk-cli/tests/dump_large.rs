@@ -6,6 +6,8 @@
 
 use std::process::Command;
 
+use nctk_test_support::require;
+
 fn output(program: &str, args: &[&str]) -> Vec<u8> {
     let out = Command::new(program)
         .args(args)
@@ -21,8 +23,7 @@ fn output(program: &str, args: &[&str]) -> Vec<u8> {
 
 #[test]
 fn large_variables_match_ncdump() {
-    if Command::new("ncdump").output().is_err() {
-        eprintln!("skipped: no ncdump");
+    if !require::tools(&["ncdump"]) {
         return;
     }
     let dir = tempfile::tempdir().unwrap();

@@ -9,17 +9,11 @@ use std::path::Path;
 use std::process::Command;
 
 use nctk_cli::gen::{gen, GenArgs};
+use nctk_test_support::require;
 
-fn have(tool: &str) -> bool {
-    Command::new(tool).arg("-h").output().is_ok()
-}
-
+/// Whether `ncgen` and `ncdump` are there (the skip rule otherwise).
 fn peers() -> bool {
-    let ok = have("ncgen") && have("ncdump");
-    if !ok {
-        eprintln!("ncgen or ncdump not installed: skipped");
-    }
-    ok
+    require::tools(&["ncgen", "ncdump"])
 }
 
 /// `ncdump FILE`'s output, bytes as printed.

@@ -6,14 +6,16 @@
 //! user's path once.
 //!
 //! The truths: the file system after the run, the shell's 128 + signal
-//! convention, netCDF-C's `ncdump` (the closed-pipe status; skipped without
-//! it) and the messages' own text.
+//! convention, netCDF-C's `ncdump` (the closed-pipe status; required as
+//! `nctk_test_support::require` rules) and the messages' own text.
 
 use std::io::Read;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::Path;
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
+
+use nctk_test_support::require;
 
 fn nctk() -> Command {
     Command::new(env!("CARGO_BIN_EXE_nctk"))
@@ -311,8 +313,7 @@ fn status_into_closed_pipe(program: &str, args: &[&Path]) -> (std::process::Exit
 
 #[test]
 fn dump_into_a_closed_pipe_ends_as_ncdump_does() {
-    if Command::new("ncdump").output().is_err() {
-        eprintln!("skipped: no ncdump");
+    if !require::tools(&["ncdump"]) {
         return;
     }
     let dir = tempfile::tempdir().unwrap();

@@ -4,16 +4,17 @@
 //! `crates/nctk/tests/large_and_short_files.rs`), and one warning on stderr
 //! names the file and the byte offset where the data stops.
 
-use std::path::Path;
-use std::process::{Command, Output};
+mod common;
 
-/// Runs the `nctk` binary with `args`.
+use std::path::Path;
+use std::process::Output;
+
+use nctk_test_support::{peer, require};
+
+/// Runs the `nctk` binary with `args` and then `file`.
 fn nctk(args: &[&str], file: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_nctk"))
-        .args(args)
-        .arg(file)
-        .output()
-        .expect("run nctk")
+    let file = file.to_str().expect("a UTF-8 temporary path");
+    common::nctk(&[args, &[file]].concat())
 }
 
 /// The data section's values of `var`, as `name = v, v, ... ;` words.
@@ -78,12 +79,10 @@ fn dump_warns_once_and_prints_ncdumps_values_for_what_exists() {
         "missing values print as fill"
     );
     // The part that exists, as netCDF-C prints it.
-    let Ok(theirs) = Command::new("ncdump").arg(&path).output() else {
-        eprintln!("note: ncdump not installed; skipping the comparison");
+    if !require::tools(&["ncdump"]) {
         return;
-    };
-    assert!(theirs.status.success());
-    let theirs = String::from_utf8(theirs.stdout).unwrap();
+    }
+    let theirs = peer::run("ncdump", [&path]).unwrap();
     assert_eq!(ours_v, values(&theirs, "v"));
     assert_eq!(ours_w[..3], values(&theirs, "w")[..3]);
     // A complete file: no warning.

@@ -10,39 +10,24 @@
 //!   refuses it; with several of `file`, `zip`, `s3` the last wins, and
 //!   `gs3` does not choose the storage, as netCDF-C 4.10.1 reads them.
 //!
-//! Each test skips with a note when a peer is absent.
+//! Each test needs its peers as `nctk_test_support::require` rules.
+
+mod common;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-/// Runs `nctk` with `args`.
-fn nctk(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_nctk"))
-        .args(args)
-        .output()
-        .expect("run nctk")
-}
+use common::{nctk, nctk_ok};
+use nctk_test_support::require;
 
-/// The stdout of a successful `nctk` run, or a panic with its stderr.
-fn nctk_ok(args: &[&str]) -> String {
-    let out = nctk(args);
-    assert!(
-        out.status.success(),
-        "nctk {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).expect("utf-8 output")
-}
-
-/// `ncdump` with `args`, or `None` (with a note) when it is not installed.
+/// `ncdump` with `args`, or `None` (the skip rule) when it is not installed.
 fn ncdump(args: &[&str]) -> Option<Output> {
-    match Command::new("ncdump").args(args).output() {
-        Ok(o) => Some(o),
-        Err(_) => {
-            eprintln!("skipped: ncdump not installed");
-            None
-        }
-    }
+    require::tools(&["ncdump"]).then(|| {
+        Command::new("ncdump")
+            .args(args)
+            .output()
+            .expect("run ncdump")
+    })
 }
 
 fn sample_cdl() -> PathBuf {
@@ -120,13 +105,10 @@ fn dataset_names_of_store_urls_are_ncdumps() {
     }
 }
 
-/// netCDF-C 4.10.1 opens `url`: true when it reads it.
+/// netCDF-C 4.10.1 opens `url`: true when it reads it; `None` (the skip
+/// rule) without Python's `netCDF4`.
 fn netcdf4_reads(url: &str) -> Option<bool> {
-    let probe = Command::new("python3")
-        .args(["-c", "import netCDF4"])
-        .output();
-    if !probe.is_ok_and(|o| o.status.success()) {
-        eprintln!("skipped: python3 with netCDF4 not installed");
+    if !require::python(&["netCDF4"]) {
         return None;
     }
     let out = Command::new("python3")

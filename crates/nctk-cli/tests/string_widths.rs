@@ -13,33 +13,13 @@
 //!
 //! Each test skips with a note when the corpus or its Python peer is absent.
 
+mod common;
+
 use std::path::Path;
-use std::process::Command;
 
-use nctk_test_support::{peer, require};
-
-/// Runs `nctk` with `args`; its stdout, or a panic with its stderr.
-fn nctk(args: &[&str]) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_nctk"))
-        .args(args)
-        .output()
-        .expect("run nctk");
-    assert!(
-        out.status.success(),
-        "nctk {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).expect("utf-8 output")
-}
-
-/// Runs a Python script with `args`; its stdout, or `None` (after
-/// `nctk_test_support::require`) when python3 or one of `modules` is missing.
-fn python(modules: &[&str], script: &str, args: &[&str]) -> Option<String> {
-    if !require::python(modules) {
-        return None;
-    }
-    Some(peer::python(script, args).unwrap_or_else(|e| panic!("python: {e}")))
-}
+use common::nctk_ok as nctk;
+use nctk_test_support::require;
+use nctk_test_support::require::python_output as python;
 
 fn nczarr_url(dir: &Path) -> String {
     format!("file://{}#mode=nczarr,file", dir.display())
@@ -142,11 +122,11 @@ fn widths_match_netcdf_c_both_ways() {
     let Some(read_theirs) = python(
         &["numpy", "netCDF4"],
         NETCDF_C,
-        &[&nczarr_url(&theirs), &nczarr_url(&theirs)],
+        [&nczarr_url(&theirs), &nczarr_url(&theirs)],
     ) else {
         return;
     };
-    let read_ours = python(&["numpy", "netCDF4"], NETCDF_C, &["-", &nczarr_url(&ours)]).unwrap();
+    let read_ours = python(&["numpy", "netCDF4"], NETCDF_C, ["-", &nczarr_url(&ours)]).unwrap();
     // netCDF-C reads nctk's store exactly as its own.
     assert_eq!(read_ours, read_theirs);
     let parsed: serde_json::Value = serde_json::from_str(&read_theirs).unwrap();
@@ -194,7 +174,7 @@ fn copy_keeps_strings_longer_than_the_default_width() {
     let Some(written) = python(
         &["numpy", "zarr"],
         ZARR_PYTHON,
-        &["write", src.to_str().unwrap()],
+        ["write", src.to_str().unwrap()],
     ) else {
         return;
     };
@@ -212,7 +192,7 @@ fn copy_keeps_strings_longer_than_the_default_width() {
         let read = python(
             &["numpy", "zarr"],
             ZARR_PYTHON,
-            &["read", out.to_str().unwrap()],
+            ["read", out.to_str().unwrap()],
         )
         .unwrap();
         assert_eq!(read, written, "{}", out.display());

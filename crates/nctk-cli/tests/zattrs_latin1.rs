@@ -7,10 +7,7 @@ use std::path::Path;
 use std::process::Command;
 
 use nctk_cdl::print::{dump, Options};
-
-fn have(tool: &str) -> bool {
-    Command::new(tool).arg("-h").output().is_ok()
-}
+use nctk_test_support::require;
 
 /// A Zarr v2 group `DIR/NAME.zarr` whose `.zattrs` is `zattrs`, and its URL.
 fn group(dir: &Path, name: &str, zattrs: &[u8]) -> String {
@@ -30,8 +27,7 @@ fn nctk_dump(url: &str, name: &str) -> Result<Vec<u8>, String> {
 
 #[test]
 fn latin1_in_zattrs_reads_as_netcdf_c_reads_it() {
-    if !have("ncdump") {
-        eprintln!("ncdump not installed: skipped");
+    if !require::tools(&["ncdump"]) {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
@@ -76,8 +72,7 @@ fn zattrs_texts(path: &Path) -> Vec<Vec<u8>> {
 
 #[test]
 fn latin1_char_attributes_are_written_as_nccopy_writes_them() {
-    if !have("ncdump") || !have("nccopy") || !have("ncgen") {
-        eprintln!("netCDF-C tools not installed: skipped");
+    if !require::tools(&["ncdump", "nccopy", "ncgen"]) {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();

@@ -109,6 +109,21 @@ pub fn python(modules: &[&str]) -> bool {
     })
 }
 
+/// `python3 -c script args...`'s stdout when `python3` imports every one
+/// of `modules`, else `None` after [`missing`]; a failing script panics
+/// with its stderr.
+#[track_caller]
+pub fn python_output<S: AsRef<std::ffi::OsStr>>(
+    modules: &[&str],
+    script: &str,
+    args: impl IntoIterator<Item = S>,
+) -> Option<String> {
+    if !python(modules) {
+        return None;
+    }
+    Some(peer::python(script, args).unwrap_or_else(|e| panic!("python: {e}")))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -123,6 +138,17 @@ mod tests {
         assert!(is_strict(Some("1"), None));
         assert!(is_strict(None, Some("1")));
         assert!(is_strict(Some("false"), Some("TRUE")));
+    }
+
+    /// The script's stdout comes back with its arguments in `sys.argv`
+    /// (as `python3` prints them), given `python3` (the rule otherwise).
+    #[test]
+    fn python_output_runs_the_script() {
+        let Some(out) = python_output(&["sys"], "import sys; print(sys.argv[1:])", ["a", "b c"])
+        else {
+            return;
+        };
+        assert_eq!(out, "['a', 'b c']\n");
     }
 
     /// Run only as a child of the test below, with a corpus that is absent.

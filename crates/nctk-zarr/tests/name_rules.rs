@@ -13,6 +13,7 @@ use std::sync::Arc;
 
 use nctk_model::{Attribute, DataSource, DataType, GroupId, Schema, Values};
 use nctk_store::kv::{ListableStore, MemoryStore, StorePrefix};
+use nctk_test_support::require;
 use nctk_zarr::{open_path, WriteError, WriteLayout, WriteOptions, ZarrOptions, ZarrWriter};
 use serde_json::Value;
 
@@ -32,14 +33,6 @@ const NAMES: &[&str] = &[
     "cafe\u{301}",
     "x:y",
 ];
-
-fn python_has(module: &str) -> bool {
-    let ok = nctk_bench_support::python(&format!("import {module}"), &[]).is_some();
-    if !ok {
-        eprintln!("note: Python {module} not installed; skipping the peer comparison");
-    }
-    ok
-}
 
 /// nctk's verdict on a dimension (or, with `attr`, a global attribute)
 /// named `name`: `Ok` or the error text.
@@ -94,13 +87,12 @@ print(json.dumps(out))
 
 #[test]
 fn writer_refuses_the_names_netcdf_c_refuses() {
-    if !python_has("netCDF4") {
-        return;
-    }
     let dir = tempfile::tempdir().unwrap();
     let names = dir.path().join("names.json");
     std::fs::write(&names, serde_json::to_string(NAMES).unwrap()).unwrap();
-    let out = nctk_bench_support::python(PEER, &[&names]).expect("the netCDF4 peer runs");
+    let Some(out) = require::python_output(&["netCDF4"], PEER, [&names]) else {
+        return;
+    };
     let peer: Vec<Vec<Option<String>>> = serde_json::from_str(out.trim()).unwrap();
     let mut problems = vec![];
     for (name, row) in NAMES.iter().zip(peer) {
@@ -219,19 +211,21 @@ fn what_it_writes_reads_back_with_netcdf_c_s_names() {
         assert_eq!(names_of(&back), expect, "{layout:?}");
         assert_eq!(back.schema().root().attributes[0].name, "x:y", "{layout:?}");
         let peer = match layout {
-            WriteLayout::NcZarr if python_has("netCDF4") => nctk_bench_support::python(
+            WriteLayout::NcZarr => require::python_output(
+                &["netCDF4"],
                 "import sys, json, netCDF4\n\
                  d = netCDF4.Dataset('file://' + sys.argv[1] + '#mode=nczarr,file')\n\
                  print(json.dumps({'dims': sorted(d.dimensions), 'vars': sorted(d.variables)}))",
-                &[&path],
+                [&path],
             ),
-            WriteLayout::PureZarr { .. } if python_has("zarr") => nctk_bench_support::python(
+            WriteLayout::PureZarr { .. } => require::python_output(
+                &["zarr"],
                 "import sys, json, zarr\n\
                  g = zarr.open_group(sys.argv[1], mode='r')\n\
                  dims = set()\n\
                  for _, a in g.arrays(): dims.update(a.attrs['_ARRAY_DIMENSIONS'])\n\
                  print(json.dumps({'dims': sorted(dims), 'vars': sorted(k for k, _ in g.arrays())}))",
-                &[&path],
+                [&path],
             ),
             _ => None,
         };

@@ -21,6 +21,19 @@ pub fn classic_files(dir: &Path) -> Vec<PathBuf> {
     out
 }
 
+/// Compiles the C peer `tests/peer/NAME.c` against libnetcdf into `dir`;
+/// `None` (after `nctk_test_support::require`) when `cc` or `nc-config` is
+/// absent.
+#[track_caller]
+pub fn c_peer(name: &str, dir: &Path) -> Option<PathBuf> {
+    if !nctk_test_support::require::tools(&["cc", "nc-config"]) {
+        return None;
+    }
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("tests/peer/{name}.c"));
+    let exe = nctk_bench_support::build_c_peer(&src, &dir.join(name));
+    Some(exe.unwrap_or_else(|| panic!("compile {} against libnetcdf", src.display())))
+}
+
 /// The Python modules [`python_dump`] needs.
 pub const PYTHON_DUMP_NEEDS: &[&str] = &["netCDF4", "numpy"];
 
