@@ -200,6 +200,13 @@ impl std::fmt::Debug for Variable<'_> {
     }
 }
 
+/// The same variable of the same open dataset.
+impl PartialEq for Variable<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        std::ptr::eq(self.dataset, other.dataset) && self.id == other.id
+    }
+}
+
 impl<'a> Variable<'a> {
     pub(crate) fn new(dataset: &'a Dataset, id: VarId) -> Variable<'a> {
         Variable { dataset, id }
