@@ -10,12 +10,15 @@
 //!   definition order and referenced by typed ids ([`DimId`], [`VarId`],
 //!   [`GroupId`]);
 //! * [`Selection`]: a start/count/stride hyperslab and the odometer that walks it;
-//! * netCDF's numeric conversion rules with range errors ([`convert`]);
+//! * netCDF's numeric conversion rules with range errors ([`convert`]), and
+//!   attribute values read without matching on [`Values`]
+//!   ([`Attribute::as_str`], [`Attribute::as_f64`], `TryFrom<&Attribute>`);
 //! * default fill values ([`DataType::default_fill`]) and name rules ([`name`]).
 //!
 //! Format crates (classic, Zarr) translate their bytes to and from these types;
 //! the `nctk` facade crate is what applications use.
 
+mod attr_access;
 pub mod convert;
 mod error;
 pub mod name;
@@ -25,6 +28,7 @@ mod source;
 mod types;
 mod values;
 
+pub use attr_access::AttributeError;
 pub use convert::NcValue;
 pub use error::ModelError;
 pub use schema::{

@@ -455,15 +455,36 @@ impl Schema {
 
     /// The group at a `/`-separated path from the root (`""` or `"/"` is the root).
     pub fn group_by_path(&self, path: &str) -> Option<GroupId> {
+        self.group_by_relative_path(GroupId::ROOT, path)
+    }
+
+    /// The group at a `/`-separated path from `from` (`""` is `from`
+    /// itself); a path that starts with `/` starts at the root.
+    pub fn group_by_relative_path(&self, from: GroupId, path: &str) -> Option<GroupId> {
+        let start = if path.starts_with('/') {
+            GroupId::ROOT
+        } else {
+            from
+        };
         path.split('/')
             .filter(|s| !s.is_empty())
-            .try_fold(GroupId::ROOT, |g, name| self.group_by_name(g, name))
+            .try_fold(start, |g, name| self.group_by_name(g, name))
     }
 
     /// The variable at a path such as `temp` or `/grp/sub/temp`.
     pub fn var_by_path(&self, path: &str) -> Option<VarId> {
-        let (dir, name) = path.rsplit_once('/').unwrap_or(("", path));
-        self.var_by_name(self.group_by_path(dir)?, name)
+        self.var_by_relative_path(GroupId::ROOT, path)
+    }
+
+    /// The variable at a path from `from` (`temp`, `sub/temp`); a path
+    /// that starts with `/` starts at the root.
+    pub fn var_by_relative_path(&self, from: GroupId, path: &str) -> Option<VarId> {
+        let (dir, name) = match path.rsplit_once('/') {
+            Some(("", name)) => ("/", name),
+            Some(split) => split,
+            None => ("", path),
+        };
+        self.var_by_name(self.group_by_relative_path(from, dir)?, name)
     }
 
     /// The full path of a group (`/` for the root, `/a/b` otherwise).
@@ -537,6 +558,11 @@ mod tests {
         assert_eq!(s.dim_by_name(g, "time"), Some(time));
         assert_eq!(s.dim_by_name(GroupId::ROOT, "x"), None);
         assert_eq!(s.var_by_path("/sub/t"), Some(v));
+        assert_eq!(s.var_by_relative_path(g, "t"), Some(v));
+        assert_eq!(s.var_by_relative_path(g, "/sub/t"), Some(v));
+        assert_eq!(s.var_by_relative_path(g, "sub/t"), None);
+        assert_eq!(s.group_by_relative_path(g, ""), Some(g));
+        assert_eq!(s.group_by_relative_path(g, "/"), Some(GroupId::ROOT));
         assert_eq!(s.group_path(g), "/sub");
         assert_eq!(s.shape(v), vec![3, 4]);
         assert!(s.is_record_var(v));

@@ -1,8 +1,10 @@
-use nctk_model::{convert, Attribute, DataSource, DataType, NcValue, Schema, Selection, VarId};
+use nctk_model::{
+    convert, Attribute, DataSource, DataType, GroupId, NcValue, Schema, Selection, VarId,
+};
 
 use nctk_classic::ClassicReader;
 
-use crate::{Error, IntoExtents};
+use crate::{Dimension, Error, Group, IntoExtents};
 
 /// The format reader behind a [`Dataset`]: a closed set, so typed reads can
 /// take each format's fast path.
@@ -59,26 +61,127 @@ impl Dataset {
 
     /// The variable at `path` (`temp` or `/group/temp`).
     pub fn variable(&self, path: &str) -> Option<Variable<'_>> {
-        let id = self.schema().var_by_path(path)?;
-        Some(Variable { dataset: self, id })
+        self.root().variable(path)
     }
 
     /// Every variable of the root group, in definition order.
     pub fn variables(&self) -> impl Iterator<Item = Variable<'_>> {
-        self.schema()
-            .root()
-            .vars
-            .iter()
-            .map(move |&id| Variable { dataset: self, id })
+        self.root().variables()
     }
 
     /// The global attribute `name` of the root group.
     pub fn attribute(&self, name: &str) -> Option<&Attribute> {
-        self.schema()
-            .root()
-            .attributes
-            .iter()
-            .find(|a| a.name == name)
+        self.root().attribute(name)
+    }
+
+    /// The root group, the view every other group is reached from.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let dir = tempfile::tempdir()?;
+    /// # let path = dir.path().join("r.nc");
+    /// # nctk::create(&path, nctk::Format::Classic)?.end_define()?.close()?;
+    /// let ds = nctk::open(&path)?;
+    /// assert_eq!(ds.root().path(), "/");
+    /// # Ok(()) }
+    /// ```
+    pub fn root(&self) -> Group<'_> {
+        Group::new(self, GroupId::ROOT)
+    }
+
+    /// The root group's dimensions in definition order, with their current
+    /// lengths (netCDF4-python's `ds.dimensions`).
+    ///
+    /// ```
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let dir = tempfile::tempdir()?;
+    /// # let path = dir.path().join("r.nc");
+    /// # let mut def = nctk::create(&path, nctk::Format::Classic)?;
+    /// # def.add_unlimited_dimension("time")?;
+    /// # def.add_dimension("x", 3)?;
+    /// # def.end_define()?.close()?;
+    /// let ds = nctk::open(&path)?;
+    /// let dims: Vec<(&str, u64, bool)> = ds
+    ///     .dimensions()
+    ///     .map(|d| (d.name(), d.len(), d.is_unlimited()))
+    ///     .collect();
+    /// assert_eq!(dims, [("time", 0, true), ("x", 3, false)]);
+    /// # Ok(()) }
+    /// ```
+    pub fn dimensions(&self) -> impl Iterator<Item = Dimension<'_>> {
+        self.root().dimensions()
+    }
+
+    /// The root group's dimension `name` (netCDF4-python's `ds.dimensions[name]`).
+    ///
+    /// ```
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let dir = tempfile::tempdir()?;
+    /// # let path = dir.path().join("r.nc");
+    /// # let mut def = nctk::create(&path, nctk::Format::Classic)?;
+    /// # def.add_dimension("x", 3)?;
+    /// # def.end_define()?.close()?;
+    /// let ds = nctk::open(&path)?;
+    /// assert_eq!(ds.dimension("x").map(|d| d.len()), Some(3));
+    /// # Ok(()) }
+    /// ```
+    pub fn dimension(&self, name: &str) -> Option<Dimension<'_>> {
+        self.root().dimension(name)
+    }
+
+    /// The root group's subgroups in definition order (netCDF4-python's
+    /// `ds.groups`; classic files have none).
+    ///
+    /// ```
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let dir = tempfile::tempdir()?;
+    /// # let path = dir.path().join("r.nc");
+    /// # nctk::create(&path, nctk::Format::Classic)?.end_define()?.close()?;
+    /// let ds = nctk::open(&path)?;
+    /// for g in ds.groups() {
+    ///     println!("{}: {} variables", g.path(), g.variables().count());
+    /// }
+    /// # Ok(()) }
+    /// ```
+    pub fn groups(&self) -> impl Iterator<Item = Group<'_>> {
+        self.root().groups()
+    }
+
+    /// The group at `path` (`/`, `/g`, `g/sub`), or `None`.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let dir = tempfile::tempdir()?;
+    /// # let path = dir.path().join("r.nc");
+    /// # nctk::create(&path, nctk::Format::Classic)?.end_define()?.close()?;
+    /// let ds = nctk::open(&path)?;
+    /// assert_eq!(ds.group("/"), Some(ds.root()));
+    /// assert_eq!(ds.group("/no/such/group"), None);
+    /// # Ok(()) }
+    /// ```
+    pub fn group(&self, path: &str) -> Option<Group<'_>> {
+        self.root().group(path)
+    }
+
+    /// The global attributes in definition order (netCDF4-python's
+    /// `ds.ncattrs()` with `getncattr`).
+    ///
+    /// ```
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let dir = tempfile::tempdir()?;
+    /// # let path = dir.path().join("r.nc");
+    /// # let mut def = nctk::create(&path, nctk::Format::Classic)?;
+    /// # def.put_attribute("title", "demo")?;
+    /// # def.put_attribute("version", 2.5f64)?;
+    /// # def.end_define()?.close()?;
+    /// let ds = nctk::open(&path)?;
+    /// let names: Vec<&str> = ds.attributes().iter().map(|a| a.name.as_str()).collect();
+    /// assert_eq!(names, ["title", "version"]);
+    /// assert_eq!(ds.attributes()[1].as_f64(), Some(2.5));
+    /// # Ok(()) }
+    /// ```
+    pub fn attributes(&self) -> &[Attribute] {
+        self.root().attributes()
     }
 }
 
@@ -97,7 +200,18 @@ impl std::fmt::Debug for Variable<'_> {
     }
 }
 
+/// The same variable of the same open dataset.
+impl PartialEq for Variable<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        std::ptr::eq(self.dataset, other.dataset) && self.id == other.id
+    }
+}
+
 impl<'a> Variable<'a> {
+    pub(crate) fn new(dataset: &'a Dataset, id: VarId) -> Variable<'a> {
+        Variable { dataset, id }
+    }
+
     /// The variable's id in the schema.
     pub fn id(&self) -> VarId {
         self.id
@@ -129,9 +243,73 @@ impl<'a> Variable<'a> {
             .collect()
     }
 
+    /// The variable's dimensions, outermost first (empty for a scalar),
+    /// wherever they are defined (this group or an ancestor).
+    ///
+    /// ```
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let dir = tempfile::tempdir()?;
+    /// # let path = dir.path().join("v.nc");
+    /// # let mut def = nctk::create(&path, nctk::Format::Classic)?;
+    /// # let time = def.add_unlimited_dimension("time")?;
+    /// # let x = def.add_dimension("x", 3)?;
+    /// # def.add_variable::<f32>("temp", &[time, x])?;
+    /// # def.end_define()?.close()?;
+    /// let ds = nctk::open(&path)?;
+    /// let temp = ds.variable("temp").expect("no temp");
+    /// let dims: Vec<(&str, u64)> = temp.dimensions().iter().map(|d| (d.name(), d.len())).collect();
+    /// assert_eq!(dims, [("time", 0), ("x", 3)]);
+    /// # Ok(()) }
+    /// ```
+    pub fn dimensions(&self) -> Vec<Dimension<'a>> {
+        let schema = self.dataset.schema();
+        schema
+            .var(self.id)
+            .dims
+            .iter()
+            .map(|&d| Dimension::new(schema, d))
+            .collect()
+    }
+
+    /// The group that holds the variable.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let dir = tempfile::tempdir()?;
+    /// # let path = dir.path().join("v.nc");
+    /// # let mut def = nctk::create(&path, nctk::Format::Classic)?;
+    /// # def.add_variable::<f32>("t", &[])?;
+    /// # def.end_define()?.close()?;
+    /// let ds = nctk::open(&path)?;
+    /// assert_eq!(ds.variable("t").map(|v| v.group()), Some(ds.root()));
+    /// # Ok(()) }
+    /// ```
+    pub fn group(&self) -> Group<'a> {
+        Group::new(self.dataset, self.dataset.schema().var(self.id).group)
+    }
+
     /// The attribute named `name`.
     pub fn attribute(&self, name: &str) -> Option<&'a Attribute> {
         self.dataset.schema().var(self.id).attribute(name)
+    }
+
+    /// The variable's attributes in definition order (netCDF4-python's
+    /// `var.ncattrs()` with `getncattr`).
+    ///
+    /// ```
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let dir = tempfile::tempdir()?;
+    /// # let path = dir.path().join("v.nc");
+    /// # let mut def = nctk::create(&path, nctk::Format::Classic)?;
+    /// # def.add_variable::<f32>("t", &[])?.put_attribute("units", "K")?;
+    /// # def.end_define()?.close()?;
+    /// let ds = nctk::open(&path)?;
+    /// let t = ds.variable("t").expect("no t");
+    /// assert_eq!(t.attributes()[0].as_str(), Some("K"));
+    /// # Ok(()) }
+    /// ```
+    pub fn attributes(&self) -> &'a [Attribute] {
+        &self.dataset.schema().var(self.id).attributes
     }
 
     /// Reads the selected values in the variable's own type.

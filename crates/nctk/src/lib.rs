@@ -12,6 +12,25 @@
 //! let series: Vec<f32> = temp.get_values((.., 360, 720))?;
 //! # Ok::<(), nctk::Error>(())
 //! ```
+//!
+//! Dimensions, groups and attributes read as netCDF4-python shows them
+//! (`ds.dimensions`, `ds.groups`, `ds.ncattrs()`); attribute values come
+//! out as text or numbers without matching on the value enum:
+//!
+//! ```no_run
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let ds = nctk::open("file:///data/run.zarr#mode=nczarr,file")?;
+//! for dim in ds.dimensions() {
+//!     println!("{} = {}{}", dim.name(), dim.len(), if dim.is_unlimited() { " (unlimited)" } else { "" });
+//! }
+//! let title = ds.attribute("title").and_then(|a| a.as_str()).unwrap_or("untitled");
+//! let forecast = ds.group("/forecast").expect("no group /forecast");
+//! let temp = forecast.variable("temp").expect("no /forecast/temp"); // = ds.variable("/forecast/temp")
+//! let scale: f64 = temp.attribute("scale_factor").map(f64::try_from).transpose()?.unwrap_or(1.0);
+//! let units = temp.attribute("units").and_then(|a| a.as_str());
+//! println!("{title}: {} in {units:?}, scale {scale}", temp.name());
+//! # Ok(()) }
+//! ```
 
 pub mod copy;
 mod create_zarr;
@@ -19,6 +38,7 @@ mod dataset;
 mod detect;
 mod error;
 mod extent;
+mod group;
 mod open;
 mod write;
 
@@ -30,6 +50,7 @@ pub use dataset::{Dataset, Variable};
 pub use detect::{detect_magic, kind, Format, ProbeError};
 pub use error::Error;
 pub use extent::{Extent, Extents, IntoExtent, IntoExtents};
+pub use group::{Dimension, Group};
 pub use nctk_model as model;
 pub use open::{open, open_mem};
 pub use write::{append, create, create_with_fill, AttrValue, DatasetDef, DatasetMut, VarDef};
