@@ -172,6 +172,41 @@ fn same_chunks(a: &Path, b: &Path) -> bool {
     })
 }
 
+/// The floor of an uncompressed copy into a store on this machine: the
+/// input's bytes read (positioned reads, from the page cache as the tools
+/// read them) and written again as `files` files of equal size into a fresh
+/// directory, split over two threads, with no format work at all. Best of
+/// `RUNS`, each after `sync` as the tools' runs.
+fn io_floor(input: &Path, out_dir: &Path, files: u64) -> f64 {
+    use std::os::unix::fs::FileExt;
+    let len = std::fs::metadata(input).unwrap().len();
+    let size = len.div_ceil(files);
+    let mut best = f64::INFINITY;
+    for _ in 0..RUNS {
+        remove(out_dir);
+        let _ = Command::new("sync").status();
+        let t0 = Instant::now();
+        std::fs::create_dir(out_dir).unwrap();
+        std::thread::scope(|s| {
+            for part in 0..2u64 {
+                s.spawn(move || {
+                    let file = std::fs::File::open(input).unwrap();
+                    let mut buf = vec![0u8; size as usize];
+                    for i in (part..files).step_by(2) {
+                        let start = i * size;
+                        let n = size.min(len - start) as usize;
+                        file.read_exact_at(&mut buf[..n], start).unwrap();
+                        std::fs::write(out_dir.join(i.to_string()), &buf[..n]).unwrap();
+                    }
+                });
+            }
+        });
+        best = best.min(t0.elapsed().as_secs_f64());
+    }
+    remove(out_dir);
+    best
+}
+
 fn main() {
     let dir = data_dir();
     std::fs::create_dir_all(&dir).unwrap();
@@ -253,6 +288,21 @@ fn main() {
         ];
         let rows = race(&tools);
         print_rows(label, mb, &tools, &rows);
+        if chunking.is_none() && cache.is_none() {
+            // 4 x 3 x 3 chunks of (25, 241, 480).
+            let floor = io_floor(&input, &dir.join("copy_floor"), 36);
+            let vs = rows[1].map_or(String::new(), |r| {
+                format!(
+                    "2x nccopy would be {:.2} s; floor is {:.2}x nctk's time",
+                    r.time / 2.0,
+                    floor / rows[0].unwrap().time
+                )
+            });
+            println!(
+                "| {label} | floor: read + write the bytes as 36 files, 2 threads | {floor:.2} s | {:.0} | | {vs} |",
+                mb / floor
+            );
+        }
         if rows[1].is_some() && chunking.is_some() {
             assert!(same_chunks(&ours, &theirs), "chunks differ from nccopy's");
         }

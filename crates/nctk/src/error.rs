@@ -21,6 +21,9 @@ pub enum Error {
     /// A model rule was broken (range error, bad selection, bad name, ...).
     #[error(transparent)]
     Model(#[from] nctk_model::ModelError),
+    /// An attribute is not of the type or count asked for.
+    #[error(transparent)]
+    Attribute(#[from] nctk_model::AttributeError),
     /// The extents given do not fit the variable.
     #[error("bad extents: {0}")]
     Extent(String),
