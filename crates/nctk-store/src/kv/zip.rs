@@ -1,7 +1,10 @@
 //! Zip stores: a read-only store over any byte source and a write-once writer.
 //!
 //! Capabilities: [`ZipStore`] reads and lists (no partial reads: an entry is
-//! inflated whole, then sliced) and never writes; [`ZipStoreWriter`] writes
+//! inflated whole, then sliced) and never writes. It takes no lock to read:
+//! the central directory is parsed once, and each `get` reads the entry's
+//! bytes with one positioned read of the source and inflates them on the
+//! caller's thread, so reads of different entries run in parallel; [`ZipStoreWriter`] writes
 //! each key once (a second `put` of one key is refused) and never deletes or
 //! reads. Entries are written uncompressed (`Stored`), as netCDF-C does.
 //!
@@ -18,7 +21,7 @@
 
 use std::collections::{BTreeMap, HashSet};
 use std::io::{Read, Seek, SeekFrom, Write};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use bytes::Bytes;
 use zip::write::SimpleFileOptions;
@@ -44,6 +47,7 @@ pub enum ZipRoot {
 }
 
 /// `Read + Seek` over a [`ByteSource`], for the zip parser.
+#[derive(Clone)]
 struct SourceCursor<S> {
     source: S,
     pos: u64,
@@ -83,7 +87,10 @@ impl<S: ByteSource> Seek for SourceCursor<S> {
 /// file, memory, later an object in the cloud).
 pub struct ZipStore<S: ByteSource> {
     name: String,
-    archive: Mutex<ZipArchive<SourceCursor<S>>>,
+    source: Arc<S>,
+    /// The parsed central directory. Each read works on a clone (cheap: the
+    /// entries are shared) with a cursor of its own.
+    archive: ZipArchive<SourceCursor<Arc<S>>>,
     /// Key -> index of the entry in the archive.
     index: BTreeMap<StoreKey, usize>,
 }
@@ -125,7 +132,12 @@ impl<S: ByteSource> ZipStore<S> {
             key: name.clone(),
             reason: e.to_string(),
         };
-        let archive = ZipArchive::new(SourceCursor { source, pos: 0 }).map_err(zerr)?;
+        let source = Arc::new(source);
+        let archive = ZipArchive::new(SourceCursor {
+            source: source.clone(),
+            pos: 0,
+        })
+        .map_err(zerr)?;
         let names: Vec<(usize, String)> = (0..archive.len())
             .filter_map(|i| archive.name_for_index(i).map(|n| (i, n.to_string())))
             .filter(|(_, n)| !n.ends_with('/'))
@@ -156,9 +168,107 @@ impl<S: ByteSource> ZipStore<S> {
         }
         Ok(ZipStore {
             name,
-            archive: Mutex::new(archive),
+            source,
+            archive,
             index,
         })
+    }
+
+    fn error(&self, key: &StoreKey, reason: impl Into<String>) -> StoreError {
+        StoreError::Zip {
+            key: format!("{}:{key}", self.name),
+            reason: reason.into(),
+        }
+    }
+
+    /// Where the entry of `key` lies and how it is stored; `None` when the
+    /// archive has no such entry.
+    fn entry(&self, key: &StoreKey) -> Result<Option<Entry>, StoreError> {
+        let Some(&i) = self.index.get(key) else {
+            return Ok(None);
+        };
+        let mut archive = self.archive.clone();
+        let raw = archive
+            .by_index_raw(i)
+            .map_err(|e| self.error(key, e.to_string()))?;
+        Ok(Some(Entry {
+            data_start: raw.data_start(),
+            compressed: raw.compressed_size(),
+            size: raw.size(),
+            method: raw.compression(),
+            crc32: raw.crc32(),
+            encrypted: raw.encrypted(),
+        }))
+    }
+
+    /// The entry's contents: one positioned read, inflated here, checked
+    /// against the declared size and CRC-32.
+    fn read_entry(&self, key: &StoreKey, e: &Entry) -> Result<Bytes, StoreError> {
+        if e.encrypted {
+            return Err(self.error(key, "encrypted entries are not supported"));
+        }
+        let end = e
+            .data_start
+            .checked_add(e.compressed)
+            .ok_or_else(|| self.error(key, "entry extends past the largest offset"))?;
+        let raw = self.source.read_range(e.data_start..end).map_err(|err| {
+            self.error(
+                key,
+                format!("reading the entry at offset {}: {err}", e.data_start),
+            )
+        })?;
+        if (raw.len() as u64) < e.compressed {
+            return Err(self.error(
+                key,
+                format!(
+                    "archive ends at offset {} inside the entry of {} bytes starting at offset {}",
+                    e.data_start + raw.len() as u64,
+                    e.compressed,
+                    e.data_start
+                ),
+            ));
+        }
+        let data = match e.method {
+            CompressionMethod::Stored => raw,
+            CompressionMethod::Deflated => {
+                // Do not trust the declared size for the allocation; read at
+                // most one byte more than declared to notice a lie.
+                let mut out = Vec::with_capacity(e.size.min(1 << 20) as usize);
+                flate2::read::DeflateDecoder::new(&raw[..])
+                    .take(e.size.saturating_add(1))
+                    .read_to_end(&mut out)
+                    .map_err(|err| {
+                        self.error(
+                            key,
+                            format!("inflating the entry at offset {}: {err}", e.data_start),
+                        )
+                    })?;
+                Bytes::from(out)
+            }
+            other => {
+                return Err(self.error(key, format!("compression method {other} is not supported")))
+            }
+        };
+        if data.len() as u64 != e.size {
+            return Err(self.error(
+                key,
+                format!("entry declares {} bytes but holds {}", e.size, data.len()),
+            ));
+        }
+        let mut crc = flate2::Crc::new();
+        crc.update(&data);
+        if crc.sum() != e.crc32 {
+            return Err(self.error(
+                key,
+                format!(
+                    "CRC-32 {:08x} of the entry at offset {} differs from the declared {:08x}",
+                    crc.sum(),
+                    e.data_start,
+                    e.crc32
+                ),
+            ));
+        }
+        Ok(data)
     }
 
     /// Every key in the archive, sorted.
@@ -167,44 +277,26 @@ impl<S: ByteSource> ZipStore<S> {
     }
 }
 
+/// One entry's place and storage, from the archive's directory.
+struct Entry {
+    data_start: u64,
+    compressed: u64,
+    size: u64,
+    method: CompressionMethod,
+    crc32: u32,
+    encrypted: bool,
+}
+
 impl<S: ByteSource> ReadableStore for ZipStore<S> {
     fn get(&self, key: &StoreKey) -> Result<Option<Bytes>, StoreError> {
-        let Some(&i) = self.index.get(key) else {
-            return Ok(None);
-        };
-        let zerr = |reason: String| StoreError::Zip {
-            key: format!("{}:{key}", self.name),
-            reason,
-        };
-        let mut archive = self.archive.lock().unwrap_or_else(|e| e.into_inner());
-        let entry = archive.by_index(i).map_err(|e| zerr(e.to_string()))?;
-        let size = entry.size();
-        // Do not trust the declared size for the allocation; read at most
-        // one byte more than declared to notice a lie.
-        let mut out = Vec::with_capacity(size.min(1 << 20) as usize);
-        entry
-            .take(size.saturating_add(1))
-            .read_to_end(&mut out)
-            .map_err(|e| zerr(e.to_string()))?;
-        if out.len() as u64 != size {
-            return Err(zerr(format!(
-                "entry declares {size} bytes but holds {}",
-                out.len()
-            )));
+        match self.entry(key)? {
+            Some(e) => self.read_entry(key, &e).map(Some),
+            None => Ok(None),
         }
-        Ok(Some(Bytes::from(out)))
     }
 
     fn size(&self, key: &StoreKey) -> Result<Option<u64>, StoreError> {
-        let Some(&i) = self.index.get(key) else {
-            return Ok(None);
-        };
-        let mut archive = self.archive.lock().unwrap_or_else(|e| e.into_inner());
-        let entry = archive.by_index(i).map_err(|e| StoreError::Zip {
-            key: format!("{}:{key}", self.name),
-            reason: e.to_string(),
-        })?;
-        Ok(Some(entry.size()))
+        Ok(self.entry(key)?.map(|e| e.size))
     }
 
     fn capabilities(&self) -> Capabilities {
