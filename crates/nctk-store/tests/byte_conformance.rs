@@ -122,3 +122,57 @@ fn file_open_errors_name_the_file() {
     let err = FileSource::open(dir.path().join("missing")).unwrap_err();
     assert!(err.to_string().contains("missing"), "{err}");
 }
+
+/// Environment variable naming the file [`stat_probe`] reads.
+const STAT_PROBE: &str = "NCTK_STAT_PROBE";
+
+/// Run by [`file_reads_do_not_stat`] under strace: 200 ranged reads of one
+/// file through a `FileSource`.
+#[test]
+#[ignore = "a helper run under strace by file_reads_do_not_stat"]
+fn stat_probe() {
+    let Some(path) = std::env::var_os(STAT_PROBE) else {
+        return;
+    };
+    let source = FileSource::open(path).unwrap();
+    for i in 0..200u64 {
+        assert_eq!(source.read_range(i..i + 10).unwrap().len(), 10);
+    }
+}
+
+/// The length cache: strace (an independent observer) counts the `stat`
+/// calls on the file while 200 ranged reads run; there must be far fewer
+/// than reads.
+#[test]
+fn file_reads_do_not_stat() {
+    if !nctk_test_support::require::tools(&["strace"]) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("probe.bin");
+    std::fs::write(&data, vec![7u8; 4096]).unwrap();
+    let log = dir.path().join("strace.log");
+    let status = std::process::Command::new("strace")
+        .arg("-f")
+        .arg("-o")
+        .arg(&log)
+        .arg("-P")
+        .arg(&data)
+        .args(["-e", "trace=fstat,statx,newfstatat,stat,lstat,pread64"])
+        .arg(std::env::current_exe().unwrap())
+        .args(["--exact", "stat_probe", "--ignored", "--test-threads=1"])
+        .env(STAT_PROBE, &data)
+        .stdout(std::process::Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.success(), "strace run failed: {status}");
+    let log = std::fs::read_to_string(&log).unwrap();
+    let count = |names: &[&str]| {
+        log.lines()
+            .filter(|l| names.iter().any(|n| l.contains(&format!("{n}("))))
+            .count()
+    };
+    assert!(count(&["pread64"]) >= 200, "the probe did not run:\n{log}");
+    let stats = count(&["fstat", "statx", "newfstatat", "stat", "lstat"]);
+    assert!(stats <= 3, "{stats} stat calls for 200 reads:\n{log}");
+}
