@@ -1,50 +1,17 @@
-//! Zip stores: a read-only store over any byte source and a write-once writer.
-//!
-//! Capabilities: [`ZipStore`] reads and lists (no partial reads: an entry is
-//! inflated whole, then sliced) and never writes. It takes no lock to read:
-//! the central directory is parsed once, and each `get` reads the entry's
-//! bytes with one positioned read of the source and inflates them on the
-//! caller's thread, so reads of different entries run in parallel; [`ZipStoreWriter`] writes
-//! each key once (a second `put` of one key is refused) and never deletes or
-//! reads. Entries are written uncompressed (`Stored`), as netCDF-C does.
-//!
-//! Zipping a directory store gives a zip store and unzipping a zip store
-//! gives a directory store. Two shapes of archive exist in the wild, and
-//! both read:
-//!
-//! * the dataset's objects at the archive's top level (`.zgroup`,
-//!   `v/.zarray`, ...), as zarr-python's `ZipStore` writes and as
-//!   `cd x.zarr && zip -r ../x.zip .` makes;
-//! * everything under one top-level directory (`x.file/.zgroup`, ...), as
-//!   netCDF-C's zip map writes (it names that directory after the file) and
-//!   as `zip -r x.zip x.file` makes.
+//! [`ZipStore`]: the read side, lock-free after the central directory is parsed.
 
 use std::collections::{BTreeMap, HashSet};
-use std::io::{Read, Seek, SeekFrom, Write};
-use std::sync::{Arc, Mutex};
+use std::io::{Read, Seek, SeekFrom};
+use std::sync::Arc;
 
 use bytes::Bytes;
-use zip::write::SimpleFileOptions;
-use zip::{CompressionMethod, ZipArchive, ZipWriter};
+use zip::{CompressionMethod, ZipArchive};
 
-use super::{
-    Capabilities, ListableStore, Listing, ReadableStore, StoreError, StoreKey, StorePrefix,
-    WritableStore,
-};
+use super::ZipRoot;
 use crate::bytes::ByteSource;
-
-/// Where a zip archive keeps the dataset's root.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub enum ZipRoot {
-    /// Decide from the entries: the top level if any object lies there,
-    /// else the single top-level directory that holds everything.
-    #[default]
-    Auto,
-    /// The archive's top level.
-    Top,
-    /// The named top-level directory.
-    Directory(String),
-}
+use crate::kv::{
+    Capabilities, ListableStore, Listing, ReadableStore, StoreError, StoreKey, StorePrefix,
+};
 
 /// `Read + Seek` over a [`ByteSource`], for the zip parser.
 #[derive(Clone)]
@@ -325,104 +292,5 @@ impl<S: ByteSource> ListableStore for ZipStore<S> {
         }
         out.normalize();
         Ok(out)
-    }
-}
-
-/// A write-once zip store: each key is written once, uncompressed; nothing
-/// is read back or deleted. Call [`finish`](ZipStoreWriter::finish) to
-/// write the central directory.
-pub struct ZipStoreWriter<W: Write + Seek + Send> {
-    name: String,
-    dir: Option<String>,
-    inner: Mutex<WriterState<W>>,
-}
-
-struct WriterState<W: Write + Seek> {
-    zip: Option<ZipWriter<W>>,
-    written: HashSet<StoreKey>,
-}
-
-impl<W: Write + Seek + Send> ZipStoreWriter<W> {
-    /// A writer putting the dataset at the archive's top level when `dir`
-    /// is `None` (zarr-python's layout), else under the top-level directory
-    /// `dir` (netCDF-C's layout). `name` names the archive in errors.
-    pub fn new(sink: W, name: impl Into<String>, dir: Option<&str>) -> Result<Self, StoreError> {
-        let name = name.into();
-        let mut zip = ZipWriter::new(sink);
-        if let Some(d) = dir {
-            StoreKey::new(d)?;
-            zip.add_directory(d, SimpleFileOptions::default())
-                .map_err(|e| StoreError::Zip {
-                    key: name.clone(),
-                    reason: e.to_string(),
-                })?;
-        }
-        Ok(ZipStoreWriter {
-            name,
-            dir: dir.map(str::to_string),
-            inner: Mutex::new(WriterState {
-                zip: Some(zip),
-                written: HashSet::new(),
-            }),
-        })
-    }
-
-    /// Writes the central directory and returns the sink.
-    pub fn finish(self) -> Result<W, StoreError> {
-        let mut state = self.inner.into_inner().unwrap_or_else(|e| e.into_inner());
-        let zip = state.zip.take().ok_or_else(|| StoreError::Zip {
-            key: self.name.clone(),
-            reason: "the archive failed earlier".into(),
-        })?;
-        zip.finish().map_err(|e| StoreError::Zip {
-            key: self.name,
-            reason: e.to_string(),
-        })
-    }
-}
-
-impl<W: Write + Seek + Send> WritableStore for ZipStoreWriter<W> {
-    fn put(&self, key: &StoreKey, value: Bytes) -> Result<(), StoreError> {
-        let mut state = self.inner.lock().unwrap_or_else(|e| e.into_inner());
-        if state.written.contains(key) {
-            return Err(StoreError::Unsupported {
-                key: key.to_string(),
-                op: "put",
-                reason: "zip stores are write-once and this key was already written",
-            });
-        }
-        let full = match &self.dir {
-            Some(d) => format!("{d}/{key}"),
-            None => key.to_string(),
-        };
-        let zerr = |e: std::io::Error| StoreError::Zip {
-            key: format!("{}:{key}", self.name),
-            reason: e.to_string(),
-        };
-        let zip = state.zip.as_mut().ok_or_else(|| StoreError::Zip {
-            key: format!("{}:{key}", self.name),
-            reason: "the archive failed earlier".into(),
-        })?;
-        let options = SimpleFileOptions::default()
-            .compression_method(CompressionMethod::Stored)
-            .large_file(value.len() as u64 >= u32::MAX as u64);
-        let result = zip
-            .start_file(full, options)
-            .map_err(|e| zerr(std::io::Error::other(e)))
-            .and_then(|_| zip.write_all(&value).map_err(zerr));
-        if result.is_err() {
-            state.zip = None;
-        }
-        result?;
-        state.written.insert(key.clone());
-        Ok(())
-    }
-
-    fn delete(&self, key: &StoreKey) -> Result<(), StoreError> {
-        Err(StoreError::Unsupported {
-            key: key.to_string(),
-            op: "delete",
-            reason: "zip stores are write-once",
-        })
     }
 }
