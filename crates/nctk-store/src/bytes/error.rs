@@ -35,6 +35,18 @@ pub enum ByteError {
         /// Length of the range.
         len: u64,
     },
+    /// The key/value store holding the blob failed (see
+    /// [`ValueSource`](crate::kv::ValueSource)).
+    #[error("{path}: read at offset {offset}: {source}")]
+    Store {
+        /// The key of the blob.
+        path: String,
+        /// Byte offset of the read.
+        offset: u64,
+        /// The store's error.
+        #[source]
+        source: Box<crate::kv::StoreError>,
+    },
 }
 
 impl ByteError {

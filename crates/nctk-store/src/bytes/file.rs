@@ -1,13 +1,29 @@
-use super::{ByteError, ByteSink, ByteSource};
+//! Local files with positioned I/O.
+//!
+//! **The length rule.** Both [`FileSource`] and [`FileSink`] keep the file's
+//! length in a cache so that reads cost no `stat`: it is read at open, raised
+//! by every write of the sink, and set by its `set_len`. `len()` always asks
+//! the operating system (and refreshes the cache); a read reaching past the
+//! cached length asks too before deciding how many bytes exist, so a file
+//! grown after opening, by our own sink or anyone else, reads whole. A file
+//! shrunk by someone else reads short, as `pread` reports, never as stale
+//! bytes.
+
+use super::{read_new, ByteError, ByteSink, ByteSource};
+use bytes::Bytes;
 use std::fs::{File, OpenOptions};
+use std::ops::Range;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 
-/// A local file read with positioned reads (`pread`): no shared cursor, no lock.
+/// A local file read with positioned reads (`pread`): no shared cursor, no
+/// lock, and no `stat` per read (see the module's length rule).
 #[derive(Debug)]
 pub struct FileSource {
     file: File,
     path: PathBuf,
+    len: AtomicU64,
 }
 
 impl FileSource {
@@ -16,7 +32,8 @@ impl FileSource {
         let path = path.as_ref().to_path_buf();
         let file = File::open(&path)
             .map_err(|e| ByteError::io(&path.display().to_string(), "open", 0, e))?;
-        Ok(FileSource { file, path })
+        let len = AtomicU64::new(file_len(&file, &path)?);
+        Ok(FileSource { file, path, len })
     }
 
     /// The file's path.
@@ -51,9 +68,24 @@ fn file_len(file: &File, path: &Path) -> Result<u64, ByteError> {
         .map_err(|e| ByteError::io(&path.display().to_string(), "stat", 0, e))
 }
 
+/// Asks the operating system for the length and stores it in `cache`.
+fn refresh_len(file: &File, path: &Path, cache: &AtomicU64) -> Result<u64, ByteError> {
+    let len = file_len(file, path)?;
+    cache.store(len, Ordering::Relaxed);
+    Ok(len)
+}
+
+/// The cached length, refreshed first when `end` reaches past it.
+fn len_covering(file: &File, path: &Path, cache: &AtomicU64, end: u64) -> Result<u64, ByteError> {
+    match cache.load(Ordering::Relaxed) {
+        len if end <= len => Ok(len),
+        _ => refresh_len(file, path, cache),
+    }
+}
+
 impl ByteSource for FileSource {
     fn len(&self) -> Result<u64, ByteError> {
-        file_len(&self.file, &self.path)
+        refresh_len(&self.file, &self.path, &self.len)
     }
     fn read_at(&self, offset: u64, buf: &mut [u8]) -> Result<usize, ByteError> {
         pread(&self.file, &self.path, offset, buf)
@@ -61,13 +93,19 @@ impl ByteSource for FileSource {
     fn name(&self) -> String {
         self.path.display().to_string()
     }
+    fn read_range(&self, range: Range<u64>) -> Result<Bytes, ByteError> {
+        let len = len_covering(&self.file, &self.path, &self.len, range.end)?;
+        read_new(self, range, len)
+    }
 }
 
-/// A local file opened for reading and writing with positioned I/O.
+/// A local file opened for reading and writing with positioned I/O (its
+/// length is cached as the module's length rule says).
 #[derive(Debug)]
 pub struct FileSink {
     file: File,
     path: PathBuf,
+    len: AtomicU64,
 }
 
 impl FileSink {
@@ -101,7 +139,8 @@ impl FileSink {
         let file = opts
             .open(&path)
             .map_err(|e| ByteError::io(&path.display().to_string(), "open", 0, e))?;
-        Ok(FileSink { file, path })
+        let len = AtomicU64::new(file_len(&file, &path)?);
+        Ok(FileSink { file, path, len })
     }
 
     /// The file's path.
@@ -112,7 +151,7 @@ impl FileSink {
 
 impl ByteSource for FileSink {
     fn len(&self) -> Result<u64, ByteError> {
-        file_len(&self.file, &self.path)
+        refresh_len(&self.file, &self.path, &self.len)
     }
     fn read_at(&self, offset: u64, buf: &mut [u8]) -> Result<usize, ByteError> {
         pread(&self.file, &self.path, offset, buf)
@@ -120,18 +159,27 @@ impl ByteSource for FileSink {
     fn name(&self) -> String {
         self.path.display().to_string()
     }
+    fn read_range(&self, range: Range<u64>) -> Result<Bytes, ByteError> {
+        let len = len_covering(&self.file, &self.path, &self.len, range.end)?;
+        read_new(self, range, len)
+    }
 }
 
 impl ByteSink for FileSink {
     fn write_at(&self, offset: u64, data: &[u8]) -> Result<(), ByteError> {
         self.file
             .write_all_at(data, offset)
-            .map_err(|e| ByteError::io(&self.name(), "write", offset, e))
+            .map_err(|e| ByteError::io(&self.name(), "write", offset, e))?;
+        let end = offset.saturating_add(data.len() as u64);
+        self.len.fetch_max(end, Ordering::Relaxed);
+        Ok(())
     }
     fn set_len(&self, len: u64) -> Result<(), ByteError> {
         self.file
             .set_len(len)
-            .map_err(|e| ByteError::io(&self.name(), "set_len", len, e))
+            .map_err(|e| ByteError::io(&self.name(), "set_len", len, e))?;
+        self.len.store(len, Ordering::Relaxed);
+        Ok(())
     }
     fn flush(&self) -> Result<(), ByteError> {
         Ok(())

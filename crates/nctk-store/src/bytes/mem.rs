@@ -44,9 +44,9 @@ impl ByteSource for MemSource {
     }
     fn read_range(&self, range: std::ops::Range<u64>) -> Result<Bytes, ByteError> {
         let len = self.data.len() as u64;
-        let lo = range.start.min(len) as usize;
-        let hi = range.end.clamp(range.start, len).max(lo as u64) as usize;
-        Ok(self.data.slice(lo..hi))
+        let lo = range.start.min(len);
+        let hi = range.end.clamp(lo, len);
+        Ok(self.data.slice(lo as usize..hi as usize))
     }
 }
 

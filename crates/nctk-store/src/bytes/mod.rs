@@ -68,19 +68,7 @@ pub trait ByteSource: Send + Sync {
 
     /// Reads the bytes of `range` (shorter when the blob ends inside it).
     fn read_range(&self, range: Range<u64>) -> Result<Bytes, ByteError> {
-        let len = range.end.saturating_sub(range.start);
-        let avail = self.len()?.saturating_sub(range.start).min(len);
-        let mut buf = vec![
-            0u8;
-            usize::try_from(avail).map_err(|_| ByteError::TooLarge {
-                path: self.name(),
-                offset: range.start,
-                len,
-            })?
-        ];
-        let n = self.read_full(range.start, &mut buf)?;
-        buf.truncate(n);
-        Ok(Bytes::from(buf))
+        read_new(self, range, self.len()?)
     }
 
     /// Reads several ranges, merging ranges closer than [`COALESCE_GAP`] into
@@ -109,6 +97,25 @@ pub trait ByteSource: Send + Sync {
         }
         Ok(out)
     }
+}
+
+/// Reads `range` clipped to a blob of `len` bytes into a new buffer (shorter
+/// still when the blob turns out to end sooner).
+pub(crate) fn read_new<S: ByteSource + ?Sized>(
+    source: &S,
+    range: Range<u64>,
+    len: u64,
+) -> Result<Bytes, ByteError> {
+    let avail = range.end.min(len).saturating_sub(range.start);
+    let n = usize::try_from(avail).map_err(|_| ByteError::TooLarge {
+        path: source.name(),
+        offset: range.start,
+        len: avail,
+    })?;
+    let mut buf = vec![0u8; n];
+    let got = source.read_full(range.start, &mut buf)?;
+    buf.truncate(got);
+    Ok(Bytes::from(buf))
 }
 
 /// Positioned write access to one blob of bytes (which can also be read).
@@ -183,6 +190,3 @@ impl<T: ByteSink + ?Sized> ByteSink for std::sync::Arc<T> {
         (**self).sync()
     }
 }
-
-#[cfg(test)]
-mod tests;

@@ -2,7 +2,7 @@ use std::fs;
 use std::io::{ErrorKind, Read, Seek, SeekFrom, Write};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 use bytes::Bytes;
 
@@ -16,6 +16,11 @@ use super::{
 const TEMP_PREFIX: &str = ".nctk-tmp-";
 
 static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
+
+/// How many reads [`DirectoryStore::get_many`](ReadableStore::get_many) keeps
+/// in flight: enough to cover a network file system's latency, independent
+/// of the core count (the threads wait on I/O, not on the CPU).
+const GET_MANY_CONCURRENCY: usize = 16;
 
 /// A store kept as a directory tree: key `a/b/c` is the file `<root>/a/b/c`.
 ///
@@ -126,6 +131,36 @@ impl ReadableStore for DirectoryStore {
             .and_then(|_| f.read_exact(&mut buf))
             .map_err(|e| StoreError::io(key.as_str(), "read", e))?;
         Ok(Some(Bytes::from(buf)))
+    }
+
+    /// Reads the objects on up to [`GET_MANY_CONCURRENCY`] threads of its own.
+    fn get_many(&self, keys: &[StoreKey]) -> Result<Vec<Option<Bytes>>, StoreError> {
+        let workers = GET_MANY_CONCURRENCY.min(keys.len());
+        if workers <= 1 {
+            return keys.iter().map(|k| self.get(k)).collect();
+        }
+        let next = AtomicUsize::new(0);
+        let mut results: Vec<(usize, Result<Option<Bytes>, StoreError>)> =
+            std::thread::scope(|s| {
+                let handles: Vec<_> = (0..workers)
+                    .map(|_| {
+                        s.spawn(|| {
+                            let mut mine = Vec::new();
+                            loop {
+                                let i = next.fetch_add(1, Ordering::Relaxed);
+                                let Some(k) = keys.get(i) else { break mine };
+                                mine.push((i, self.get(k)));
+                            }
+                        })
+                    })
+                    .collect();
+                handles
+                    .into_iter()
+                    .flat_map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+                    .collect()
+            });
+        results.sort_by_key(|(i, _)| *i);
+        results.into_iter().map(|(_, r)| r).collect()
     }
 
     fn size(&self, key: &StoreKey) -> Result<Option<u64>, StoreError> {

@@ -9,7 +9,7 @@
 //! Abilities are separate traits, every method takes `&self`, and every
 //! store is `Send + Sync`, so one store is shared as an `Arc` by many readers:
 //!
-//! * [`ReadableStore`]: `get`, `get_range`, `size`;
+//! * [`ReadableStore`]: `get`, `get_range`, `size`, `get_many`;
 //! * [`ListableStore`]: `list_dir`, the immediate children of a prefix
 //!   (S3's delimiter listing, netCDF-C's `search`);
 //! * [`WritableStore`]: `put`, `delete`.
@@ -17,16 +17,18 @@
 //! Backends: [`MemoryStore`] (everything), [`DirectoryStore`] (a directory
 //! tree, written through temporary files and renames), [`ZipStore`]
 //! (read-only, over any [`ByteSource`](crate::bytes::ByteSource)) and
-//! [`ZipStoreWriter`] (write-once). [`conformance`] holds the checks every
-//! backend passes.
+//! [`ZipStoreWriter`] (write-once). [`ValueSource`] presents one stored
+//! value as a [`ByteSource`](crate::bytes::ByteSource) (so a zip can be read
+//! out of any store). The checks every backend passes are in
+//! `nctk_store::conformance` (feature `conformance`).
 
 mod capabilities;
-pub mod conformance;
 mod directory;
 mod error;
 mod key;
 mod memory;
 mod traits;
+mod value_source;
 mod zip;
 
 pub use capabilities::Capabilities;
@@ -35,6 +37,7 @@ pub use error::StoreError;
 pub use key::{StoreKey, StorePrefix};
 pub use memory::MemoryStore;
 pub use traits::{ListableStore, Listing, ReadListStore, ReadableStore, WritableStore};
+pub use value_source::ValueSource;
 pub use zip::{ZipRoot, ZipStore, ZipStoreWriter};
 
 /// A shared byte buffer, as stores return it.

@@ -26,6 +26,15 @@ pub trait ReadableStore: Send + Sync {
         Ok(self.get(key)?.map(|b| b.len() as u64))
     }
 
+    /// The whole objects at `keys`, in the order of `keys` (`None` for a
+    /// missing key); the first failure, in key order, is the error.
+    ///
+    /// The default reads them one after another; backends that can have
+    /// several reads in flight override it.
+    fn get_many(&self, keys: &[StoreKey]) -> Result<Vec<Option<Bytes>>, StoreError> {
+        keys.iter().map(|k| self.get(k)).collect()
+    }
+
     /// What this backend can do.
     fn capabilities(&self) -> Capabilities;
 }
@@ -106,6 +115,9 @@ macro_rules! forward_readable {
             }
             fn size(&self, key: &StoreKey) -> Result<Option<u64>, StoreError> {
                 (**self).size(key)
+            }
+            fn get_many(&self, keys: &[StoreKey]) -> Result<Vec<Option<Bytes>>, StoreError> {
+                (**self).get_many(keys)
             }
             fn capabilities(&self) -> Capabilities {
                 (**self).capabilities()

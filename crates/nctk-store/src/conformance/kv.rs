@@ -1,16 +1,10 @@
-//! The checks every store backend must pass.
-//!
-//! [`run`] exercises a writable, listable store from empty;
-//! [`check_contents`] checks a readable, listable store already holding
-//! [`fixture`] (for read-only backends such as zip, written by other means).
-//! Both panic with a message naming the key on the first failure, so they
-//! are meant for tests: `nctk_store::kv::conformance::run(&store)`.
+//! The checks every key/value store backend must pass.
 
 use std::collections::BTreeMap;
 
 use bytes::Bytes;
 
-use super::{ListableStore, ReadableStore, StoreKey, StorePrefix, WritableStore};
+use crate::kv::{ListableStore, ReadableStore, StoreKey, StorePrefix, WritableStore};
 
 fn key(s: &str) -> StoreKey {
     StoreKey::new(s).expect("fixture keys are valid")
@@ -50,10 +44,38 @@ fn prefix_names(prefixes: &[StorePrefix]) -> Vec<String> {
     prefixes.iter().map(|p| p.name().to_string()).collect()
 }
 
-/// Checks that `store` holds exactly [`fixture`]: whole and ranged reads,
-/// sizes, missing keys (including directory-like prefixes) reading as
-/// `None`, listings, and reads from several threads at once.
-pub fn check_contents<S: ReadableStore + ListableStore + ?Sized>(store: &S) {
+/// Builds a store holding [`fixture`] with `make` (given the fixture) and
+/// checks it holds exactly that: whole and ranged reads, sizes, missing keys
+/// (including directory-like prefixes) reading as `None`, `get_many`,
+/// listings, and reads from several threads at once.
+pub fn kv_contents<S, F>(make: F)
+where
+    S: ReadableStore + ListableStore,
+    F: FnOnce(&BTreeMap<StoreKey, Bytes>) -> S,
+{
+    check_contents(&make(&fixture()));
+}
+
+/// `get_many` over present, missing and repeated keys in a scrambled order
+/// equals one `get` per key.
+fn check_get_many<S: ReadableStore + ?Sized>(store: &S, expected: &BTreeMap<StoreKey, Bytes>) {
+    assert_eq!(
+        store.get_many(&[]).expect("get_many of no keys"),
+        Vec::<Option<Bytes>>::new(),
+        "get_many of no keys"
+    );
+    let mut keys: Vec<StoreKey> = expected.keys().rev().cloned().collect();
+    keys.insert(3, key("nope"));
+    keys.push(key("g/w"));
+    keys.push(key("v/0"));
+    let got = store.get_many(&keys).expect("get_many");
+    assert_eq!(got.len(), keys.len(), "get_many returns one value per key");
+    for (k, v) in keys.iter().zip(&got) {
+        assert_eq!(v.as_ref(), expected.get(k), "get_many {k}");
+    }
+}
+
+fn check_contents<S: ReadableStore + ListableStore + ?Sized>(store: &S) {
     let expected = fixture();
     for (k, v) in &expected {
         let got = store.get(k).unwrap_or_else(|e| panic!("get {k}: {e}"));
@@ -90,6 +112,8 @@ pub fn check_contents<S: ReadableStore + ListableStore + ?Sized>(store: &S) {
             "get_range {k}"
         );
     }
+
+    check_get_many(store, &expected);
 
     let root = store.list_dir(&StorePrefix::root()).expect("list root");
     assert_eq!(names(&root.keys), [".zattrs", ".zgroup"], "list root keys");
@@ -134,16 +158,21 @@ pub fn check_contents<S: ReadableStore + ListableStore + ?Sized>(store: &S) {
     });
 }
 
-/// Runs every check on an empty, writable, listable store: writes
-/// [`fixture`], runs [`check_contents`], then overwrites and deletes.
-pub fn run<S: ReadableStore + ListableStore + WritableStore + ?Sized>(store: &S) {
-    assert!(
-        store
-            .list_dir(&StorePrefix::root())
-            .expect("list root")
-            .is_empty(),
-        "conformance runs on an empty store"
-    );
+fn assert_empty<S: ListableStore + ?Sized>(store: &S, what: &str) {
+    let root = store.list_dir(&StorePrefix::root()).expect("list root");
+    assert!(root.is_empty(), "{what}");
+}
+
+/// Runs every check on the empty, writable, listable store `make` returns:
+/// writes [`fixture`], runs the checks of [`kv_contents`], then overwrites
+/// and deletes.
+pub fn kv_store<S, F>(make: F)
+where
+    S: ReadableStore + ListableStore + WritableStore,
+    F: FnOnce() -> S,
+{
+    let store = &make();
+    assert_empty(store, "conformance runs on an empty store");
     for (k, v) in fixture() {
         store.put(&k, v).unwrap_or_else(|e| panic!("put {k}: {e}"));
     }
@@ -179,11 +208,5 @@ pub fn run<S: ReadableStore + ListableStore + WritableStore + ?Sized>(store: &S)
             .delete(k)
             .unwrap_or_else(|e| panic!("delete {k}: {e}"));
     }
-    assert!(
-        store
-            .list_dir(&StorePrefix::root())
-            .expect("list root")
-            .is_empty(),
-        "deleting everything empties the store"
-    );
+    assert_empty(store, "deleting everything empties the store");
 }
