@@ -223,7 +223,10 @@ impl ChunkCache {
                 row_bytes,
             }
         });
-        Ok((vec![0u8; size], rows))
+        let mut buf = vec![0u8; size];
+        // Fewer page faults on large chunks (the kernel zeroes 2 MiB pages).
+        nctk_codec::buffer::advise_huge_pages(&mut buf);
+        Ok((buf, rows))
     }
 
     /// Hands a chunk to the encoder, its unwritten rows filled.
