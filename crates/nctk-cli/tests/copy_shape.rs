@@ -185,3 +185,60 @@ fn fill_only_chunks_are_left_out_as_zarr_python_leaves_them() {
         assert_eq!(values(store), reference, "{}", store.display());
     }
 }
+
+/// netCDF4 writes argv[1]: a CDF-5 file with `v(6, 1024, 1024)` float of
+/// noise (compresses little, so encoding needs its whole working memory).
+const MAKE_NOISE: &str = r#"
+import sys, numpy as np, netCDF4
+d = netCDF4.Dataset(sys.argv[1], 'w', format='NETCDF3_64BIT_DATA')
+for n, l in (('t', 6), ('y', 1024), ('x', 1024)):
+    d.createDimension(n, l)
+v = d.createVariable('v', 'f4', ('t', 'y', 'x'))
+v[:] = np.random.default_rng(7).random((6, 1024, 1024), dtype=np.float32)
+d.close()
+"#;
+
+/// Chunks of 8 MiB compressed on two workers: the encoders' working memory
+/// counts against the bound, so the copy stays within 64 MiB (two chunks
+/// encoding at once with their working copies took 80 MiB), and the
+/// values read back as netCDF4 reads the input.
+#[test]
+fn compressed_copies_of_large_chunks_stay_within_the_bound() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (input, output) = (tmp.path().join("in.nc"), tmp.path().join("out.zarr"));
+    let (i, o) = (input.to_str().unwrap(), output.to_str().unwrap());
+    if python(&["netCDF4", "numpy"], MAKE_NOISE, [i]).is_none() {
+        return;
+    }
+    let args = [
+        "copy",
+        "-k",
+        "nc4",
+        "-d",
+        "1",
+        "-s",
+        "-c",
+        "v:2,1024,1024",
+        i,
+        o,
+    ];
+    let Some(rss) = nctk_peak_rss(&args) else {
+        return;
+    };
+    assert!(
+        rss <= MEMORY_BOUND,
+        "peak RSS {} MiB above the 64 MiB bound",
+        rss >> 20
+    );
+    assert_eq!(chunk_keys(&output, "v").len(), 3);
+    let same = python(
+        &["netCDF4", "numpy", "zarr"],
+        "import sys, numpy as np, netCDF4, zarr\n\
+         a = netCDF4.Dataset(sys.argv[1])['v'][:]\n\
+         b = zarr.open_group(sys.argv[2], mode='r')['v'][:]\n\
+         print(np.array_equal(a, b))",
+        [i, o],
+    )
+    .unwrap();
+    assert_eq!(same.trim(), "True");
+}

@@ -2,7 +2,9 @@
 //! finished chunk to a rayon task that encodes it and puts it in the store,
 //! while the caller goes on filling the next chunks. At most one chunk per
 //! worker thread is in flight, each holding its decoded bytes and, while
-//! encoding, its encoded bytes; submitting more waits for one to finish.
+//! encoding, its working and encoded bytes; submitting more waits for one
+//! to finish, and so does a chunk whose bytes (counted with its encoding's
+//! working memory) would take the chunks in flight past the memory limit.
 //! A chunk holding only its variable's fill value is not stored (and one
 //! already there is removed), as zarr-python's `write_empty_chunks=False`:
 //! readers read a missing chunk as fill.
@@ -30,7 +32,8 @@ pub struct Job {
 struct State {
     /// Keys of the chunks being encoded or stored.
     in_flight: HashSet<StoreKey>,
-    /// Decoded bytes of the chunks in flight.
+    /// Bytes the chunks in flight hold: decoded, and while encoding the
+    /// working and encoded copies ([`EncodeQueue::cost`]).
     bytes: usize,
     error: Option<WriteError>,
 }
@@ -83,6 +86,8 @@ pub struct EncodeQueue {
     empty: Arc<[Option<Vec<u8>>]>,
     shared: Arc<Shared>,
     limit: usize,
+    /// Bytes the chunks in flight may hold (one chunk always may).
+    memory: usize,
 }
 
 /// True when `buf` is `fill` (one element) repeated.
@@ -125,11 +130,13 @@ fn run(
 impl EncodeQueue {
     /// A queue storing into `store`, variable `i` encoded by `pipelines[i]`;
     /// chunks of variable `i` that are all `empty[i]` (one element's bytes)
-    /// are not stored (a missing entry stores every chunk).
+    /// are not stored (a missing entry stores every chunk); the chunks in
+    /// flight hold at most `memory` bytes (see [`cost`](Self::cost)).
     pub fn new(
         store: Arc<dyn ReadWriteStore>,
         pipelines: Vec<Pipeline>,
         empty: Vec<Option<Vec<u8>>>,
+        memory: usize,
     ) -> EncodeQueue {
         EncodeQueue {
             store,
@@ -140,6 +147,19 @@ impl EncodeQueue {
                 changed: Condvar::new(),
             }),
             limit: rayon::current_num_threads(),
+            memory,
+        }
+    }
+
+    /// The memory a chunk of `size` decoded bytes of variable `var` takes
+    /// while in flight: the bytes themselves when they are stored as they
+    /// are, else three times them (the decoded bytes, a filter's output and
+    /// the compressor's, which is near the input's size at worst).
+    pub fn cost(&self, var: usize, size: usize) -> usize {
+        if self.pipelines[var].is_empty() {
+            size
+        } else {
+            size.saturating_mul(3)
         }
     }
 
@@ -168,15 +188,17 @@ impl EncodeQueue {
             let empty = self.empty.get(var).and_then(Option::as_deref);
             return run(self.store.as_ref(), &self.pipelines[var], empty, job);
         }
+        let size = self.cost(var, job.buf.len());
         let mut st = self.shared.wait_until(|st| {
             st.error.is_some()
-                || (st.in_flight.len() < self.limit && !st.in_flight.contains(&job.key))
+                || (st.in_flight.len() < self.limit
+                    && !st.in_flight.contains(&job.key)
+                    && (st.in_flight.is_empty() || st.bytes + size <= self.memory))
         });
         if let Some(e) = st.error.take() {
             return Err(e);
         }
         st.in_flight.insert(job.key.clone());
-        let size = job.buf.len();
         st.bytes += size;
         drop(st);
         let (store, pipelines, empty, shared) = (

@@ -107,7 +107,7 @@ impl ZarrWriter {
             .iter()
             .map(|p| (!opts.write_empty_chunks).then(|| p.fill_bytes.clone()))
             .collect();
-        let queue = EncodeQueue::new(store.clone(), pipelines, empty);
+        let queue = EncodeQueue::new(store.clone(), pipelines, empty, opts.cache_bytes);
         let w = ZarrWriter {
             store,
             schema: schema.clone(),

@@ -36,7 +36,7 @@ mod writer;
 
 use std::path::{Path, PathBuf};
 
-use nctk_model::{DataSource, Selection, Values};
+use nctk_model::{DataSource, Layout, Selection, Values};
 
 pub use chunkspec::{ChunkSpec, VarLayout};
 pub use error::CopyError;
@@ -343,6 +343,24 @@ fn run(
     })
 }
 
+/// Elements per slab for an output chunked as `chunks`: `max_elems`, or one
+/// whole chunk when the input is chunked the same way, so that each input
+/// chunk is read (and decoded) once and each output chunk is written whole
+/// from it, with no chunk held in part.
+fn slab_elems(input: &Layout, shape: &[u64], chunks: &[u64], max_elems: u64) -> u64 {
+    match input {
+        Layout::Chunked(c) if c == chunks => {
+            let chunk: u64 = shape
+                .iter()
+                .zip(c)
+                .map(|(&n, &c)| c.min(n).max(1))
+                .product();
+            max_elems.max(chunk)
+        }
+        _ => max_elems,
+    }
+}
+
 /// Moves the data: fixed-size variables one after the other, then every
 /// record of every record variable, record by record.
 fn copy_data(
@@ -389,7 +407,17 @@ fn copy_data(
         let mut slabs: Box<dyn Iterator<Item = Selection>> = match writer.chunk_shape(v.output) {
             Some(c) if c.len() == v.shape.len() && !c.is_empty() => {
                 let cache = cache_bytes as u64 / elem_size(schema.var(v.input).dtype);
-                Box::new(ChunkedSlabs::new(&v.shape, &c, max_elems(v), cache))
+                Box::new(ChunkedSlabs::new(
+                    &v.shape,
+                    &c,
+                    slab_elems(
+                        &schema.var(v.input).storage.layout,
+                        &v.shape,
+                        &c,
+                        max_elems(v),
+                    ),
+                    cache,
+                ))
             }
             _ => Box::new(Slabs::new(&v.shape, max_elems(v))),
         };
