@@ -133,7 +133,8 @@ impl ReadableStore for DirectoryStore {
         Ok(Some(Bytes::from(buf)))
     }
 
-    /// Reads the objects on up to [`GET_MANY_CONCURRENCY`] threads of its own.
+    /// Reads the objects on up to 16 threads of its own (not rayon's, so the
+    /// reads in flight are not capped at the core count).
     fn get_many(&self, keys: &[StoreKey]) -> Result<Vec<Option<Bytes>>, StoreError> {
         let workers = GET_MANY_CONCURRENCY.min(keys.len());
         if workers <= 1 {
