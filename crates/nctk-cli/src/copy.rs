@@ -207,8 +207,22 @@ impl Progress for Bar {
 }
 
 /// Runs `nctk copy`: a progress bar on stderr when it is a terminal,
-/// nothing otherwise.
+/// nothing otherwise; one warning on stderr when the input's data stopped
+/// before the end its header implies (the missing values were copied as
+/// fill values, as `nctk dump` shows them).
 pub fn run_copy(args: &CopyArgs) -> Result<CopySummary, CopyError> {
+    let summary = copy_with_progress(args)?;
+    if let Some(end) = summary.input_data_ends_at {
+        eprintln!(
+            "nctk copy: warning: {}: the data stops at byte {end}, before the end the header \
+             implies; the missing values were copied as fill values",
+            args.input
+        );
+    }
+    Ok(summary)
+}
+
+fn copy_with_progress(args: &CopyArgs) -> Result<CopySummary, CopyError> {
     let opts = args.to_options()?;
     if std::io::stderr().is_terminal() {
         let bar = ProgressBar::new(0);

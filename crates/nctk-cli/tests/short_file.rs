@@ -96,4 +96,26 @@ fn dump_warns_once_and_prints_ncdumps_values_for_what_exists() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    // `nctk copy` of the short file warns the same way, once, and its copy
+    // holds what `nctk dump` showed: ncdump's values where data exists,
+    // fill where it does not (never netCDF-C's zeros).
+    let copied = dir.path().join("copied.nc");
+    let out = nctk(&["copy"], &path);
+    assert!(!out.status.success(), "copy needs an output");
+    let out = common::nctk(&["copy", path.to_str().unwrap(), copied.to_str().unwrap()]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    let warnings: Vec<&str> = stderr.lines().filter(|l| l.contains("warning")).collect();
+    assert_eq!(warnings.len(), 1, "{stderr}");
+    assert!(warnings[0].contains(&file), "{stderr}");
+    assert!(warnings[0].contains(&format!("byte {cut}")), "{stderr}");
+    let copy_dump = peer::run("ncdump", [&copied]).unwrap();
+    assert_eq!(values(&copy_dump, "v"), ours_v);
+    assert_eq!(values(&copy_dump, "w"), ours_w);
+    let out = common::nctk(&["copy", full.to_str().unwrap(), copied.to_str().unwrap()]);
+    assert!(out.status.success() && out.stderr.is_empty(), "{out:?}");
 }

@@ -67,6 +67,10 @@ pub struct CopySummary {
     pub variables: usize,
     /// Bytes of data copied.
     pub bytes: u64,
+    /// When the input's data stops before the end its definitions imply (a
+    /// truncated classic file), the byte offset where it stops: the values
+    /// past it were copied as fill values.
+    pub input_data_ends_at: Option<u64>,
 }
 
 /// Copies the dataset at `input` (a path or a netCDF-C URL) to `output`.
@@ -340,6 +344,7 @@ fn run(
         kind,
         variables: plan.vars.len(),
         bytes: total,
+        input_data_ends_at: input.source().data_ends_at(),
     })
 }
 
