@@ -20,5 +20,6 @@
 //!   or `NCTK_REQUIRE_PEERS=1`), fails with the reason.
 
 pub mod corpus;
+pub mod names;
 pub mod peer;
 pub mod require;
