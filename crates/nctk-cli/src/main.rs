@@ -1,13 +1,13 @@
-//! The `nctk` binary: thin wrappers over the library functions in `nctk_cli`.
+//! The `nctk` binary: thin wrappers over the library functions in `nctk_tools`.
 
 use std::io::{BufWriter, Write};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use nctk_cli::copy::{run_copy, CopyArgs};
-use nctk_cli::dump::{dump_file, DumpArgs};
-use nctk_cli::gen::{gen, GenArgs, GenError};
-use nctk_cli::validate::run_validate;
+use nctk_tools::copy::command::{run_copy, CopyArgs};
+use nctk_tools::dump::{dump_file, DumpArgs};
+use nctk_tools::gen::{gen, GenArgs, GenError};
+use nctk_tools::validate::run_validate;
 
 /// A pure-Rust netCDF toolkit.
 #[derive(Parser)]
@@ -124,7 +124,7 @@ fn remove_temporaries_on_signals() {
     };
     std::thread::spawn(move || {
         if let Some(signal) = signals.forever().next() {
-            nctk::copy::remove_temporaries();
+            nctk::output::remove_temporaries();
             std::process::exit(128 + signal);
         }
     });

@@ -8,8 +8,8 @@
 use std::path::Path;
 use std::process::Command;
 
-use nctk_cli::gen::{gen, GenArgs};
 use nctk_test_support::require;
+use nctk_tools::gen::{gen, GenArgs};
 
 /// Whether `ncgen` and `ncdump` are there (the skip rule otherwise).
 fn peers() -> bool {

@@ -60,7 +60,7 @@ pub fn is_store_target(target: &Path) -> bool {
         .is_some_and(|e| e.eq_ignore_ascii_case("zarr") || e.eq_ignore_ascii_case("zip"))
 }
 
-impl crate::copy::DatasetWriter for StoreWriter {
+impl crate::output::DatasetWriter for StoreWriter {
     fn write(
         &mut self,
         var: VarId,

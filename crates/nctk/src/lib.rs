@@ -32,7 +32,6 @@
 //! # Ok(()) }
 //! ```
 
-pub mod copy;
 mod create_zarr;
 mod dataset;
 mod detect;
@@ -40,6 +39,7 @@ mod error;
 mod extent;
 mod group;
 mod open;
+pub mod output;
 mod write;
 
 pub use create_zarr::{

@@ -3,7 +3,7 @@
 //! `gen_rc` 0) must come out byte-identical, and every CDL that ncgen refused
 //! for a kind (`gen_rc` 1) must be refused too. Exceptions are listed below
 //! with their reasons.
-use nctk_cli::gen::{gen, GenArgs};
+use nctk_tools::gen::{gen, GenArgs};
 
 /// Outputs where nctk deliberately differs from ncgen 4.9.0.
 const DIFFERENT_ON_PURPOSE: &[(&str, &str)] = &[

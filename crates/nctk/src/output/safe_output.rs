@@ -18,7 +18,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
 
-use super::CopyError;
+use super::OutputError;
 
 /// Marks temporary names: `.<name>.nctk-tmp-<pid>-<n>.part` (`.old` for an
 /// output moved aside while its replacement is renamed in).
@@ -68,8 +68,8 @@ pub struct SafeOutput {
     committed: bool,
 }
 
-fn io<'a>(path: &'a Path, op: &'static str) -> impl FnOnce(std::io::Error) -> CopyError + 'a {
-    move |source| CopyError::Io {
+fn io<'a>(path: &'a Path, op: &'static str) -> impl FnOnce(std::io::Error) -> OutputError + 'a {
+    move |source| OutputError::Io {
         path: path.display().to_string(),
         op,
         source,
@@ -92,15 +92,15 @@ fn parent_dir(target: &Path) -> &Path {
     }
 }
 
-fn file_name(target: &Path) -> Result<String, CopyError> {
+fn file_name(target: &Path) -> Result<String, OutputError> {
     target
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
-        .ok_or_else(|| CopyError::Option(format!("{}: not a file name", target.display())))
+        .ok_or_else(|| OutputError::NotAFileName(target.display().to_string()))
 }
 
 /// A new name `.<name>.nctk-tmp-<pid>-<n>.<ext>` next to `target`.
-fn sibling(target: &Path, ext: &str) -> Result<PathBuf, CopyError> {
+fn sibling(target: &Path, ext: &str) -> Result<PathBuf, OutputError> {
     static COUNTER: AtomicU32 = AtomicU32::new(0);
     let name = file_name(target)?;
     let n = COUNTER.fetch_add(1, Ordering::Relaxed);
@@ -129,7 +129,7 @@ fn is_running(pid: u32) -> bool {
 /// Removes temporaries for `target` left by processes that no longer run;
 /// an output left moved aside (`.old`) is moved back when nothing took its
 /// place.
-fn remove_stale(target: &Path) -> Result<(), CopyError> {
+fn remove_stale(target: &Path) -> Result<(), OutputError> {
     let name = file_name(target)?;
     let dir = parent_dir(target);
     let Ok(entries) = std::fs::read_dir(dir) else {
@@ -160,7 +160,7 @@ fn is_store_dir(dir: &Path) -> bool {
 
 /// Refuses to replace a directory that is not a store by a store, or any
 /// directory by a file.
-fn check_replaceable(target: &Path, kind: Kind) -> Result<(), CopyError> {
+fn check_replaceable(target: &Path, kind: Kind) -> Result<(), OutputError> {
     if !target.is_dir() {
         return Ok(());
     }
@@ -175,7 +175,7 @@ fn check_replaceable(target: &Path, kind: Kind) -> Result<(), CopyError> {
             "it is a directory, and the output is a single file; remove it or name another output"
         }
     };
-    Err(CopyError::Io {
+    Err(OutputError::Io {
         path: target.display().to_string(),
         op: "not replacing it",
         source: std::io::Error::new(std::io::ErrorKind::AlreadyExists, reason),
@@ -192,13 +192,13 @@ fn remove_any(path: &Path) -> std::io::Result<()> {
 
 impl SafeOutput {
     /// Reserves a new temporary file next to `target`.
-    pub fn new(target: &Path) -> Result<SafeOutput, CopyError> {
+    pub fn new(target: &Path) -> Result<SafeOutput, OutputError> {
         SafeOutput::reserve(target, Kind::File)
     }
 
     /// Reserves a temporary directory next to `target`, a directory store
     /// or (`zip`) a zip store.
-    pub fn for_store(target: &Path, zip: bool) -> Result<SafeOutput, CopyError> {
+    pub fn for_store(target: &Path, zip: bool) -> Result<SafeOutput, OutputError> {
         let kind = if zip {
             Kind::ZipStore
         } else {
@@ -207,7 +207,7 @@ impl SafeOutput {
         SafeOutput::reserve(target, kind)
     }
 
-    fn reserve(target: &Path, kind: Kind) -> Result<SafeOutput, CopyError> {
+    fn reserve(target: &Path, kind: Kind) -> Result<SafeOutput, OutputError> {
         check_replaceable(target, kind)?;
         remove_stale(target)?;
         loop {
@@ -256,19 +256,19 @@ impl SafeOutput {
     /// An error met while writing the temporary, told of the target: the
     /// temporary's name replaced by the target's, the target named once and
     /// `var`, when given, named unless the message already does.
-    pub fn blame(&self, var: Option<&str>, source: impl Display) -> CopyError {
+    pub fn blame(&self, var: Option<&str>, source: impl Display) -> OutputError {
         let target = self.target.display().to_string();
         let message = source
             .to_string()
             .replace(&self.staged.display().to_string(), &target)
             .replace(&self.temp.display().to_string(), &target);
         match var {
-            Some(var) if !message.starts_with(&target) => CopyError::Write {
+            Some(var) if !message.starts_with(&target) => OutputError::Write {
                 path: target,
                 var: var.to_string(),
                 source: message.into(),
             },
-            _ => CopyError::Output {
+            _ => OutputError::Output {
                 path: target,
                 source: message.into(),
             },
@@ -278,7 +278,7 @@ impl SafeOutput {
     /// Makes the temporary output durable and renames it to the target. A
     /// store replacing an existing output moves the old one aside first
     /// and back if the rename fails; the old one is then removed.
-    pub fn commit(mut self) -> Result<(), CopyError> {
+    pub fn commit(mut self) -> Result<(), OutputError> {
         // A file is synced here. A store's objects are not synced one by
         // one (as netCDF-C and zarr-python): each was renamed into place
         // complete, and the store as a whole appears only by the rename

@@ -7,9 +7,12 @@ use std::path::Path;
 use std::process::Command;
 
 use copy_support::{entries, kind, sample, watched};
-use nctk::copy::{copy, copy_source, CopyError, CopyOptions, NoProgress, OutputKind, VarList};
+use nctk::output::OutputError;
 use nctk_classic::{ClassicWriter, FillMode, Version};
 use nctk_model::{DataSource, DataType, GroupId, Schema, Selection};
+use nctk_tools::copy::{
+    copy, copy_source, CopyError, CopyOptions, NoProgress, OutputKind, VarList,
+};
 
 #[test]
 fn failing_midway_leaves_the_old_output_and_no_temporary() {
@@ -153,7 +156,10 @@ fn netcdf4_outputs_are_refused_clearly_and_netcdf4_flags_ignored_for_classic() {
     sample(&input, Version::Cdf1, None);
     let refused = |opts: CopyOptions| {
         let err = copy(&input, &out, &opts, &mut NoProgress).unwrap_err();
-        assert!(matches!(err, CopyError::Unsupported { .. }), "{err}");
+        assert!(
+            matches!(err, CopyError::Output(OutputError::Unsupported { .. })),
+            "{err}"
+        );
         assert!(!out.exists());
     };
     refused(kind(OutputKind::Netcdf4));
@@ -209,7 +215,7 @@ fn option_errors_read_like_nccopy() {
         "output would overwrite input"
     );
     let opts = CopyOptions {
-        groups: Some(nctk::copy::GroupList {
+        groups: Some(nctk_tools::copy::GroupList {
             names: vec!["g".into()],
             definitions_too: false,
         }),

@@ -6,33 +6,34 @@
 //! variables of classic files are copied record by record across all of
 //! them, which keeps reads and writes sequential. The output is written
 //! under a temporary name and renamed into place when complete
-//! ([`SafeOutput`]).
+//! ([`nctk::output::SafeOutput`]).
 //!
-//! Outputs are made by [`create_writer`] behind the [`DatasetWriter`] seam:
-//! classic formats (CDF-1, CDF-2, CDF-5) and NCZarr / Zarr stores
-//! (directory or zip, named by a netCDF-C URL or a `.zarr` / `.zip` path).
+//! Outputs are made by [`nctk::output::create_output`] behind the
+//! [`DatasetWriter`] seam: classic formats (CDF-1, CDF-2, CDF-5) and NCZarr
+//! / Zarr stores (directory or zip, named by a netCDF-C URL or a `.zarr` /
+//! `.zip` path); each store variable's storage is decided here, as nccopy
+//! decides it (`storage.rs`).
 //! A store output is copied chunk by chunk: slabs are cut along its chunks
 //! ([`slab::ChunkedSlabs`]), so each chunk is written whole, once, and
 //! encoded on another core while the next is read.
 //!
 //! ```no_run
-//! use nctk::copy::{copy, CopyOptions, NoProgress, OutputKind};
+//! use nctk_tools::copy::{copy, CopyOptions, NoProgress, OutputKind};
 //! let opts = CopyOptions { kind: Some(OutputKind::Offset64), ..CopyOptions::default() };
 //! copy("in.nc", "out.nc", &opts, &mut NoProgress)?;
-//! # Ok::<(), nctk::copy::CopyError>(())
+//! # Ok::<(), nctk_tools::copy::CopyError>(())
 //! ```
 
 mod chunkspec;
+pub mod command;
 mod error;
 mod filterspec;
 mod input;
 mod options;
 mod plan;
 mod progress;
-mod safe_output;
 pub mod slab;
 mod storage;
-mod writer;
 
 use std::path::{Path, PathBuf};
 
@@ -47,16 +48,16 @@ pub use options::{
 };
 pub use plan::{build as build_plan, Plan, VarCopy};
 pub use progress::{NoProgress, Progress};
-pub use safe_output::{remove_temporaries, SafeOutput};
 pub use storage::DEFAULT_MIN_CHUNK_BYTES;
-pub use writer::{create_writer, DatasetWriter, WriterOptions};
 
 use input::Input;
 use nctk_zarr::url::{StoreLocation, Target};
 use plan::elem_size;
 use slab::{ChunkedSlabs, Slabs};
 
-use crate::{is_store_target, Format, StoreLayout};
+use nctk::output::{check_writable, create_output, DatasetWriter, WriterOptions};
+use nctk::{is_store_target, Format};
+use storage::store_var_options;
 
 /// What a finished copy did.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -124,119 +125,6 @@ fn local_path(target: &Path) -> PathBuf {
     }
 }
 
-/// A store output: where it goes and how it is laid out.
-struct StoreOutput {
-    path: PathBuf,
-    zip: bool,
-    layout: Option<StoreLayout>,
-    consolidated: bool,
-}
-
-impl StoreOutput {
-    /// Reads a URL (`file:///abs/x.zarr#mode=nczarr,file`, `...,zip`, with
-    /// `zarr`, `noxarray`, `nczarr490`, `consolidated`) or a `.zarr` /
-    /// `.zip` path.
-    fn parse(output: &Path) -> Result<StoreOutput, CopyError> {
-        let text = output.to_string_lossy();
-        let bad = |reason: String| CopyError::Unsupported {
-            path: text.to_string(),
-            format: "NCZarr",
-            reason,
-        };
-        let parsed = nctk_zarr::url::parse(&text).map_err(|e| bad(e.to_string()))?;
-        let is_zip = |p: &Path| p.extension().is_some_and(|e| e.eq_ignore_ascii_case("zip"));
-        match parsed.target {
-            Target::Path(p) | Target::File(p) => Ok(StoreOutput {
-                zip: is_zip(&p),
-                path: p,
-                layout: None,
-                consolidated: false,
-            }),
-            Target::Zarr(z) => {
-                let layout = nctk_zarr::write::layout_for_modes(&z.modes);
-                let consolidated = z.modes.iter().any(|m| m == "consolidated");
-                match z.location {
-                    StoreLocation::Directory(path) => Ok(StoreOutput {
-                        path,
-                        zip: false,
-                        layout,
-                        consolidated,
-                    }),
-                    StoreLocation::Zip(path) => Ok(StoreOutput {
-                        path,
-                        zip: true,
-                        layout,
-                        consolidated,
-                    }),
-                    StoreLocation::S3(_) => Err(bad("S3 storage is not available yet".into())),
-                }
-            }
-            Target::Bytes(_) => Err(bad("mode=bytes is read-only".into())),
-        }
-    }
-}
-
-/// An output being written under a temporary name ([`SafeOutput`]):
-/// made by [`create_output`], renamed into place by [`Output::finish`].
-pub struct Output {
-    // Dropped first: a writer may still write into the temporary as it is
-    // dropped, which `safe` then removes.
-    writer: Box<dyn DatasetWriter>,
-    safe: SafeOutput,
-}
-
-impl Output {
-    /// Writes `values` to `selection` of `var` (named `name` in errors).
-    /// An error names the output, never its temporary name.
-    pub fn write(
-        &mut self,
-        var: nctk_model::VarId,
-        name: &str,
-        selection: &Selection,
-        values: &Values,
-    ) -> Result<(), CopyError> {
-        self.writer
-            .write(var, selection, values)
-            .map_err(|e| self.safe.blame(Some(name), e))
-    }
-
-    /// Completes the output and renames it into place.
-    pub fn finish(self) -> Result<(), CopyError> {
-        let Output { writer, safe } = self;
-        writer.finish().map_err(|e| safe.blame(None, e))?;
-        safe.commit()
-    }
-}
-
-/// Creates `output` (a path, or a netCDF-C URL for a store) in `format`
-/// with every definition of `schema`, under a temporary name beside it (see
-/// [`create_writer`] for `opts`; a store URL's modes choose the layout and
-/// consolidation). Nothing is written, and an existing output is kept, when
-/// the output names a directory that is not a Zarr/NCZarr store (or, for a
-/// file, any directory). `nctk copy` and `nctk gen` open their output here.
-pub fn create_output(
-    output: &Path,
-    format: Format,
-    schema: &nctk_model::Schema,
-    opts: &WriterOptions,
-) -> Result<Output, CopyError> {
-    writer::check_writable(output, format)?;
-    let mut opts = opts.clone();
-    let safe = if format == Format::Zarr {
-        let store = StoreOutput::parse(output)?;
-        opts.layout = store.layout.or(opts.layout);
-        opts.consolidated |= store.consolidated;
-        SafeOutput::for_store(&store.path, store.zip)?
-    } else {
-        SafeOutput::new(output)?
-    };
-    let writer = create_writer(safe.temp_path(), format, schema, &opts).map_err(|e| match e {
-        CopyError::Output { source, .. } => safe.blame(None, source),
-        e => e,
-    })?;
-    Ok(Output { writer, safe })
-}
-
 fn same_file(a: &Path, b: &Path) -> bool {
     match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
         (Ok(a), Ok(b)) => a == b,
@@ -298,7 +186,7 @@ fn run(
         ));
     }
     let (kind, format) = output_format(input, output, opts)?;
-    writer::check_writable(output, format)?;
+    check_writable(output, format)?;
     let mut plan = plan::build(schema, kind, opts)?;
     if input.kind().is_classic() {
         // nccopy keeps chunking, filters and byte order only from
@@ -311,11 +199,9 @@ fn run(
     let wopts = WriterOptions {
         fill: opts.fill,
         in_memory: opts.write_in_memory,
-        deflate: opts.deflate,
-        shuffle: opts.shuffle,
-        chunkspecs: opts.chunkspecs.clone(),
-        filters: opts.filters.clone(),
-        min_chunk_bytes: opts.min_chunk_bytes,
+        vars: (format == Format::Zarr)
+            .then(|| store_var_options(&plan.schema, opts))
+            .transpose()?,
         write_empty_chunks: opts.write_empty_chunks,
         // Chunks are written whole in aligned slabs; those written in part
         // (larger than the buffer) wait in at most this much memory.
@@ -323,20 +209,20 @@ fn run(
         ..WriterOptions::default()
     };
     let mut out = create_output(output, format, &plan.schema, &wopts)?;
-    let out_name = out.safe.target().display().to_string();
+    let out_name = out.target().display().to_string();
     let total = plan.total_bytes(schema);
     progress.start(total);
     let result = copy_data(
         input,
         &plan,
-        out.writer.as_mut(),
+        out.writer_mut(),
         (opts.buffer_size, opts.chunk_cache_bytes()),
         (in_name, &out_name),
         progress,
     );
     progress.finish();
     result.map_err(|e| match e {
-        CopyError::Write { var, source, .. } => out.safe.blame(Some(&var), source),
+        CopyError::Write { var, source, .. } => out.blame(Some(&var), source).into(),
         e => e,
     })?;
     out.finish()?;

@@ -12,7 +12,7 @@
 
 use std::path::{Path, PathBuf};
 
-use nctk::copy::{create_output, CopyError, WriterOptions};
+use nctk::output::{create_output, OutputError, WriterOptions};
 use nctk::Format;
 use nctk_cdl::parse::{check_format, parse, parse_with, CdlDataset, CdlError, Kind, ParseOptions};
 use nctk_model::Selection;
@@ -51,7 +51,7 @@ pub enum GenError {
     Unsupported(PathBuf),
     /// Creating, writing or renaming the output into place failed.
     #[error(transparent)]
-    Output(#[from] CopyError),
+    Output(#[from] OutputError),
 }
 
 /// What `gen` did.
@@ -145,7 +145,7 @@ fn in_dir(dir: &Path, path: &Path) -> PathBuf {
 /// kind, or for the netCDF-4 kinds an NCZarr / Zarr store named by a
 /// netCDF-C URL or a `.zarr` / `.zip` path. The output is written under a
 /// temporary name and renamed into place when complete, as `nctk copy`
-/// writes ([`nctk::copy::create_output`]).
+/// writes ([`nctk::output::create_output`]).
 pub fn write_output(
     ds: &CdlDataset,
     kind: Kind,

@@ -8,7 +8,7 @@ use nctk_model::{DataSource, DataType, Schema, Selection, SourceError, Values, V
 
 use super::options::OutputKind;
 use super::CopyError;
-use crate::Dataset;
+use nctk::Dataset;
 
 /// An open input.
 pub(crate) enum Input<'a> {
@@ -21,7 +21,7 @@ pub(crate) enum Input<'a> {
 }
 
 fn open_err(path: &Path, e: impl std::fmt::Display) -> CopyError {
-    CopyError::Open(crate::Error::Open {
+    CopyError::Open(nctk::Error::Open {
         path: path.display().to_string(),
         reason: e.to_string(),
     })
@@ -37,7 +37,7 @@ fn is_classic_file(path: &Path) -> bool {
 }
 
 impl<'a> Input<'a> {
-    /// Opens `path` (a classic file, or anything [`crate::open`] opens);
+    /// Opens `path` (a classic file, or anything [`nctk::open`] opens);
     /// `in_memory` reads a classic file whole first (`nccopy -r`).
     pub(crate) fn open(path: &Path, in_memory: bool) -> Result<Input<'a>, CopyError> {
         if path.is_file() && is_classic_file(path) {
@@ -55,7 +55,7 @@ impl<'a> Input<'a> {
                 .map(|r| Input::Classic(Box::new(r)))
                 .map_err(|e| open_err(path, e));
         }
-        Ok(Input::Other(crate::open(path)?))
+        Ok(Input::Other(nctk::open(path)?))
     }
 
     /// The input as a data source.

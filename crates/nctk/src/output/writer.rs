@@ -1,6 +1,7 @@
 //! The output side: the [`DatasetWriter`] seam and [`create_writer`], its
 //! factory: classic files through [`ClassicWriter`], NCZarr/Zarr stores
-//! through [`crate::StoreWriter`] (storage decided by `storage.rs`).
+//! through [`crate::StoreWriter`] (each variable's storage as
+//! [`WriterOptions::vars`] gives it).
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -9,8 +10,7 @@ use nctk_classic::{ClassicWriter, FillMode, Version};
 use nctk_model::{Schema, Selection, SourceError, Values, VarId};
 use nctk_store::bytes::MemSink;
 
-use super::storage::store_var_options;
-use super::CopyError;
+use super::OutputError;
 use crate::{Format, StoreLayout, StoreOptions};
 
 /// A dataset being written by the copier: its definitions were fixed when it
@@ -47,16 +47,6 @@ pub struct WriterOptions {
     /// Build the whole output in memory and write it out on
     /// [`finish`](DatasetWriter::finish) (`nccopy -w`).
     pub in_memory: bool,
-    /// netCDF-4 only: deflate level.
-    pub deflate: Option<u32>,
-    /// netCDF-4 only: shuffle.
-    pub shuffle: bool,
-    /// netCDF-4 only: chunk specifications as given to `-c`.
-    pub chunkspecs: Vec<String>,
-    /// netCDF-4 only: filter specifications as given to `-F`.
-    pub filters: Vec<String>,
-    /// netCDF-4 only: `-M`, the smallest chunk in bytes (default 8192).
-    pub min_chunk_bytes: Option<usize>,
     /// Stores only: the metadata layout (default: the newest NCZarr).
     pub layout: Option<StoreLayout>,
     /// Stores only: also write consolidated `.zmetadata`.
@@ -65,7 +55,8 @@ pub struct WriterOptions {
     /// (default: the store writer's, 64 MiB; at least one chunk).
     pub cache_bytes: Option<usize>,
     /// Stores only: each variable's storage, as given (`nctk gen` takes it
-    /// from the CDL); `None` decides it from the options above.
+    /// from the CDL, `nctk copy` decides it as nccopy does); `None` leaves
+    /// it to the store writer's defaults.
     pub vars: Option<Vec<crate::StoreVarOptions>>,
     /// Stores only: store chunks holding only the fill value too (by
     /// default they are left out, as zarr-python leaves them out).
@@ -77,15 +68,13 @@ pub struct WriterOptions {
 /// a temporary name next to the final one); for [`Format::Zarr`] it is a
 /// store as [`crate::create_store`] takes it (a netCDF-C URL, or a path: a
 /// zip when it ends in `.zip`, else a directory), and each variable's
-/// storage follows `opts` and the storage facts `schema` carries (see the
-/// `-c`/`-d`/`-s`/`-F` rules in `docs/copy.md`). A `-c` or `-F`
-/// specification naming nothing in `schema` is ignored.
+/// storage follows [`WriterOptions::vars`].
 pub fn create_writer(
     path: &Path,
     format: Format,
     schema: &Schema,
     opts: &WriterOptions,
-) -> Result<Box<dyn DatasetWriter>, CopyError> {
+) -> Result<Box<dyn DatasetWriter>, OutputError> {
     check_writable(path, format)?;
     let version = match format {
         Format::Classic => Version::Cdf1,
@@ -98,9 +87,9 @@ pub fn create_writer(
 }
 
 /// Checks that [`create_writer`] can write `format`.
-pub(crate) fn check_writable(path: &Path, format: Format) -> Result<(), CopyError> {
+pub fn check_writable(path: &Path, format: Format) -> Result<(), OutputError> {
     match format {
-        Format::Hdf5 => Err(CopyError::Unsupported {
+        Format::Hdf5 => Err(OutputError::Unsupported {
             path: path.display().to_string(),
             format: "netCDF-4",
             reason: "nctk does not write HDF5; name the output as an NCZarr store \
@@ -116,21 +105,18 @@ fn create_store_output(
     path: &Path,
     schema: &Schema,
     opts: &WriterOptions,
-) -> Result<Box<dyn DatasetWriter>, CopyError> {
+) -> Result<Box<dyn DatasetWriter>, OutputError> {
     let defaults = StoreOptions::default();
     let store_opts = StoreOptions {
         layout: opts.layout.unwrap_or(defaults.layout),
-        vars: match &opts.vars {
-            Some(vars) => vars.clone(),
-            None => store_var_options(schema, opts)?,
-        },
+        vars: opts.vars.clone().unwrap_or(defaults.vars),
         cache_bytes: opts.cache_bytes.unwrap_or(defaults.cache_bytes),
         consolidated: opts.consolidated,
         write_empty_chunks: opts.write_empty_chunks,
     };
     let target = path.to_string_lossy();
     let writer =
-        crate::create_store(&target, schema, store_opts).map_err(|e| CopyError::Output {
+        crate::create_store(&target, schema, store_opts).map_err(|e| OutputError::Output {
             path: target.to_string(),
             source: Box::new(e),
         })?;
@@ -150,13 +136,13 @@ impl ClassicOutput {
         version: Version,
         schema: &Schema,
         opts: &WriterOptions,
-    ) -> Result<ClassicOutput, CopyError> {
+    ) -> Result<ClassicOutput, OutputError> {
         let fill = if opts.fill {
             FillMode::Fill
         } else {
             FillMode::NoFill
         };
-        let err = |e: nctk_classic::ClassicError| CopyError::Output {
+        let err = |e: nctk_classic::ClassicError| OutputError::Output {
             path: path.display().to_string(),
             source: Box::new(e),
         };

@@ -27,8 +27,8 @@ use serde_json::{json, Value};
 
 use super::chunkspec::{find_dim, ChunkSpec, VarLayout};
 use super::filterspec::FilterOption;
-use super::{CopyError, WriterOptions};
-use crate::StoreVarOptions;
+use super::{CopyError, CopyOptions};
+use nctk::StoreVarOptions;
 
 /// nccopy's `CHUNK_THRESHOLD`: variables whose chunks would be smaller are
 /// not chunked (here: one chunk), unless they have an unlimited dimension.
@@ -44,7 +44,7 @@ const MAX_MERGED_CHUNK_BYTES: u64 = 16 << 20;
 /// variable carrying the input's storage facts) under `opts`.
 pub(crate) fn store_var_options(
     schema: &Schema,
-    opts: &WriterOptions,
+    opts: &CopyOptions,
 ) -> Result<Vec<StoreVarOptions>, CopyError> {
     // Specifications were checked against the input; one naming something
     // the output lacks (left out by -V or -G) does not apply.
@@ -98,7 +98,7 @@ fn type_size(dtype: DataType) -> u64 {
 fn chunks(
     schema: &Schema,
     v: VarId,
-    opts: &WriterOptions,
+    opts: &CopyOptions,
     specs: &[ChunkSpec],
     filtered: bool,
 ) -> Vec<u64> {
@@ -213,7 +213,7 @@ fn input_codecs(schema: &Schema, v: VarId) -> Result<InputCodecs, CopyError> {
 fn codecs(
     schema: &Schema,
     v: VarId,
-    opts: &WriterOptions,
+    opts: &CopyOptions,
     filters: &[FilterOption],
 ) -> Result<Vec<Value>, CopyError> {
     let var = schema.var(v);
@@ -288,8 +288,8 @@ mod tests {
         s
     }
 
-    fn with(f: impl FnOnce(&mut WriterOptions)) -> Vec<StoreVarOptions> {
-        let mut o = WriterOptions::default();
+    fn with(f: impl FnOnce(&mut CopyOptions)) -> Vec<StoreVarOptions> {
+        let mut o = CopyOptions::default();
         f(&mut o);
         store_var_options(&schema(), &o).unwrap()
     }
@@ -325,9 +325,9 @@ mod tests {
             .unwrap();
         big.var_mut(v).storage.layout = Layout::Chunked(vec![4096]);
         for m in [None, Some(1 << 20)] {
-            let o = WriterOptions {
+            let o = CopyOptions {
                 min_chunk_bytes: m,
-                ..WriterOptions::default()
+                ..CopyOptions::default()
             };
             let got = store_var_options(&big, &o).unwrap();
             assert_eq!(got[0].chunk_sizes, Some(vec![4096]), "-M {m:?}");

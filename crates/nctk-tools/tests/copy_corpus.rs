@@ -13,9 +13,10 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use copy_support::{dump_body, dump_body_as};
-use nctk::copy::{copy, CopyError, CopyOptions, NoProgress, OutputKind};
+use nctk::output::OutputError;
 use nctk_model::{Schema, Selection, Values, VarId};
 use nctk_test_support::{peer, require};
+use nctk_tools::copy::{copy, CopyError, CopyOptions, NoProgress, OutputKind};
 
 const KINDS: [OutputKind; 3] = [OutputKind::Classic, OutputKind::Offset64, OutputKind::Cdf5];
 /// Files larger than this are left out (time, not correctness).
@@ -97,7 +98,8 @@ fn round_trips_keep_the_dump() {
             let back = tmp.path().join(format!("{i}.back.nc"));
             match copy(path, &there, &with_kind(kind), &mut NoProgress) {
                 Ok(_) => {}
-                Err(CopyError::DoesNotFit { .. }) | Err(CopyError::Output { .. }) => {
+                Err(CopyError::DoesNotFit { .. })
+                | Err(CopyError::Output(OutputError::Output { .. })) => {
                     // Must be a real misfit: CDF-5 types or sizes going down.
                     assert_eq!(*own, OutputKind::Cdf5, "{} to {kind:?}", path.display());
                     assert!(!there.exists());

@@ -7,12 +7,12 @@
 
 use std::io::IsTerminal;
 
-use clap::{ArgAction, Args};
-use indicatif::{ProgressBar, ProgressStyle};
-use nctk::copy::{
+use super::{
     copy, parse_deflate_level, parse_size, split_list, CopyError, CopyOptions, CopySummary,
     GroupList, NoProgress, OutputKind, Progress, VarList,
 };
+use clap::{ArgAction, Args};
+use indicatif::{ProgressBar, ProgressStyle};
 
 /// nccopy's command line.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Args)]
@@ -173,7 +173,7 @@ impl CopyArgs {
             fix_unlimited: self.fix_unlimited,
             vars,
             groups,
-            buffer_size: size(&self.buffer, 'm')?.unwrap_or(nctk::copy::DEFAULT_BUFFER_SIZE),
+            buffer_size: size(&self.buffer, 'm')?.unwrap_or(super::DEFAULT_BUFFER_SIZE),
             chunk_cache_size: size(&self.chunk_cache, 'h')?,
             chunk_cache_elems: size(&self.chunk_cache_elems, 'e')?,
             min_chunk_bytes: self

@@ -8,10 +8,11 @@ mod copy_support;
 use std::path::{Path, PathBuf};
 
 use copy_support::{dump_body, dump_body_as, entries, kind, sample, watched};
-use nctk::copy::{copy, copy_source, CopyError, CopyOptions, NoProgress, OutputKind};
+use nctk::output::OutputError;
 use nctk::{StoreOptions, StoreVarOptions};
 use nctk_classic::Version;
 use nctk_model::{DataSource, DataType, GroupId, Schema, Selection, Values};
+use nctk_tools::copy::{copy, copy_source, CopyError, CopyOptions, NoProgress, OutputKind};
 
 /// Every file under `dir` with its bytes, sorted by path.
 fn tree(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
@@ -352,7 +353,7 @@ fn store_inputs_keep_their_storage_and_misfits_are_named() {
     }
     assert!(!nc.exists() && !nc7.exists());
     let no_strings = |k| CopyOptions {
-        vars: Some(nctk::copy::VarList {
+        vars: Some(nctk_tools::copy::VarList {
             names: vec!["v".into(), "z".into()],
             definitions_too: true,
         }),
@@ -378,7 +379,10 @@ fn store_inputs_keep_their_storage_and_misfits_are_named() {
     assert!(!nc7.exists());
     // Without -k, a store input goes to netCDF-4, which a .nc name cannot hold.
     let err = copy(&input, &nc, &CopyOptions::default(), &mut NoProgress).unwrap_err();
-    assert!(matches!(err, CopyError::Unsupported { .. }), "{err}");
+    assert!(
+        matches!(err, CopyError::Output(OutputError::Unsupported { .. })),
+        "{err}"
+    );
 }
 
 #[test]
@@ -442,7 +446,7 @@ fn group_lists_select_groups() {
         Some(ds.source().read(v, &Selection::all(&[3])).unwrap())
     };
     let groups = |name: &str, definitions_too| CopyOptions {
-        groups: Some(nctk::copy::GroupList {
+        groups: Some(nctk_tools::copy::GroupList {
             names: vec![name.into()],
             definitions_too,
         }),

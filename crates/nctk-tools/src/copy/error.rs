@@ -30,7 +30,7 @@ pub enum CopyError {
     SameFile,
     /// The input cannot be opened.
     #[error(transparent)]
-    Open(#[from] crate::Error),
+    Open(#[from] nctk::Error),
     /// Part of the input does not fit the output format (a CDF-5 or netCDF-4
     /// type in a CDF-1/2 file, a group in a classic file, ...).
     #[error("cannot copy {what} to a {format} file: {reason}")]
@@ -40,16 +40,6 @@ pub enum CopyError {
         /// The object, e.g. `variable "big"` or `attribute "big:units"`.
         what: String,
         /// Why not.
-        reason: String,
-    },
-    /// The output format cannot be written (yet).
-    #[error("{path}: cannot write {format} output: {reason}")]
-    Unsupported {
-        /// The output path or URL.
-        path: String,
-        /// The format.
-        format: &'static str,
-        /// Why not, and what to do instead.
         reason: String,
     },
     /// Reading a variable's data failed.
@@ -74,16 +64,11 @@ pub enum CopyError {
         #[source]
         source: SourceError,
     },
-    /// Creating or finishing the output failed (header, layout, flush).
-    #[error("{}", crate::error::named_once(path, source))]
-    Output {
-        /// The output path.
-        path: String,
-        /// The writer's error.
-        #[source]
-        source: SourceError,
-    },
-    /// File-system work on the output (temporary file, rename) failed.
+    /// Creating, writing, finishing or renaming the output into place
+    /// failed (or its format cannot be written yet).
+    #[error(transparent)]
+    Output(#[from] nctk::output::OutputError),
+    /// File-system work on the input (reading it whole) failed.
     #[error("{path}: {op}: {source}")]
     Io {
         /// The path.

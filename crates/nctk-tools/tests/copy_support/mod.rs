@@ -6,12 +6,12 @@
 use std::path::Path;
 use std::sync::Mutex;
 
-use nctk::copy::{CopyOptions, OutputKind};
 use nctk_cdl::print::{dump, Options};
 use nctk_classic::{ClassicReader, ClassicWriter, FillMode, Version};
 use nctk_model::{
     Attribute, DataSource, DataType, GroupId, Schema, Selection, SourceError, Values, VarId,
 };
+use nctk_tools::copy::{CopyOptions, OutputKind};
 
 /// `time` (unlimited, 5 records), `x` = 7: fixed `s(x)` short, record
 /// `t(time, x)` float and `n(time)` int, in `version`.

@@ -1,0 +1,10 @@
+//! The logic of the `nctk` tools as library functions: `dump` (ncdump),
+//! `gen` (ncgen), `copy` (nccopy, with the copier itself in [`copy`]) and
+//! `validate`. Each subcommand is a function that writes to `impl Write`,
+//! so tests call it directly; the `nctk` binary only parses arguments and
+//! calls these.
+
+pub mod copy;
+pub mod dump;
+pub mod gen;
+pub mod validate;

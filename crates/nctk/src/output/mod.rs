@@ -1,0 +1,152 @@
+//! The output side: every output is made here, by [`create_output`]: a
+//! classic file (CDF-1, CDF-2, CDF-5) or an NCZarr / Zarr store (directory
+//! or zip, named by a netCDF-C URL or a `.zarr` / `.zip` path), written
+//! behind the [`DatasetWriter`] seam ([`create_writer`]) under a temporary
+//! name and renamed into place when complete ([`SafeOutput`]). `nctk copy`
+//! and `nctk gen` both write through it.
+
+mod error;
+mod safe_output;
+mod writer;
+
+use std::path::{Path, PathBuf};
+
+use nctk_model::{Selection, Values};
+use nctk_zarr::url::{StoreLocation, Target};
+
+pub use error::OutputError;
+pub use safe_output::{remove_temporaries, SafeOutput};
+pub use writer::{check_writable, create_writer, DatasetWriter, WriterOptions};
+
+use crate::{Format, StoreLayout};
+
+/// A store output: where it goes and how it is laid out.
+struct StoreOutput {
+    path: PathBuf,
+    zip: bool,
+    layout: Option<StoreLayout>,
+    consolidated: bool,
+}
+
+impl StoreOutput {
+    /// Reads a URL (`file:///abs/x.zarr#mode=nczarr,file`, `...,zip`, with
+    /// `zarr`, `noxarray`, `nczarr490`, `consolidated`) or a `.zarr` /
+    /// `.zip` path.
+    fn parse(output: &Path) -> Result<StoreOutput, OutputError> {
+        let text = output.to_string_lossy();
+        let bad = |reason: String| OutputError::Unsupported {
+            path: text.to_string(),
+            format: "NCZarr",
+            reason,
+        };
+        let parsed = nctk_zarr::url::parse(&text).map_err(|e| bad(e.to_string()))?;
+        let is_zip = |p: &Path| p.extension().is_some_and(|e| e.eq_ignore_ascii_case("zip"));
+        match parsed.target {
+            Target::Path(p) | Target::File(p) => Ok(StoreOutput {
+                zip: is_zip(&p),
+                path: p,
+                layout: None,
+                consolidated: false,
+            }),
+            Target::Zarr(z) => {
+                let layout = nctk_zarr::write::layout_for_modes(&z.modes);
+                let consolidated = z.modes.iter().any(|m| m == "consolidated");
+                match z.location {
+                    StoreLocation::Directory(path) => Ok(StoreOutput {
+                        path,
+                        zip: false,
+                        layout,
+                        consolidated,
+                    }),
+                    StoreLocation::Zip(path) => Ok(StoreOutput {
+                        path,
+                        zip: true,
+                        layout,
+                        consolidated,
+                    }),
+                    StoreLocation::S3(_) => Err(bad("S3 storage is not available yet".into())),
+                }
+            }
+            Target::Bytes(_) => Err(bad("mode=bytes is read-only".into())),
+        }
+    }
+}
+
+/// An output being written under a temporary name ([`SafeOutput`]):
+/// made by [`create_output`], renamed into place by [`Output::finish`].
+pub struct Output {
+    // Dropped first: a writer may still write into the temporary as it is
+    // dropped, which `safe` then removes.
+    writer: Box<dyn DatasetWriter>,
+    safe: SafeOutput,
+}
+
+impl Output {
+    /// Writes `values` to `selection` of `var` (named `name` in errors).
+    /// An error names the output, never its temporary name.
+    pub fn write(
+        &mut self,
+        var: nctk_model::VarId,
+        name: &str,
+        selection: &Selection,
+        values: &Values,
+    ) -> Result<(), OutputError> {
+        self.writer
+            .write(var, selection, values)
+            .map_err(|e| self.safe.blame(Some(name), e))
+    }
+
+    /// The writer, for callers that drive it themselves (the copier cuts
+    /// its slabs along [`DatasetWriter::chunk_shape`]); errors from it name
+    /// the temporary until passed through [`Output::blame`].
+    pub fn writer_mut(&mut self) -> &mut dyn DatasetWriter {
+        self.writer.as_mut()
+    }
+
+    /// The output's final name (a URL is named by its path).
+    pub fn target(&self) -> &Path {
+        self.safe.target()
+    }
+
+    /// An error from [`Output::writer_mut`] told of the output: see
+    /// [`SafeOutput::blame`].
+    pub fn blame(&self, var: Option<&str>, source: impl std::fmt::Display) -> OutputError {
+        self.safe.blame(var, source)
+    }
+
+    /// Completes the output and renames it into place.
+    pub fn finish(self) -> Result<(), OutputError> {
+        let Output { writer, safe } = self;
+        writer.finish().map_err(|e| safe.blame(None, e))?;
+        safe.commit()
+    }
+}
+
+/// Creates `output` (a path, or a netCDF-C URL for a store) in `format`
+/// with every definition of `schema`, under a temporary name beside it (see
+/// [`create_writer`] for `opts`; a store URL's modes choose the layout and
+/// consolidation). Nothing is written, and an existing output is kept, when
+/// the output names a directory that is not a Zarr/NCZarr store (or, for a
+/// file, any directory). `nctk copy` and `nctk gen` open their output here.
+pub fn create_output(
+    output: &Path,
+    format: Format,
+    schema: &nctk_model::Schema,
+    opts: &WriterOptions,
+) -> Result<Output, OutputError> {
+    writer::check_writable(output, format)?;
+    let mut opts = opts.clone();
+    let safe = if format == Format::Zarr {
+        let store = StoreOutput::parse(output)?;
+        opts.layout = store.layout.or(opts.layout);
+        opts.consolidated |= store.consolidated;
+        SafeOutput::for_store(&store.path, store.zip)?
+    } else {
+        SafeOutput::new(output)?
+    };
+    let writer = create_writer(safe.temp_path(), format, schema, &opts).map_err(|e| match e {
+        OutputError::Output { source, .. } => safe.blame(None, source),
+        e => e,
+    })?;
+    Ok(Output { writer, safe })
+}
