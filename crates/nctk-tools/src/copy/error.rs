@@ -53,17 +53,6 @@ pub enum CopyError {
         #[source]
         source: SourceError,
     },
-    /// Writing a variable's data failed.
-    #[error("{path}: variable {var:?}: write failed: {source}")]
-    Write {
-        /// The output path.
-        path: String,
-        /// The variable.
-        var: String,
-        /// The writer's error.
-        #[source]
-        source: SourceError,
-    },
     /// Creating, writing, finishing or renaming the output into place
     /// failed (or its format cannot be written yet).
     #[error(transparent)]

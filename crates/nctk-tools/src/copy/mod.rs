@@ -55,7 +55,7 @@ use nctk_zarr::url::{StoreLocation, Target};
 use plan::elem_size;
 use slab::{ChunkedSlabs, Slabs};
 
-use nctk::output::{check_writable, create_output, DatasetWriter, WriterOptions};
+use nctk::output::{check_writable, create_output, DatasetWriter, OutputError, WriterOptions};
 use nctk::{is_store_target, Format};
 use storage::store_var_options;
 
@@ -222,7 +222,9 @@ fn run(
     );
     progress.finish();
     result.map_err(|e| match e {
-        CopyError::Write { var, source, .. } => out.blame(Some(&var), source).into(),
+        CopyError::Output(OutputError::Write { var, source, .. }) => {
+            out.blame(Some(&var), source).into()
+        }
         e => e,
     })?;
     out.finish()?;
@@ -283,7 +285,7 @@ fn copy_data(
                 })?;
             writer
                 .write(v.output, &sel, &buf)
-                .map_err(|source| CopyError::Write {
+                .map_err(|source| OutputError::Write {
                     path: out_name.to_string(),
                     var: v.name.clone(),
                     source,
