@@ -36,6 +36,7 @@ pub mod copy;
 mod create_zarr;
 mod dataset;
 mod detect;
+pub mod door;
 mod error;
 mod extent;
 mod group;

@@ -34,7 +34,7 @@ pub mod slab;
 mod storage;
 mod writer;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use nctk_model::{DataSource, Layout, Selection, Values};
 
@@ -52,11 +52,10 @@ pub use storage::DEFAULT_MIN_CHUNK_BYTES;
 pub use writer::{create_writer, DatasetWriter, WriterOptions};
 
 use input::Input;
-use nctk_zarr::url::{StoreLocation, Target};
 use plan::elem_size;
 use slab::{ChunkedSlabs, Slabs};
 
-use crate::{is_store_target, Format, StoreLayout};
+use crate::{door, is_store_target, Format};
 
 /// What a finished copy did.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -81,7 +80,7 @@ pub fn copy(
     progress: &mut dyn Progress,
 ) -> Result<CopySummary, CopyError> {
     let (input, output) = (input.as_ref(), output.as_ref());
-    if input == output || same_file(&local_path(input), &local_path(output)) {
+    if input == output || same_file(&door::local_path(input), &door::local_path(output)) {
         return Err(CopyError::SameFile);
     }
     let source = Input::open(input, opts.read_in_memory)?;
@@ -109,71 +108,6 @@ pub fn copy_source(
         opts,
         progress,
     )
-}
-
-/// The file or directory a path or netCDF-C URL names on disk.
-fn local_path(target: &Path) -> PathBuf {
-    let parsed = target.to_str().and_then(|t| nctk_zarr::url::parse(t).ok());
-    match parsed.map(|u| u.target) {
-        Some(Target::Path(p) | Target::File(p)) => p,
-        Some(Target::Zarr(z)) => match z.location {
-            StoreLocation::Directory(p) | StoreLocation::Zip(p) => p,
-            StoreLocation::S3(_) => target.to_path_buf(),
-        },
-        _ => target.to_path_buf(),
-    }
-}
-
-/// A store output: where it goes and how it is laid out.
-struct StoreOutput {
-    path: PathBuf,
-    zip: bool,
-    layout: Option<StoreLayout>,
-    consolidated: bool,
-}
-
-impl StoreOutput {
-    /// Reads a URL (`file:///abs/x.zarr#mode=nczarr,file`, `...,zip`, with
-    /// `zarr`, `noxarray`, `nczarr490`, `consolidated`) or a `.zarr` /
-    /// `.zip` path.
-    fn parse(output: &Path) -> Result<StoreOutput, CopyError> {
-        let text = output.to_string_lossy();
-        let bad = |reason: String| CopyError::Unsupported {
-            path: text.to_string(),
-            format: "NCZarr",
-            reason,
-        };
-        let parsed = nctk_zarr::url::parse(&text).map_err(|e| bad(e.to_string()))?;
-        let is_zip = |p: &Path| p.extension().is_some_and(|e| e.eq_ignore_ascii_case("zip"));
-        match parsed.target {
-            Target::Path(p) | Target::File(p) => Ok(StoreOutput {
-                zip: is_zip(&p),
-                path: p,
-                layout: None,
-                consolidated: false,
-            }),
-            Target::Zarr(z) => {
-                let layout = nctk_zarr::write::layout_for_modes(&z.modes);
-                let consolidated = z.modes.iter().any(|m| m == "consolidated");
-                match z.location {
-                    StoreLocation::Directory(path) => Ok(StoreOutput {
-                        path,
-                        zip: false,
-                        layout,
-                        consolidated,
-                    }),
-                    StoreLocation::Zip(path) => Ok(StoreOutput {
-                        path,
-                        zip: true,
-                        layout,
-                        consolidated,
-                    }),
-                    StoreLocation::S3(_) => Err(bad("S3 storage is not available yet".into())),
-                }
-            }
-            Target::Bytes(_) => Err(bad("mode=bytes is read-only".into())),
-        }
-    }
 }
 
 /// An output being written under a temporary name ([`SafeOutput`]):
@@ -223,7 +157,14 @@ pub fn create_output(
     writer::check_writable(output, format)?;
     let mut opts = opts.clone();
     let safe = if format == Format::Zarr {
-        let store = StoreOutput::parse(output)?;
+        let store = door::store_target(&output.to_string_lossy()).map_err(|e| match e {
+            crate::Error::Open { path, reason } => CopyError::Unsupported {
+                path,
+                format: "NCZarr",
+                reason,
+            },
+            e => CopyError::Open(e),
+        })?;
         opts.layout = store.layout.or(opts.layout);
         opts.consolidated |= store.consolidated;
         SafeOutput::for_store(&store.path, store.zip)?
