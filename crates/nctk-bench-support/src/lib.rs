@@ -34,8 +34,13 @@ pub fn write_temp_field(path: &Path, nt: u64) {
         .add_var(GroupId::ROOT, "temp", DataType::Float, &[t, y, x])
         .unwrap();
     let tmp = path.with_extension("tmp");
-    let mut w =
-        ClassicWriter::create_with_schema(&tmp, &s, Version::Cdf5, FillMode::NoFill).unwrap();
+    let mut w = ClassicWriter::create_in_with_schema(
+        std::sync::Arc::new(nctk_store::bytes::FileSink::create(&tmp).unwrap()),
+        &s,
+        Version::Cdf5,
+        FillMode::NoFill,
+    )
+    .unwrap();
     let mut slab = vec![0f32; (NLAT * NLON) as usize];
     for t in 0..nt {
         for i in 0..NLAT {

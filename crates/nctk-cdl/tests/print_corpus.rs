@@ -60,7 +60,10 @@ fn corpus_dumps_are_byte_identical() {
             header_only: *header_only,
             ..Options::default()
         };
-        let got = match ClassicReader::open(bin) {
+        let got = match nctk_store::bytes::FileSource::open(bin)
+            .map_err(nctk_classic::ClassicError::from)
+            .and_then(|s| ClassicReader::from_source(std::sync::Arc::new(s)))
+        {
             Ok(r) => {
                 let mut out = vec![];
                 match dump(&r, &bin.to_string_lossy(), &opts, &mut out) {

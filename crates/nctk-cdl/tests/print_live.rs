@@ -76,7 +76,10 @@ fn compare(file: &Path, args: &[&str]) -> Result<(), String> {
         .arg(file)
         .output()
         .unwrap();
-    let reader = ClassicReader::open(file).map_err(|e| format!("open: {e}"))?;
+    let reader = nctk_store::bytes::FileSource::open(file)
+        .map_err(nctk_classic::ClassicError::from)
+        .and_then(|s| ClassicReader::from_source(std::sync::Arc::new(s)))
+        .map_err(|e| format!("open: {e}"))?;
     let mut got = vec![];
     let res = dump(&reader, &file.to_string_lossy(), &options(args), &mut got);
     if !out.status.success() {
@@ -247,7 +250,10 @@ fn flags_match_live_ncdump() {
     let mut n = 0;
     for f in &files {
         let mut sets: Vec<Vec<&str>> = flag_sets.iter().map(|s| s.to_vec()).collect();
-        let reader = ClassicReader::open(f).unwrap();
+        let reader = nctk_store::bytes::FileSource::open(f)
+            .map_err(nctk_classic::ClassicError::from)
+            .and_then(|s| ClassicReader::from_source(std::sync::Arc::new(s)))
+            .unwrap();
         let schema = reader.schema();
         let first = schema.var_ids().next().map(|v| schema.var(v).name.clone());
         let v_arg;
@@ -279,6 +285,9 @@ fn is_classic(p: &Path) -> bool {
         b.len() >= 4
             && &b[..3] == b"CDF"
             && matches!(b[3], 1 | 2 | 5)
-            && ClassicReader::open(p).is_ok()
+            && nctk_store::bytes::FileSource::open(p)
+                .map_err(nctk_classic::ClassicError::from)
+                .and_then(|s| ClassicReader::from_source(std::sync::Arc::new(s)))
+                .is_ok()
     })
 }

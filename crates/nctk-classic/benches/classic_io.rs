@@ -34,7 +34,10 @@ struct Results {
 }
 
 fn bench_nctk(input: &Path, output: &Path) -> Results {
-    let r = ClassicReader::open(input).unwrap();
+    let r = nctk_store::bytes::FileSource::open(input)
+        .map_err(nctk_classic::ClassicError::from)
+        .and_then(|s| ClassicReader::from_source(std::sync::Arc::new(s)))
+        .unwrap();
     let var = nctk_model::VarId(0);
     let all = Selection::all(&[NT, NLAT, NLON]);
     let mut buf = vec![0f32; (NT * NLAT * NLON) as usize];
@@ -53,8 +56,13 @@ fn bench_nctk(input: &Path, output: &Path) -> Results {
     }
     let time_series = t0.elapsed().as_secs_f64() / 50.0;
     let t0 = Instant::now();
-    let mut w = ClassicWriter::create_with_schema(output, &schema(), Version::Cdf5, FillMode::Fill)
-        .unwrap();
+    let mut w = ClassicWriter::create_in_with_schema(
+        std::sync::Arc::new(nctk_store::bytes::FileSink::create(output).unwrap()),
+        &schema(),
+        Version::Cdf5,
+        FillMode::Fill,
+    )
+    .unwrap();
     w.write_from(var, &all, &buf).unwrap();
     w.close().unwrap();
     let write = t0.elapsed().as_secs_f64();

@@ -10,8 +10,7 @@ use nctk_model::{
     DataSource, DataType, Endianness, GroupId, NcValue, Schema, Selection, SourceError, Values,
     VarId, VarStorage,
 };
-use nctk_store::bytes::{ByteSource, FileSource, MemSource};
-use std::path::Path;
+use nctk_store::bytes::{ByteSource, MemSource};
 use std::sync::Arc;
 
 /// Pieces closer than this are read with one read and copied out.
@@ -162,11 +161,6 @@ pub(crate) fn layout_of(d: &Decoded, file: &str) -> Result<FileLayout> {
 }
 
 impl ClassicReader {
-    /// Opens the file at `path`.
-    pub fn open(path: impl AsRef<Path>) -> Result<ClassicReader> {
-        Self::from_source(Arc::new(FileSource::open(path)?))
-    }
-
     /// Opens a file held in memory.
     pub fn from_bytes(bytes: impl Into<bytes::Bytes>) -> Result<ClassicReader> {
         Self::from_source(Arc::new(MemSource::new(bytes.into())))

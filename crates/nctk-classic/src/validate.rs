@@ -11,8 +11,7 @@ use crate::header::{decode_header, DecodeError, NumRecs};
 use crate::reader::{layout_of, schema_of};
 use crate::Version;
 use nctk_model::name;
-use nctk_store::bytes::{ByteSource, FileSource};
-use std::path::Path;
+use nctk_store::bytes::ByteSource;
 
 /// How bad a finding is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -55,18 +54,6 @@ fn finding_of(e: ClassicError) -> Finding {
         severity: Severity::Error,
         offset,
         message,
-    }
-}
-
-/// Validates the classic file at `path`. An unreadable file is one error finding.
-pub fn validate(path: impl AsRef<Path>) -> Vec<Finding> {
-    match FileSource::open(path) {
-        Ok(s) => validate_source(&s),
-        Err(e) => vec![Finding {
-            severity: Severity::Error,
-            offset: 0,
-            message: e.to_string(),
-        }],
     }
 }
 

@@ -17,8 +17,7 @@ use nctk_model::convert::{convert, vec_to_values};
 use nctk_model::{
     name, Attribute, DataType, DimId, ModelError, NcValue, Schema, Selection, Values, VarId,
 };
-use nctk_store::bytes::{ByteSink, ByteSource, FileSink, MemSink};
-use std::path::{Path, PathBuf};
+use nctk_store::bytes::{ByteSink, ByteSource};
 use std::sync::Arc;
 
 /// Whether unwritten data is initialized with fill values.
@@ -44,9 +43,9 @@ struct Old {
 ///
 /// Two ways to drive it:
 ///
-/// * a generator with a whole schema: [`ClassicWriter::create_with_schema`]
+/// * a generator with a whole schema: [`ClassicWriter::create_in_with_schema`]
 ///   then [`write`](Self::write) per variable, then [`close`](Self::close);
-/// * incrementally: [`ClassicWriter::create`], then
+/// * incrementally: [`ClassicWriter::create_in`], then
 ///   [`add_dimension`](Self::add_dimension) /
 ///   [`add_unlimited_dimension`](Self::add_unlimited_dimension) /
 ///   [`add_variable`](Self::add_variable) /
@@ -57,7 +56,6 @@ struct Old {
 /// definitions and data give the same bytes as netCDF-C.
 pub struct ClassicWriter {
     sink: Arc<dyn ByteSink>,
-    path: Option<PathBuf>,
     name: String,
     fill: FillMode,
     align: Align,
@@ -84,19 +82,6 @@ impl std::fmt::Debug for ClassicWriter {
 }
 
 impl ClassicWriter {
-    /// Creates (or truncates) the file at `path`, in define mode.
-    pub fn create(
-        path: impl AsRef<Path>,
-        version: Version,
-        fill: FillMode,
-    ) -> Result<ClassicWriter> {
-        let path = path.as_ref();
-        let sink = Arc::new(FileSink::create(path)?);
-        let mut w = Self::create_in(sink, version, fill)?;
-        w.path = Some(path.to_path_buf());
-        Ok(w)
-    }
-
     /// Creates a file in `sink` (which is truncated), in define mode.
     pub fn create_in(
         sink: Arc<dyn ByteSink>,
@@ -107,7 +92,6 @@ impl ClassicWriter {
         Ok(ClassicWriter {
             name: sink.name(),
             sink,
-            path: None,
             fill,
             align: Align::default(),
             header: Header::empty(version),
@@ -121,21 +105,8 @@ impl ClassicWriter {
         })
     }
 
-    /// Creates the file at `path` with every definition of `schema` (root
+    /// Creates a file in `sink` with every definition of `schema` (root
     /// group only) and leaves define mode: ready for [`write`](Self::write).
-    pub fn create_with_schema(
-        path: impl AsRef<Path>,
-        schema: &Schema,
-        version: Version,
-        fill: FillMode,
-    ) -> Result<ClassicWriter> {
-        let mut w = Self::create(path, version, fill)?;
-        w.define_schema(schema)?;
-        w.end_define()?;
-        Ok(w)
-    }
-
-    /// As [`create_with_schema`](Self::create_with_schema), into any sink.
     pub fn create_in_with_schema(
         sink: Arc<dyn ByteSink>,
         schema: &Schema,
@@ -148,15 +119,10 @@ impl ClassicWriter {
         Ok(w)
     }
 
-    /// Opens an existing file to append data or to redefine it; starts in data mode.
-    pub fn open(path: impl AsRef<Path>, fill: FillMode) -> Result<ClassicWriter> {
-        let path = path.as_ref();
-        let mut w = Self::open_in(Arc::new(FileSink::open(path)?), fill)?;
-        w.path = Some(path.to_path_buf());
-        Ok(w)
-    }
-
-    /// Opens an existing file held in `sink`; starts in data mode.
+    /// Opens an existing file held in `sink` to append data or to redefine
+    /// it; starts in data mode. A redefinition that moves data builds the
+    /// new file apart ([`ByteSink::replacement`]) and swaps it in whole, so
+    /// an interrupted one leaves the old file intact.
     pub fn open_in(sink: Arc<dyn ByteSink>, fill: FillMode) -> Result<ClassicWriter> {
         let name = sink.name();
         let (decoded, file_len) = read_header(sink.as_ref())?;
@@ -170,7 +136,6 @@ impl ClassicWriter {
         Ok(ClassicWriter {
             name,
             sink,
-            path: None,
             fill,
             align: Align::default(),
             header: decoded.header,
@@ -544,42 +509,9 @@ impl ClassicWriter {
             return Ok(());
         }
         // Build the new file apart, then swap it in.
-        let (target, tmp): (Arc<dyn ByteSink>, Option<PathBuf>) = match &self.path {
-            Some(p) => {
-                let mut t = p.clone().into_os_string();
-                t.push(format!(".nctk-redef-{}", std::process::id()));
-                let t = PathBuf::from(t);
-                (Arc::new(FileSink::create(&t)?), Some(t))
-            }
-            None => (Arc::new(MemSink::new()), None),
-        };
-        let result = self.build_moved(&*target, old, layout, header_bytes);
-        if let Err(e) = result {
-            if let Some(t) = &tmp {
-                let _ = std::fs::remove_file(t);
-            }
-            return Err(e);
-        }
-        match (tmp, &self.path) {
-            (Some(t), Some(p)) => {
-                target.sync()?;
-                drop(target);
-                std::fs::rename(&t, p).map_err(|e| nctk_store::bytes::ByteError::Io {
-                    path: p.display().to_string(),
-                    op: "rename",
-                    offset: 0,
-                    source: e,
-                })?;
-                self.sink = Arc::new(FileSink::open(p)?);
-            }
-            _ => {
-                let len = target.len()?;
-                let mut image = vec![0u8; len as usize];
-                target.read_exact_at(0, &mut image)?;
-                self.sink.set_len(0)?;
-                self.sink.write_at(0, &image)?;
-            }
-        }
+        let replacement = self.sink.replacement()?;
+        self.build_moved(replacement.sink(), old, layout, header_bytes)?;
+        self.sink = replacement.commit(self.sink.clone())?;
         Ok(())
     }
 

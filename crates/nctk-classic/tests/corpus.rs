@@ -37,7 +37,10 @@ fn every_classic_corpus_file_opens_and_reads() {
         .then(|| common::python_dump(&files));
     let mut failures = vec![];
     for f in &files {
-        let r = match ClassicReader::open(f) {
+        let r = match nctk_store::bytes::FileSource::open(f)
+            .map_err(nctk_classic::ClassicError::from)
+            .and_then(|s| ClassicReader::from_source(std::sync::Arc::new(s)))
+        {
             Ok(r) => r,
             Err(e) => {
                 failures.push(format!("{}: open: {e}", f.display()));

@@ -16,7 +16,11 @@ fn blk(start: &[u64], count: &[u64]) -> Selection {
 fn nctk_scenario(name: &str, path: &Path, version: Version) -> nctk_classic::Result<()> {
     match name {
         "grow" => {
-            let mut w = ClassicWriter::create(path, version, FillMode::Fill)?;
+            let mut w = ClassicWriter::create_in(
+                std::sync::Arc::new(nctk_store::bytes::FileSink::create(path)?),
+                version,
+                FillMode::Fill,
+            )?;
             let x = w.add_dimension("x", 5)?;
             let t = w.add_unlimited_dimension("t")?;
             w.put_attribute(None, "title", Values::text("a"))?;
@@ -29,7 +33,10 @@ fn nctk_scenario(name: &str, path: &Path, version: Version) -> nctk_classic::Res
             w.write_from(ry, &blk(&[0, 0], &[3, 5]), &fy)?;
             w.write_from(rz, &blk(&[0], &[3]), &[7i16, 8, 9])?;
             w.close()?;
-            let mut w = ClassicWriter::open(path, FillMode::Fill)?;
+            let mut w = ClassicWriter::open_in(
+                std::sync::Arc::new(nctk_store::bytes::FileSink::open(path)?),
+                FillMode::Fill,
+            )?;
             w.redefine()?;
             w.put_attribute(
                 None,
@@ -44,7 +51,11 @@ fn nctk_scenario(name: &str, path: &Path, version: Version) -> nctk_classic::Res
             w.close()
         }
         "single" => {
-            let mut w = ClassicWriter::create(path, version, FillMode::Fill)?;
+            let mut w = ClassicWriter::create_in(
+                std::sync::Arc::new(nctk_store::bytes::FileSink::create(path)?),
+                version,
+                FillMode::Fill,
+            )?;
             let t = w.add_unlimited_dimension("t")?;
             let n = w.add_dimension("n", 3)?;
             let b = w.add_variable("b", DataType::Byte, &[t, n])?;
@@ -52,7 +63,10 @@ fn nctk_scenario(name: &str, path: &Path, version: Version) -> nctk_classic::Res
             let data: Vec<i8> = (1..=12).collect();
             w.write_from(b, &blk(&[0, 0], &[4, 3]), &data)?;
             w.close()?;
-            let mut w = ClassicWriter::open(path, FillMode::Fill)?;
+            let mut w = ClassicWriter::open_in(
+                std::sync::Arc::new(nctk_store::bytes::FileSink::open(path)?),
+                FillMode::Fill,
+            )?;
             w.redefine()?;
             w.put_attribute(Some(b), "units", Values::text("m"))?;
             let c = w.add_variable("c", DataType::Int, &[t])?;
@@ -61,7 +75,11 @@ fn nctk_scenario(name: &str, path: &Path, version: Version) -> nctk_classic::Res
             w.close()
         }
         "append" => {
-            let mut w = ClassicWriter::create(path, version, FillMode::Fill)?;
+            let mut w = ClassicWriter::create_in(
+                std::sync::Arc::new(nctk_store::bytes::FileSink::create(path)?),
+                version,
+                FillMode::Fill,
+            )?;
             let t = w.add_unlimited_dimension("t")?;
             let x = w.add_dimension("x", 2)?;
             let v = w.add_variable("v", DataType::Int, &[t, x])?;
@@ -69,12 +87,19 @@ fn nctk_scenario(name: &str, path: &Path, version: Version) -> nctk_classic::Res
             w.end_define()?;
             w.write_from(v, &blk(&[0, 0], &[2, 2]), &[1i32, 2, 3, 4])?;
             w.close()?;
-            let mut w = ClassicWriter::open(path, FillMode::Fill)?;
+            let mut w = ClassicWriter::open_in(
+                std::sync::Arc::new(nctk_store::bytes::FileSink::open(path)?),
+                FillMode::Fill,
+            )?;
             w.write_from(v, &blk(&[4, 0], &[1, 2]), &[9i32, 10])?;
             w.close()
         }
         "nofill" => {
-            let mut w = ClassicWriter::create(path, version, FillMode::NoFill)?;
+            let mut w = ClassicWriter::create_in(
+                std::sync::Arc::new(nctk_store::bytes::FileSink::create(path)?),
+                version,
+                FillMode::NoFill,
+            )?;
             let x = w.add_dimension("x", 3)?;
             let a = w.add_variable("a", DataType::Short, &[x])?;
             w.add_variable("b", DataType::Int, &[x])?;
@@ -137,7 +162,10 @@ fn scenarios_read_back() {
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path().join("grow.nc");
     nctk_scenario("grow", &p, Version::Cdf2).unwrap();
-    let r = ClassicReader::open(&p).unwrap();
+    let r = nctk_store::bytes::FileSource::open(&p)
+        .map_err(nctk_classic::ClassicError::from)
+        .and_then(|s| ClassicReader::from_source(std::sync::Arc::new(s)))
+        .unwrap();
     let s = r.schema();
     assert_eq!(r.numrecs(), 3);
     let fx = s.var_by_name(nctk_model::GroupId::ROOT, "fx").unwrap();
@@ -156,7 +184,10 @@ fn scenarios_read_back() {
 
     let p = dir.path().join("append.nc");
     nctk_scenario("append", &p, Version::Cdf1).unwrap();
-    let r = ClassicReader::open(&p).unwrap();
+    let r = nctk_store::bytes::FileSource::open(&p)
+        .map_err(nctk_classic::ClassicError::from)
+        .and_then(|s| ClassicReader::from_source(std::sync::Arc::new(s)))
+        .unwrap();
     assert_eq!(r.numrecs(), 5);
     let v = r
         .schema()

@@ -161,8 +161,13 @@ fn netcdf_c_reads_what_nctk_writes() {
             ],
         );
         let path = dir.path().join(format!("w{k}.nc"));
-        let mut w =
-            ClassicWriter::create_with_schema(&path, &schema, version, FillMode::Fill).unwrap();
+        let mut w = ClassicWriter::create_in_with_schema(
+            std::sync::Arc::new(nctk_store::bytes::FileSink::create(&path).unwrap()),
+            &schema,
+            version,
+            FillMode::Fill,
+        )
+        .unwrap();
         for id in schema.var_ids() {
             let mut shape = schema.shape(id);
             if schema.is_record_var(id) {
@@ -177,7 +182,10 @@ fn netcdf_c_reads_what_nctk_writes() {
             .unwrap();
         }
         w.close().unwrap();
-        let r = ClassicReader::open(&path).unwrap();
+        let r = nctk_store::bytes::FileSource::open(&path)
+            .map_err(nctk_classic::ClassicError::from)
+            .and_then(|s| ClassicReader::from_source(std::sync::Arc::new(s)))
+            .unwrap();
         let data: Vec<(String, String)> = r
             .schema()
             .var_ids()

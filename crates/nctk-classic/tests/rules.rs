@@ -342,7 +342,12 @@ impl Step {
 
 /// Runs the steps through nctk's writer: "ok" or "refused STEP MESSAGE".
 fn nctk_define(path: &Path, version: Version, fill: FillMode, steps: &[Step]) -> String {
-    let mut w = ClassicWriter::create(path, version, fill).unwrap();
+    let mut w = ClassicWriter::create_in(
+        std::sync::Arc::new(nctk_store::bytes::FileSink::create(path).unwrap()),
+        version,
+        fill,
+    )
+    .unwrap();
     for (i, s) in steps.iter().enumerate() {
         let r = match s {
             Step::Dim(n, 0) => w.add_unlimited_dimension(n).map(drop),

@@ -70,8 +70,13 @@ fn write_random_field(path: &Path, bits: bool) {
         .add_var(GroupId::ROOT, "r", DataType::Float, &dims)
         .unwrap();
     let tmp = path.with_extension("tmp");
-    let mut w =
-        ClassicWriter::create_with_schema(&tmp, &s, Version::Cdf5, FillMode::NoFill).unwrap();
+    let mut w = ClassicWriter::create_in_with_schema(
+        std::sync::Arc::new(nctk_store::bytes::FileSink::create(&tmp).unwrap()),
+        &s,
+        Version::Cdf5,
+        FillMode::NoFill,
+    )
+    .unwrap();
     let mut seed = 0x2545_f491_4f6c_dd1du64;
     let mut slab = vec![0f32; 1_000_000];
     for t in 0..20 {

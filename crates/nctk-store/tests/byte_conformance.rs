@@ -176,3 +176,27 @@ fn file_reads_do_not_stat() {
     let stats = count(&["fstat", "statx", "newfstatat", "stat", "lstat"]);
     assert!(stats <= 3, "{stats} stat calls for 200 reads:\n{log}");
 }
+
+/// A replacement is invisible until committed; dropped uncommitted it
+/// leaves the blob as it was (and, for a file, no temporary beside it).
+#[test]
+fn staged_replacement_swaps_in_on_commit_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("f.nc");
+    let file: Arc<dyn ByteSink> = Arc::new(FileSink::create(&path).unwrap());
+    for original in [file, Arc::new(MemSink::new()) as Arc<dyn ByteSink>] {
+        original.write_at(0, b"old content").unwrap();
+        let abandoned = original.replacement().unwrap();
+        abandoned.sink().write_at(0, b"half").unwrap();
+        drop(abandoned);
+        assert_eq!(original.read_range(0..100).unwrap(), &b"old content"[..]);
+        let r = original.replacement().unwrap();
+        r.sink().write_at(0, b"new").unwrap();
+        assert_eq!(original.read_range(0..100).unwrap(), &b"old content"[..]);
+        let now = r.commit(original.clone()).unwrap();
+        assert_eq!(now.read_range(0..100).unwrap(), &b"new"[..]);
+    }
+    assert_eq!(std::fs::read(&path).unwrap(), b"new");
+    let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+    assert_eq!(names.len(), 1, "no temporary left beside the file");
+}

@@ -4,10 +4,11 @@ use std::collections::BTreeMap;
 use std::io::Cursor;
 use std::sync::Arc;
 
+use nctk_store::bytes::{ByteSink, ByteSource, FileSink, MemSink};
 use nctk_store::conformance;
 use nctk_store::kv::{
-    Bytes, DirectoryStore, MemoryStore, ReadableStore, StoreKey, ValueSource, WritableStore,
-    ZipRoot, ZipStore, ZipStoreWriter,
+    Bytes, DirectoryStore, MemoryStore, ReadableStore, StagedZipStore, StoreKey, ValueSource,
+    WritableStore, ZipRoot, ZipStore, ZipStoreWriter,
 };
 
 #[test]
@@ -38,6 +39,52 @@ fn directory_store_leaves_no_temp_files() {
         .map(|e| e.unwrap().file_name().into_string().unwrap())
         .collect();
     assert_eq!(names, ["b"]);
+}
+
+#[test]
+fn staged_zip_store_is_a_store_while_staged() {
+    let dir = tempfile::tempdir().unwrap();
+    let sink = Arc::new(MemSink::new());
+    conformance::kv_store(|| {
+        StagedZipStore::in_directory(dir.path().join("scratch"), sink.clone(), None).unwrap()
+    });
+    assert!(
+        !dir.path().join("scratch").exists(),
+        "scratch removed on drop"
+    );
+    assert_eq!(sink.len().unwrap(), 0, "nothing archived without close");
+}
+
+/// What a staged zip store archives on close reads back as the fixture, in
+/// both archive shapes, from memory and from a scratch directory (which is
+/// gone afterwards); re-puts keep the last value.
+#[test]
+fn staged_zip_store_archives_on_close() {
+    let tmp = tempfile::tempdir().unwrap();
+    for (n, top) in [None, Some("x.file")].into_iter().enumerate() {
+        for on_disk in [false, true] {
+            let scratch = tmp.path().join(format!("scratch{n}{on_disk}"));
+            let path = tmp.path().join(format!("out{n}{on_disk}.zip"));
+            conformance::kv_contents(|objects| {
+                let sink: Arc<dyn ByteSink> = Arc::new(FileSink::create(&path).unwrap());
+                let staged = if on_disk {
+                    StagedZipStore::in_directory(&scratch, sink, top).unwrap()
+                } else {
+                    StagedZipStore::in_memory(sink, top)
+                };
+                for (k, v) in objects {
+                    staged
+                        .put(k, Bytes::from_static(b"replaced below"))
+                        .unwrap();
+                    staged.put(k, v.clone()).unwrap();
+                }
+                staged.close().unwrap();
+                staged.close().unwrap();
+                assert!(!scratch.exists());
+                ZipStore::open_file(&path).unwrap()
+            });
+        }
+    }
 }
 
 fn zipped(dir: Option<&str>) -> Vec<u8> {

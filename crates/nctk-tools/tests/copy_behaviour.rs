@@ -66,10 +66,15 @@ fn a_variable_too_large_for_cdf1_names_itself() {
         .unwrap();
     s.add_var(GroupId::ROOT, "b", DataType::Float, &[x])
         .unwrap();
-    ClassicWriter::create_with_schema(&input, &s, Version::Cdf2, FillMode::NoFill)
-        .unwrap()
-        .close()
-        .unwrap();
+    ClassicWriter::create_in_with_schema(
+        std::sync::Arc::new(nctk_store::bytes::FileSink::create(&input).unwrap()),
+        &s,
+        Version::Cdf2,
+        FillMode::NoFill,
+    )
+    .unwrap()
+    .close()
+    .unwrap();
     std::fs::write(&out, b"old bytes").unwrap();
     let err = copy(&input, &out, &kind(OutputKind::Classic), &mut NoProgress).unwrap_err();
     let msg = err.to_string();

@@ -93,8 +93,8 @@ fn grid(path: &Path) {
     let x = s.add_dim(r, "x", 50, false).unwrap();
     let big = s.add_var(r, "big", DataType::Int, &[y, x]).unwrap();
     let t = s.add_var(r, "t", DataType::Float, &[time, x]).unwrap();
-    let mut w = nctk_classic::ClassicWriter::create_with_schema(
-        path,
+    let mut w = nctk_classic::ClassicWriter::create_in_with_schema(
+        std::sync::Arc::new(nctk_store::bytes::FileSink::create(path).unwrap()),
         &s,
         Version::Cdf1,
         nctk_classic::FillMode::NoFill,

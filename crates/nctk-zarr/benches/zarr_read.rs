@@ -20,13 +20,16 @@
 //!
 //! Run: `cargo bench -p nctk-zarr --bench zarr_read`
 
+#[path = "../tests/stores/mod.rs"]
+mod stores;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
 use nctk_bench_support::{build_c_peer, data_dir, have, python, write_temp_field, NLAT, NLON};
 use nctk_model::{DataSource, Selection, Values};
-use nctk_zarr::{open_path, ZarrOptions};
+use nctk_zarr::ZarrOptions;
 
 const NT: u64 = 100;
 
@@ -122,7 +125,7 @@ fn nctk_read(path: &Path, threads: usize) -> (f64, f64) {
     for _ in 0..3 {
         let t0 = Instant::now();
         let vals = pool.install(|| {
-            let r = open_path(path, ZarrOptions::default()).unwrap();
+            let r = stores::open_path(path, ZarrOptions::default()).unwrap();
             let v = r.schema().var_by_path("temp").unwrap();
             r.read_values(v, &all).unwrap()
         });

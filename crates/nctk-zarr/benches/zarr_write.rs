@@ -25,6 +25,9 @@
 //!
 //! Run: `cargo bench -p nctk-zarr --bench zarr_write`
 
+#[path = "../tests/stores/mod.rs"]
+mod stores;
+
 use std::path::Path;
 use std::process::Command;
 use std::time::Instant;
@@ -32,7 +35,7 @@ use std::time::Instant;
 use nctk_bench_support::{data_dir, NLAT, NLON};
 use nctk_classic::ClassicReader;
 use nctk_model::{DataSource, GroupId, Schema, Selection, Values};
-use nctk_zarr::{open_path, VarOptions, WriteOptions, ZarrOptions, ZarrWriter};
+use nctk_zarr::{VarOptions, WriteOptions, ZarrOptions};
 
 const NT: u64 = 100;
 const RUNS: usize = 3;
@@ -237,7 +240,7 @@ fn nctk_write(out: &Path, steps: &[Values], var: &VarOptions) -> f64 {
         ..WriteOptions::default()
     };
     let t0 = Instant::now();
-    let mut w = ZarrWriter::create_dir(out, &s, &opts).unwrap();
+    let mut w = stores::create_dir(out, &s, &opts).unwrap();
     for (t, slab) in (0..).zip(steps) {
         w.write(v, &Selection::block(&[t, 0, 0], &[1, NLAT, NLON]), slab)
             .unwrap();
@@ -267,7 +270,10 @@ fn main() {
         );
         return;
     }
-    let reader = ClassicReader::open(&src).unwrap();
+    let reader = nctk_store::bytes::FileSource::open(&src)
+        .map_err(nctk_classic::ClassicError::from)
+        .and_then(|s| ClassicReader::from_source(std::sync::Arc::new(s)))
+        .unwrap();
     let v = reader.schema().var_by_path("temp").unwrap();
     let mut data = vec![0f32; (NT * NLAT * NLON) as usize];
     reader
@@ -311,7 +317,7 @@ fn main() {
         };
         let t1 = best_of(|| one.install(|| nctk_write(&out, &steps, &var)));
         let tn = best_of(|| nctk_write(&out, &steps, &var));
-        let back = open_path(&out, ZarrOptions::default()).unwrap();
+        let back = stores::open_path(&out, ZarrOptions::default()).unwrap();
         let bv = back.schema().var_by_path("temp").unwrap();
         let got = back
             .read_values(bv, &Selection::all(&[NT, NLAT, NLON]))

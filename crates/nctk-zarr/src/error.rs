@@ -76,22 +76,6 @@ pub enum ZarrError {
         /// What overflowed.
         reason: String,
     },
-    /// A URL or path could not be parsed.
-    #[error("{url}: {reason}")]
-    Url {
-        /// The URL as given.
-        url: String,
-        /// What is wrong.
-        reason: String,
-    },
-    /// The URL names storage this build cannot reach yet (S3, HTTP).
-    #[error("{url}: {storage} storage is not available yet")]
-    StorageNotAvailable {
-        /// The URL as given.
-        url: String,
-        /// The storage kind (`s3`, `https`).
-        storage: &'static str,
-    },
 }
 
 impl ZarrError {

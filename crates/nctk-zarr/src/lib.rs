@@ -4,10 +4,12 @@
 //!
 //! * To read a dataset: put its store in an `Arc` and call
 //!   [`ZarrReader::open`]; the reader is an [`nctk_model::DataSource`]
-//!   (`schema()`, `read(var, &selection)`). [`open_path`] opens a directory
-//!   or zip store on disk in one call.
-//! * To decide what a netCDF-C path or URL names (`file:///x.zarr#mode=zarr,file`,
-//!   `s3://bucket/key`, a plain path): [`url::parse`].
+//!   (`schema()`, `read(var, &selection)`).
+//! * To write one: [`ZarrWriter::create`] over any store that reads and
+//!   writes.
+//! * Paths and netCDF-C URLs (`file:///x.zarr#mode=zarr,file`,
+//!   `s3://bucket/key`) are not this crate's: the facade (`nctk`) turns
+//!   them into a store and [`ZarrOptions`].
 //! * The metadata types ([`meta`]) and NCZarr's layouts ([`nczarr`]) are
 //!   public for tools that inspect stores.
 //!
@@ -22,17 +24,14 @@ mod error;
 pub mod json;
 pub mod meta;
 pub mod nczarr;
-mod open;
 mod read;
 mod reader;
 pub mod strlen;
-pub mod url;
 pub mod write;
 
 pub use attrs::{
     infer as infer_attribute, is_hidden as is_hidden_attribute, to_values as attribute_values,
 };
 pub use error::ZarrError;
-pub use open::{open_path, open_store, StoreBackend};
 pub use reader::{ZarrOptions, ZarrReader};
 pub use write::{VarOptions, WriteError, WriteLayout, WriteOptions, ZarrWriter};

@@ -6,13 +6,15 @@
 //! note, and without Python and zarr the value comparison is, or under CI
 //! they fail (`nctk_test_support::require`).
 
+mod stores;
+
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use nctk_model::{DataSource, Selection, Values};
 use nctk_test_support::{corpus::files_under, require};
-use nctk_zarr::{open_path, ZarrOptions, ZarrReader};
+use nctk_zarr::{ZarrOptions, ZarrReader};
 
 /// Every store root in the corpus: directories holding `.zgroup` whose
 /// parent does not, and zip files.
@@ -97,7 +99,7 @@ fn corpus_stores_open_read_and_match_zarr_python() {
     let (mut opened, mut compared_arrays, mut failures) = (0, 0, vec![]);
     for store in &all {
         let rel = store.strip_prefix(&root).unwrap().display().to_string();
-        let ours = match open_path(store, ZarrOptions::default())
+        let ours = match stores::open_path(store, ZarrOptions::default())
             .map_err(|e| e.to_string())
             .and_then(|r| read_all(&r))
         {

@@ -9,12 +9,14 @@
 //! * what it writes, nctk reads back with the names netCDF-C stores (NFC),
 //!   and so do netCDF4 (NCZarr) and zarr-python (pure Zarr).
 
+mod stores;
+
 use std::sync::Arc;
 
 use nctk_model::{Attribute, DataSource, DataType, GroupId, Schema, Values};
 use nctk_store::kv::{ListableStore, MemoryStore, StorePrefix};
 use nctk_test_support::require;
-use nctk_zarr::{open_path, WriteError, WriteLayout, WriteOptions, ZarrOptions, ZarrWriter};
+use nctk_zarr::{WriteError, WriteLayout, WriteOptions, ZarrOptions, ZarrWriter};
 use serde_json::Value;
 
 /// Names on both sides of netCDF-C's `NC_check_name`, and two that only
@@ -194,11 +196,11 @@ fn what_it_writes_reads_back_with_netcdf_c_s_names() {
             layout,
             ..WriteOptions::default()
         };
-        ZarrWriter::create_dir(&path, &schema, &opts)
+        stores::create_dir(&path, &schema, &opts)
             .unwrap()
             .finish()
             .unwrap();
-        let back = open_path(&path, ZarrOptions::default()).unwrap();
+        let back = stores::open_path(&path, ZarrOptions::default()).unwrap();
         assert_eq!(names_of(&back), expect, "{layout:?}");
         assert_eq!(back.schema().root().attributes[0].name, "x:y", "{layout:?}");
         let peer = match layout {

@@ -4,10 +4,12 @@
 //! [shuffle, zlib]`, `compressor: fletcher32`). Skipped when netCDF4 is
 //! absent.
 
+mod stores;
+
 use std::path::Path;
 
 use nctk_model::{convert::values_to_vec, DataSource, Selection};
-use nctk_zarr::{open_path, ZarrOptions};
+use nctk_zarr::ZarrOptions;
 use serde_json::Value;
 
 #[test]
@@ -27,7 +29,7 @@ fn netcdf_c_filter_chains_read_as_netcdf_c_reads_them() {
         expected.keys()
     );
 
-    let r = open_path(&store, ZarrOptions::default()).unwrap();
+    let r = stores::open_path(&store, ZarrOptions::default()).unwrap();
     let s = r.schema();
     let mut checked = 0;
     for v in s.var_ids() {

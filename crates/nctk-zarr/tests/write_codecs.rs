@@ -6,11 +6,13 @@
 //! read the pure Zarr store of every chain. Peers that are absent are
 //! skipped.
 
+mod stores;
+
 use nctk_test_support::require;
 use std::path::Path;
 
 use nctk_model::{DataSource, DataType, GroupId, Schema, Selection, Values};
-use nctk_zarr::{open_path, VarOptions, WriteLayout, WriteOptions, ZarrOptions, ZarrWriter};
+use nctk_zarr::{VarOptions, WriteLayout, WriteOptions, ZarrOptions};
 use serde_json::Value;
 
 /// (variable name, type, options, netCDF-C has a plugin for every codec).
@@ -161,7 +163,7 @@ fn write_store(
         vars: opts,
         ..WriteOptions::default()
     };
-    let mut w = ZarrWriter::create_dir(path, &s, &wo).unwrap();
+    let mut w = stores::create_dir(path, &s, &wo).unwrap();
     for (id, _, v) in &vars {
         w.write(*id, &Selection::all(&[t, x]), v).unwrap();
     }
@@ -209,7 +211,7 @@ fn compressed_stores_read_identically_by_nctk_and_the_peers() {
 
     // nctk itself.
     for (path, want, pure_zarr) in [(&nczarr, &known, false), (&pure, &all, true)] {
-        let r = open_path(
+        let r = stores::open_path(
             path,
             ZarrOptions {
                 pure_zarr,

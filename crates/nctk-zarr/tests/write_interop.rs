@@ -10,6 +10,8 @@
 //! Each peer is skipped when absent. The corpus comes from `NCTK_CORPUS`
 //! (default `../shared/corpus` from the workspace root).
 
+mod stores;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -17,7 +19,7 @@ use nctk_cdl::{check_format, parse_with, CdlDataset, Kind, ParseOptions};
 use nctk_model::{DataSource, DataType, Selection, Values};
 use nctk_test_support::{corpus::files_under, peer, require};
 use nctk_zarr::strlen::width_set_by_attributes;
-use nctk_zarr::{open_path, VarOptions, WriteLayout, WriteOptions, ZarrOptions, ZarrWriter};
+use nctk_zarr::{VarOptions, WriteLayout, WriteOptions, ZarrOptions};
 use serde_json::Value;
 
 /// The corpus's netCDF-C tree, whose CDL the tests write as stores.
@@ -114,8 +116,8 @@ fn options(ds: &CdlDataset, layout: WriteLayout) -> WriteOptions {
 }
 
 fn write(ds: &CdlDataset, path: &Path, layout: WriteLayout) -> Result<(), String> {
-    let mut w = ZarrWriter::create_dir(path, &ds.schema, &options(ds, layout))
-        .map_err(|e| e.to_string())?;
+    let mut w =
+        stores::create_dir(path, &ds.schema, &options(ds, layout)).map_err(|e| e.to_string())?;
     for v in ds.schema.var_ids() {
         let Some(values) = ds.var_data(v) else {
             continue;
@@ -268,7 +270,7 @@ fn nctk_read(
     want: &BTreeMap<String, Vec<Value>>,
     ds: &CdlDataset,
 ) -> Vec<String> {
-    let r = match open_path(
+    let r = match stores::open_path(
         path,
         ZarrOptions {
             pure_zarr: pure,
@@ -367,7 +369,7 @@ fn corpus_stores_read_back_through_nctk_and_python_peers() {
     for (name, ds) in sets.iter().take(20) {
         let path = dir.path().join(format!("{name}.zip"));
         let opts = options(ds, WriteLayout::PureZarr { xarray: true });
-        let mut w = ZarrWriter::create_zip(&path, &ds.schema, &opts).unwrap();
+        let mut w = stores::create_zip(&path, &ds.schema, &opts).unwrap();
         for v in ds.schema.var_ids() {
             let Some(values) = ds.var_data(v) else {
                 continue;

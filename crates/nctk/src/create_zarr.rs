@@ -11,7 +11,7 @@ pub use nctk_zarr::{
     ZarrWriter as StoreWriter,
 };
 
-use crate::Error;
+use crate::{door, Error};
 
 /// Creates an NCZarr or Zarr store from a complete schema and returns the
 /// writer: call [`StoreWriter::write`] for each hyperslab, then
@@ -36,12 +36,15 @@ use crate::Error;
 pub fn create_store(
     url_or_path: &str,
     schema: &Schema,
-    options: StoreOptions,
+    mut options: StoreOptions,
 ) -> Result<StoreWriter, Error> {
-    nctk_zarr::write::create_target(url_or_path, schema, options).map_err(|e| match e {
-        nctk_zarr::WriteError::Target { url, reason } => Error::Open { path: url, reason },
-        other => Error::Format(Box::new(other)),
-    })
+    let target = door::store_target(url_or_path)?;
+    if let Some(layout) = target.layout {
+        options.layout = layout;
+    }
+    options.consolidated |= target.consolidated;
+    let store = door::create_store(&target.path, target.zip, options.layout)?;
+    StoreWriter::create(store, schema, &options).map_err(|e| Error::Format(Box::new(e)))
 }
 
 /// True when an output named `target` is an NCZarr / Zarr store rather

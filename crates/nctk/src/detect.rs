@@ -1,13 +1,13 @@
-//! Format detection: by magic bytes for single files, by netCDF-C URL or
-//! directory layout for Zarr stores.
+//! Format detection: by magic bytes read through a file's byte source (the
+//! door, [`crate::door`], recognises directories and URLs).
 
 mod hdf5;
 
-use std::io::Read;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use nctk_store::bytes::FileSource;
-use nctk_zarr::url::{self, Target};
+use nctk_store::bytes::ByteSource;
+
+use crate::door::Opened;
 
 pub use hdf5::ProbeError;
 
@@ -28,41 +28,24 @@ pub enum Format {
     Zarr,
 }
 
-/// Detects the format of a local file by its first bytes.
-pub fn detect_file(path: &Path) -> Result<Format, Error> {
-    let io = |source| Error::Io {
-        path: path.display().to_string(),
-        source,
-    };
-    if path.is_dir() {
-        return Ok(Format::Zarr);
-    }
+/// Detects the format of a single file by its first bytes, read through
+/// its byte source (and HDF5 after a user block, as netCDF-C finds it).
+pub(crate) fn detect_source(source: &dyn ByteSource) -> Result<Format, Error> {
     let mut magic = [0u8; 8];
-    let mut file = std::fs::File::open(path).map_err(io)?;
-    let n = file.read(&mut magic).map_err(io)?;
+    let n = source.read_full(0, &mut magic).map_err(|e| Error::Open {
+        path: source.name(),
+        reason: e.to_string(),
+    })?;
     if let Some(format) = detect_magic(&magic[..n]) {
         return Ok(format);
     }
     // netCDF-C also finds HDF5 after a user block (offset 512, 1024, ...).
-    if hdf5::find_signature(&file_source(path)?)?.is_some() {
+    if hdf5::find_signature(source)?.is_some() {
         return Ok(Format::Hdf5);
     }
     Err(Error::Open {
-        path: path.display().to_string(),
+        path: source.name(),
         reason: "not a netCDF file: unknown magic number at offset 0".into(),
-    })
-}
-
-/// True when `path` is to be parsed as a netCDF-C URL rather than a path.
-pub(crate) fn looks_like_url(path: &Path) -> bool {
-    path.to_str()
-        .is_some_and(|s| s.contains("://") || s.contains("#mode="))
-}
-
-fn file_source(path: &Path) -> Result<FileSource, Error> {
-    FileSource::open(path).map_err(|e| Error::Open {
-        path: path.display().to_string(),
-        reason: e.to_string(),
     })
 }
 
@@ -83,39 +66,25 @@ impl From<ProbeError> for Error {
 /// `_nc3_strict` attribute marks the classic model, as netCDF-C decides).
 /// Other targets are opened as [`open`](crate::open) does.
 pub fn kind(target: impl AsRef<Path>) -> Result<String, Error> {
-    let path = target.as_ref();
-    if let Some(local) = local_file(path)? {
-        if local.is_file() && detect_file(&local)? == Format::Hdf5 {
-            return hdf5_kind(&local).map(String::from);
-        }
+    let opened = crate::door::open_target(target.as_ref())?;
+    if let Opened::File {
+        source,
+        format: Format::Hdf5,
+    } = &opened
+    {
+        return hdf5_kind(source.as_ref()).map(String::from);
     }
-    crate::open(path).map(|d| d.format_name().to_string())
-}
-
-/// The local file a path or `file://` URL names, if it names one.
-fn local_file(path: &Path) -> Result<Option<PathBuf>, Error> {
-    if !looks_like_url(path) {
-        return Ok(Some(path.to_path_buf()));
-    }
-    let name = path.display().to_string();
-    let parsed = url::parse(&name).map_err(|e| Error::Open {
-        path: name.clone(),
-        reason: e.to_string(),
-    })?;
-    Ok(match parsed.target {
-        Target::Path(p) | Target::File(p) => Some(p),
-        _ => None,
-    })
+    crate::open::dataset(opened, &target.as_ref().display().to_string())
+        .map(|d| d.format_name().to_string())
 }
 
 /// `netCDF-4` or `netCDF-4 classic model` for an HDF5 file.
-fn hdf5_kind(path: &Path) -> Result<&'static str, Error> {
-    let src = file_source(path)?;
-    let base = hdf5::find_signature(&src)?.ok_or_else(|| Error::Open {
-        path: path.display().to_string(),
+fn hdf5_kind(src: &dyn ByteSource) -> Result<&'static str, Error> {
+    let base = hdf5::find_signature(src)?.ok_or_else(|| Error::Open {
+        path: src.name(),
         reason: "no HDF5 signature at offset 0, 512, 1024, ...".into(),
     })?;
-    Ok(if hdf5::is_classic_model(&src, base)? {
+    Ok(if hdf5::is_classic_model(src, base)? {
         "netCDF-4 classic model"
     } else {
         "netCDF-4"

@@ -35,6 +35,7 @@
 mod create_zarr;
 mod dataset;
 mod detect;
+pub mod door;
 mod error;
 mod extent;
 mod group;

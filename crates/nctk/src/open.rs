@@ -1,10 +1,10 @@
 use std::path::Path;
 
 use nctk_classic::ClassicReader;
-use nctk_zarr::url::{self, Target};
-use nctk_zarr::ZarrOptions;
+use nctk_zarr::ZarrReader;
 
-use crate::detect::{detect_file, detect_magic, looks_like_url, Format};
+use crate::detect::{detect_magic, Format};
+use crate::door::{open_target, Opened};
 use crate::{Dataset, Error};
 
 fn open_error(path: &str, e: impl std::fmt::Display) -> Error {
@@ -31,33 +31,30 @@ fn hdf5_unsupported(path: &str) -> Error {
 ///   parses them (unknown modes are an error).
 pub fn open(target: impl AsRef<Path>) -> Result<Dataset, Error> {
     let path = target.as_ref();
-    let name = path.display().to_string();
-    if !looks_like_url(path) {
-        return open_local(path, &name);
-    }
-    let parsed = url::parse(&name).map_err(|e| open_error(&name, e))?;
-    match parsed.target {
-        Target::Path(p) | Target::File(p) => open_local(&p, &name),
-        Target::Zarr(z) => z
-            .open()
+    dataset(open_target(path)?, &path.display().to_string())
+}
+
+/// The dataset in what the door opened (`name` names it in errors).
+pub(crate) fn dataset(opened: Opened, name: &str) -> Result<Dataset, Error> {
+    match opened {
+        Opened::Store { store, options } => ZarrReader::open(store, options)
             .map(|r| Dataset::from_source(Box::new(r)))
-            .map_err(|e| open_error(&name, e)),
-        Target::Bytes(_) => Err(open_error(
-            &name,
-            "byte-range access (#mode=bytes) is not available yet",
-        )),
+            .map_err(|e| open_error(name, e)),
+        Opened::File { source, format } => match format {
+            Format::Classic | Format::Offset64 | Format::Cdf5 => ClassicReader::from_source(source)
+                .map(Dataset::from_classic)
+                .map_err(|e| open_error(name, e)),
+            Format::Hdf5 => Err(hdf5_unsupported(name)),
+            Format::Zarr => Err(open_error(name, "a zip store is not a single file")),
+        },
     }
 }
 
-fn open_local(path: &Path, name: &str) -> Result<Dataset, Error> {
-    match detect_file(path)? {
-        Format::Classic | Format::Offset64 | Format::Cdf5 => ClassicReader::open(path)
-            .map(Dataset::from_classic)
-            .map_err(|e| open_error(name, e)),
-        Format::Zarr => nctk_zarr::open_path(path, ZarrOptions::default())
-            .map(|r| Dataset::from_source(Box::new(r)))
-            .map_err(|e| open_error(name, e)),
-        Format::Hdf5 => Err(hdf5_unsupported(name)),
+impl Dataset {
+    /// The dataset in what [`crate::door::open_target`] opened; `name`
+    /// names it in errors.
+    pub fn open_in(opened: Opened, name: &str) -> Result<Dataset, Error> {
+        dataset(opened, name)
     }
 }
 

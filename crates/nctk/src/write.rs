@@ -41,14 +41,17 @@ pub fn create_with_fill(
     } else {
         FillMode::NoFill
     };
-    let writer = ClassicWriter::create(path, version(format)?, mode).map_err(format_error)?;
+    let version = version(format)?;
+    let sink = crate::door::create_file(path.as_ref()).map_err(|e| format_error(e.into()))?;
+    let writer = ClassicWriter::create_in(sink, version, mode).map_err(format_error)?;
     Ok(DatasetDef { writer })
 }
 
 /// Opens an existing classic file to append data or to redefine it; it
 /// starts in data mode.
 pub fn append(path: impl AsRef<Path>) -> Result<DatasetMut, Error> {
-    let writer = ClassicWriter::open(path, FillMode::Fill).map_err(format_error)?;
+    let sink = crate::door::open_file(path.as_ref()).map_err(|e| format_error(e.into()))?;
+    let writer = ClassicWriter::open_in(sink, FillMode::Fill).map_err(format_error)?;
     Ok(DatasetMut { writer })
 }
 

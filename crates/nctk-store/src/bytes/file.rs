@@ -9,13 +9,14 @@
 //! shrunk by someone else reads short, as `pread` reports, never as stale
 //! bytes.
 
-use super::{read_new, ByteError, ByteSink, ByteSource};
+use super::{read_new, ByteError, ByteSink, ByteSource, Replacement};
 use bytes::Bytes;
 use std::fs::{File, OpenOptions};
 use std::ops::Range;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 
 /// A local file read with positioned reads (`pread`): no shared cursor, no
 /// lock, and no `stat` per read (see the module's length rule).
@@ -188,5 +189,60 @@ impl ByteSink for FileSink {
         self.file
             .sync_data()
             .map_err(|e| ByteError::io(&self.name(), "sync", 0, e))
+    }
+    fn replacement(&self) -> Result<Box<dyn Replacement>, ByteError> {
+        let mut temp = self.path.clone().into_os_string();
+        temp.push(format!(".nctk-redef-{}", std::process::id()));
+        let temp = PathBuf::from(temp);
+        Ok(Box::new(FileReplacement {
+            staged: Some(FileSink::create(&temp)?),
+            temp,
+            target: self.path.clone(),
+        }))
+    }
+}
+
+/// A file's replacement: a sibling temporary (`<name>.nctk-redef-<pid>`)
+/// renamed over the file on commit, removed when dropped uncommitted.
+#[derive(Debug)]
+struct FileReplacement {
+    /// `None` once committed.
+    staged: Option<FileSink>,
+    temp: PathBuf,
+    target: PathBuf,
+}
+
+impl Replacement for FileReplacement {
+    fn sink(&self) -> &dyn ByteSink {
+        self.staged
+            .as_ref()
+            .expect("an uncommitted replacement has its sink")
+    }
+
+    fn commit(
+        mut self: Box<Self>,
+        _original: Arc<dyn ByteSink>,
+    ) -> Result<Arc<dyn ByteSink>, ByteError> {
+        if let Some(staged) = self.staged.take() {
+            staged.sync()?;
+        }
+        if let Err(e) = std::fs::rename(&self.temp, &self.target) {
+            let _ = std::fs::remove_file(&self.temp);
+            return Err(ByteError::io(
+                &self.target.display().to_string(),
+                "rename",
+                0,
+                e,
+            ));
+        }
+        Ok(Arc::new(FileSink::open(&self.target)?))
+    }
+}
+
+impl Drop for FileReplacement {
+    fn drop(&mut self) {
+        if self.staged.take().is_some() {
+            let _ = std::fs::remove_file(&self.temp);
+        }
     }
 }

@@ -9,10 +9,12 @@
 mod error;
 mod file;
 mod mem;
+mod replace;
 
 pub use error::ByteError;
 pub use file::{FileSink, FileSource};
 pub use mem::{MemSink, MemSource};
+pub use replace::{MemReplacement, Replacement};
 
 use bytes::Bytes;
 use std::ops::Range;
@@ -135,6 +137,14 @@ pub trait ByteSink: ByteSource {
     fn sync(&self) -> Result<(), ByteError> {
         self.flush()
     }
+
+    /// Starts new content for the whole blob, built apart from it and put
+    /// in its place by [`Replacement::commit`] (a file: a sibling
+    /// temporary renamed over it). The default builds it in memory and
+    /// copies it over on commit.
+    fn replacement(&self) -> Result<Box<dyn Replacement>, ByteError> {
+        Ok(Box::<MemReplacement>::default())
+    }
 }
 
 impl<T: ByteSource + ?Sized> ByteSource for std::sync::Arc<T> {
@@ -174,6 +184,9 @@ impl<T: ByteSink + ?Sized> ByteSink for Box<T> {
     fn sync(&self) -> Result<(), ByteError> {
         (**self).sync()
     }
+    fn replacement(&self) -> Result<Box<dyn Replacement>, ByteError> {
+        (**self).replacement()
+    }
 }
 
 impl<T: ByteSink + ?Sized> ByteSink for std::sync::Arc<T> {
@@ -188,5 +201,8 @@ impl<T: ByteSink + ?Sized> ByteSink for std::sync::Arc<T> {
     }
     fn sync(&self) -> Result<(), ByteError> {
         (**self).sync()
+    }
+    fn replacement(&self) -> Result<Box<dyn Replacement>, ByteError> {
+        (**self).replacement()
     }
 }

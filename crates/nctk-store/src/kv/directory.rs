@@ -45,6 +45,15 @@ impl DirectoryStore {
         DirectoryStore { root: root.into() }
     }
 
+    /// A store rooted at `root`, creating the directory (and its parents)
+    /// when missing.
+    pub fn create(root: impl Into<PathBuf>) -> Result<DirectoryStore, StoreError> {
+        let root = root.into();
+        fs::create_dir_all(&root)
+            .map_err(|e| StoreError::io(root.display().to_string(), "create", e))?;
+        Ok(DirectoryStore { root })
+    }
+
     /// A store rooted at an existing directory.
     pub fn open(root: impl Into<PathBuf>) -> Result<DirectoryStore, StoreError> {
         let root = root.into();

@@ -12,12 +12,14 @@
 //! * [`ReadableStore`]: `get`, `get_range`, `size`, `get_many`;
 //! * [`ListableStore`]: `list_dir`, the immediate children of a prefix
 //!   (S3's delimiter listing, netCDF-C's `search`);
-//! * [`WritableStore`]: `put`, `delete`.
+//! * [`WritableStore`]: `put`, `delete`, and `close` after the last put
+//!   (where a store that writes an archive writes it).
 //!
 //! Backends: [`MemoryStore`] (everything), [`DirectoryStore`] (a directory
 //! tree, written through temporary files and renames), [`ZipStore`]
 //! (read-only, over any [`ByteSource`](crate::bytes::ByteSource)) and
-//! [`ZipStoreWriter`] (write-once). [`ValueSource`] presents one stored
+//! [`ZipStoreWriter`] (write-once), and [`StagedZipStore`] (a zip written
+//! like any store: staged, then archived into a byte sink on `close`). [`ValueSource`] presents one stored
 //! value as a [`ByteSource`](crate::bytes::ByteSource) (so a zip can be read
 //! out of any store). The checks every backend passes are in
 //! `nctk_store::conformance` (feature `conformance`).
@@ -38,7 +40,7 @@ pub use key::{StoreKey, StorePrefix};
 pub use memory::MemoryStore;
 pub use traits::{ListableStore, Listing, ReadListStore, ReadableStore, WritableStore};
 pub use value_source::ValueSource;
-pub use zip::{ZipRoot, ZipStore, ZipStoreWriter};
+pub use zip::{StagedZipStore, ZipRoot, ZipStore, ZipStoreWriter};
 
 /// A shared byte buffer, as stores return it.
 pub use bytes::Bytes;

@@ -79,6 +79,13 @@ pub trait WritableStore: Send + Sync {
 
     /// Removes the object at `key`; removing a missing key succeeds.
     fn delete(&self, key: &StoreKey) -> Result<(), StoreError>;
+
+    /// Completes the store after the last `put`: a store that writes an
+    /// archive (such as [`StagedZipStore`](crate::kv::StagedZipStore))
+    /// writes it now. The default does nothing.
+    fn close(&self) -> Result<(), StoreError> {
+        Ok(())
+    }
 }
 
 /// A store that can be read and listed: what a Zarr reader needs.
@@ -134,6 +141,9 @@ macro_rules! forward_readable {
             }
             fn delete(&self, key: &StoreKey) -> Result<(), StoreError> {
                 (**self).delete(key)
+            }
+            fn close(&self) -> Result<(), StoreError> {
+                (**self).close()
             }
         }
     )*};

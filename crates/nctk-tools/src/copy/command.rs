@@ -297,8 +297,8 @@ mod tests {
         let r = nctk_model::GroupId::ROOT;
         let x = s.add_dim(r, "x", 4, false).unwrap();
         let v = s.add_var(r, "v", nctk_model::DataType::Int, &[x]).unwrap();
-        let mut w = nctk_classic::ClassicWriter::create_with_schema(
-            &input,
+        let mut w = nctk_classic::ClassicWriter::create_in_with_schema(
+            nctk::door::create_file(&input).unwrap(),
             &s,
             nctk_classic::Version::Cdf1,
             nctk_classic::FillMode::NoFill,

@@ -8,7 +8,8 @@ use nctk_model::{DataSource, DataType, Schema, Selection, SourceError, Values, V
 
 use super::options::OutputKind;
 use super::CopyError;
-use nctk::Dataset;
+use nctk::door::Opened;
+use nctk::{Dataset, Format};
 
 /// An open input.
 pub(crate) enum Input<'a> {
@@ -27,35 +28,33 @@ fn open_err(path: &Path, e: impl std::fmt::Display) -> CopyError {
     })
 }
 
-fn is_classic_file(path: &Path) -> bool {
-    use std::io::Read;
-    let mut magic = [0u8; 4];
-    std::fs::File::open(path)
-        .and_then(|mut f| f.read_exact(&mut magic))
-        .is_ok()
-        && matches!(magic, [b'C', b'D', b'F', 1 | 2 | 5])
-}
-
 impl<'a> Input<'a> {
     /// Opens `path` (a classic file, or anything [`nctk::open`] opens);
     /// `in_memory` reads a classic file whole first (`nccopy -r`).
     pub(crate) fn open(path: &Path, in_memory: bool) -> Result<Input<'a>, CopyError> {
-        if path.is_file() && is_classic_file(path) {
-            let reader = if in_memory {
-                let bytes = std::fs::read(path).map_err(|e| CopyError::Io {
-                    path: path.display().to_string(),
-                    op: "read",
-                    source: e,
-                })?;
-                ClassicReader::from_bytes(bytes)
-            } else {
-                ClassicReader::open(path)
-            };
-            return reader
-                .map(|r| Input::Classic(Box::new(r)))
-                .map_err(|e| open_err(path, e));
+        match nctk::door::open_target(path)? {
+            Opened::File {
+                source,
+                format: Format::Classic | Format::Offset64 | Format::Cdf5,
+            } => {
+                let reader = if in_memory {
+                    source
+                        .len()
+                        .and_then(|len| source.read_range(0..len))
+                        .map_err(nctk_classic::ClassicError::from)
+                        .and_then(ClassicReader::from_bytes)
+                } else {
+                    ClassicReader::from_source(source)
+                };
+                reader
+                    .map(|r| Input::Classic(Box::new(r)))
+                    .map_err(|e| open_err(path, e))
+            }
+            opened => Ok(Input::Other(Dataset::open_in(
+                opened,
+                &path.display().to_string(),
+            )?)),
         }
-        Ok(Input::Other(nctk::open(path)?))
     }
 
     /// The input as a data source.

@@ -35,7 +35,7 @@ mod progress;
 pub mod slab;
 mod storage;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use nctk_model::{DataSource, Layout, Selection, Values};
 
@@ -51,7 +51,6 @@ pub use progress::{NoProgress, Progress};
 pub use storage::DEFAULT_MIN_CHUNK_BYTES;
 
 use input::Input;
-use nctk_zarr::url::{StoreLocation, Target};
 use plan::elem_size;
 use slab::{ChunkedSlabs, Slabs};
 
@@ -82,7 +81,12 @@ pub fn copy(
     progress: &mut dyn Progress,
 ) -> Result<CopySummary, CopyError> {
     let (input, output) = (input.as_ref(), output.as_ref());
-    if input == output || same_file(&local_path(input), &local_path(output)) {
+    if input == output
+        || same_file(
+            &nctk::door::local_path(input),
+            &nctk::door::local_path(output),
+        )
+    {
         return Err(CopyError::SameFile);
     }
     let source = Input::open(input, opts.read_in_memory)?;
@@ -110,19 +114,6 @@ pub fn copy_source(
         opts,
         progress,
     )
-}
-
-/// The file or directory a path or netCDF-C URL names on disk.
-fn local_path(target: &Path) -> PathBuf {
-    let parsed = target.to_str().and_then(|t| nctk_zarr::url::parse(t).ok());
-    match parsed.map(|u| u.target) {
-        Some(Target::Path(p) | Target::File(p)) => p,
-        Some(Target::Zarr(z)) => match z.location {
-            StoreLocation::Directory(p) | StoreLocation::Zip(p) => p,
-            StoreLocation::S3(_) => target.to_path_buf(),
-        },
-        _ => target.to_path_buf(),
-    }
 }
 
 fn same_file(a: &Path, b: &Path) -> bool {

@@ -39,7 +39,13 @@ pub fn sample(path: &Path, version: Version, extra: Option<DataType>) {
         .add_var(GroupId::ROOT, "n", DataType::Int, &[time])
         .unwrap();
     let u = extra.map(|dt| s.add_var(GroupId::ROOT, "u", dt, &[x]).unwrap());
-    let mut w = ClassicWriter::create_with_schema(path, &s, version, FillMode::Fill).unwrap();
+    let mut w = ClassicWriter::create_in_with_schema(
+        std::sync::Arc::new(nctk_store::bytes::FileSink::create(path).unwrap()),
+        &s,
+        version,
+        FillMode::Fill,
+    )
+    .unwrap();
     w.write_from(sv, &Selection::all(&[7]), &[1i16, 2, 3, 4, 5, 6, 7])
         .unwrap();
     let tv: Vec<f32> = (0..35).map(|i| i as f32 * 0.5).collect();
@@ -98,7 +104,10 @@ impl DataSource for Watched {
 
 pub fn watched(path: &Path, fail_at: Option<usize>) -> Watched {
     Watched {
-        inner: ClassicReader::open(path).unwrap(),
+        inner: nctk_store::bytes::FileSource::open(path)
+            .map_err(nctk_classic::ClassicError::from)
+            .and_then(|s| ClassicReader::from_source(std::sync::Arc::new(s)))
+            .unwrap(),
         reads: Mutex::new(vec![]),
         fail_at,
     }

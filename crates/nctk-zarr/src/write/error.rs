@@ -35,14 +35,6 @@ pub enum WriteError {
         /// What is wrong.
         reason: String,
     },
-    /// The path or URL names nothing nctk can write.
-    #[error("{url}: {reason}")]
-    Target {
-        /// The path or URL as given.
-        url: String,
-        /// Why.
-        reason: String,
-    },
     /// The definitions break netCDF's rules for writing (a name netCDF-C
     /// would not write, a name used twice in one scope, a `_FillValue` that
     /// is not one value of its variable's type).
@@ -56,14 +48,4 @@ pub enum WriteError {
         /// What is wrong.
         reason: String,
     },
-}
-
-impl WriteError {
-    /// A path or URL that names no writable store.
-    pub(crate) fn target(url: &str, reason: impl Into<String>) -> WriteError {
-        WriteError::Target {
-            url: url.to_string(),
-            reason: reason.into(),
-        }
-    }
 }

@@ -31,19 +31,16 @@ mod jsonval;
 mod metadata;
 mod options;
 mod plan;
-mod target;
 
-use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use nctk_model::{DataType, Schema, Selection, Values, VarId};
-use nctk_store::kv::{Bytes, DirectoryStore, ReadableStore, StoreKey, WritableStore};
+use nctk_store::kv::{Bytes, ReadableStore, StoreKey, WritableStore};
 use serde_json::Value;
 
 pub use chunking::default_chunks;
 pub use error::WriteError;
 pub use options::{VarOptions, WriteLayout, WriteOptions};
-pub use target::{create_target, layout_for_modes};
 
 use cache::{ChunkCache, ChunkWrite, Rows};
 use encode::EncodeQueue;
@@ -54,13 +51,6 @@ pub trait ReadWriteStore: ReadableStore + WritableStore {}
 
 impl<T: ReadableStore + WritableStore + ?Sized> ReadWriteStore for T {}
 
-/// A zip archive being assembled in a scratch directory.
-struct ZipTarget {
-    path: PathBuf,
-    scratch: PathBuf,
-    top_dir: Option<String>,
-}
-
 /// Writes one dataset into a Zarr store; see the [module docs](self).
 pub struct ZarrWriter {
     store: Arc<dyn ReadWriteStore>,
@@ -69,7 +59,6 @@ pub struct ZarrWriter {
     consolidated: bool,
     plans: Vec<ArrayPlan>,
     cache: ChunkCache,
-    zip: Option<ZipTarget>,
 }
 
 impl std::fmt::Debug for ZarrWriter {
@@ -83,7 +72,11 @@ impl std::fmt::Debug for ZarrWriter {
 
 impl ZarrWriter {
     /// Starts a dataset in `store` (which should be empty) and writes its
-    /// metadata.
+    /// metadata. Any store that reads and writes will do: a directory
+    /// store, memory, or a zip being staged
+    /// ([`nctk_store::kv::StagedZipStore`], archived by
+    /// [`finish`](Self::finish)). Which store a path or URL names is the
+    /// facade's business (`nctk`), never this crate's.
     pub fn create(
         store: Arc<dyn ReadWriteStore>,
         schema: &Schema,
@@ -115,54 +108,8 @@ impl ZarrWriter {
             consolidated: opts.consolidated,
             plans,
             cache: ChunkCache::new(opts.cache_bytes, queue),
-            zip: None,
         };
         w.write_metadata()?;
-        Ok(w)
-    }
-
-    /// Creates a directory store at `path` (created if missing).
-    pub fn create_dir(
-        path: impl AsRef<Path>,
-        schema: &Schema,
-        opts: &WriteOptions,
-    ) -> Result<ZarrWriter, WriteError> {
-        let path = path.as_ref();
-        std::fs::create_dir_all(path).map_err(|e| WriteError::Store(io_err(path, e)))?;
-        ZarrWriter::create(Arc::new(DirectoryStore::new(path)), schema, opts)
-    }
-
-    /// Creates a zip store at `path`. Chunks are assembled in a scratch
-    /// directory next to it (`<path>.nctk-partial`) and copied into the
-    /// archive, in key order, by [`finish`](Self::finish). NCZarr layouts
-    /// put the dataset under a top-level directory named after the file (as
-    /// netCDF-C); pure Zarr puts it at the top level (as zarr-python).
-    pub fn create_zip(
-        path: impl AsRef<Path>,
-        schema: &Schema,
-        opts: &WriteOptions,
-    ) -> Result<ZarrWriter, WriteError> {
-        let path = path.as_ref().to_path_buf();
-        let mut scratch = path.clone().into_os_string();
-        scratch.push(".nctk-partial");
-        let scratch = PathBuf::from(scratch);
-        if scratch.exists() {
-            std::fs::remove_dir_all(&scratch)
-                .map_err(|e| WriteError::Store(io_err(&scratch, e)))?;
-        }
-        let top_dir = match opts.layout {
-            WriteLayout::PureZarr { .. } => None,
-            _ => path
-                .file_stem()
-                .map(|s| s.to_string_lossy().into_owned())
-                .filter(|s| StoreKey::new(s.clone()).is_ok()),
-        };
-        let mut w = ZarrWriter::create_dir(&scratch, schema, opts)?;
-        w.zip = Some(ZipTarget {
-            path,
-            scratch,
-            top_dir,
-        });
         Ok(w)
     }
 
@@ -367,14 +314,12 @@ impl ZarrWriter {
         }
     }
 
-    /// Stores every chunk still held and the final metadata; for a zip
-    /// store, writes the archive.
+    /// Stores every chunk still held and the final metadata, then closes
+    /// the store ([`WritableStore::close`]: a staged zip writes its archive).
     pub fn finish(mut self) -> Result<(), WriteError> {
         self.cache.flush(&self.plans)?;
         self.write_metadata()?;
-        if let Some(z) = self.zip.take() {
-            write_zip(&z)?;
-        }
+        self.store.close()?;
         Ok(())
     }
 
@@ -584,57 +529,6 @@ fn check_490(schema: &Schema) -> Result<(), WriteError> {
             .find(|a| a.value.dtype() == DataType::String)
         {
             return Err(refuse(format!("{path}:{}", a.name), "attribute"));
-        }
-    }
-    Ok(())
-}
-
-fn io_err(path: &Path, e: std::io::Error) -> nctk_store::kv::StoreError {
-    nctk_store::kv::StoreError::Io {
-        key: path.display().to_string(),
-        op: "create",
-        source: e,
-    }
-}
-
-/// Copies the scratch directory into the zip archive, in key order, and
-/// removes it.
-fn write_zip(z: &ZipTarget) -> Result<(), WriteError> {
-    let mut files = vec![];
-    collect_files(&z.scratch, &z.scratch, &mut files)
-        .map_err(|e| WriteError::Store(io_err(&z.scratch, e)))?;
-    files.sort();
-    let file = std::fs::File::create(&z.path).map_err(|e| WriteError::Store(io_err(&z.path, e)))?;
-    let zw = nctk_store::kv::ZipStoreWriter::new(
-        std::io::BufWriter::new(file),
-        z.path.display().to_string(),
-        z.top_dir.as_deref(),
-    )?;
-    for rel in files {
-        let data = std::fs::read(z.scratch.join(&rel))
-            .map_err(|e| WriteError::Store(io_err(&z.scratch, e)))?;
-        zw.put(&StoreKey::new(rel)?, Bytes::from(data))?;
-    }
-    use std::io::Write;
-    let mut sink = zw.finish()?;
-    sink.flush()
-        .map_err(|e| WriteError::Store(io_err(&z.path, e)))?;
-    std::fs::remove_dir_all(&z.scratch).map_err(|e| WriteError::Store(io_err(&z.scratch, e)))?;
-    Ok(())
-}
-
-fn collect_files(root: &Path, dir: &Path, out: &mut Vec<String>) -> std::io::Result<()> {
-    for entry in std::fs::read_dir(dir)? {
-        let entry = entry?;
-        let p = entry.path();
-        if entry.file_type()?.is_dir() {
-            collect_files(root, &p, out)?;
-        } else if let Ok(rel) = p.strip_prefix(root) {
-            let rel: Vec<String> = rel
-                .components()
-                .map(|c| c.as_os_str().to_string_lossy().into_owned())
-                .collect();
-            out.push(rel.join("/"));
         }
     }
     Ok(())

@@ -25,6 +25,21 @@ pub enum WriteLayout {
     },
 }
 
+impl WriteLayout {
+    /// The top-level directory a zip archive called `<stem>.zip` keeps the
+    /// dataset under: NCZarr layouts use one named after the file (as
+    /// netCDF-C writes it), pure Zarr puts the dataset at the top level (as
+    /// zarr-python); `None` too when `stem` is not usable as a key.
+    pub fn zip_dir(&self, stem: &str) -> Option<String> {
+        match self {
+            WriteLayout::PureZarr { .. } => None,
+            _ => nctk_store::kv::StoreKey::new(stem)
+                .is_ok()
+                .then(|| stem.to_string()),
+        }
+    }
+}
+
 /// Storage settings of one variable, as netCDF-4 CDL states them
 /// (`_ChunkSizes`, `_DeflateLevel`, `_Shuffle`, `_Fletcher32`, `_Filter`,
 /// `_Codecs`, `_Endianness`, `_NoFill`). Everything `None` / false means

@@ -9,68 +9,15 @@ mod error;
 mod safe_output;
 mod writer;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use nctk_model::{Selection, Values};
-use nctk_zarr::url::{StoreLocation, Target};
 
 pub use error::OutputError;
 pub use safe_output::{remove_temporaries, SafeOutput};
 pub use writer::{check_writable, create_writer, DatasetWriter, WriterOptions};
 
-use crate::{Format, StoreLayout};
-
-/// A store output: where it goes and how it is laid out.
-struct StoreOutput {
-    path: PathBuf,
-    zip: bool,
-    layout: Option<StoreLayout>,
-    consolidated: bool,
-}
-
-impl StoreOutput {
-    /// Reads a URL (`file:///abs/x.zarr#mode=nczarr,file`, `...,zip`, with
-    /// `zarr`, `noxarray`, `nczarr490`, `consolidated`) or a `.zarr` /
-    /// `.zip` path.
-    fn parse(output: &Path) -> Result<StoreOutput, OutputError> {
-        let text = output.to_string_lossy();
-        let bad = |reason: String| OutputError::Unsupported {
-            path: text.to_string(),
-            format: "NCZarr",
-            reason,
-        };
-        let parsed = nctk_zarr::url::parse(&text).map_err(|e| bad(e.to_string()))?;
-        let is_zip = |p: &Path| p.extension().is_some_and(|e| e.eq_ignore_ascii_case("zip"));
-        match parsed.target {
-            Target::Path(p) | Target::File(p) => Ok(StoreOutput {
-                zip: is_zip(&p),
-                path: p,
-                layout: None,
-                consolidated: false,
-            }),
-            Target::Zarr(z) => {
-                let layout = nctk_zarr::write::layout_for_modes(&z.modes);
-                let consolidated = z.modes.iter().any(|m| m == "consolidated");
-                match z.location {
-                    StoreLocation::Directory(path) => Ok(StoreOutput {
-                        path,
-                        zip: false,
-                        layout,
-                        consolidated,
-                    }),
-                    StoreLocation::Zip(path) => Ok(StoreOutput {
-                        path,
-                        zip: true,
-                        layout,
-                        consolidated,
-                    }),
-                    StoreLocation::S3(_) => Err(bad("S3 storage is not available yet".into())),
-                }
-            }
-            Target::Bytes(_) => Err(bad("mode=bytes is read-only".into())),
-        }
-    }
-}
+use crate::{door, Format};
 
 /// An output being written under a temporary name ([`SafeOutput`]):
 /// made by [`create_output`], renamed into place by [`Output::finish`].
@@ -137,7 +84,17 @@ pub fn create_output(
     writer::check_writable(output, format)?;
     let mut opts = opts.clone();
     let safe = if format == Format::Zarr {
-        let store = StoreOutput::parse(output)?;
+        let store = door::store_target(&output.to_string_lossy()).map_err(|e| match e {
+            crate::Error::Open { path, reason } => OutputError::Unsupported {
+                path,
+                format: "NCZarr",
+                reason,
+            },
+            e => OutputError::Output {
+                path: output.display().to_string(),
+                source: Box::new(e),
+            },
+        })?;
         opts.layout = store.layout.or(opts.layout);
         opts.consolidated |= store.consolidated;
         SafeOutput::for_store(&store.path, store.zip)?

@@ -155,7 +155,9 @@ impl ClassicOutput {
                 memory: Some((sink, path.to_path_buf())),
             });
         }
-        let writer = ClassicWriter::create_with_schema(path, schema, version, fill).map_err(err)?;
+        let sink = crate::door::create_file(path).map_err(|e| err(e.into()))?;
+        let writer =
+            ClassicWriter::create_in_with_schema(sink, schema, version, fill).map_err(err)?;
         Ok(ClassicOutput {
             writer,
             memory: None,
@@ -191,8 +193,13 @@ impl DatasetWriter for ClassicOutput {
     fn finish(self: Box<Self>) -> Result<(), SourceError> {
         let ClassicOutput { writer, memory } = *self;
         writer.close()?;
-        if let Some((sink, path)) = memory {
-            std::fs::write(&path, sink.to_vec())
+        if let Some((image, path)) = memory {
+            let write = |file: &dyn nctk_store::bytes::ByteSink| {
+                file.write_at(0, &image.to_vec())?;
+                file.sync()
+            };
+            crate::door::create_file(&path)
+                .and_then(|file| write(file.as_ref()))
                 .map_err(|e| format!("{}: write: {e}", path.display()))?;
         }
         Ok(())

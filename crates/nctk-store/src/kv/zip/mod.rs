@@ -20,9 +20,11 @@
 //!   as `zip -r x.zip x.file` makes.
 
 mod read;
+mod staged;
 mod write;
 
 pub use read::ZipStore;
+pub use staged::StagedZipStore;
 pub use write::ZipStoreWriter;
 
 /// Where a zip archive keeps the dataset's root.

@@ -5,7 +5,7 @@
 //!   `https://s3.<region>.amazonaws.com/bucket/key#mode=zarr`, other hosts
 //!   (path style): a store in the cloud, parsed now, not yet readable;
 //! * anything else without a scheme: a local path whose kind (classic file,
-//!   directory store, zip store) the opener decides by looking ([`classify_local`]).
+//!   directory store, zip store) the door decides by looking (`door::open_target`).
 //!
 //! The fragment is `key=value&key&...`. As in netCDF-C, a bare key is a
 //! macro (`#zarr` = `#mode=nczarr,zarr`, `#xarray` = `#mode=zarr`, ...),
@@ -14,15 +14,23 @@
 //! cancels `xarray`. Unlike netCDF-C, a mode flag nctk does not know is an
 //! error rather than silently ignored.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use crate::ZarrError;
+/// A path or URL that cannot be parsed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{url}: {reason}")]
+pub struct UrlError {
+    /// The URL as given.
+    pub url: String,
+    /// What is wrong.
+    pub reason: String,
+}
 
 /// What a path or URL names.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Target {
     /// A local path with no URL around it: a classic file, a directory
-    /// store or a zip store; see [`classify_local`].
+    /// store or a zip store, decided by looking.
     Path(PathBuf),
     /// A single-file dataset named by a `file://` URL without Zarr modes.
     File(PathBuf),
@@ -90,6 +98,17 @@ pub struct S3Location {
     pub profile: Option<String>,
 }
 
+impl ZarrTarget {
+    /// The reader options the mode flags ask for.
+    pub fn options(&self) -> nctk_zarr::ZarrOptions {
+        nctk_zarr::ZarrOptions {
+            pure_zarr: self.pure_zarr,
+            xarray: self.xarray,
+            consolidated: self.consolidated,
+        }
+    }
+}
+
 impl S3Location {
     /// The region to use: the one given, else netCDF-C's default `us-east-1`
     /// (netCDF-C also consults `~/.aws/config` and `.rc` files; nctk leaves
@@ -127,14 +146,14 @@ const KNOWN_MODES: &[&str] = &[
     "nczarr490",
 ];
 
-fn url_err(url: &str, reason: impl Into<String>) -> ZarrError {
-    ZarrError::Url {
+fn url_err(url: &str, reason: impl Into<String>) -> UrlError {
+    UrlError {
         url: url.to_string(),
         reason: reason.into(),
     }
 }
 
-fn percent_decode(url: &str, s: &str) -> Result<String, ZarrError> {
+fn percent_decode(url: &str, s: &str) -> Result<String, UrlError> {
     let b = s.as_bytes();
     let mut out = Vec::with_capacity(b.len());
     let mut i = 0;
@@ -157,7 +176,7 @@ fn percent_decode(url: &str, s: &str) -> Result<String, ZarrError> {
 }
 
 /// Parses a path or URL as netCDF-C does (no I/O).
-pub fn parse(s: &str) -> Result<DatasetUrl, ZarrError> {
+pub fn parse(s: &str) -> Result<DatasetUrl, UrlError> {
     let Some((scheme, rest)) = split_scheme(s) else {
         // Not a URL: a plain path. A trailing fragment is not special.
         return Ok(DatasetUrl {
@@ -319,7 +338,7 @@ fn split_scheme(s: &str) -> Option<(&str, &str)> {
 /// The local path of a `file://` URL: `file:///abs/x` is `/abs/x`;
 /// `file://rel/x` (which netCDF-C also accepts) is the relative `rel/x`;
 /// `file://localhost/abs` is `/abs`.
-fn file_path(url: &str, rest: &str) -> Result<String, ZarrError> {
+fn file_path(url: &str, rest: &str) -> Result<String, UrlError> {
     let p = rest
         .strip_prefix("localhost/")
         .map(|r| format!("/{r}"))
@@ -334,7 +353,7 @@ fn file_path(url: &str, rest: &str) -> Result<String, ZarrError> {
 fn expand_macros(
     url: &str,
     pairs: Vec<(String, String)>,
-) -> Result<Vec<(String, String)>, ZarrError> {
+) -> Result<Vec<(String, String)>, UrlError> {
     let mut out = vec![];
     for (k, v) in pairs {
         if v.is_empty() {
@@ -417,7 +436,7 @@ pub fn infer_modes(mode: &str) -> Vec<String> {
     modes
 }
 
-fn s3_location(url: &str, scheme: &str, rest: &str) -> Result<S3Location, ZarrError> {
+fn s3_location(url: &str, scheme: &str, rest: &str) -> Result<S3Location, UrlError> {
     let (host, path) = match rest.split_once('/') {
         Some((h, p)) => (h, p),
         None => (rest, ""),
@@ -441,7 +460,7 @@ fn s3_location(url: &str, scheme: &str, rest: &str) -> Result<S3Location, ZarrEr
             profile: None,
         });
     }
-    let split_bucket = |path: &str| -> Result<(String, String), ZarrError> {
+    let split_bucket = |path: &str| -> Result<(String, String), UrlError> {
         let (b, k) = path.split_once('/').unwrap_or((path, ""));
         if b.is_empty() {
             return Err(url_err(url, "no bucket in the URL's path"));
@@ -494,34 +513,6 @@ fn s3_location(url: &str, scheme: &str, rest: &str) -> Result<S3Location, ZarrEr
         key,
         region: None,
         profile: None,
-    })
-}
-
-/// What a local path holds, found by looking at it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum LocalKind {
-    /// A directory: a directory store.
-    ZarrDirectory,
-    /// A zip archive: a zip store.
-    ZarrZip,
-    /// Any other file (classic netCDF, HDF5, ...): for the format sniffer.
-    File,
-}
-
-/// Classifies a local path: directories are directory stores, files that
-/// start with a zip signature are zip stores, other files are single-file datasets.
-pub fn classify_local(path: &Path) -> std::io::Result<LocalKind> {
-    use std::io::Read;
-    if path.is_dir() {
-        return Ok(LocalKind::ZarrDirectory);
-    }
-    let mut magic = [0u8; 4];
-    let mut f = std::fs::File::open(path)?;
-    let n = f.read(&mut magic)?;
-    Ok(if n == 4 && magic == *b"PK\x03\x04" {
-        LocalKind::ZarrZip
-    } else {
-        LocalKind::File
     })
 }
 
@@ -628,10 +619,6 @@ mod tests {
             panic!()
         };
         assert_eq!((l.style, l.bucket.as_str()), (S3Style::Other, "bkt"));
-        assert!(matches!(
-            z.open(),
-            Err(ZarrError::StorageNotAvailable { .. })
-        ));
         assert!(matches!(
             parse("https://h/x.nc#mode=bytes").unwrap().target,
             Target::Bytes(_)

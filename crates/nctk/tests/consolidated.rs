@@ -6,9 +6,7 @@
 
 use std::path::Path;
 
-use nctk_model::{Attribute, DataSource, DataType, GroupId, Schema, Selection, Values};
-use nctk_zarr::write::create_target;
-use nctk_zarr::{open_path, WriteOptions, ZarrOptions};
+use nctk::model::{Attribute, DataSource, DataType, GroupId, Schema, Selection, Values};
 
 const CHECK: &str = r#"
 import json, sys, os
@@ -53,7 +51,7 @@ fn consolidated_metadata_is_written_and_read_by_every_reader() {
     let path = dir.path().join("c.zarr");
     let url = format!("file://{}#mode=zarr,file,consolidated", path.display());
     let s = schema();
-    let mut w = create_target(&url, &s, WriteOptions::default()).unwrap();
+    let mut w = nctk::create_store(&url, &s, nctk::StoreOptions::default()).unwrap();
     let t_vals = vec![1.5f32, 2.5, -3.0, 4.0, 5.25];
     let w_vals = vec![7i16, -8, 9, 10, 11];
     let ids: Vec<_> = s.var_ids().collect();
@@ -97,15 +95,13 @@ fn consolidated_metadata_is_written_and_read_by_every_reader() {
     }
 
     // nctk reads it back through the consolidated object.
-    let r = open_path(
-        &path,
-        ZarrOptions {
-            pure_zarr: true,
-            xarray: true,
-            consolidated: true,
-        },
-    )
-    .unwrap();
+    let r = match nctk::door::open_target(Path::new(&url)).unwrap() {
+        nctk::door::Opened::Store { store, options } => {
+            assert!(options.pure_zarr && options.xarray && options.consolidated);
+            nctk_zarr::ZarrReader::open(store, options).unwrap()
+        }
+        other => panic!("{url}: {other:?}"),
+    };
     let rs = r.schema();
     let got: Vec<Values> = rs
         .var_ids()

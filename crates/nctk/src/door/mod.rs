@@ -1,0 +1,286 @@
+//! The one door from a path or netCDF-C URL to storage and a format.
+//!
+//! Everything below the facade receives a [`ByteSource`] / [`ByteSink`] or
+//! a store, never a path or URL: this module is the only place that parses
+//! URLs ([`url`]), matches on what they name, opens files and directories,
+//! and answers "not available yet" (S3 and HTTP storage, `#mode=bytes`).
+//! A new kind of storage or a new format is added here, once.
+//!
+//! * Reading: [`open_target`] gives an [`Opened`]: a byte source and the
+//!   format its magic number names, or a store and the Zarr reader options
+//!   the URL's mode flags ask for.
+//! * Writing: [`store_target`] reads where a store output goes and in which
+//!   layout (no I/O); [`create_store`] and [`create_file`] make the
+//!   storage at a path (the copier passes a temporary name beside the
+//!   output); [`open_file`] reopens a file to append; [`read_file`] reads
+//!   one whatever it holds.
+
+pub mod url;
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use nctk_store::bytes::{ByteError, ByteSink, ByteSource, FileSink, FileSource};
+use nctk_store::kv::{DirectoryStore, ReadListStore, StagedZipStore, ZipRoot, ZipStore};
+use nctk_zarr::write::ReadWriteStore;
+use nctk_zarr::ZarrOptions;
+
+use crate::detect::{detect_source, Format};
+use crate::{Error, StoreLayout};
+use url::{StoreLocation, Target};
+
+/// What a path or URL opens as.
+pub enum Opened {
+    /// A single blob of bytes and the format its magic number names.
+    File {
+        /// The bytes.
+        source: Arc<dyn ByteSource>,
+        /// The format found in them.
+        format: Format,
+    },
+    /// A Zarr / NCZarr store (a directory or a zip archive).
+    Store {
+        /// The store.
+        store: Arc<dyn ReadListStore>,
+        /// How to read it, as the URL's mode flags ask.
+        options: ZarrOptions,
+    },
+}
+
+impl std::fmt::Debug for Opened {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Opened::File { source, format } => f
+                .debug_struct("File")
+                .field("source", &source.name())
+                .field("format", format)
+                .finish(),
+            Opened::Store { options, .. } => f
+                .debug_struct("Store")
+                .field("options", options)
+                .finish_non_exhaustive(),
+        }
+    }
+}
+
+fn open_error(path: &str, reason: impl std::fmt::Display) -> Error {
+    Error::Open {
+        path: path.to_string(),
+        reason: reason.to_string(),
+    }
+}
+
+/// True when `target` is to be parsed as a netCDF-C URL rather than a path.
+fn looks_like_url(target: &Path) -> bool {
+    target
+        .to_str()
+        .is_some_and(|s| s.contains("://") || s.contains("#mode="))
+}
+
+/// Parses `target` as a netCDF-C URL, naming it in the error.
+fn parse(target: &Path) -> Result<url::DatasetUrl, Error> {
+    let name = target.display().to_string();
+    url::parse(&name).map_err(|e| open_error(&name, e))
+}
+
+/// Opens what a path or netCDF-C URL names, for reading:
+///
+/// * a directory: a directory store, read in NCZarr mode;
+/// * a file: its bytes, with the format its magic number names (a zip
+///   archive is a zip store; HDF5 is also found after a user block);
+/// * `file:///abs/x.zarr#mode=nczarr,file`, `...#mode=zarr,zip`, ...: the
+///   store the URL names, read as its mode flags ask; `file:///abs/x.nc`: a file.
+///
+/// S3 and HTTP storage and byte-range access (`#mode=bytes`) are parsed
+/// but not available yet.
+pub fn open_target(target: &Path) -> Result<Opened, Error> {
+    let name = target.display().to_string();
+    if !looks_like_url(target) {
+        return open_local(target, &name);
+    }
+    match parse(target)?.target {
+        Target::Path(p) | Target::File(p) => open_local(&p, &name),
+        Target::Zarr(z) => {
+            let store: Arc<dyn ReadListStore> = match &z.location {
+                StoreLocation::Directory(p) => {
+                    Arc::new(DirectoryStore::open(p).map_err(|e| open_error(&name, e))?)
+                }
+                StoreLocation::Zip(p) => {
+                    Arc::new(ZipStore::open_file(p).map_err(|e| open_error(&name, e))?)
+                }
+                StoreLocation::S3(_) => {
+                    return Err(open_error(
+                        &name,
+                        format!("{}: s3 storage is not available yet", z.url),
+                    ))
+                }
+            };
+            Ok(Opened::Store {
+                store,
+                options: z.options(),
+            })
+        }
+        Target::Bytes(_) => Err(open_error(
+            &name,
+            "byte-range access (#mode=bytes) is not available yet",
+        )),
+    }
+}
+
+/// A local path: a directory store, a zip store or a single file, decided
+/// by looking (the directory through the store, the rest by magic number
+/// read through the file's byte source).
+fn open_local(path: &Path, name: &str) -> Result<Opened, Error> {
+    if let Ok(dir) = DirectoryStore::open(path) {
+        return Ok(Opened::Store {
+            store: Arc::new(dir),
+            options: ZarrOptions::default(),
+        });
+    }
+    let source = FileSource::open(path).map_err(|e| match e {
+        ByteError::Io { source, .. } => Error::Io {
+            path: path.display().to_string(),
+            source,
+        },
+        e => open_error(name, e),
+    })?;
+    let source: Arc<dyn ByteSource> = Arc::new(source);
+    match detect_source(source.as_ref())? {
+        Format::Zarr => {
+            let zip = ZipStore::new(source, ZipRoot::Auto).map_err(|e| open_error(name, e))?;
+            Ok(Opened::Store {
+                store: Arc::new(zip),
+                options: ZarrOptions::default(),
+            })
+        }
+        format => Ok(Opened::File { source, format }),
+    }
+}
+
+/// The file or directory a path or netCDF-C URL names on disk (the text
+/// itself when it names nothing local or does not parse).
+pub fn local_path(target: &Path) -> PathBuf {
+    let parsed = target.to_str().and_then(|t| url::parse(t).ok());
+    match parsed.map(|u| u.target) {
+        Some(Target::Path(p) | Target::File(p)) => p,
+        Some(Target::Zarr(z)) => match z.location {
+            StoreLocation::Directory(p) | StoreLocation::Zip(p) => p,
+            StoreLocation::S3(_) => target.to_path_buf(),
+        },
+        _ => target.to_path_buf(),
+    }
+}
+
+/// Where a store output goes and how it is laid out: what [`store_target`]
+/// reads from a path or URL.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StoreTarget {
+    /// The directory or zip file on disk.
+    pub path: PathBuf,
+    /// A zip archive rather than a directory.
+    pub zip: bool,
+    /// The layout the URL's mode flags ask for (`None`: the caller's choice).
+    pub layout: Option<StoreLayout>,
+    /// `mode=consolidated`: also write the consolidated `.zmetadata`.
+    pub consolidated: bool,
+}
+
+/// Reads where a store output goes (no I/O):
+///
+/// * `file:///abs/x.zarr#mode=nczarr,file` (directory), `...#mode=nczarr,zip`
+///   (zip), with `zarr`, `noxarray` or `nczarr490` choosing the layout and
+///   `consolidated` asking for `.zmetadata`;
+/// * a plain path or `file://` URL: a zip when it ends in `.zip`, else a directory.
+///
+/// S3 storage and `#mode=bytes` are refused.
+pub fn store_target(text: &str) -> Result<StoreTarget, Error> {
+    let refuse = |reason: &str| open_error(text, reason);
+    let parsed = url::parse(text).map_err(|e| open_error(text, e))?;
+    match parsed.target {
+        Target::Path(path) | Target::File(path) => Ok(StoreTarget {
+            zip: is_zip(&path),
+            path,
+            layout: None,
+            consolidated: false,
+        }),
+        Target::Zarr(z) => {
+            let layout = layout_for_modes(&z.modes);
+            let consolidated = z.modes.iter().any(|m| m == "consolidated");
+            let (path, zip) = match z.location {
+                StoreLocation::Directory(p) => (p, false),
+                StoreLocation::Zip(p) => (p, true),
+                StoreLocation::S3(_) => return Err(refuse("S3 storage is not available yet")),
+            };
+            Ok(StoreTarget {
+                path,
+                zip,
+                layout,
+                consolidated,
+            })
+        }
+        Target::Bytes(_) => Err(refuse("mode=bytes is read-only")),
+    }
+}
+
+fn is_zip(p: &Path) -> bool {
+    p.extension().is_some_and(|e| e.eq_ignore_ascii_case("zip"))
+}
+
+/// The layout URL mode flags ask for: `zarr` (pure Zarr, with
+/// `_ARRAY_DIMENSIONS` unless `noxarray`), `nczarr490` (netCDF-C 4.9.0's
+/// layout), else `None` (the caller's choice, by default the newest NCZarr).
+fn layout_for_modes(modes: &[String]) -> Option<StoreLayout> {
+    let has = |m: &str| modes.iter().any(|x| x == m);
+    if has("nczarr490") {
+        Some(StoreLayout::NcZarr490)
+    } else if has("zarr") {
+        Some(StoreLayout::PureZarr {
+            xarray: !has("noxarray"),
+        })
+    } else {
+        None
+    }
+}
+
+/// Makes an empty store at `path` for a dataset in `layout`: a directory
+/// (created if missing), or with `zip` a zip archive staged in a scratch
+/// directory beside it (`<path>.nctk-partial`) and written when the store
+/// is closed. NCZarr layouts put the dataset under a top-level directory
+/// named after the file (as netCDF-C); pure Zarr puts it at the top level
+/// (as zarr-python).
+pub fn create_store(
+    path: &Path,
+    zip: bool,
+    layout: StoreLayout,
+) -> Result<Arc<dyn ReadWriteStore>, Error> {
+    let name = path.display().to_string();
+    if !zip {
+        let dir = DirectoryStore::create(path).map_err(|e| open_error(&name, e))?;
+        return Ok(Arc::new(dir));
+    }
+    let top_dir = path
+        .file_stem()
+        .and_then(|s| layout.zip_dir(&s.to_string_lossy()));
+    let mut scratch = path.as_os_str().to_owned();
+    scratch.push(".nctk-partial");
+    let sink = create_file(path).map_err(|e| open_error(&name, e))?;
+    let staged = StagedZipStore::in_directory(PathBuf::from(scratch), sink, top_dir.as_deref())
+        .map_err(|e| open_error(&name, e))?;
+    Ok(Arc::new(staged))
+}
+
+/// The bytes of the single file at `path`, whatever they hold (for
+/// checkers such as `nctk validate`, which read files that do not open).
+pub fn read_file(path: &Path) -> Result<Arc<dyn ByteSource>, ByteError> {
+    Ok(Arc::new(FileSource::open(path)?))
+}
+
+/// Creates (or truncates) the single file at `path`.
+pub fn create_file(path: &Path) -> Result<Arc<dyn ByteSink>, ByteError> {
+    Ok(Arc::new(FileSink::create(path)?))
+}
+
+/// Opens the existing single file at `path` to append or redefine it.
+pub fn open_file(path: &Path) -> Result<Arc<dyn ByteSink>, ByteError> {
+    Ok(Arc::new(FileSink::open(path)?))
+}
