@@ -11,7 +11,8 @@
 //!   with a whole [`nctk_model::Schema`] and then `write` calls, or
 //!   [`ClassicWriter::create`] and define-mode calls
 //!   (`add_dimension`, `add_variable`, `put_attribute`, `end_define`);
-//!   [`ClassicWriter::open`] reopens a file to append or redefine;
+//!   [`ClassicWriter::open`] reopens a file to append or redefine; it
+//!   implements [`nctk_model::DataSink`];
 //! * checking: [`validate`] lists every problem with its byte offset.
 //!
 //! The low-level pieces are public too: [`header`] (a symmetric codec for
@@ -23,6 +24,7 @@ pub mod header;
 pub mod layout;
 mod native;
 mod reader;
+mod sink;
 mod validate;
 mod version;
 mod writer;
