@@ -21,6 +21,8 @@
 //! the `nctk` facade crate is what applications use.
 
 mod attr_access;
+#[cfg(feature = "conformance")]
+pub mod conformance;
 pub mod convert;
 mod error;
 pub mod name;
