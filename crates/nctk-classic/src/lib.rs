@@ -13,7 +13,8 @@
 //!   [`nctk_model::Schema`] and then `write` calls, or
 //!   [`ClassicWriter::create_in`] and define-mode calls
 //!   (`add_dimension`, `add_variable`, `put_attribute`, `end_define`);
-//!   [`ClassicWriter::open_in`] reopens a file to append or redefine;
+//!   [`ClassicWriter::open_in`] reopens a file to append or redefine; it
+//!   implements [`nctk_model::DataSink`];
 //! * checking: [`validate_source`] lists every problem with its byte offset.
 //!
 //! The crate never names a file: paths and URLs are the facade's (`nctk`).
@@ -27,6 +28,7 @@ pub mod header;
 pub mod layout;
 mod native;
 mod reader;
+mod sink;
 mod validate;
 mod version;
 mod writer;

@@ -68,6 +68,8 @@ pub struct ClassicWriter {
     /// Non-record variables whose fill values are not yet written.
     pending_fill: Vec<bool>,
     closed: bool,
+    /// Made by `create*` (not `open*`): [`abort`](Self::abort) empties it.
+    created: bool,
 }
 
 impl std::fmt::Debug for ClassicWriter {
@@ -102,6 +104,7 @@ impl ClassicWriter {
             old: None,
             pending_fill: vec![],
             closed: false,
+            created: true,
         })
     }
 
@@ -146,6 +149,7 @@ impl ClassicWriter {
             old: None,
             pending_fill: vec![false; nvars],
             closed: false,
+            created: false,
         })
     }
 
@@ -235,15 +239,25 @@ impl ClassicWriter {
     }
 
     /// Defines every dimension, variable and attribute of `schema`'s root
-    /// group. A schema that uses a name twice in one scope is refused.
+    /// group that is not yet defined, and sets every attribute. What is
+    /// already defined must come first in `schema`, unchanged (a
+    /// redefinition adds and changes, never removes: see
+    /// [`nctk_model::redefinition_error`]). A schema that uses a name twice
+    /// in one scope is refused.
     pub fn define_schema(&mut self, schema: &Schema) -> Result<()> {
         schema
             .writable()
             .map_err(|e| self.define_err(e.to_string()))?;
+        if let Some(reason) = nctk_model::redefinition_error(&self.schema, schema) {
+            return Err(self.define_err(reason));
+        }
+        let (old_dims, old_vars) = (self.header.dims.len(), self.header.vars.len());
         let mut dim_map = std::collections::HashMap::new();
-        for &d in &schema.root().dims {
+        for (i, &d) in schema.root().dims.iter().enumerate() {
             let dim = schema.dim(d);
-            let id = if dim.unlimited {
+            let id = if i < old_dims {
+                DimId(i as u32)
+            } else if dim.unlimited {
                 self.add_unlimited_dimension(&dim.name)?
             } else {
                 self.add_dimension(&dim.name, dim.len)?
@@ -253,7 +267,7 @@ impl ClassicWriter {
         for a in &schema.root().attributes {
             self.put_attribute(None, &a.name, a.value.clone())?;
         }
-        for &v in &schema.root().vars {
+        for (i, &v) in schema.root().vars.iter().enumerate() {
             let var = schema.var(v);
             let dims: Vec<DimId> = var
                 .dims
@@ -267,7 +281,11 @@ impl ClassicWriter {
                     })
                 })
                 .collect::<Result<_>>()?;
-            let id = self.add_variable(&var.name, var.dtype, &dims)?;
+            let id = if i < old_vars {
+                VarId(i as u32)
+            } else {
+                self.add_variable(&var.name, var.dtype, &dims)?
+            };
             for a in &var.attributes {
                 self.put_attribute(Some(id), &a.name, a.value.clone())?;
             }
@@ -786,6 +804,20 @@ impl ClassicWriter {
     /// implies (as netCDF-C does in no-fill mode), and flushes.
     pub fn close(mut self) -> Result<()> {
         self.finish()
+    }
+
+    /// Stops without finishing: nothing more is written (no record count,
+    /// no padding). A file this writer created is emptied, so it does not
+    /// open as a dataset; data already written to a file opened with
+    /// [`open`](Self::open) stays (a classic file cannot be rolled back in
+    /// place: write a copy under a temporary name for that).
+    pub fn abort(mut self) -> Result<()> {
+        self.closed = true;
+        if self.created {
+            self.sink.set_len(0)?;
+            self.sink.flush()?;
+        }
+        Ok(())
     }
 
     fn finish(&mut self) -> Result<()> {

@@ -13,17 +13,22 @@
 //! * netCDF's numeric conversion rules with range errors ([`convert`]), and
 //!   attribute values read without matching on [`Values`]
 //!   ([`Attribute::as_str`], [`Attribute::as_f64`], `TryFrom<&Attribute>`);
-//! * default fill values ([`DataType::default_fill`]) and name rules ([`name`]).
+//! * default fill values ([`DataType::default_fill`]) and name rules ([`name`]);
+//! * the seams formats implement: [`DataSource`] (reading) and [`DataSink`]
+//!   (writing).
 //!
 //! Format crates (classic, Zarr) translate their bytes to and from these types;
 //! the `nctk` facade crate is what applications use.
 
 mod attr_access;
+#[cfg(feature = "conformance")]
+pub mod conformance;
 pub mod convert;
 mod error;
 pub mod name;
 mod schema;
 mod selection;
+mod sink;
 mod source;
 mod types;
 mod values;
@@ -36,6 +41,7 @@ pub use schema::{
     Variable,
 };
 pub use selection::{Selection, SelectionRuns};
+pub use sink::{redefinition_error, same_definitions, DataSink, SinkError};
 pub use source::{DataSource, SourceError};
 pub use types::DataType;
 pub use values::Values;

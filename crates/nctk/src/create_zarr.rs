@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use nctk_model::{Schema, Selection, SourceError, Values, VarId};
+use nctk_model::Schema;
 pub use nctk_zarr::strlen::{
     width_set_by_attributes as store_string_width, DEFAULT_MAX_STRLEN as STORE_DEFAULT_STRING_WIDTH,
 };
@@ -61,23 +61,4 @@ pub fn is_store_target(target: &Path) -> bool {
         .extension()
         .and_then(|e| e.to_str())
         .is_some_and(|e| e.eq_ignore_ascii_case("zarr") || e.eq_ignore_ascii_case("zip"))
-}
-
-impl crate::output::DatasetWriter for StoreWriter {
-    fn write(
-        &mut self,
-        var: VarId,
-        selection: &Selection,
-        values: &Values,
-    ) -> Result<(), SourceError> {
-        StoreWriter::write(self, var, selection, values).map_err(|e| Box::new(e) as SourceError)
-    }
-
-    fn finish(self: Box<Self>) -> Result<(), SourceError> {
-        StoreWriter::finish(*self).map_err(|e| Box::new(e) as SourceError)
-    }
-
-    fn chunk_shape(&self, var: VarId) -> Option<Vec<u64>> {
-        StoreWriter::chunk_shape(self, var).map(<[u64]>::to_vec)
-    }
 }

@@ -9,7 +9,7 @@
 //! ([`nctk::output::SafeOutput`]).
 //!
 //! Outputs are made by [`nctk::output::create_output`] behind the
-//! [`DatasetWriter`] seam: classic formats (CDF-1, CDF-2, CDF-5) and NCZarr
+//! [`DataSink`] seam: classic formats (CDF-1, CDF-2, CDF-5) and NCZarr
 //! / Zarr stores (directory or zip, named by a netCDF-C URL or a `.zarr` /
 //! `.zip` path); each store variable's storage is decided here, as nccopy
 //! decides it (`storage.rs`).
@@ -37,7 +37,7 @@ mod storage;
 
 use std::path::Path;
 
-use nctk_model::{DataSource, Layout, Selection, Values};
+use nctk_model::{DataSink, DataSource, Layout, Selection, Values};
 
 pub use chunkspec::{ChunkSpec, VarLayout};
 pub use error::CopyError;
@@ -54,7 +54,7 @@ use input::Input;
 use plan::elem_size;
 use slab::{ChunkedSlabs, Slabs};
 
-use nctk::output::{check_writable, create_output, DatasetWriter, OutputError, WriterOptions};
+use nctk::output::{check_writable, create_output, OutputError, WriterOptions};
 use nctk::{is_store_target, Format};
 use storage::store_var_options;
 
@@ -250,7 +250,7 @@ fn slab_elems(input: &Layout, shape: &[u64], chunks: &[u64], max_elems: u64) -> 
 fn copy_data(
     input: &Input<'_>,
     plan: &Plan,
-    writer: &mut dyn DatasetWriter,
+    writer: &mut dyn DataSink,
     (buffer_size, cache_bytes): (usize, usize),
     (in_name, out_name): (&str, &str),
     progress: &mut dyn Progress,
@@ -260,7 +260,7 @@ fn copy_data(
     let mut copy_slabs = |v: &VarCopy,
                           slabs: &mut dyn Iterator<Item = Selection>,
                           record: Option<u64>,
-                          writer: &mut dyn DatasetWriter| {
+                          writer: &mut dyn DataSink| {
         let dtype = schema.var(v.input).dtype;
         let size = elem_size(dtype);
         for mut sel in slabs {

@@ -31,6 +31,7 @@ mod jsonval;
 mod metadata;
 mod options;
 mod plan;
+mod sink;
 
 use std::sync::Arc;
 
@@ -59,6 +60,9 @@ pub struct ZarrWriter {
     consolidated: bool,
     plans: Vec<ArrayPlan>,
     cache: ChunkCache,
+    /// The options it was created with, for definitions given again
+    /// before any variable ([`DataSink::define`](nctk_model::DataSink::define)).
+    opts: WriteOptions,
 }
 
 impl std::fmt::Debug for ZarrWriter {
@@ -108,6 +112,7 @@ impl ZarrWriter {
             consolidated: opts.consolidated,
             plans,
             cache: ChunkCache::new(opts.cache_bytes, queue),
+            opts: opts.clone(),
         };
         w.write_metadata()?;
         Ok(w)
@@ -334,6 +339,23 @@ impl ZarrWriter {
     /// for, the consolidated `.zmetadata` holding all of them (the layout
     /// zarr-python's `consolidate_metadata` writes).
     fn write_metadata(&self) -> Result<(), WriteError> {
+        let objects = self.metadata_objects();
+        for (key, value) in &objects {
+            self.put_json(key.clone(), value)?;
+        }
+        if self.consolidated {
+            let all: serde_json::Map<String, Value> = objects.into_iter().collect();
+            let consolidated = serde_json::json!({
+                "metadata": all,
+                "zarr_consolidated_format": 1,
+            });
+            self.put_json(CONSOLIDATED.into(), &consolidated)?;
+        }
+        Ok(())
+    }
+
+    /// Every group's and array's metadata objects, keyed by store key.
+    fn metadata_objects(&self) -> Vec<(String, Value)> {
         let mut objects: Vec<(String, Value)> = vec![];
         for g in self.schema.group_ids() {
             let path = self.schema.group_path(g);
@@ -354,20 +376,56 @@ impl ZarrWriter {
             objects.push((format!("{}/.zarray", plan.prefix), zarray));
             objects.push((format!("{}/.zattrs", plan.prefix), zattrs));
         }
-        for (key, value) in &objects {
-            self.put_json(key.clone(), value)?;
-        }
-        if self.consolidated {
-            let all: serde_json::Map<String, Value> = objects.into_iter().collect();
-            let consolidated = serde_json::json!({
-                "metadata": all,
-                "zarr_consolidated_format": 1,
-            });
-            self.put_json(".zmetadata".into(), &consolidated)?;
+        objects
+    }
+
+    /// Deletes every metadata object this writer stored, so that the store
+    /// no longer opens as a dataset.
+    fn delete_metadata(&self) -> Result<(), WriteError> {
+        let keys = self.metadata_objects().into_iter().map(|(k, _)| k);
+        for key in keys.chain([CONSOLIDATED.to_string()]) {
+            self.store.delete(&StoreKey::new(key)?)?;
         }
         Ok(())
     }
+
+    /// Stops without finishing: chunks not yet stored are dropped (those
+    /// being encoded finish first, so nothing writes into the store
+    /// afterwards), the metadata is deleted, so the store does not open as
+    /// a dataset, and a staged zip is dropped unarchived (its scratch
+    /// directory goes with it). Chunks already stored stay, for the owner of the store to
+    /// remove.
+    pub fn abort(self) -> Result<(), WriteError> {
+        let deleted = self.delete_metadata();
+        drop(self);
+        deleted
+    }
+
+    /// Takes definitions given again: the same ones change nothing; a
+    /// writer created with no variables and no groups starts again with
+    /// `schema` (nothing was written but metadata); anything else is
+    /// refused, as a store is not redefined once it holds variables.
+    pub(crate) fn redefine(&mut self, schema: &Schema) -> Result<(), WriteError> {
+        if nctk_model::same_definitions(&self.schema, schema) {
+            return Ok(());
+        }
+        if self.schema.num_vars() > 0 || self.schema.group_ids().count() > 1 {
+            return Err(WriteError::Schema {
+                name: "/".into(),
+                reason: "a Zarr store takes its definitions once, before its first variable: \
+                         redefinition (adding or changing definitions) is not supported"
+                    .into(),
+            });
+        }
+        self.delete_metadata()?;
+        let fresh = ZarrWriter::create(self.store.clone(), schema, &self.opts)?;
+        *self = fresh;
+        Ok(())
+    }
 }
+
+/// The key of consolidated metadata.
+const CONSOLIDATED: &str = ".zmetadata";
 
 /// Copies the elements of one chunk's share of the selection, each row of
 /// the chunk prepared by `rows` (when it started as zeroed memory).

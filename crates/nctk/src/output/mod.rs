@@ -1,9 +1,10 @@
 //! The output side: every output is made here, by [`create_output`]: a
 //! classic file (CDF-1, CDF-2, CDF-5) or an NCZarr / Zarr store (directory
 //! or zip, named by a netCDF-C URL or a `.zarr` / `.zip` path), written
-//! behind the [`DatasetWriter`] seam ([`create_writer`]) under a temporary
-//! name and renamed into place when complete ([`SafeOutput`]). `nctk copy`
-//! and `nctk gen` both write through it.
+//! behind the [`DataSink`] seam ([`create_writer`]) under a temporary
+//! name and renamed into place when complete ([`SafeOutput`]); an output
+//! dropped or aborted before that is aborted and removed. `nctk copy` and
+//! `nctk gen` both write through it.
 
 mod error;
 mod safe_output;
@@ -11,21 +12,50 @@ mod writer;
 
 use std::path::Path;
 
-use nctk_model::{Selection, Values};
+use nctk_model::{DataSink, Selection, Values};
 
 pub use error::OutputError;
 pub use safe_output::{remove_temporaries, SafeOutput};
-pub use writer::{check_writable, create_writer, DatasetWriter, WriterOptions};
+pub use writer::{check_writable, create_writer, WriterOptions};
 
 use crate::{door, Format};
 
 /// An output being written under a temporary name ([`SafeOutput`]):
-/// made by [`create_output`], renamed into place by [`Output::finish`].
+/// made by [`create_output`], renamed into place by [`Output::finish`];
+/// dropped (or [`abort`](Output::abort)ed) before that, its writer is
+/// aborted and the temporary removed.
 pub struct Output {
-    // Dropped first: a writer may still write into the temporary as it is
-    // dropped, which `safe` then removes.
-    writer: Box<dyn DatasetWriter>,
+    // Dropped first: an aborting writer may still write into the
+    // temporary, which `safe` then removes.
+    writer: AbortOnDrop,
     safe: SafeOutput,
+}
+
+/// A writer that is aborted ([`DataSink::abort`]) when dropped unfinished.
+struct AbortOnDrop(Option<Box<dyn DataSink>>);
+
+impl AbortOnDrop {
+    fn sink(&mut self) -> &mut dyn DataSink {
+        self.0
+            .as_deref_mut()
+            .expect("the writer is taken only by finish and abort, which consume the output")
+    }
+
+    fn take(mut self) -> Box<dyn DataSink> {
+        self.0
+            .take()
+            .expect("the writer is taken only by finish and abort, which consume the output")
+    }
+}
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        if let Some(writer) = self.0.take() {
+            // Dropped on an error path: the error being reported is the
+            // cause; the temporary is removed whatever abort could undo.
+            let _ = writer.abort();
+        }
+    }
 }
 
 impl Output {
@@ -39,15 +69,16 @@ impl Output {
         values: &Values,
     ) -> Result<(), OutputError> {
         self.writer
+            .sink()
             .write(var, selection, values)
             .map_err(|e| self.safe.blame(Some(name), e))
     }
 
     /// The writer, for callers that drive it themselves (the copier cuts
-    /// its slabs along [`DatasetWriter::chunk_shape`]); errors from it name
+    /// its slabs along [`DataSink::chunk_shape`]); errors from it name
     /// the temporary until passed through [`Output::blame`].
-    pub fn writer_mut(&mut self) -> &mut dyn DatasetWriter {
-        self.writer.as_mut()
+    pub fn writer_mut(&mut self) -> &mut dyn DataSink {
+        self.writer.sink()
     }
 
     /// The output's final name (a URL is named by its path).
@@ -64,8 +95,17 @@ impl Output {
     /// Completes the output and renames it into place.
     pub fn finish(self) -> Result<(), OutputError> {
         let Output { writer, safe } = self;
-        writer.finish().map_err(|e| safe.blame(None, e))?;
+        writer.take().finish().map_err(|e| safe.blame(None, e))?;
         safe.commit()
+    }
+
+    /// Gives the output up: the writer is aborted ([`DataSink::abort`])
+    /// and the temporary removed; an existing output is kept as it was.
+    /// An error tells what the writer could not undo (the temporary is
+    /// removed all the same).
+    pub fn abort(self) -> Result<(), OutputError> {
+        let Output { writer, safe } = self;
+        writer.take().abort().map_err(|e| safe.blame(None, e))
     }
 }
 
@@ -105,5 +145,8 @@ pub fn create_output(
         OutputError::Output { source, .. } => safe.blame(None, source),
         e => e,
     })?;
-    Ok(Output { writer, safe })
+    Ok(Output {
+        writer: AbortOnDrop(Some(writer)),
+        safe,
+    })
 }

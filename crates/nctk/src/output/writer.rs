@@ -1,42 +1,17 @@
-//! The output side: the [`DatasetWriter`] seam and [`create_writer`], its
-//! factory: classic files through [`ClassicWriter`], NCZarr/Zarr stores
-//! through [`crate::StoreWriter`] (each variable's storage as
+//! The output side's factory of [`DataSink`]s, [`create_writer`]: classic
+//! files through [`ClassicWriter`], NCZarr/Zarr stores through
+//! [`crate::StoreWriter`] (each variable's storage as
 //! [`WriterOptions::vars`] gives it).
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use nctk_classic::{ClassicWriter, FillMode, Version};
-use nctk_model::{Schema, Selection, SourceError, Values, VarId};
+use nctk_model::{DataSink, Schema, Selection, SinkError, Values, VarId};
 use nctk_store::bytes::MemSink;
 
 use super::OutputError;
 use crate::{Format, StoreLayout, StoreOptions};
-
-/// A dataset being written by the copier: its definitions were fixed when it
-/// was created (see [`create_writer`]); data arrives as slabs.
-pub trait DatasetWriter: Send {
-    /// Writes `values` (in the variable's own type) to `selection` of `var`,
-    /// a variable of the schema the writer was created with. Writing past the
-    /// last record of a record variable adds records.
-    fn write(
-        &mut self,
-        var: VarId,
-        selection: &Selection,
-        values: &Values,
-    ) -> Result<(), SourceError>;
-
-    /// Completes the dataset (record count, padding, flush). A dataset that
-    /// is dropped without `finish` is incomplete.
-    fn finish(self: Box<Self>) -> Result<(), SourceError>;
-
-    /// The chunk lengths `var` is stored in, when the output is chunked:
-    /// the copier then cuts slabs along chunk boundaries.
-    fn chunk_shape(&self, var: VarId) -> Option<Vec<u64>> {
-        let _ = var;
-        None
-    }
-}
 
 /// How the output is written, beyond its format and definitions.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -45,7 +20,7 @@ pub struct WriterOptions {
     /// without fill, as every value is copied anyway.
     pub fill: bool,
     /// Build the whole output in memory and write it out on
-    /// [`finish`](DatasetWriter::finish) (`nccopy -w`).
+    /// [`finish`](DataSink::finish) (`nccopy -w`).
     pub in_memory: bool,
     /// Stores only: the metadata layout (default: the newest NCZarr).
     pub layout: Option<StoreLayout>,
@@ -74,7 +49,7 @@ pub fn create_writer(
     format: Format,
     schema: &Schema,
     opts: &WriterOptions,
-) -> Result<Box<dyn DatasetWriter>, OutputError> {
+) -> Result<Box<dyn DataSink>, OutputError> {
     check_writable(path, format)?;
     let version = match format {
         Format::Classic => Version::Cdf1,
@@ -82,8 +57,7 @@ pub fn create_writer(
         Format::Cdf5 => Version::Cdf5,
         _ => return create_store_output(path, schema, opts),
     };
-    ClassicOutput::create(path, version, schema, opts)
-        .map(|w| Box::new(w) as Box<dyn DatasetWriter>)
+    create_classic(path, version, schema, opts)
 }
 
 /// Checks that [`create_writer`] can write `format`.
@@ -105,7 +79,7 @@ fn create_store_output(
     path: &Path,
     schema: &Schema,
     opts: &WriterOptions,
-) -> Result<Box<dyn DatasetWriter>, OutputError> {
+) -> Result<Box<dyn DataSink>, OutputError> {
     let defaults = StoreOptions::default();
     let store_opts = StoreOptions {
         layout: opts.layout.unwrap_or(defaults.layout),
@@ -123,85 +97,84 @@ fn create_store_output(
     Ok(Box::new(writer))
 }
 
-/// A classic file being written by [`ClassicWriter`].
-struct ClassicOutput {
-    writer: ClassicWriter,
-    /// With `-w`: the in-memory image and where it goes on finish.
-    memory: Option<(Arc<MemSink>, PathBuf)>,
-}
-
-impl ClassicOutput {
-    fn create(
-        path: &Path,
-        version: Version,
-        schema: &Schema,
-        opts: &WriterOptions,
-    ) -> Result<ClassicOutput, OutputError> {
-        let fill = if opts.fill {
-            FillMode::Fill
-        } else {
-            FillMode::NoFill
-        };
-        let err = |e: nctk_classic::ClassicError| OutputError::Output {
-            path: path.display().to_string(),
-            source: Box::new(e),
-        };
-        if opts.in_memory {
-            let sink = Arc::new(MemSink::new());
-            let writer = ClassicWriter::create_in_with_schema(sink.clone(), schema, version, fill)
-                .map_err(err)?;
-            return Ok(ClassicOutput {
-                writer,
-                memory: Some((sink, path.to_path_buf())),
-            });
-        }
-        let sink = crate::door::create_file(path).map_err(|e| err(e.into()))?;
-        let writer =
-            ClassicWriter::create_in_with_schema(sink, schema, version, fill).map_err(err)?;
-        Ok(ClassicOutput {
+/// A classic file written by [`ClassicWriter`] at `path`, or with `-w` in
+/// memory first ([`InMemory`]).
+fn create_classic(
+    path: &Path,
+    version: Version,
+    schema: &Schema,
+    opts: &WriterOptions,
+) -> Result<Box<dyn DataSink>, OutputError> {
+    let fill = if opts.fill {
+        FillMode::Fill
+    } else {
+        FillMode::NoFill
+    };
+    let err = |e: nctk_classic::ClassicError| OutputError::Output {
+        path: path.display().to_string(),
+        source: Box::new(e),
+    };
+    if opts.in_memory {
+        let image = Arc::new(MemSink::new());
+        let writer = ClassicWriter::create_in_with_schema(image.clone(), schema, version, fill)
+            .map_err(err)?;
+        return Ok(Box::new(InMemory {
             writer,
-            memory: None,
-        })
+            image,
+            path: path.to_path_buf(),
+        }));
     }
+    let sink = crate::door::create_file(path).map_err(|e| err(e.into()))?;
+    let writer = ClassicWriter::create_in_with_schema(sink, schema, version, fill).map_err(err)?;
+    Ok(Box::new(writer))
 }
 
-impl DatasetWriter for ClassicOutput {
+/// A classic file built in memory and written to `path` on finish
+/// (`nccopy -w`).
+struct InMemory {
+    writer: ClassicWriter,
+    image: Arc<MemSink>,
+    path: PathBuf,
+}
+
+impl DataSink for InMemory {
+    fn schema(&self) -> &Schema {
+        self.writer.schema()
+    }
+
+    fn define(&mut self, schema: &Schema) -> Result<(), SinkError> {
+        DataSink::define(&mut self.writer, schema)
+    }
+
     fn write(
         &mut self,
         var: VarId,
         selection: &Selection,
         values: &Values,
-    ) -> Result<(), SourceError> {
-        let w = &mut self.writer;
-        match values {
-            Values::Byte(v) => w.write_from(var, selection, v),
-            Values::Char(v) => w.write_from(var, selection, v),
-            Values::Short(v) => w.write_from(var, selection, v),
-            Values::Int(v) => w.write_from(var, selection, v),
-            Values::Float(v) => w.write_from(var, selection, v),
-            Values::Double(v) => w.write_from(var, selection, v),
-            Values::UByte(v) => w.write_from(var, selection, v),
-            Values::UShort(v) => w.write_from(var, selection, v),
-            Values::UInt(v) => w.write_from(var, selection, v),
-            Values::Int64(v) => w.write_from(var, selection, v),
-            Values::UInt64(v) => w.write_from(var, selection, v),
-            Values::String(_) => w.write(var, selection, values),
-        }?;
+    ) -> Result<(), SinkError> {
+        DataSink::write(&mut self.writer, var, selection, values)
+    }
+
+    fn finish(self: Box<Self>) -> Result<(), SinkError> {
+        let InMemory {
+            writer,
+            image,
+            path,
+        } = *self;
+        writer.close()?;
+        let write = |file: &dyn nctk_store::bytes::ByteSink| {
+            file.write_at(0, &image.to_vec())?;
+            file.sync()
+        };
+        crate::door::create_file(&path)
+            .and_then(|file| write(file.as_ref()))
+            .map_err(|e| format!("{}: write: {e}", path.display()))?;
         Ok(())
     }
 
-    fn finish(self: Box<Self>) -> Result<(), SourceError> {
-        let ClassicOutput { writer, memory } = *self;
-        writer.close()?;
-        if let Some((image, path)) = memory {
-            let write = |file: &dyn nctk_store::bytes::ByteSink| {
-                file.write_at(0, &image.to_vec())?;
-                file.sync()
-            };
-            crate::door::create_file(&path)
-                .and_then(|file| write(file.as_ref()))
-                .map_err(|e| format!("{}: write: {e}", path.display()))?;
-        }
+    /// Nothing reached the file: the image is dropped.
+    fn abort(self: Box<Self>) -> Result<(), SinkError> {
+        self.writer.abort()?;
         Ok(())
     }
 }

@@ -1,0 +1,63 @@
+//! [`ClassicWriter`] as a [`DataSink`]: the format-independent writers (the
+//! copier, the generator) drive classic files through it.
+
+use nctk_model::{same_definitions, DataSink, Schema, Selection, SinkError, Values, VarId};
+
+use crate::ClassicWriter;
+
+impl DataSink for ClassicWriter {
+    fn schema(&self) -> &Schema {
+        ClassicWriter::schema(self)
+    }
+
+    /// Defines what `schema` adds (see [`ClassicWriter::define_schema`])
+    /// and leaves define mode; after data, this is netCDF's redefinition
+    /// (`nc_redef` ... `nc_enddef`), moving data as netCDF-C does.
+    fn define(&mut self, schema: &Schema) -> Result<(), SinkError> {
+        if same_definitions(ClassicWriter::schema(self), schema) && !self.in_define_mode() {
+            return Ok(());
+        }
+        if !self.in_define_mode() {
+            self.redefine()?;
+        }
+        self.define_schema(schema)?;
+        self.end_define()?;
+        Ok(())
+    }
+
+    /// Writes through the typed path ([`ClassicWriter::write_from`]): a
+    /// slab in the variable's own type is byte-swapped in chunks, without
+    /// a copy into big-endian [`Values`].
+    fn write(
+        &mut self,
+        var: VarId,
+        selection: &Selection,
+        values: &Values,
+    ) -> Result<(), SinkError> {
+        match values {
+            Values::Byte(v) => self.write_from(var, selection, v),
+            Values::Char(v) => self.write_from(var, selection, v),
+            Values::Short(v) => self.write_from(var, selection, v),
+            Values::Int(v) => self.write_from(var, selection, v),
+            Values::Float(v) => self.write_from(var, selection, v),
+            Values::Double(v) => self.write_from(var, selection, v),
+            Values::UByte(v) => self.write_from(var, selection, v),
+            Values::UShort(v) => self.write_from(var, selection, v),
+            Values::UInt(v) => self.write_from(var, selection, v),
+            Values::Int64(v) => self.write_from(var, selection, v),
+            Values::UInt64(v) => self.write_from(var, selection, v),
+            _ => ClassicWriter::write(self, var, selection, values),
+        }?;
+        Ok(())
+    }
+
+    fn finish(self: Box<Self>) -> Result<(), SinkError> {
+        self.close()?;
+        Ok(())
+    }
+
+    fn abort(self: Box<Self>) -> Result<(), SinkError> {
+        ClassicWriter::abort(*self)?;
+        Ok(())
+    }
+}
