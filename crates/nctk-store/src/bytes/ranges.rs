@@ -56,28 +56,32 @@ impl Coalesce {
     }
 }
 
-/// The ranges' requests under `policy`: each is a span to read and the
-/// indices (into `ranges`) of the ranges it covers, ascending by offset.
-/// Empty and reversed ranges belong to no request.
-fn requests(ranges: &[Range<u64>], policy: Coalesce) -> Vec<(Range<u64>, Vec<usize>)> {
+/// The ranges' requests under `policy`: the indices of the non-empty
+/// ranges sorted by offset, and the requests, each a span to read and the
+/// positions (in that order) of the ranges it covers. Empty and reversed
+/// ranges belong to no request.
+fn requests(
+    ranges: &[Range<u64>],
+    policy: Coalesce,
+) -> (Vec<usize>, Vec<(Range<u64>, Range<usize>)>) {
     let mut order: Vec<usize> = (0..ranges.len())
         .filter(|&i| ranges[i].end > ranges[i].start)
         .collect();
     order.sort_by_key(|&i| ranges[i].start);
-    let mut out: Vec<(Range<u64>, Vec<usize>)> = Vec::new();
+    let mut out: Vec<(Range<u64>, Range<usize>)> = Vec::new();
     let mut last_len = 0;
-    for i in order {
+    for (pos, &i) in order.iter().enumerate() {
         let r = &ranges[i];
         match out.last_mut() {
             Some((span, members)) if policy.joins(span, last_len, r) => {
                 span.end = span.end.max(r.end);
-                members.push(i);
+                members.end = pos + 1;
             }
-            _ => out.push((r.clone(), vec![i])),
+            _ => out.push((r.clone(), pos..pos + 1)),
         }
         last_len = r.end - r.start;
     }
-    out
+    (order, out)
 }
 
 /// [`ByteSource::read_ranges`]: one `read_range` per request, sliced.
@@ -86,9 +90,10 @@ pub(crate) fn read_ranges<S: ByteSource + ?Sized>(
     ranges: &[Range<u64>],
 ) -> Result<Vec<Bytes>, ByteError> {
     let mut out = vec![Bytes::new(); ranges.len()];
-    for (span, members) in requests(ranges, source.coalesce()) {
+    let (order, requests) = requests(ranges, source.coalesce());
+    for (span, members) in requests {
         let merged = source.read_range(span.clone())?;
-        for k in members {
+        for &k in &order[members] {
             let r = &ranges[k];
             let lo = ((r.start - span.start) as usize).min(merged.len());
             let hi = ((r.end - span.start) as usize).min(merged.len());
@@ -111,8 +116,10 @@ pub(crate) fn read_ranges_into<S: ByteSource + ?Sized>(
         .collect();
     let mut got = vec![0usize; reads.len()];
     let mut scratch = Vec::new();
-    for (span, members) in requests(&ranges, source.coalesce()) {
-        if let [k] = members[..] {
+    let (order, requests) = requests(&ranges, source.coalesce());
+    for (span, members) in requests {
+        let members = &order[members];
+        if let [k] = *members {
             got[k] = source.read_full(span.start, reads[k].1)?;
             continue;
         }
@@ -123,7 +130,7 @@ pub(crate) fn read_ranges_into<S: ByteSource + ?Sized>(
         })?;
         scratch.resize(len, 0);
         let have = source.read_full(span.start, &mut scratch)?;
-        for k in members {
+        for &k in members {
             let s = (ranges[k].start - span.start) as usize;
             let dst = &mut *reads[k].1;
             let n = have.saturating_sub(s).min(dst.len());
@@ -138,9 +145,13 @@ pub(crate) fn read_ranges_into<S: ByteSource + ?Sized>(
 mod tests {
     use super::*;
 
-    /// The requests' spans and members, for comparing.
+    /// The requests' spans and the indices of the ranges each covers.
     fn plan(ranges: &[Range<u64>], policy: Coalesce) -> Vec<(Range<u64>, Vec<usize>)> {
-        requests(ranges, policy)
+        let (order, requests) = requests(ranges, policy);
+        requests
+            .into_iter()
+            .map(|(span, members)| (span, order[members].to_vec()))
+            .collect()
     }
 
     #[test]
