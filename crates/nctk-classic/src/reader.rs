@@ -24,7 +24,10 @@ const BATCH_RANGES: usize = 4096;
 /// Shared by threads as `&ClassicReader` or `Arc<ClassicReader>`: reads are
 /// positioned, with no lock. Use [`DataSource::read`] for values in the
 /// variable's own type, [`ClassicReader::read_into`] for a typed buffer
-/// (the fast path: one read per contiguous run, straight into the buffer).
+/// (the fast path: a contiguous selection is one read straight into the
+/// buffer; the runs of any other go to the source in batches, each run
+/// read into its place in the buffer unless the source merges it with
+/// near ones).
 pub struct ClassicReader {
     source: Arc<dyn ByteSource>,
     name: String,

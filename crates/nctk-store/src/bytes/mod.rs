@@ -5,6 +5,12 @@
 //! `&self`, so one source is shared by many threads without a lock.
 //! [`ByteSink`] adds positioned writes. Both are implemented for a local file
 //! ([`FileSource`], [`FileSink`]) and for memory ([`MemSource`], [`MemSink`]).
+//!
+//! Readers hand a source whole batches of ranges
+//! ([`ByteSource::read_ranges_into`], [`ByteSource::read_ranges`]); the
+//! source decides which to merge ([`ByteSource::coalesce`]) and may run
+//! the requests concurrently, so a remote source pays one round trip per
+//! batch, not per range.
 
 mod error;
 mod file;
