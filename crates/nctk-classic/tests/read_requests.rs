@@ -7,52 +7,23 @@
 //! `ByteSource` wrapper over the real file.
 
 use std::path::Path;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use nctk_bench_support::{NLAT, NLON};
 use nctk_classic::{ClassicReader, ClassicWriter, FillMode, Version};
 use nctk_model::{DataType, GroupId, Schema, Selection, VarId};
-use nctk_store::bytes::{ByteError, ByteSource, Coalesce, FileSource};
+use nctk_store::bytes::FileSource;
+use nctk_store::conformance::CountingSource;
 
 /// Time steps of the benchmark field.
 const NT: u64 = 100;
 
-/// A file source that counts the calls reaching it.
-struct Counting {
-    inner: FileSource,
-    reads: AtomicUsize,
-    lens: AtomicUsize,
-}
-
-impl ByteSource for Counting {
-    fn len(&self) -> Result<u64, ByteError> {
-        self.lens.fetch_add(1, Ordering::Relaxed);
-        self.inner.len()
-    }
-    fn read_at(&self, offset: u64, buf: &mut [u8]) -> Result<usize, ByteError> {
-        self.reads.fetch_add(1, Ordering::Relaxed);
-        self.inner.read_at(offset, buf)
-    }
-    fn name(&self) -> String {
-        self.inner.name()
-    }
-    fn coalesce(&self) -> Coalesce {
-        self.inner.coalesce()
-    }
-}
-
 /// Opens `path` through a counting source; the counters start at zero
 /// once the header has been read.
-fn open_counted(path: &Path) -> (ClassicReader, Arc<Counting>) {
-    let src = Arc::new(Counting {
-        inner: FileSource::open(path).unwrap(),
-        reads: AtomicUsize::new(0),
-        lens: AtomicUsize::new(0),
-    });
+fn open_counted(path: &Path) -> (ClassicReader, Arc<CountingSource<FileSource>>) {
+    let src = Arc::new(CountingSource::new(FileSource::open(path).unwrap()));
     let reader = ClassicReader::from_source(src.clone()).unwrap();
-    src.reads.store(0, Ordering::Relaxed);
-    src.lens.store(0, Ordering::Relaxed);
+    src.reset();
     (reader, src)
 }
 
@@ -113,12 +84,12 @@ fn check_series(path: &Path, at: &[u64], offsets: impl Fn(u64) -> Vec<u64>) {
     assert_eq!(got, want, "{}: values", path.display());
     let expected = adjacent_runs(&offsets(reader.header().vars[0].begin));
     assert_eq!(
-        src.reads.load(Ordering::Relaxed),
+        src.reads(),
         expected,
         "{}: reads of the time series",
         path.display()
     );
-    assert_eq!(src.lens.load(Ordering::Relaxed), 0, "no length queries");
+    assert_eq!(src.lens(), 0, "no length queries");
 }
 
 #[test]

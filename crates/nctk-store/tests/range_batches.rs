@@ -1,51 +1,28 @@
 //! A batch of ranges costs the requests its source chooses: a local file
 //! merges small pieces that lie close together into one read and reads far
 //! or large pieces on their own; memory never merges. Every range holds
-//! the file's bytes, written with `std::fs`. Requests are counted by a
-//! wrapper that passes the inner source's choice on.
+//! the file's bytes, written with `std::fs`. Requests are counted by
+//! `CountingSource`, which passes the inner source's choice on.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
-
-use nctk_store::bytes::{ByteError, ByteSource, Coalesce, FileSource, MemSource};
-
-/// Counts the reads reaching `inner`.
-struct Counting<S> {
-    inner: S,
-    reads: AtomicUsize,
-}
-
-impl<S: ByteSource> ByteSource for Counting<S> {
-    fn len(&self) -> Result<u64, ByteError> {
-        self.inner.len()
-    }
-    fn read_at(&self, offset: u64, buf: &mut [u8]) -> Result<usize, ByteError> {
-        self.reads.fetch_add(1, Ordering::Relaxed);
-        self.inner.read_at(offset, buf)
-    }
-    fn name(&self) -> String {
-        self.inner.name()
-    }
-    fn coalesce(&self) -> Coalesce {
-        self.inner.coalesce()
-    }
-}
+use nctk_store::bytes::{ByteSource, FileSource, MemSource};
+use nctk_store::conformance::CountingSource;
 
 /// Reads `ranges` (offset, length) as one batch; returns the number of
 /// reads it took, after checking every range against `data`.
-fn batch<S: ByteSource>(src: &Counting<S>, data: &[u8], ranges: &[(u64, usize)]) -> usize {
+fn batch<S: ByteSource>(src: &CountingSource<S>, data: &[u8], ranges: &[(u64, usize)]) -> usize {
     let mut bufs: Vec<Vec<u8>> = ranges.iter().map(|&(_, n)| vec![0; n]).collect();
     let mut reads: Vec<(u64, &mut [u8])> = ranges
         .iter()
         .zip(&mut bufs)
         .map(|(&(o, _), b)| (o, &mut b[..]))
         .collect();
-    src.reads.store(0, Ordering::Relaxed);
+    src.reset();
     let got = src.read_ranges_into(&mut reads).unwrap();
     for ((&(o, n), buf), g) in ranges.iter().zip(&bufs).zip(got) {
         assert_eq!(g, n, "range at {o}");
         assert_eq!(&buf[..], &data[o as usize..o as usize + n], "range at {o}");
     }
-    src.reads.load(Ordering::Relaxed)
+    src.reads()
 }
 
 #[test]
@@ -54,14 +31,8 @@ fn files_merge_small_near_pieces_and_memory_never_merges() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("blob");
     std::fs::write(&path, &data).unwrap();
-    let file = Counting {
-        inner: FileSource::open(&path).unwrap(),
-        reads: AtomicUsize::new(0),
-    };
-    let mem = Counting {
-        inner: MemSource::new(data.clone()),
-        reads: AtomicUsize::new(0),
-    };
+    let file = CountingSource::new(FileSource::open(&path).unwrap());
+    let mem = CountingSource::new(MemSource::new(data.clone()));
 
     // 100 values of 4 bytes, 4 bytes apart, given out of order.
     let near: Vec<(u64, usize)> = (0..100u64).rev().map(|i| (1000 + 8 * i, 4)).collect();

@@ -56,19 +56,20 @@ impl Coalesce {
     }
 }
 
+/// A request: the span to read and the positions (in the sorted order) of
+/// the ranges it covers.
+type Request = (Range<u64>, Range<usize>);
+
 /// The ranges' requests under `policy`: the indices of the non-empty
 /// ranges sorted by offset, and the requests, each a span to read and the
 /// positions (in that order) of the ranges it covers. Empty and reversed
 /// ranges belong to no request.
-fn requests(
-    ranges: &[Range<u64>],
-    policy: Coalesce,
-) -> (Vec<usize>, Vec<(Range<u64>, Range<usize>)>) {
+fn requests(ranges: &[Range<u64>], policy: Coalesce) -> (Vec<usize>, Vec<Request>) {
     let mut order: Vec<usize> = (0..ranges.len())
         .filter(|&i| ranges[i].end > ranges[i].start)
         .collect();
     order.sort_by_key(|&i| ranges[i].start);
-    let mut out: Vec<(Range<u64>, Range<usize>)> = Vec::new();
+    let mut out: Vec<Request> = Vec::new();
     let mut last_len = 0;
     for (pos, &i) in order.iter().enumerate() {
         let r = &ranges[i];
