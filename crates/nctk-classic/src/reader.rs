@@ -13,17 +13,20 @@ use nctk_model::{
 use nctk_store::bytes::{ByteSource, MemSource};
 use std::sync::Arc;
 
-/// Pieces closer than this are read with one read and copied out.
-const GAP: u64 = 4096;
-/// The largest span read at once for coalesced small pieces.
-const MAX_SPAN: u64 = 1 << 22;
+/// The most bytes handed to the source in one batch of ranges.
+const BATCH_BYTES: u64 = 8 << 20;
+/// The most ranges handed to the source in one batch.
+const BATCH_RANGES: usize = 4096;
 
 /// A classic netCDF file open for reading.
 ///
 /// Shared by threads as `&ClassicReader` or `Arc<ClassicReader>`: reads are
 /// positioned, with no lock. Use [`DataSource::read`] for values in the
 /// variable's own type, [`ClassicReader::read_into`] for a typed buffer
-/// (the fast path: one read per contiguous run, straight into the buffer).
+/// (the fast path: a contiguous selection is one read straight into the
+/// buffer; the runs of any other go to the source in batches, each run
+/// read into its place in the buffer unless the source merges it with
+/// near ones).
 pub struct ClassicReader {
     source: Arc<dyn ByteSource>,
     name: String,
@@ -274,43 +277,34 @@ impl ClassicReader {
         self.read_pieces(&pieces, out, &self.fills[var.0 as usize])
     }
 
+    /// Reads `pieces` (file offset and length, in output order) into
+    /// `out`, one after another; bytes past the end of the file read as
+    /// `fill`. A single piece is read straight into `out`; several go to
+    /// the source in batches of at most [`BATCH_BYTES`] and
+    /// [`BATCH_RANGES`], and the source decides which to merge.
     fn read_pieces(&self, pieces: &[(u64, u64)], out: &mut [u8], fill: &[u8]) -> Result<()> {
-        let mut pos = 0usize;
+        if let [(off, _)] = pieces {
+            let got = self.source.read_full(*off, out)?;
+            fill_tail(out, got, fill);
+            return Ok(());
+        }
+        let mut rest = out;
         let mut i = 0;
-        let mut scratch = Vec::new();
         while i < pieces.len() {
-            let (off, len) = pieces[i];
-            // Coalesce following small pieces that lie close by.
-            let mut j = i + 1;
-            let mut end = off + len;
-            if len < GAP {
-                while j < pieces.len() {
-                    let (o, l) = pieces[j];
-                    if o < end || o - end > GAP || o + l - off > MAX_SPAN || l >= GAP {
-                        break;
-                    }
-                    end = o + l;
-                    j += 1;
-                }
+            let mut reads: Vec<(u64, &mut [u8])> = Vec::new();
+            let mut bytes = 0u64;
+            while i < pieces.len() && reads.len() < BATCH_RANGES && bytes < BATCH_BYTES {
+                let (off, len) = pieces[i];
+                let (dst, tail) = std::mem::take(&mut rest).split_at_mut(len as usize);
+                reads.push((off, dst));
+                rest = tail;
+                bytes += len;
+                i += 1;
             }
-            if j == i + 1 {
-                let dst = &mut out[pos..pos + len as usize];
-                let got = self.source.read_full(off, dst)?;
-                fill_tail(dst, got, fill);
-                pos += len as usize;
-            } else {
-                scratch.resize((end - off) as usize, 0);
-                let got = self.source.read_full(off, &mut scratch)?;
-                for &(o, l) in &pieces[i..j] {
-                    let s = (o - off) as usize;
-                    let dst = &mut out[pos..pos + l as usize];
-                    let have = got.saturating_sub(s).min(l as usize);
-                    dst[..have].copy_from_slice(&scratch[s..s + have]);
-                    fill_tail(dst, have, fill);
-                    pos += l as usize;
-                }
+            let got = self.source.read_ranges_into(&mut reads)?;
+            for ((_, dst), n) in reads.iter_mut().zip(got) {
+                fill_tail(dst, n, fill);
             }
-            i = j;
         }
         Ok(())
     }

@@ -1,23 +1,29 @@
-//! Reading a selection: find the chunks it touches, fetch and decode them
-//! in parallel (rayon, on the caller's pool), and assemble them into the
-//! output with contiguous-run copies.
+//! Reading a selection: find the chunks it touches, fetch them in batches
+//! through the store's `get_many` (its own concurrency, not capped at the
+//! core count) one batch ahead of decoding, decode each batch in parallel
+//! (rayon, on the caller's pool), and assemble the chunks into the output
+//! with contiguous-run copies.
 //!
 //! The output is split into disjoint slabs along the first dimension, one
 //! per first-dimension chunk index. A slab holding one whole chunk whose
 //! layout equals the output's (e.g. chunks `(1, lat, lon)` of a C-order
 //! array read whole) is decoded straight into place; otherwise each worker
 //! decodes into its own scratch buffer and copies runs into the slab.
-//! Memory: the output plus one chunk per worker. Regions whose chunks are
-//! missing are filled per run (nothing to do for an all-zero fill: the
-//! output starts zeroed). Fixed-width numbers are assembled in a typed
+//! Memory: the output, one decoded chunk per worker, and the raw chunks of
+//! two fetch batches (the one decoding and the one fetched ahead). Regions
+//! whose chunks are missing are filled per run (nothing to do for an
+//! all-zero fill: the output starts zeroed). Fixed-width numbers are assembled in a typed
 //! vector and byte-swapped in place when the stored order is not native.
 
 use std::borrow::Cow;
+use std::ops::Range;
 use std::sync::Mutex;
+
+use bytes::Bytes;
 
 use nctk_codec::Pipeline;
 use nctk_model::{DataType, Selection, Values};
-use nctk_store::kv::{ReadableStore, StorePrefix};
+use nctk_store::kv::{ReadableStore, StoreKey, StorePrefix};
 use rayon::prelude::*;
 
 use crate::cell::{narrow_utf32, Cell};
@@ -338,24 +344,32 @@ impl Plan<'_> {
         }
     }
 
-    /// Fetches, decodes and places one chunk into `slab` (the output rows
-    /// of its first-dimension chunk, starting at cell `base`).
+    /// The store key of the chunk `picks`.
+    fn key(&self, picks: &[usize]) -> Result<StoreKey, ZarrError> {
+        Ok(self
+            .meta
+            .prefix
+            .key(&self.meta.chunk_key(&self.idx(picks)))?)
+    }
+
+    /// Decodes and places one fetched chunk (`None`: missing, read as fill)
+    /// into `slab` (the output rows of its first-dimension chunk, starting
+    /// at cell `base`).
     fn place(
         &self,
-        store: &(impl ReadableStore + ?Sized),
         picks: &[usize],
-        slab: &Mutex<&mut [u8]>,
-        base: u64,
+        key: &StoreKey,
+        raw: Option<Bytes>,
+        (slab, base): &(Mutex<&mut [u8]>, u64),
         alone: bool,
         scratch: &mut Vec<u8>,
     ) -> Result<(), ZarrError> {
         let idx = self.idx(picks);
-        let key = self.meta.prefix.key(&self.meta.chunk_key(&idx))?;
         let w = self.width;
-        let Some(raw) = store.get(&key)? else {
+        let Some(raw) = raw else {
             if !self.fill_is_zero {
                 let mut out = lock(slab);
-                self.runs(picks, &idx, base, true, |o, _, n| {
+                self.runs(picks, &idx, *base, true, |o, _, n| {
                     fill_pattern(&mut out[o * w..(o + n) * w], &self.meta.fill);
                 });
             }
@@ -376,11 +390,61 @@ impl Plan<'_> {
             scratch,
         )?;
         let mut out = lock(slab);
-        self.runs(picks, &idx, base, false, |o, i, n| {
+        self.runs(picks, &idx, *base, false, |o, i, n| {
             out[o * w..(o + n) * w].copy_from_slice(&data[i * w..(i + n) * w]);
         });
         Ok(())
     }
+}
+
+/// Fetched chunks: (task number, key) and the value, `None` when missing.
+type Fetched = Vec<((u64, StoreKey), Option<Bytes>)>;
+
+/// Raw chunk bytes fetched in one batch (about: at least one chunk per
+/// rayon worker). One batch is decoded while the next is fetched, so this
+/// bounds the fetched bytes held at once to about twice as much.
+const FETCH_BATCH_BYTES: u64 = 32 << 20;
+/// The most chunks fetched in one batch.
+const FETCH_BATCH_CHUNKS: u64 = 1024;
+
+/// Chunks per fetch batch for chunks of `chunk_bytes` decoded bytes.
+fn batch_len(chunk_bytes: u64) -> u64 {
+    (FETCH_BATCH_BYTES / chunk_bytes.max(1))
+        .max(rayon::current_num_threads() as u64)
+        .clamp(1, FETCH_BATCH_CHUNKS)
+}
+
+/// Runs `fetch` over consecutive batches of `per` tasks of `0..n` and
+/// `consume` on each result, in order. With more than one batch, fetching
+/// runs on a thread of its own one batch ahead of `consume` on the
+/// caller's thread; the first error of either stops both.
+fn fetch_ahead<T: Send>(
+    n: u64,
+    per: u64,
+    fetch: impl Fn(Range<u64>) -> Result<T, ZarrError> + Sync,
+    mut consume: impl FnMut(T) -> Result<(), ZarrError>,
+) -> Result<(), ZarrError> {
+    let per = per.max(1);
+    if n <= per {
+        return consume(fetch(0..n)?);
+    }
+    std::thread::scope(|s| {
+        // A rendezvous channel: the fetcher holds at most one batch that
+        // `consume` has not taken yet.
+        let (tx, rx) = std::sync::mpsc::sync_channel(0);
+        let fetch = &fetch;
+        s.spawn(move || {
+            for lo in (0..n).step_by(per as usize) {
+                let got = fetch(lo..(lo + per).min(n));
+                let failed = got.is_err();
+                if tx.send(got).is_err() || failed {
+                    break;
+                }
+            }
+        });
+        // Returning early drops `rx`, which stops the fetcher.
+        rx.into_iter().try_for_each(|got| consume(got?))
+    })
 }
 
 fn lock<'a, 'b>(m: &'a Mutex<&'b mut [u8]>) -> std::sync::MutexGuard<'a, &'b mut [u8]> {
@@ -476,29 +540,41 @@ pub(crate) fn read_selection<S: ReadableStore + ?Sized>(
     let n_tasks = (slabs.len() as u64)
         .checked_mul(inner)
         .ok_or_else(|| too_large("number of chunks"))?;
-    let run = |scratch: &mut Vec<u8>, t: u64| -> Result<(), ZarrError> {
-        let s = (t / inner) as usize;
+    let picks_of = |t: u64| -> Vec<usize> {
         let mut rem = t % inner;
         let mut picks = vec![0usize; rank];
         if rank > 0 {
-            picks[0] = s;
+            picks[0] = (t / inner) as usize;
         }
         for d in (1..rank).rev() {
             let len = plan.per_dim[d].len() as u64;
             picks[d] = (rem % len) as usize;
             rem /= len;
         }
-        let (slab, base) = &slabs[s];
-        plan.place(store, &picks, slab, *base, alone, scratch)
+        picks
     };
-    if n_tasks <= 1 || rayon::current_num_threads() <= 1 {
-        let mut scratch = vec![];
-        (0..n_tasks).try_for_each(|t| run(&mut scratch, t))?;
-    } else {
-        (0..n_tasks)
-            .into_par_iter()
-            .try_for_each_init(Vec::new, |scratch, t| run(scratch, t))?;
-    }
+    let fetch = |tasks: Range<u64>| -> Result<Fetched, ZarrError> {
+        let keys = tasks
+            .clone()
+            .map(|t| plan.key(&picks_of(t)))
+            .collect::<Result<Vec<_>, _>>()?;
+        let raws = store.get_many(&keys)?;
+        Ok(tasks.zip(keys).zip(raws).collect())
+    };
+    let run = |scratch: &mut Vec<u8>, ((t, key), raw): ((u64, StoreKey), Option<Bytes>)| {
+        let picks = picks_of(t);
+        let slab = &slabs[picks.first().copied().unwrap_or(0)];
+        plan.place(&picks, &key, raw, slab, alone, scratch)
+    };
+    let decode = |batch: Fetched| -> Result<(), ZarrError> {
+        if batch.len() <= 1 || rayon::current_num_threads() <= 1 {
+            let mut scratch = vec![];
+            batch.into_iter().try_for_each(|c| run(&mut scratch, c))
+        } else {
+            batch.into_par_iter().try_for_each_init(Vec::new, run)
+        }
+    };
+    fetch_ahead(n_tasks, batch_len(chunk_bytes), fetch, decode)?;
     drop(slabs);
     Ok(out.finish(meta.cell))
 }

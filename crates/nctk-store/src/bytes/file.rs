@@ -9,7 +9,7 @@
 //! shrunk by someone else reads short, as `pread` reports, never as stale
 //! bytes.
 
-use super::{read_new, ByteError, ByteSink, ByteSource, Replacement};
+use super::{read_new, ByteError, ByteSink, ByteSource, Coalesce, Replacement};
 use bytes::Bytes;
 use std::fs::{File, OpenOptions};
 use std::ops::Range;
@@ -17,6 +17,16 @@ use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
+
+/// How a local file merges the ranges of a batch: a request is one
+/// `pread`, cheap, so only small pieces (under 4 KiB, a page) at most a page
+/// apart are read together, up to 4 MiB at once; larger pieces are read
+/// straight into their buffers.
+const FILE_COALESCE: Coalesce = Coalesce {
+    gap: 4096,
+    alone_from: 4096,
+    max_span: 4 << 20,
+};
 
 /// A local file read with positioned reads (`pread`): no shared cursor, no
 /// lock, and no `stat` per read (see the module's length rule).
@@ -98,6 +108,9 @@ impl ByteSource for FileSource {
         let len = len_covering(&self.file, &self.path, &self.len, range.end)?;
         read_new(self, range, len)
     }
+    fn coalesce(&self) -> Coalesce {
+        FILE_COALESCE
+    }
 }
 
 /// A local file opened for reading and writing with positioned I/O (its
@@ -163,6 +176,9 @@ impl ByteSource for FileSink {
     fn read_range(&self, range: Range<u64>) -> Result<Bytes, ByteError> {
         let len = len_covering(&self.file, &self.path, &self.len, range.end)?;
         read_new(self, range, len)
+    }
+    fn coalesce(&self) -> Coalesce {
+        FILE_COALESCE
     }
 }
 

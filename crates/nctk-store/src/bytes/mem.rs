@@ -1,4 +1,4 @@
-use super::{ByteError, ByteSink, ByteSource};
+use super::{ByteError, ByteSink, ByteSource, Coalesce};
 use bytes::Bytes;
 use std::sync::RwLock;
 
@@ -48,6 +48,9 @@ impl ByteSource for MemSource {
         let hi = range.end.clamp(lo, len);
         Ok(self.data.slice(lo as usize..hi as usize))
     }
+    fn coalesce(&self) -> Coalesce {
+        Coalesce::NEVER
+    }
 }
 
 /// A growable, writable blob in memory.
@@ -93,6 +96,9 @@ impl ByteSource for MemSink {
     }
     fn name(&self) -> String {
         "<memory>".to_string()
+    }
+    fn coalesce(&self) -> Coalesce {
+        Coalesce::NEVER
     }
 }
 

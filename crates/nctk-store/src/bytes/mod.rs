@@ -5,23 +5,27 @@
 //! `&self`, so one source is shared by many threads without a lock.
 //! [`ByteSink`] adds positioned writes. Both are implemented for a local file
 //! ([`FileSource`], [`FileSink`]) and for memory ([`MemSource`], [`MemSink`]).
+//!
+//! Readers hand a source whole batches of ranges
+//! ([`ByteSource::read_ranges_into`], [`ByteSource::read_ranges`]); the
+//! source decides which to merge ([`ByteSource::coalesce`]) and may run
+//! the requests concurrently, so a remote source pays one round trip per
+//! batch, not per range.
 
 mod error;
 mod file;
 mod mem;
+mod ranges;
 mod replace;
 
 pub use error::ByteError;
 pub use file::{FileSink, FileSource};
 pub use mem::{MemSink, MemSource};
+pub use ranges::{Coalesce, COALESCE_GAP};
 pub use replace::{MemReplacement, Replacement};
 
 use bytes::Bytes;
 use std::ops::Range;
-
-/// Gaps up to this many bytes between ranges are read through by
-/// [`ByteSource::read_ranges`] rather than split into two reads.
-pub const COALESCE_GAP: u64 = 64 * 1024;
 
 /// Positioned read access to one blob of bytes.
 pub trait ByteSource: Send + Sync {
@@ -73,31 +77,29 @@ pub trait ByteSource: Send + Sync {
         read_new(self, range, self.len()?)
     }
 
-    /// Reads several ranges, merging ranges closer than [`COALESCE_GAP`] into
-    /// one read. Results come back in the order of `ranges`.
+    /// How this source merges nearby ranges of a batch
+    /// ([`read_ranges`](Self::read_ranges),
+    /// [`read_ranges_into`](Self::read_ranges_into)) into one request.
+    fn coalesce(&self) -> Coalesce {
+        Coalesce::DEFAULT
+    }
+
+    /// Reads several ranges, merging nearby ones as [`coalesce`](Self::coalesce)
+    /// says. Results come back in the order of `ranges`, each shorter when
+    /// the blob ends inside its range (empty for an empty or reversed range).
     fn read_ranges(&self, ranges: &[Range<u64>]) -> Result<Vec<Bytes>, ByteError> {
-        let mut order: Vec<usize> = (0..ranges.len()).collect();
-        order.sort_by_key(|&i| ranges[i].start);
-        let mut out = vec![Bytes::new(); ranges.len()];
-        let mut i = 0;
-        while i < order.len() {
-            let first = &ranges[order[i]];
-            let (start, mut end) = (first.start, first.end.max(first.start));
-            let mut j = i + 1;
-            while j < order.len() && ranges[order[j]].start <= end.saturating_add(COALESCE_GAP) {
-                end = end.max(ranges[order[j]].end);
-                j += 1;
-            }
-            let merged = self.read_range(start..end)?;
-            for &k in &order[i..j] {
-                let r = &ranges[k];
-                let lo = ((r.start - start) as usize).min(merged.len());
-                let hi = ((r.end.max(r.start) - start) as usize).min(merged.len());
-                out[k] = merged.slice(lo..hi);
-            }
-            i = j;
-        }
-        Ok(out)
+        ranges::read_ranges(self, ranges)
+    }
+
+    /// Reads a batch of ranges, each `(offset, buf)` filling `buf` from
+    /// `offset`, merging nearby ones as [`coalesce`](Self::coalesce) says (a
+    /// range read on its own goes straight into its buffer). Returns, in
+    /// the order of `reads`, how many bytes of each buffer were read: fewer
+    /// when the blob ends inside it, the rest of the buffer left untouched.
+    /// The batch is the unit a source may run concurrently; callers bound
+    /// its size.
+    fn read_ranges_into(&self, reads: &mut [(u64, &mut [u8])]) -> Result<Vec<usize>, ByteError> {
+        ranges::read_ranges_into(self, reads)
     }
 }
 
@@ -147,29 +149,41 @@ pub trait ByteSink: ByteSource {
     }
 }
 
-impl<T: ByteSource + ?Sized> ByteSource for std::sync::Arc<T> {
-    fn len(&self) -> Result<u64, ByteError> {
-        (**self).len()
-    }
-    fn read_at(&self, offset: u64, buf: &mut [u8]) -> Result<usize, ByteError> {
-        (**self).read_at(offset, buf)
-    }
-    fn name(&self) -> String {
-        (**self).name()
-    }
+macro_rules! forward_source {
+    ($($ty:ty),*) => {$(
+        impl<T: ByteSource + ?Sized> ByteSource for $ty {
+            fn len(&self) -> Result<u64, ByteError> {
+                (**self).len()
+            }
+            fn read_at(&self, offset: u64, buf: &mut [u8]) -> Result<usize, ByteError> {
+                (**self).read_at(offset, buf)
+            }
+            fn read_full(&self, offset: u64, buf: &mut [u8]) -> Result<usize, ByteError> {
+                (**self).read_full(offset, buf)
+            }
+            fn name(&self) -> String {
+                (**self).name()
+            }
+            fn read_range(&self, range: Range<u64>) -> Result<Bytes, ByteError> {
+                (**self).read_range(range)
+            }
+            fn coalesce(&self) -> Coalesce {
+                (**self).coalesce()
+            }
+            fn read_ranges(&self, ranges: &[Range<u64>]) -> Result<Vec<Bytes>, ByteError> {
+                (**self).read_ranges(ranges)
+            }
+            fn read_ranges_into(
+                &self,
+                reads: &mut [(u64, &mut [u8])],
+            ) -> Result<Vec<usize>, ByteError> {
+                (**self).read_ranges_into(reads)
+            }
+        }
+    )*};
 }
 
-impl<T: ByteSource + ?Sized> ByteSource for Box<T> {
-    fn len(&self) -> Result<u64, ByteError> {
-        (**self).len()
-    }
-    fn read_at(&self, offset: u64, buf: &mut [u8]) -> Result<usize, ByteError> {
-        (**self).read_at(offset, buf)
-    }
-    fn name(&self) -> String {
-        (**self).name()
-    }
-}
+forward_source!(std::sync::Arc<T>, Box<T>);
 
 impl<T: ByteSink + ?Sized> ByteSink for Box<T> {
     fn write_at(&self, offset: u64, data: &[u8]) -> Result<(), ByteError> {

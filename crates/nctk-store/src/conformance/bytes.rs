@@ -154,6 +154,24 @@ fn check_source(src: &dyn ByteSource, data: &[u8]) {
     for (r, got) in ranges.iter().zip(&all) {
         assert_eq!(&got[..], clip(data, r.clone()), "{name}: read_ranges {r:?}");
     }
+    let mut bufs: Vec<Vec<u8>> = ranges
+        .iter()
+        .map(|r| vec![0xA5; r.end.saturating_sub(r.start) as usize])
+        .collect();
+    let mut reads: Vec<(u64, &mut [u8])> = ranges
+        .iter()
+        .zip(&mut bufs)
+        .map(|(r, b)| (r.start, &mut b[..]))
+        .collect();
+    let got = src.read_ranges_into(&mut reads).expect("read_ranges_into");
+    for ((r, n), buf) in ranges.iter().zip(got).zip(&bufs) {
+        let want = clip(data, r.clone());
+        assert_eq!(&buf[..n], want, "{name}: read_ranges_into {r:?}");
+        assert!(
+            buf[n..].iter().all(|&b| b == 0xA5),
+            "{name}: read_ranges_into {r:?} wrote past the data"
+        );
+    }
 
     // Several threads reading different places at once.
     let name = &name;
@@ -188,8 +206,8 @@ fn check_source(src: &dyn ByteSource, data: &[u8]) {
 /// each: `len`, `read_at` within and across the end, empty requests,
 /// requests past the end (nothing, or an error naming the offset),
 /// `read_exact_at` failing with the offset where the data ends,
-/// `read_range`, `read_ranges` (unsorted, overlapping, repeated, far apart)
-/// equal to single reads, and reads from four threads at once.
+/// `read_range`, `read_ranges` and `read_ranges_into` (unsorted,
+/// overlapping, repeated, far apart) equal to single reads, and reads from four threads at once.
 pub fn byte_source<S, F>(make: F)
 where
     S: ByteSource,

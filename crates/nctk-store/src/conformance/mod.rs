@@ -15,9 +15,13 @@
 //!
 //! A new backend passes them unchanged:
 //! `nctk_store::conformance::kv_store(|| MyStore::new())`.
+//!
+//! [`CountingSource`] counts the requests an access makes of a source.
 
 mod bytes;
+mod counting;
 mod kv;
 
 pub use self::bytes::{byte_sink, byte_source};
+pub use self::counting::CountingSource;
 pub use self::kv::{fixture, kv_contents, kv_store};
