@@ -21,6 +21,7 @@
 mod attr_access;
 pub mod convert;
 mod error;
+mod format;
 pub mod name;
 mod schema;
 mod selection;
@@ -31,6 +32,7 @@ mod values;
 pub use attr_access::AttributeError;
 pub use convert::NcValue;
 pub use error::ModelError;
+pub use format::{Format, KindNames};
 pub use schema::{
     Attribute, DimId, Dimension, Endianness, Group, GroupId, Layout, Schema, VarId, VarStorage,
     Variable,

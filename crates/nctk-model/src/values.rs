@@ -54,6 +54,32 @@ macro_rules! for_each_values {
     };
 }
 
+/// Evaluates `$body` with `$v` bound to the vector inside `$values` when it
+/// holds fixed-width values (the ten numeric types and `char`, whose element
+/// types all implement [`NcValue`](crate::NcValue) and `Default`); any other
+/// variant (`string`, and the types a later format adds) matches `$other`
+/// and gives `$else`. Format crates use it to handle the fixed-width types
+/// once, generically, without listing them.
+#[macro_export]
+macro_rules! with_fixed_values {
+    ($values:expr, $v:ident => $body:expr, $other:pat => $else:expr) => {
+        match $values {
+            $crate::Values::Byte($v) => $body,
+            $crate::Values::Char($v) => $body,
+            $crate::Values::Short($v) => $body,
+            $crate::Values::Int($v) => $body,
+            $crate::Values::Float($v) => $body,
+            $crate::Values::Double($v) => $body,
+            $crate::Values::UByte($v) => $body,
+            $crate::Values::UShort($v) => $body,
+            $crate::Values::UInt($v) => $body,
+            $crate::Values::Int64($v) => $body,
+            $crate::Values::UInt64($v) => $body,
+            $other => $else,
+        }
+    };
+}
+
 /// Builds the same variant as `$proto` around `$expr` (a vector of the
 /// matching element type), binding the prototype's vector as `$v`.
 macro_rules! map_values {

@@ -6,6 +6,8 @@ mod hdf5;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
+use nctk_classic::Version;
+use nctk_model::Format;
 use nctk_store::bytes::FileSource;
 use nctk_zarr::url::{self, Target};
 
@@ -13,39 +15,37 @@ pub use hdf5::ProbeError;
 
 use crate::Error;
 
-/// The storage formats nctk knows.
+/// What holds a dataset: netCDF-C's dispatch (`NC_FORMATX_*`), kept apart
+/// from the dataset's netCDF [`Format`] (`NC_FORMAT_*`) as netCDF-C keeps it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Format {
-    /// CDF-1, the original classic format.
-    Classic,
-    /// CDF-2, the 64-bit offset format.
-    Offset64,
-    /// CDF-5, the 64-bit data format.
-    Cdf5,
-    /// netCDF-4 in HDF5 (recognised, not supported).
+#[non_exhaustive]
+pub enum Container {
+    /// A classic binary file of this format (CDF-1, CDF-2 or CDF-5).
+    Classic(Format),
+    /// An HDF5 file holding netCDF-4 (recognised, not supported).
     Hdf5,
     /// An NCZarr or Zarr v2 store.
     Zarr,
 }
 
-/// Detects the format of a local file by its first bytes.
-pub fn detect_file(path: &Path) -> Result<Format, Error> {
+/// Detects what a local file is by its first bytes.
+pub fn detect_file(path: &Path) -> Result<Container, Error> {
     let io = |source| Error::Io {
         path: path.display().to_string(),
         source,
     };
     if path.is_dir() {
-        return Ok(Format::Zarr);
+        return Ok(Container::Zarr);
     }
     let mut magic = [0u8; 8];
     let mut file = std::fs::File::open(path).map_err(io)?;
     let n = file.read(&mut magic).map_err(io)?;
-    if let Some(format) = detect_magic(&magic[..n]) {
-        return Ok(format);
+    if let Some(container) = detect_magic(&magic[..n]) {
+        return Ok(container);
     }
     // netCDF-C also finds HDF5 after a user block (offset 512, 1024, ...).
     if hdf5::find_signature(&file_source(path)?)?.is_some() {
-        return Ok(Format::Hdf5);
+        return Ok(Container::Hdf5);
     }
     Err(Error::Open {
         path: path.display().to_string(),
@@ -75,21 +75,22 @@ impl From<ProbeError> for Error {
     }
 }
 
-/// The kind of file `target` is, as `ncdump -k` prints it: `classic`,
-/// `64-bit offset`, `cdf5`, `netCDF-4` or `netCDF-4 classic model`.
+/// The netCDF format of `target`, the kind `ncdump -k` prints
+/// ([`Format::name`]: `classic`, `64-bit offset`, `cdf5`, `netCDF-4` or
+/// `netCDF-4 classic model`).
 ///
 /// netCDF-4/HDF5 files cannot be read yet, but their kind is known: it
 /// comes from a small probe of the HDF5 structures (the root group's
 /// `_nc3_strict` attribute marks the classic model, as netCDF-C decides).
 /// Other targets are opened as [`open`](crate::open) does.
-pub fn kind(target: impl AsRef<Path>) -> Result<String, Error> {
+pub fn kind(target: impl AsRef<Path>) -> Result<Format, Error> {
     let path = target.as_ref();
     if let Some(local) = local_file(path)? {
-        if local.is_file() && detect_file(&local)? == Format::Hdf5 {
-            return hdf5_kind(&local).map(String::from);
+        if local.is_file() && detect_file(&local)? == Container::Hdf5 {
+            return hdf5_kind(&local);
         }
     }
-    crate::open(path).map(|d| d.format_name().to_string())
+    crate::open(path).map(|d| d.format())
 }
 
 /// The local file a path or `file://` URL names, if it names one.
@@ -109,27 +110,25 @@ fn local_file(path: &Path) -> Result<Option<PathBuf>, Error> {
 }
 
 /// `netCDF-4` or `netCDF-4 classic model` for an HDF5 file.
-fn hdf5_kind(path: &Path) -> Result<&'static str, Error> {
+fn hdf5_kind(path: &Path) -> Result<Format, Error> {
     let src = file_source(path)?;
     let base = hdf5::find_signature(&src)?.ok_or_else(|| Error::Open {
         path: path.display().to_string(),
         reason: "no HDF5 signature at offset 0, 512, 1024, ...".into(),
     })?;
     Ok(if hdf5::is_classic_model(&src, base)? {
-        "netCDF-4 classic model"
+        Format::Netcdf4Classic
     } else {
-        "netCDF-4"
+        Format::Netcdf4
     })
 }
 
-/// The format whose magic number starts `bytes`, if any.
-pub fn detect_magic(bytes: &[u8]) -> Option<Format> {
+/// The container whose magic number starts `bytes`, if any.
+pub fn detect_magic(bytes: &[u8]) -> Option<Container> {
     match bytes {
-        [b'C', b'D', b'F', 1, ..] => Some(Format::Classic),
-        [b'C', b'D', b'F', 2, ..] => Some(Format::Offset64),
-        [b'C', b'D', b'F', 5, ..] => Some(Format::Cdf5),
-        [0x89, b'H', b'D', b'F', ..] => Some(Format::Hdf5),
-        [b'P', b'K', 3, 4, ..] => Some(Format::Zarr),
+        [b'C', b'D', b'F', v, ..] => Version::from_byte(*v).map(|v| Container::Classic(v.into())),
+        [0x89, b'H', b'D', b'F', ..] => Some(Container::Hdf5),
+        [b'P', b'K', 3, 4, ..] => Some(Container::Zarr),
         _ => None,
     }
 }
@@ -140,10 +139,11 @@ mod tests {
 
     #[test]
     fn magic_numbers() {
-        assert_eq!(detect_magic(b"CDF\x01\0\0\0\0"), Some(Format::Classic));
-        assert_eq!(detect_magic(b"CDF\x02"), Some(Format::Offset64));
-        assert_eq!(detect_magic(b"CDF\x05"), Some(Format::Cdf5));
-        assert_eq!(detect_magic(b"\x89HDF\r\n\x1a\n"), Some(Format::Hdf5));
+        let classic = |f| Some(Container::Classic(f));
+        assert_eq!(detect_magic(b"CDF\x01\0\0\0\0"), classic(Format::Classic));
+        assert_eq!(detect_magic(b"CDF\x02"), classic(Format::Offset64));
+        assert_eq!(detect_magic(b"CDF\x05"), classic(Format::Cdf5));
+        assert_eq!(detect_magic(b"\x89HDF\r\n\x1a\n"), Some(Container::Hdf5));
         assert_eq!(detect_magic(b"CDF\x03"), None);
         assert_eq!(detect_magic(b""), None);
     }

@@ -4,7 +4,7 @@ use nctk_classic::ClassicReader;
 use nctk_zarr::url::{self, Target};
 use nctk_zarr::ZarrOptions;
 
-use crate::detect::{detect_file, detect_magic, looks_like_url, Format};
+use crate::detect::{detect_file, detect_magic, looks_like_url, Container};
 use crate::{Dataset, Error};
 
 fn open_error(path: &str, e: impl std::fmt::Display) -> Error {
@@ -51,26 +51,29 @@ pub fn open(target: impl AsRef<Path>) -> Result<Dataset, Error> {
 
 fn open_local(path: &Path, name: &str) -> Result<Dataset, Error> {
     match detect_file(path)? {
-        Format::Classic | Format::Offset64 | Format::Cdf5 => ClassicReader::open(path)
-            .map(Dataset::from_classic)
-            .map_err(|e| open_error(name, e)),
-        Format::Zarr => nctk_zarr::open_path(path, ZarrOptions::default())
+        Container::Classic(_) => ClassicReader::open(path)
             .map(|r| Dataset::from_source(Box::new(r)))
             .map_err(|e| open_error(name, e)),
-        Format::Hdf5 => Err(hdf5_unsupported(name)),
+        Container::Zarr => nctk_zarr::open_path(path, ZarrOptions::default())
+            .map(|r| Dataset::from_source(Box::new(r)))
+            .map_err(|e| open_error(name, e)),
+        Container::Hdf5 => Err(hdf5_unsupported(name)),
     }
 }
 
 /// Opens a dataset held in memory (a whole classic file's bytes).
 pub fn open_mem(bytes: impl Into<bytes_crate::Bytes>) -> Result<Dataset, Error> {
-    let bytes = bytes.into();
-    let name = "<memory>";
+    open_bytes("<memory>", bytes.into())
+}
+
+/// As [`open_mem`], naming the bytes `name` in errors.
+pub(crate) fn open_bytes(name: &str, bytes: bytes_crate::Bytes) -> Result<Dataset, Error> {
     match detect_magic(&bytes) {
-        Some(Format::Classic | Format::Offset64 | Format::Cdf5) => ClassicReader::from_bytes(bytes)
-            .map(Dataset::from_classic)
+        Some(Container::Classic(_)) => ClassicReader::from_bytes(bytes)
+            .map(|r| Dataset::from_source(Box::new(r)))
             .map_err(|e| open_error(name, e)),
-        Some(Format::Hdf5) => Err(hdf5_unsupported(name)),
-        Some(Format::Zarr) => Err(open_error(
+        Some(Container::Hdf5) => Err(hdf5_unsupported(name)),
+        Some(Container::Zarr) => Err(open_error(
             name,
             "zip stores in memory are not supported yet",
         )),

@@ -2,14 +2,16 @@
 //! converts attribute values, separates the special attributes, then hands
 //! the data lists to [`super::data`].
 
-use nctk_model::{name, Attribute, DataType, DimId, Endianness, GroupId, Schema, Values, VarId};
+use nctk_model::{
+    name, Attribute, DataType, DimId, Endianness, Format, GroupId, KindNames, Schema, Values, VarId,
+};
 
 use super::ast::{Ast, AttrAst, AttrName, AttrTarget, Datum, GroupAst, Item, Ref};
 use super::constants::{push_const, push_opaque, push_text, Const};
 use super::data;
 use super::error::{CdlError, Pos};
 use super::lexer::{type_named, Special};
-use super::{CdlDataset, Constructs, GlobalSpecial, Kind, ParseOptions, Storage, VarSpecial};
+use super::{CdlDataset, Constructs, GlobalSpecial, ParseOptions, Storage, VarSpecial};
 
 /// Builds the dataset from the syntax tree.
 pub(crate) fn build(ast: &Ast, options: &ParseOptions) -> Result<CdlDataset, CdlError> {
@@ -241,7 +243,7 @@ impl<'a> Builder<'a> {
                 let name = checked_name(raw, a.pos)?;
                 let values = attr_values(a.dtype, &a.values, &name, a.pos)?;
                 if values.dtype() == DataType::String
-                    && self.options.kind.is_some_and(|k| k != Kind::Netcdf4)
+                    && self.options.kind.is_some_and(|k| k != Format::Netcdf4)
                 {
                     // ncgen 4.9.0 leaves `string` attributes out of the
                     // files of the kinds without strings, without a word.
@@ -280,9 +282,10 @@ impl<'a> Builder<'a> {
             match sp {
                 Special::Format => {
                     let text = string_value(a, sp.name())?;
-                    let kind = Kind::from_name(&text).ok_or_else(|| {
-                        CdlError::semantic(a.pos, format!("_Format: illegal value: {text}"))
-                    })?;
+                    let kind =
+                        Format::from_kind_name(&text, KindNames::Ncgen).ok_or_else(|| {
+                            CdlError::semantic(a.pos, format!("_Format: illegal value: {text}"))
+                        })?;
                     self.global.format = Some(kind);
                 }
                 Special::NcProperties => {

@@ -3,7 +3,7 @@
 
 use std::io::Write;
 
-use nctk_model::{Attribute, DataType, DimId, GroupId, Layout, Values, VarId};
+use nctk_model::{Attribute, DataType, DimId, Format, GroupId, Layout, Values, VarId};
 
 use super::escape::{c_str, push_att_text, push_name};
 use super::numbers::{push_g, push_g_f32, push_i64, push_u64, GStyle};
@@ -205,7 +205,7 @@ impl<W: Write> Printer<'_, W> {
             self.indent_out();
             self.buf.extend_from_slice(b"\t\t:_Format = \"");
             self.buf
-                .extend_from_slice(self.source.format_name().as_bytes());
+                .extend_from_slice(self.source.format().name().as_bytes());
             self.buf.extend_from_slice(b"\" ;\n");
         }
         self.maybe_flush()?;
@@ -319,8 +319,7 @@ impl<W: Write> Printer<'_, W> {
 
     /// The `-s` virtual attributes of a variable (ncdump's `pr_att_specials`).
     fn print_specials(&mut self, v: VarId) {
-        let format = self.source.format_name();
-        if format == "classic" || format == "64-bit offset" {
+        if matches!(self.source.format(), Format::Classic | Format::Offset64) {
             return;
         }
         let var = self.schema.var(v);

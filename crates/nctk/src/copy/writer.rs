@@ -11,7 +11,7 @@ use nctk_store::bytes::MemSink;
 
 use super::storage::store_var_options;
 use super::CopyError;
-use crate::{Format, StoreLayout, StoreOptions};
+use crate::{Container, StoreLayout, StoreOptions};
 
 /// A dataset being written by the copier: its definitions were fixed when it
 /// was created (see [`create_writer`]); data arrives as slabs.
@@ -72,9 +72,9 @@ pub struct WriterOptions {
     pub write_empty_chunks: bool,
 }
 
-/// Creates the output at `path` in `format` with every definition of
+/// Creates the output at `path` in `container` with every definition of
 /// `schema`, ready for data. `path` is where the bytes go (the copier passes
-/// a temporary name next to the final one); for [`Format::Zarr`] it is a
+/// a temporary name next to the final one); for [`Container::Zarr`] it is a
 /// store as [`crate::create_store`] takes it (a netCDF-C URL, or a path: a
 /// zip when it ends in `.zip`, else a directory), and each variable's
 /// storage follows `opts` and the storage facts `schema` carries (see the
@@ -82,25 +82,29 @@ pub struct WriterOptions {
 /// specification naming nothing in `schema` is ignored.
 pub fn create_writer(
     path: &Path,
-    format: Format,
+    container: Container,
     schema: &Schema,
     opts: &WriterOptions,
 ) -> Result<Box<dyn DatasetWriter>, CopyError> {
-    check_writable(path, format)?;
-    let version = match format {
-        Format::Classic => Version::Cdf1,
-        Format::Offset64 => Version::Cdf2,
-        Format::Cdf5 => Version::Cdf5,
+    check_writable(path, container)?;
+    let version = match container {
+        Container::Classic(format) => {
+            Version::try_from(format).map_err(|format| CopyError::Unsupported {
+                path: path.display().to_string(),
+                format: format.name(),
+                reason: "not a classic format".into(),
+            })?
+        }
         _ => return create_store_output(path, schema, opts),
     };
     ClassicOutput::create(path, version, schema, opts)
         .map(|w| Box::new(w) as Box<dyn DatasetWriter>)
 }
 
-/// Checks that [`create_writer`] can write `format`.
-pub(crate) fn check_writable(path: &Path, format: Format) -> Result<(), CopyError> {
-    match format {
-        Format::Hdf5 => Err(CopyError::Unsupported {
+/// Checks that [`create_writer`] can write `container`.
+pub(crate) fn check_writable(path: &Path, container: Container) -> Result<(), CopyError> {
+    match container {
+        Container::Hdf5 => Err(CopyError::Unsupported {
             path: path.display().to_string(),
             format: "netCDF-4",
             reason: "nctk does not write HDF5; name the output as an NCZarr store \

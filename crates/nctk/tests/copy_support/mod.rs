@@ -6,7 +6,8 @@
 use std::path::Path;
 use std::sync::Mutex;
 
-use nctk::copy::{CopyOptions, OutputKind};
+use nctk::copy::CopyOptions;
+use nctk::Format;
 use nctk_cdl::print::{dump, Options};
 use nctk_classic::{ClassicReader, ClassicWriter, FillMode, Version};
 use nctk_model::{
@@ -53,7 +54,7 @@ pub fn sample(path: &Path, version: Version, extra: Option<DataType>) {
     w.close().unwrap();
 }
 
-pub fn kind(k: OutputKind) -> CopyOptions {
+pub fn kind(k: Format) -> CopyOptions {
     CopyOptions {
         kind: Some(k),
         ..CopyOptions::default()
@@ -91,8 +92,8 @@ impl DataSource for Watched {
         self.inner.read(var, selection)
     }
 
-    fn format_name(&self) -> &str {
-        self.inner.format_name()
+    fn format(&self) -> Format {
+        self.inner.format()
     }
 }
 
@@ -115,7 +116,7 @@ pub fn dump_body(path: &Path) -> String {
 /// attributes are not cut at newlines there, for one).
 struct AsFormat<'a> {
     inner: &'a dyn DataSource,
-    format: &'a str,
+    format: Format,
 }
 
 impl DataSource for AsFormat<'_> {
@@ -127,14 +128,14 @@ impl DataSource for AsFormat<'_> {
         self.inner.read(var, selection)
     }
 
-    fn format_name(&self) -> &str {
+    fn format(&self) -> Format {
         self.format
     }
 }
 
 /// [`dump_body`], printed as for a dataset of `format` (`netCDF-4`) when
 /// one is given.
-pub fn dump_body_as(path: &Path, format: Option<&str>) -> String {
+pub fn dump_body_as(path: &Path, format: Option<Format>) -> String {
     let ds = nctk::open(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let mut out = vec![];
     let opts = Options {
@@ -143,7 +144,7 @@ pub fn dump_body_as(path: &Path, format: Option<&str>) -> String {
     };
     let source = AsFormat {
         inner: ds.source(),
-        format: format.unwrap_or(ds.source().format_name()),
+        format: format.unwrap_or(ds.source().format()),
     };
     dump(&source, &path.display().to_string(), &opts, &mut out)
         .unwrap_or_else(|e| panic!("dump {}: {e}", path.display()));
