@@ -5,6 +5,7 @@ use crate::DataType;
 /// Attribute values and variable data travel as `Values`. Char data is kept
 /// as raw bytes (netCDF does not fix an encoding for `char`).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub enum Values {
     /// `byte` values.
     Byte(Vec<i8>),

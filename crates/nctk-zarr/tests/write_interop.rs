@@ -163,6 +163,7 @@ fn json_values(v: &Values) -> Vec<Value> {
             .iter()
             .map(|s| Value::from(s.trim_end_matches('\0')))
             .collect(),
+        other => panic!("no JSON form for type {}", other.dtype()),
     }
 }
 

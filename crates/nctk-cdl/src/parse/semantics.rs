@@ -563,7 +563,7 @@ pub(crate) fn attr_values(
         match (d, &mut out) {
             (Datum::Str(s, _), Values::Char(v)) => v.extend_from_slice(s),
             (Datum::Num(c @ (Const::Byte(_) | Const::UByte(_)), _), Values::Char(_)) => {
-                push_const(&mut out, *c)
+                push_const(&mut out, *c, d.pos())?
             }
             (d, Values::Char(_)) => {
                 return Err(CdlError::semantic(
@@ -571,7 +571,7 @@ pub(crate) fn attr_values(
                     "Encountered non-string and non-char constant in datalist",
                 ))
             }
-            (Datum::Num(c, _), _) => push_const(&mut out, *c),
+            (Datum::Num(c, p), _) => push_const(&mut out, *c, *p)?,
             (Datum::Str(s, p), _) => push_text(&mut out, s, *p)?,
             (Datum::Opaque(h, p), _) => {
                 if !push_opaque(&mut out, h) {

@@ -23,14 +23,15 @@ fn is_keyword(name: &str) -> bool {
 }
 
 /// Appends attribute values as ncdump's `pr_att_valgs` does, with type
-/// suffixes for the types CDL cannot infer.
+/// suffixes for the types CDL cannot infer; a type CDL has no notation for
+/// comes back as the error.
 pub(crate) fn push_att_values(
     out: &mut Vec<u8>,
     values: &Values,
     netcdf4: bool,
     float_digits: usize,
     double_digits: usize,
-) {
+) -> Result<(), DataType> {
     fn list<T: Copy>(out: &mut Vec<u8>, v: &[T], mut f: impl FnMut(&mut Vec<u8>, T)) {
         for (i, &x) in v.iter().enumerate() {
             if i > 0 {
@@ -94,7 +95,9 @@ pub(crate) fn push_att_values(
                 push_att_text(out, c_str(s.as_bytes()), netcdf4);
             }
         }
+        other => return Err(other.dtype()),
     }
+    Ok(())
 }
 
 /// Appends `NaN`, `Infinity` or `-Infinity` with a type suffix.
@@ -175,7 +178,7 @@ impl<W: Write> Printer<'_, W> {
             }
             self.buf.extend_from_slice(b" ;\n");
             for att in &var.attributes {
-                self.print_att(Some(v), &var.name, att);
+                self.print_att(Some(v), &var.name, att)?;
             }
             if self.opts.special {
                 self.print_specials(v);
@@ -198,7 +201,7 @@ impl<W: Write> Printer<'_, W> {
             if hidden(&att.name) {
                 continue;
             }
-            self.print_att(None, "", att);
+            self.print_att(None, "", att)?;
         }
         if is_root && self.opts.special {
             self.print_hidden_globals();
@@ -280,7 +283,12 @@ impl<W: Write> Printer<'_, W> {
     }
 
     /// Prints one attribute line (ncdump's `pr_att`).
-    fn print_att(&mut self, var: Option<VarId>, varname: &str, att: &Attribute) {
+    fn print_att(
+        &mut self,
+        var: Option<VarId>,
+        varname: &str,
+        att: &Attribute,
+    ) -> Result<(), DumpError> {
         self.indent_out();
         self.buf.extend_from_slice(b"\t\t");
         if att.value.dtype() == DataType::String {
@@ -294,7 +302,12 @@ impl<W: Write> Printer<'_, W> {
         push_name(&mut self.buf, &att.name);
         self.buf.extend_from_slice(b" = ");
         let (fd, dd) = (self.float_digits(), self.double_digits());
-        push_att_values(&mut self.buf, &att.value, self.netcdf4, fd, dd);
+        push_att_values(&mut self.buf, &att.value, self.netcdf4, fd, dd).map_err(|dtype| {
+            DumpError::UnsupportedType {
+                name: att.name.clone(),
+                dtype,
+            }
+        })?;
         self.buf.extend_from_slice(b" ;");
         if self.opts.times != super::TimeStrings::Off && !att.value.is_empty() {
             if let Some(v) = var {
@@ -305,6 +318,7 @@ impl<W: Write> Printer<'_, W> {
             }
         }
         self.buf.push(b'\n');
+        Ok(())
     }
 
     /// Appends `indent\t\tvar:name = `.

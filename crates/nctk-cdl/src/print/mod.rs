@@ -138,6 +138,15 @@ pub enum DumpError {
     /// An option value ncdump rejects.
     #[error("{0}")]
     BadOption(String),
+    /// A variable or attribute of a type the CDL printer does not know (a
+    /// type a newer format brings).
+    #[error("{name}: type {dtype} is not supported by dump")]
+    UnsupportedType {
+        /// The variable's or attribute's name.
+        name: String,
+        /// Its type.
+        dtype: nctk_model::DataType,
+    },
 }
 
 /// The name ncdump gives a dataset: the last path component without its

@@ -189,20 +189,10 @@ impl DatasetWriter for ClassicOutput {
         values: &Values,
     ) -> Result<(), SourceError> {
         let w = &mut self.writer;
-        match values {
-            Values::Byte(v) => w.write_from(var, selection, v),
-            Values::Char(v) => w.write_from(var, selection, v),
-            Values::Short(v) => w.write_from(var, selection, v),
-            Values::Int(v) => w.write_from(var, selection, v),
-            Values::Float(v) => w.write_from(var, selection, v),
-            Values::Double(v) => w.write_from(var, selection, v),
-            Values::UByte(v) => w.write_from(var, selection, v),
-            Values::UShort(v) => w.write_from(var, selection, v),
-            Values::UInt(v) => w.write_from(var, selection, v),
-            Values::Int64(v) => w.write_from(var, selection, v),
-            Values::UInt64(v) => w.write_from(var, selection, v),
-            Values::String(_) => w.write(var, selection, values),
-        }?;
+        // Fixed-width values go straight from their slice; others (strings)
+        // through the writer's checked path, which refuses what CDF cannot hold.
+        nctk_model::with_fixed_values!(values, v => w.write_from(var, selection, v),
+            _ => w.write(var, selection, values))?;
         Ok(())
     }
 
