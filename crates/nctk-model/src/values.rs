@@ -33,28 +33,6 @@ pub enum Values {
     String(Vec<String>),
 }
 
-/// Applies `$body` to the vector inside any variant, binding it as `$v`.
-#[macro_export]
-#[doc(hidden)]
-macro_rules! for_each_values {
-    ($values:expr, $v:ident => $body:expr) => {
-        match $values {
-            $crate::Values::Byte($v) => $body,
-            $crate::Values::Char($v) => $body,
-            $crate::Values::Short($v) => $body,
-            $crate::Values::Int($v) => $body,
-            $crate::Values::Float($v) => $body,
-            $crate::Values::Double($v) => $body,
-            $crate::Values::UByte($v) => $body,
-            $crate::Values::UShort($v) => $body,
-            $crate::Values::UInt($v) => $body,
-            $crate::Values::Int64($v) => $body,
-            $crate::Values::UInt64($v) => $body,
-            $crate::Values::String($v) => $body,
-        }
-    };
-}
-
 /// Evaluates `$body` with `$v` bound to the vector inside `$values` when it
 /// holds fixed-width values (the ten numeric types and `char`, whose element
 /// types all implement [`NcValue`](crate::NcValue) and `Default`); any other
@@ -167,7 +145,7 @@ impl Values {
 
     /// Number of values.
     pub fn len(&self) -> usize {
-        for_each_values!(self, v => v.len())
+        with_fixed_values!(self, v => v.len(), Values::String(v) => v.len())
     }
 
     /// True when there are no values.
