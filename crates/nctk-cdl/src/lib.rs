@@ -5,4 +5,4 @@
 pub mod parse;
 pub mod print;
 
-pub use parse::{check_format, parse, parse_with, CdlDataset, CdlError, Kind, ParseOptions};
+pub use parse::{check_format, parse, parse_with, CdlDataset, CdlError, ParseOptions};

@@ -7,7 +7,8 @@
 use std::path::PathBuf;
 use std::process::Command;
 
-use nctk_cdl::parse::{check_format, parse_with, Kind, ParseOptions};
+use nctk_cdl::parse::{check_format, parse_with, ParseOptions};
+use nctk_model::Format;
 use nctk_test_support::require;
 
 /// A scratch directory of its own for this test process and test.
@@ -32,7 +33,7 @@ fn ncgen_accepts(dir: &std::path::Path, kind: &str, cdl: &str) -> bool {
 }
 
 /// Whether nctk parses `cdl` for `kind` and finds that the kind can hold it.
-fn nctk_accepts(kind: Kind, cdl: &str) -> Result<(), String> {
+fn nctk_accepts(kind: Format, cdl: &str) -> Result<(), String> {
     let options = ParseOptions {
         kind: Some(kind),
         ..ParseOptions::default()
@@ -53,7 +54,7 @@ fn netcdf4_keywords_follow_ncgen() {
     ];
     let mut problems = Vec::new();
     let (mut accepted, mut refused) = (0, 0);
-    for (flag, kind) in [("nc4", Kind::Netcdf4), ("nc7", Kind::Netcdf4Classic)] {
+    for (flag, kind) in [("nc4", Format::Netcdf4), ("nc7", Format::Netcdf4Classic)] {
         for w in words {
             for cdl in [
                 format!("netcdf x {{ dimensions: {w} = 3 ; variables: int v({w}) ; }}"),
@@ -113,7 +114,7 @@ fn format_attribute_does_not_decide_keywords() {
                 let kind = ds.inferred_kind();
                 let options = ParseOptions {
                     kind: Some(kind),
-                    keywords: Some(Kind::Classic),
+                    keywords: Some(Format::Classic),
                     ..ParseOptions::default()
                 };
                 check_format(&parse_with(&cdl, &options)?, kind)

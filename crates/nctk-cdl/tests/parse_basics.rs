@@ -1,8 +1,8 @@
 //! Focused behaviour of the CDL parser; expected values are what netCDF-C
 //! 4.9.0's ncgen writes for the same CDL (checked with ncgen + ncdump).
 
-use nctk_cdl::parse::{check_format, parse, parse_with, CdlError, Kind, ParseOptions};
-use nctk_model::{DataType, Values};
+use nctk_cdl::parse::{check_format, parse, parse_with, CdlError, ParseOptions};
+use nctk_model::{DataType, Format, Values};
 
 fn var_data(cdl: &str, var: &str) -> Values {
     let ds = parse(cdl).unwrap();
@@ -84,10 +84,10 @@ fn groups_strings_and_specials() {
     );
     assert_eq!(ds.var_special(s).chunk_sizes, Some(vec![2]));
     assert!(ds.schema.var(s).attributes.is_empty());
-    assert_eq!(ds.inferred_kind(), Kind::Netcdf4);
-    assert!(check_format(&ds, Kind::Netcdf4).is_ok());
-    assert!(check_format(&ds, Kind::Classic).is_err());
-    assert!(check_format(&ds, Kind::Cdf5).is_err());
+    assert_eq!(ds.inferred_kind(), Format::Netcdf4);
+    assert!(check_format(&ds, Format::Netcdf4).is_ok());
+    assert!(check_format(&ds, Format::Classic).is_err());
+    assert!(check_format(&ds, Format::Cdf5).is_err());
 }
 
 #[test]
@@ -116,20 +116,20 @@ fn user_types_are_clear_errors() {
 #[test]
 fn classic_kinds_reject_what_ncgen_rejects() {
     let wide = parse("netcdf a {\nvariables: int v ; v:a = 7LL ;\n}").unwrap();
-    let err = check_format(&wide, Kind::Classic).unwrap_err();
+    let err = check_format(&wide, Format::Classic).unwrap_err();
     assert!(err
         .to_string()
         .contains("Illegal integer constant for classic format: 7"));
-    assert!(check_format(&wide, Kind::Cdf5).is_ok());
+    assert!(check_format(&wide, Format::Cdf5).is_ok());
     let unsigned = parse("netcdf a {\nvariables: ubyte v ;\n}").unwrap();
-    assert!(check_format(&unsigned, Kind::Offset64).is_err());
-    assert!(check_format(&unsigned, Kind::Cdf5).is_ok());
+    assert!(check_format(&unsigned, Format::Offset64).is_err());
+    assert!(check_format(&unsigned, Format::Cdf5).is_ok());
     let two =
         parse("netcdf a {\ndimensions: t = UNLIMITED ; u = UNLIMITED ;\nvariables: int v(t) ;\n}")
             .unwrap();
-    assert!(check_format(&two, Kind::Cdf5).is_err());
+    assert!(check_format(&two, Format::Cdf5).is_err());
     let opts = ParseOptions {
-        kind: Some(Kind::Classic),
+        kind: Some(Format::Classic),
         ..ParseOptions::default()
     };
     let i64var = parse_with("netcdf a {\nvariables: int64 v ;\n}", &opts).unwrap();

@@ -10,8 +10,8 @@ use std::collections::BTreeMap;
 use std::io::Read;
 use std::path::Path;
 
-use nctk_cdl::parse::{check_format, parse_with, CdlDataset, Kind, ParseOptions};
-use nctk_model::{GroupId, Schema, Values, VarId};
+use nctk_cdl::parse::{check_format, parse_with, CdlDataset, ParseOptions};
+use nctk_model::{Format, GroupId, KindNames, Schema, Values, VarId};
 use nctk_test_support::require;
 
 fn read_text(path: &Path) -> String {
@@ -96,8 +96,8 @@ fn manifest(dir: &Path) -> Vec<Row> {
         .collect()
 }
 
-fn kind_of(k: &str) -> Kind {
-    Kind::from_name(k).expect("kind")
+fn kind_of(k: &str) -> Format {
+    Format::from_kind_name(k, KindNames::Ncgen).expect("kind")
 }
 
 fn near32(a: f32, b: f32) -> bool {

@@ -3,26 +3,12 @@
 //! qualify (checked by `TypeId`), so the casts are sound for any `T`.
 
 use nctk_model::{DataType, NcValue};
-use std::any::TypeId;
 
 /// True when `T` is the Rust type whose in-memory values are exactly the
 /// values of `dtype` (char reads as `u8`/`i8` without conversion).
 pub(crate) fn is_native<T: NcValue>(dtype: DataType) -> bool {
-    let t = TypeId::of::<T>();
-    match dtype {
-        DataType::Byte => t == TypeId::of::<i8>(),
-        DataType::Char => t == TypeId::of::<u8>() || t == TypeId::of::<i8>(),
-        DataType::Short => t == TypeId::of::<i16>(),
-        DataType::Int => t == TypeId::of::<i32>(),
-        DataType::Float => t == TypeId::of::<f32>(),
-        DataType::Double => t == TypeId::of::<f64>(),
-        DataType::UByte => t == TypeId::of::<u8>(),
-        DataType::UShort => t == TypeId::of::<u16>(),
-        DataType::UInt => t == TypeId::of::<u32>(),
-        DataType::Int64 => t == TypeId::of::<i64>(),
-        DataType::UInt64 => t == TypeId::of::<u64>(),
-        DataType::String => false,
-    }
+    T::NATIVE == dtype
+        || (dtype == DataType::Char && matches!(T::NATIVE, DataType::Byte | DataType::UByte))
 }
 
 /// Views `out` as bytes. Callers check [`is_native`] first, which

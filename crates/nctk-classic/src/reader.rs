@@ -452,8 +452,40 @@ impl DataSource for ClassicReader {
         Ok(self.read_values(var, selection)?)
     }
 
-    fn format_name(&self) -> &str {
-        self.header.version.format_name()
+    /// Reads straight into `out`'s vector (resized, allocation reused when
+    /// it holds the variable's type) with [`ClassicReader::read_into`].
+    fn read_into(
+        &self,
+        var: VarId,
+        selection: &Selection,
+        out: &mut Values,
+    ) -> Result<(), SourceError> {
+        self.check_var(var)?;
+        selection
+            .check(&self.schema.shape(var), false)
+            .map_err(|e| self.data_err(var, e))?;
+        let n = selection
+            .num_elements()
+            .and_then(|n| usize::try_from(n).ok())
+            .ok_or_else(|| {
+                self.data_err(
+                    var,
+                    nctk_model::ModelError::Selection("selection too large".into()),
+                )
+            })?;
+        let dtype = self.dtype(var);
+        if out.dtype() != dtype {
+            *out = Values::with_capacity(dtype, n);
+        }
+        nctk_model::with_fixed_values!(out, v => {
+            v.resize(n, Default::default());
+            ClassicReader::read_into(self, var, selection, &mut v[..])?;
+        }, _ => *out = self.read_values(var, selection)?);
+        Ok(())
+    }
+
+    fn format(&self) -> nctk_model::Format {
+        self.header.version.into()
     }
 
     fn data_ends_at(&self) -> Option<u64> {

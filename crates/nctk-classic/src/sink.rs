@@ -34,20 +34,10 @@ impl DataSink for ClassicWriter {
         selection: &Selection,
         values: &Values,
     ) -> Result<(), SinkError> {
-        match values {
-            Values::Byte(v) => self.write_from(var, selection, v),
-            Values::Char(v) => self.write_from(var, selection, v),
-            Values::Short(v) => self.write_from(var, selection, v),
-            Values::Int(v) => self.write_from(var, selection, v),
-            Values::Float(v) => self.write_from(var, selection, v),
-            Values::Double(v) => self.write_from(var, selection, v),
-            Values::UByte(v) => self.write_from(var, selection, v),
-            Values::UShort(v) => self.write_from(var, selection, v),
-            Values::UInt(v) => self.write_from(var, selection, v),
-            Values::Int64(v) => self.write_from(var, selection, v),
-            Values::UInt64(v) => self.write_from(var, selection, v),
-            _ => ClassicWriter::write(self, var, selection, values),
-        }?;
+        // Fixed-width values go straight from their slice; others (strings)
+        // through the writer's checked path, which refuses what CDF cannot hold.
+        nctk_model::with_fixed_values!(values, v => self.write_from(var, selection, v),
+            _ => ClassicWriter::write(self, var, selection, values))?;
         Ok(())
     }
 

@@ -1,5 +1,7 @@
 use std::fmt;
 
+use nctk_model::Format;
+
 /// The three classic format versions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Version {
@@ -49,18 +51,33 @@ impl Version {
         }
     }
 
-    /// The format's name as `ncdump -k` prints it.
-    pub fn format_name(self) -> &'static str {
-        match self {
-            Version::Cdf1 => "classic",
-            Version::Cdf2 => "64-bit offset",
-            Version::Cdf5 => "cdf5",
-        }
-    }
-
     /// True when the version can hold values of `dtype`.
     pub fn supports(self, dtype: nctk_model::DataType) -> bool {
         dtype != nctk_model::DataType::String && (self == Version::Cdf5 || dtype.is_classic())
+    }
+}
+
+impl From<Version> for Format {
+    fn from(v: Version) -> Format {
+        match v {
+            Version::Cdf1 => Format::Classic,
+            Version::Cdf2 => Format::Offset64,
+            Version::Cdf5 => Format::Cdf5,
+        }
+    }
+}
+
+impl TryFrom<Format> for Version {
+    /// A format that is not a classic binary format comes back.
+    type Error = Format;
+
+    fn try_from(f: Format) -> Result<Version, Format> {
+        match f {
+            Format::Classic => Ok(Version::Cdf1),
+            Format::Offset64 => Ok(Version::Cdf2),
+            Format::Cdf5 => Ok(Version::Cdf5),
+            other => Err(other),
+        }
     }
 }
 

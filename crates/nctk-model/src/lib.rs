@@ -17,14 +17,37 @@
 //! * the seams formats implement: [`DataSource`] (reading) and [`DataSink`]
 //!   (writing).
 //!
+//! * [`Format`]: the netCDF format of a dataset (`ncdump -k`'s five kinds),
+//!   with ncgen's and nccopy's `-k` names, one identity for every layer;
+//! * [`DataSource`]: the reader seam every format implements (`read`,
+//!   `read_into` a reused buffer, `format`).
+//!
 //! Format crates (classic, Zarr) translate their bytes to and from these types;
 //! the `nctk` facade crate is what applications use.
+//!
+//! # Open for more types
+//!
+//! [`DataType`], [`Values`] and [`Format`] are `#[non_exhaustive]`: the
+//! netCDF-4 enhanced types (compound, vlen, enum, opaque) and formats will be
+//! added here without touching every `match` in the workspace. The rule for
+//! code outside this crate:
+//!
+//! * do not list the twelve atomic types where you do not need to: use the
+//!   predicates ([`DataType::size`], [`DataType::is_numeric`], ...), the
+//!   conversions in [`convert`] ([`NcValue`]), and [`with_fixed_values!`],
+//!   which handles every fixed-width vector generically;
+//! * where a `match` must list types, end it with one wildcard arm that gives
+//!   a clear error naming the type ("type X is not supported by dump", "...
+//!   by the Zarr writer"), or, where the function has no error to give, the
+//!   behaviour of the closest non-numeric type (`string`'s) with a comment
+//!   saying so.
 
 mod attr_access;
 #[cfg(feature = "conformance")]
 pub mod conformance;
 pub mod convert;
 mod error;
+mod format;
 pub mod name;
 mod schema;
 mod selection;
@@ -36,6 +59,7 @@ mod values;
 pub use attr_access::AttributeError;
 pub use convert::NcValue;
 pub use error::ModelError;
+pub use format::{Format, KindNames};
 pub use schema::{
     Attribute, DimId, Dimension, Endianness, Group, GroupId, Layout, Schema, VarId, VarStorage,
     Variable,

@@ -1,4 +1,4 @@
-use crate::{Schema, Selection, Values, VarId};
+use crate::{Format, Schema, Selection, Values, VarId};
 
 /// The error type of a [`DataSource`]: each format's own structured error, boxed.
 pub type SourceError = Box<dyn std::error::Error + Send + Sync + 'static>;
@@ -16,10 +16,24 @@ pub trait DataSource: Send + Sync {
     /// Values never written read as the fill value.
     fn read(&self, var: VarId, selection: &Selection) -> Result<Values, SourceError>;
 
-    /// The format's name as `ncdump -k` prints it and as the `_Format`
-    /// special attribute shows it: `classic`, `64-bit offset`, `cdf5`,
-    /// `netCDF-4`, `netCDF-4 classic model`.
-    fn format_name(&self) -> &str;
+    /// Reads the selected values of `var` in the variable's own type into
+    /// `out`, replacing what it held. When `out` already holds that type its
+    /// allocation is reused (a copy loop reading slab after slab allocates
+    /// once); readers that can decode straight into it do. The default reads
+    /// with [`DataSource::read`].
+    fn read_into(
+        &self,
+        var: VarId,
+        selection: &Selection,
+        out: &mut Values,
+    ) -> Result<(), SourceError> {
+        *out = self.read(var, selection)?;
+        Ok(())
+    }
+
+    /// The dataset's netCDF format (what `ncdump -k` prints and the
+    /// `_Format` special attribute shows).
+    fn format(&self) -> Format;
 
     /// When the stored data stops before the end the definitions imply (a
     /// truncated classic file), the byte offset where it stops: values past

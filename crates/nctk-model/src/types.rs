@@ -3,6 +3,7 @@ use std::fmt;
 /// The netCDF atomic types. The numeric codes are those of netCDF-C
 /// (`NC_BYTE` = 1 ... `NC_STRING` = 12) and of the classic header.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
 pub enum DataType {
     /// `byte`: signed 8-bit integer.
     Byte,

@@ -5,6 +5,7 @@ use crate::DataType;
 /// Attribute values and variable data travel as `Values`. Char data is kept
 /// as raw bytes (netCDF does not fix an encoding for `char`).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub enum Values {
     /// `byte` values.
     Byte(Vec<i8>),
@@ -32,11 +33,15 @@ pub enum Values {
     String(Vec<String>),
 }
 
-/// Applies `$body` to the vector inside any variant, binding it as `$v`.
+/// Evaluates `$body` with `$v` bound to the vector inside `$values` when it
+/// holds fixed-width values (the ten numeric types and `char`, whose element
+/// types all implement [`NcValue`](crate::NcValue) and `Default`); any other
+/// variant (`string`, and the types a later format adds) matches `$other`
+/// and gives `$else`. Format crates use it to handle the fixed-width types
+/// once, generically, without listing them.
 #[macro_export]
-#[doc(hidden)]
-macro_rules! for_each_values {
-    ($values:expr, $v:ident => $body:expr) => {
+macro_rules! with_fixed_values {
+    ($values:expr, $v:ident => $body:expr, $other:pat => $else:expr) => {
         match $values {
             $crate::Values::Byte($v) => $body,
             $crate::Values::Char($v) => $body,
@@ -49,7 +54,7 @@ macro_rules! for_each_values {
             $crate::Values::UInt($v) => $body,
             $crate::Values::Int64($v) => $body,
             $crate::Values::UInt64($v) => $body,
-            $crate::Values::String($v) => $body,
+            $other => $else,
         }
     };
 }
@@ -140,7 +145,7 @@ impl Values {
 
     /// Number of values.
     pub fn len(&self) -> usize {
-        for_each_values!(self, v => v.len())
+        with_fixed_values!(self, v => v.len(), Values::String(v) => v.len())
     }
 
     /// True when there are no values.

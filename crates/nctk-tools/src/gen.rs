@@ -12,9 +12,10 @@
 
 use std::path::{Path, PathBuf};
 
+use nctk::model::KindNames;
 use nctk::output::{create_output, OutputError, WriterOptions};
-use nctk::Format;
-use nctk_cdl::parse::{check_format, parse, parse_with, CdlDataset, CdlError, Kind, ParseOptions};
+use nctk::{Container, Format};
+use nctk_cdl::parse::{check_format, parse, parse_with, CdlDataset, CdlError, ParseOptions};
 use nctk_model::Selection;
 
 /// ncgen's options that `nctk gen` supports.
@@ -58,21 +59,21 @@ pub enum GenError {
 #[derive(Debug, Clone, PartialEq)]
 pub struct GenOutcome {
     /// The kind used.
-    pub kind: Kind,
+    pub kind: Format,
     /// The file written, or `None` when only the syntax was checked
     /// (neither `-b` nor `-o`, as ncgen).
     pub written: Option<PathBuf>,
 }
 
 /// The kind for a `-k` value or numeric flag name.
-pub fn kind_from_arg(arg: &str) -> Option<Kind> {
+pub fn kind_from_arg(arg: &str) -> Option<Format> {
     match arg {
-        "-3" => Some(Kind::Classic),
-        "-6" => Some(Kind::Offset64),
-        "-5" => Some(Kind::Cdf5),
-        "-4" => Some(Kind::Netcdf4),
-        "-7" => Some(Kind::Netcdf4Classic),
-        _ => Kind::from_name(arg),
+        "-3" => Some(Format::Classic),
+        "-6" => Some(Format::Offset64),
+        "-5" => Some(Format::Cdf5),
+        "-4" => Some(Format::Netcdf4),
+        "-7" => Some(Format::Netcdf4Classic),
+        _ => Format::from_kind_name(arg, KindNames::Ncgen),
     }
 }
 
@@ -95,7 +96,7 @@ pub fn gen(args: &GenArgs, cdl_text: impl AsRef<[u8]>, dir: &Path) -> Result<Gen
         cdl_text,
         &ParseOptions {
             kind: Some(kind),
-            keywords: Some(given.unwrap_or(Kind::Classic)),
+            keywords: Some(given.unwrap_or(Format::Classic)),
             ..ParseOptions::default()
         },
     )?;
@@ -148,23 +149,23 @@ fn in_dir(dir: &Path, path: &Path) -> PathBuf {
 /// writes ([`nctk::output::create_output`]).
 pub fn write_output(
     ds: &CdlDataset,
-    kind: Kind,
+    kind: Format,
     output: &Path,
     no_fill: bool,
 ) -> Result<(), GenError> {
-    let format = match kind {
-        Kind::Classic => Format::Classic,
-        Kind::Offset64 => Format::Offset64,
-        Kind::Cdf5 => Format::Cdf5,
-        _ if is_store_target(&output.to_string_lossy()) => Format::Zarr,
-        _ => return Err(GenError::Unsupported(output.to_path_buf())),
+    let container = if kind.is_cdf() {
+        Container::Classic(kind)
+    } else if is_store_target(&output.to_string_lossy()) {
+        Container::Zarr
+    } else {
+        return Err(GenError::Unsupported(output.to_path_buf()));
     };
     let opts = WriterOptions {
         fill: !no_fill,
-        vars: (format == Format::Zarr).then(|| store_options(ds, no_fill).vars),
+        vars: (container == Container::Zarr).then(|| store_options(ds, no_fill).vars),
         ..WriterOptions::default()
     };
-    let mut out = create_output(output, format, &ds.schema, &opts)?;
+    let mut out = create_output(output, container, &ds.schema, &opts)?;
     for v in ds.schema.var_ids() {
         let Some(values) = ds.var_data(v) else {
             continue;

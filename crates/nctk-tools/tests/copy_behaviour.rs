@@ -8,11 +8,10 @@ use std::process::Command;
 
 use copy_support::{entries, kind, sample, watched};
 use nctk::output::OutputError;
+use nctk::Format;
 use nctk_classic::{ClassicWriter, FillMode, Version};
 use nctk_model::{DataSource, DataType, GroupId, Schema, Selection};
-use nctk_tools::copy::{
-    copy, copy_source, CopyError, CopyOptions, NoProgress, OutputKind, VarList,
-};
+use nctk_tools::copy::{copy, copy_source, CopyError, CopyOptions, NoProgress, VarList};
 
 #[test]
 fn failing_midway_leaves_the_old_output_and_no_temporary() {
@@ -22,7 +21,7 @@ fn failing_midway_leaves_the_old_output_and_no_temporary() {
     sample(&input, Version::Cdf1, None);
     std::fs::write(&out, b"old bytes").unwrap();
     let src = watched(&input, Some(4));
-    let err = copy_source(&src, &out, &kind(OutputKind::Offset64), &mut NoProgress).unwrap_err();
+    let err = copy_source(&src, &out, &kind(Format::Offset64), &mut NoProgress).unwrap_err();
     assert!(
         matches!(err, CopyError::Read { ref var, .. } if var == "t"),
         "{err}"
@@ -39,7 +38,7 @@ fn a_variable_that_does_not_fit_names_itself_and_leaves_the_output() {
     let out = dir.path().join("out.nc");
     sample(&input, Version::Cdf5, Some(DataType::UInt));
     std::fs::write(&out, b"old bytes").unwrap();
-    for k in [OutputKind::Classic, OutputKind::Offset64] {
+    for k in [Format::Classic, Format::Offset64] {
         let err = copy(&input, &out, &kind(k), &mut NoProgress).unwrap_err();
         let msg = err.to_string();
         assert!(matches!(err, CopyError::DoesNotFit { .. }), "{msg}");
@@ -51,7 +50,7 @@ fn a_variable_that_does_not_fit_names_itself_and_leaves_the_output() {
     assert_eq!(std::fs::read(&out).unwrap(), b"old bytes");
     assert_eq!(entries(dir.path()), ["in5.nc", "out.nc"]);
     // It fits CDF-5.
-    copy(&input, &out, &kind(OutputKind::Cdf5), &mut NoProgress).unwrap();
+    copy(&input, &out, &kind(Format::Cdf5), &mut NoProgress).unwrap();
 }
 
 #[test]
@@ -76,7 +75,7 @@ fn a_variable_too_large_for_cdf1_names_itself() {
     .close()
     .unwrap();
     std::fs::write(&out, b"old bytes").unwrap();
-    let err = copy(&input, &out, &kind(OutputKind::Classic), &mut NoProgress).unwrap_err();
+    let err = copy(&input, &out, &kind(Format::Classic), &mut NoProgress).unwrap_err();
     let msg = err.to_string();
     assert!(
         msg.contains("variable \"b\"") || msg.contains("variable \"a\""),
@@ -143,11 +142,11 @@ fn in_memory_input_and_output_give_the_same_bytes() {
     sample(&input, Version::Cdf2, None);
     let plain = dir.path().join("plain.nc");
     let mem = dir.path().join("mem.nc");
-    copy(&input, &plain, &kind(OutputKind::Cdf5), &mut NoProgress).unwrap();
+    copy(&input, &plain, &kind(Format::Cdf5), &mut NoProgress).unwrap();
     let opts = CopyOptions {
         read_in_memory: true,
         write_in_memory: true,
-        ..kind(OutputKind::Cdf5)
+        ..kind(Format::Cdf5)
     };
     copy(&input, &mem, &opts, &mut NoProgress).unwrap();
     assert_eq!(std::fs::read(&plain).unwrap(), std::fs::read(&mem).unwrap());
@@ -167,8 +166,8 @@ fn netcdf4_outputs_are_refused_clearly_and_netcdf4_flags_ignored_for_classic() {
         );
         assert!(!out.exists());
     };
-    refused(kind(OutputKind::Netcdf4));
-    refused(kind(OutputKind::Netcdf4Classic));
+    refused(kind(Format::Netcdf4));
+    refused(kind(Format::Netcdf4Classic));
     // -d 5 with no -k: nccopy would write netCDF-4 classic model.
     refused(CopyOptions {
         deflate: Some(5),
@@ -183,12 +182,12 @@ fn netcdf4_outputs_are_refused_clearly_and_netcdf4_flags_ignored_for_classic() {
         deflate: Some(5),
         shuffle: true,
         chunkspecs: vec!["x/2".into(), "t:1,7".into()],
-        ..kind(OutputKind::Classic)
+        ..kind(Format::Classic)
     };
     copy(&input, &out, &opts, &mut NoProgress).unwrap();
     let bad = CopyOptions {
         chunkspecs: vec!["nodim/2".into()],
-        ..kind(OutputKind::Classic)
+        ..kind(Format::Classic)
     };
     let err = copy(&input, &out, &bad, &mut NoProgress).unwrap_err();
     assert!(err.to_string().contains("nodim"), "{err}");
@@ -277,14 +276,14 @@ fn option_semantics_match_nccopy_bytes() {
             vec!["-u", "-k", "nc6"],
             CopyOptions {
                 fix_unlimited: true,
-                ..kind(OutputKind::Offset64)
+                ..kind(Format::Offset64)
             },
         ),
         (
             vec!["-m", "10", "-k", "nc5"],
             CopyOptions {
                 buffer_size: 10,
-                ..kind(OutputKind::Cdf5)
+                ..kind(Format::Cdf5)
             },
         ),
     ];

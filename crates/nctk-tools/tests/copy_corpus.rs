@@ -14,15 +14,16 @@ use std::process::Command;
 
 use copy_support::{dump_body, dump_body_as};
 use nctk::output::OutputError;
+use nctk::Format;
 use nctk_model::{Schema, Selection, Values, VarId};
 use nctk_test_support::{peer, require};
-use nctk_tools::copy::{copy, CopyError, CopyOptions, NoProgress, OutputKind};
+use nctk_tools::copy::{copy, CopyError, CopyOptions, NoProgress};
 
-const KINDS: [OutputKind; 3] = [OutputKind::Classic, OutputKind::Offset64, OutputKind::Cdf5];
+const KINDS: [Format; 3] = [Format::Classic, Format::Offset64, Format::Cdf5];
 /// Files larger than this are left out (time, not correctness).
 const MAX_LEN: u64 = 32 << 20;
 
-fn kind_of(path: &Path) -> Option<OutputKind> {
+fn kind_of(path: &Path) -> Option<Format> {
     let mut magic = [0u8; 4];
     use std::io::Read;
     std::fs::File::open(path)
@@ -30,9 +31,9 @@ fn kind_of(path: &Path) -> Option<OutputKind> {
         .read_exact(&mut magic)
         .ok()?;
     match magic {
-        [b'C', b'D', b'F', 1] => Some(OutputKind::Classic),
-        [b'C', b'D', b'F', 2] => Some(OutputKind::Offset64),
-        [b'C', b'D', b'F', 5] => Some(OutputKind::Cdf5),
+        [b'C', b'D', b'F', 1] => Some(Format::Classic),
+        [b'C', b'D', b'F', 2] => Some(Format::Offset64),
+        [b'C', b'D', b'F', 5] => Some(Format::Cdf5),
         _ => None,
     }
 }
@@ -61,7 +62,7 @@ fn find(dir: &Path, pick: impl Fn(&Path, &std::fs::Metadata) -> bool) -> Vec<Pat
 }
 
 /// Every classic file under `dir` that nctk opens, sorted.
-fn classic_files(dir: &Path) -> Vec<(PathBuf, OutputKind)> {
+fn classic_files(dir: &Path) -> Vec<(PathBuf, Format)> {
     find(dir, |p, m| {
         m.is_file() && m.len() <= MAX_LEN && kind_of(p).is_some() && nctk::open(p).is_ok()
     })
@@ -73,7 +74,7 @@ fn classic_files(dir: &Path) -> Vec<(PathBuf, OutputKind)> {
     .collect()
 }
 
-fn with_kind(kind: OutputKind) -> CopyOptions {
+fn with_kind(kind: Format) -> CopyOptions {
     CopyOptions {
         kind: Some(kind),
         ..CopyOptions::default()
@@ -101,7 +102,7 @@ fn round_trips_keep_the_dump() {
                 Err(CopyError::DoesNotFit { .. })
                 | Err(CopyError::Output(OutputError::Output { .. })) => {
                     // Must be a real misfit: CDF-5 types or sizes going down.
-                    assert_eq!(*own, OutputKind::Cdf5, "{} to {kind:?}", path.display());
+                    assert_eq!(*own, Format::Cdf5, "{} to {kind:?}", path.display());
                     assert!(!there.exists());
                     no_fit += 1;
                     continue;
@@ -207,7 +208,7 @@ fn url(path: &Path, mode: &str) -> PathBuf {
 
 /// Classic corpus files with distinct content: of the `X.nc3.nc`,
 /// `X.nc5.nc`, `X.nc6.nc` triples ncgen made from one CDL, the first.
-fn distinct_classic_files(dir: &Path) -> Vec<(PathBuf, OutputKind)> {
+fn distinct_classic_files(dir: &Path) -> Vec<(PathBuf, Format)> {
     let files = classic_files(dir);
     let names: std::collections::HashSet<PathBuf> = files.iter().map(|f| f.0.clone()).collect();
     files
@@ -266,7 +267,7 @@ fn classic_files_through_stores_keep_the_dump() {
     let mut counts = std::collections::BTreeMap::new();
     let (mut peer_same, mut peer_unreadable) = (0, 0);
     let mut failures = vec![];
-    let nc4 = with_kind(OutputKind::Netcdf4);
+    let nc4 = with_kind(Format::Netcdf4);
     for (i, (path, own)) in files.iter().enumerate() {
         let name = path.display();
         let other = [Layout::Zip, Layout::NcZarr490, Layout::Pure][i % 3];
@@ -332,7 +333,7 @@ fn classic_files_through_stores_keep_the_dump() {
             };
             // The store dumps as the file would as netCDF-4; the copy back
             // as the file itself.
-            let want_nc4 = empty_unlimited(dump_body_as(&reference, Some("netCDF-4")));
+            let want_nc4 = empty_unlimited(dump_body_as(&reference, Some(Format::Netcdf4)));
             let want = empty_unlimited(dump_body(&reference));
             let got = empty_unlimited(dump_body(&target));
             if got != want_nc4 {
@@ -499,7 +500,7 @@ fn corpus_stores_copy_to_nczarr_and_classic() {
             }
         }
         let nc = tmp.path().join(format!("{i}.nc"));
-        match copy(path, &nc, &with_kind(OutputKind::Cdf5), &mut NoProgress) {
+        match copy(path, &nc, &with_kind(Format::Cdf5), &mut NoProgress) {
             Err(CopyError::DoesNotFit { what, .. }) => {
                 assert!(!nc.exists());
                 assert!(
@@ -513,7 +514,7 @@ fn corpus_stores_copy_to_nczarr_and_classic() {
             Err(e) => failures.push(format!("{name} to CDF-5: {e}")),
             Ok(_) => {
                 // An empty fixed dimension is unlimited in a classic file.
-                let got = empty_as_fixed(&dump_body_as(&nc, Some("netCDF-4")));
+                let got = empty_as_fixed(&dump_body_as(&nc, Some(Format::Netcdf4)));
                 let back = tmp.path().join(format!("{i}.back.zarr"));
                 if got != empty_as_fixed(&want) {
                     failures.push(format!("{name} to CDF-5: {}", first_diff(&want, &got)));

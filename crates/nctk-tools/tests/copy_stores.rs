@@ -9,10 +9,11 @@ use std::path::{Path, PathBuf};
 
 use copy_support::{dump_body, dump_body_as, entries, kind, sample, watched};
 use nctk::output::OutputError;
+use nctk::Format;
 use nctk::{StoreOptions, StoreVarOptions};
 use nctk_classic::Version;
 use nctk_model::{DataSource, DataType, GroupId, Schema, Selection, Values};
-use nctk_tools::copy::{copy, copy_source, CopyError, CopyOptions, NoProgress, OutputKind};
+use nctk_tools::copy::{copy, copy_source, CopyError, CopyOptions, NoProgress};
 
 /// Every file under `dir` with its bytes, sorted by path.
 fn tree(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
@@ -38,7 +39,7 @@ fn zarray(store: &Path, var: &str) -> serde_json::Value {
 }
 
 fn nc4() -> CopyOptions {
-    kind(OutputKind::Netcdf4)
+    kind(Format::Netcdf4)
 }
 
 #[test]
@@ -64,7 +65,7 @@ fn a_failed_copy_leaves_the_old_store_and_no_temporary() {
             vec![(out.clone(), std::fs::read(&out).unwrap())]
         };
         assert!(before == after, "{name} changed");
-        assert_eq!(dump_body(&out), dump_body_as(&input, Some("netCDF-4")));
+        assert_eq!(dump_body(&out), dump_body_as(&input, Some(Format::Netcdf4)));
     }
     assert_eq!(entries(dir.path()), ["in.nc", "out.zarr", "out.zip"]);
 }
@@ -149,7 +150,7 @@ fn slabs_follow_the_output_chunks() {
             }
         }
         assert_eq!(zarray(&out, "big")["chunks"], serde_json::json!([7, 50]));
-        assert_eq!(dump_body(&out), dump_body_as(&input, Some("netCDF-4")));
+        assert_eq!(dump_body(&out), dump_body_as(&input, Some(Format::Netcdf4)));
     }
 }
 
@@ -158,7 +159,7 @@ fn storage_flags_reach_the_store_as_nccopy_applies_them() {
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join("in.nc");
     grid(&input);
-    let want = dump_body_as(&input, Some("netCDF-4"));
+    let want = dump_body_as(&input, Some(Format::Netcdf4));
     let case = |name: &str, opts: CopyOptions| {
         let out = dir.path().join(name);
         copy(&input, &out, &opts, &mut NoProgress).unwrap();
@@ -329,15 +330,15 @@ fn store_inputs_keep_their_storage_and_misfits_are_named() {
     let nc = dir.path().join("out.nc");
     let nc7 = dir.path().join("nc7.zarr");
     for (k, out, var, why) in [
-        (OutputKind::Classic, &nc, "v", "type uint is not in CDF-1"),
+        (Format::Classic, &nc, "v", "type uint is not in CDF-1"),
         (
-            OutputKind::Cdf5,
+            Format::Cdf5,
             &nc,
             "s",
             "type string exists only in netCDF-4",
         ),
         (
-            OutputKind::Netcdf4Classic,
+            Format::Netcdf4Classic,
             &nc7,
             "v",
             "not in the classic model",
@@ -359,19 +360,13 @@ fn store_inputs_keep_their_storage_and_misfits_are_named() {
         }),
         ..kind(k)
     };
-    copy(&input, &nc, &no_strings(OutputKind::Cdf5), &mut NoProgress).unwrap();
-    let err = copy(
-        &input,
-        &nc,
-        &no_strings(OutputKind::Classic),
-        &mut NoProgress,
-    )
-    .unwrap_err();
+    copy(&input, &nc, &no_strings(Format::Cdf5), &mut NoProgress).unwrap();
+    let err = copy(&input, &nc, &no_strings(Format::Classic), &mut NoProgress).unwrap_err();
     assert!(err.to_string().contains("variable \"v\""), "{err}");
     let err = copy(
         &input,
         &nc7,
-        &no_strings(OutputKind::Netcdf4Classic),
+        &no_strings(Format::Netcdf4Classic),
         &mut NoProgress,
     )
     .unwrap_err();
@@ -396,7 +391,7 @@ fn urls_name_layouts_and_classic_kinds_refuse_stores() {
     let zattrs = std::fs::read_to_string(store.join(".zattrs")).unwrap_or_default();
     assert!(!zattrs.contains("_nczarr"), "{zattrs}");
     assert!(store.join("t/.zarray").exists());
-    let err = copy(&input, &url, &kind(OutputKind::Cdf5), &mut NoProgress).unwrap_err();
+    let err = copy(&input, &url, &kind(Format::Cdf5), &mut NoProgress).unwrap_err();
     assert!(
         err.to_string()
             .contains("cannot be written as an NCZarr/Zarr store"),

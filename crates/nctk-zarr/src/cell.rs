@@ -299,7 +299,8 @@ fn num_to_values(num: nctk_model::convert::Num, dtype: DataType) -> Option<Value
             Num::Float(f) => f,
         }]),
         DataType::Char => Values::Char(vec![u8::from_num(num)?]),
-        DataType::String => return None,
+        // Strings and any other type: no number.
+        _ => return None,
     })
 }
 

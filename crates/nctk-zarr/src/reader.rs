@@ -760,8 +760,8 @@ impl DataSource for ZarrReader {
         Ok(self.read_values(var, selection)?)
     }
 
-    fn format_name(&self) -> &str {
-        "netCDF-4"
+    fn format(&self) -> nctk_model::Format {
+        nctk_model::Format::Netcdf4
     }
 }
 

@@ -48,6 +48,7 @@ fn as_json(v: &Values) -> Vec<serde_json::Value> {
         Values::Int64(a) => a.iter().map(|&x| json!(x)).collect(),
         Values::UInt64(a) => a.iter().map(|&x| json!(x)).collect(),
         Values::String(a) => a.iter().map(|x| json!(x)).collect(),
+        other => panic!("no JSON form for type {}", other.dtype()),
     }
 }
 

@@ -15,8 +15,8 @@ mod stores;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use nctk_cdl::{check_format, parse_with, CdlDataset, Kind, ParseOptions};
-use nctk_model::{DataSource, DataType, Selection, Values};
+use nctk_cdl::{check_format, parse_with, CdlDataset, ParseOptions};
+use nctk_model::{DataSource, DataType, Format, Selection, Values};
 use nctk_test_support::{corpus::files_under, peer, require};
 use nctk_zarr::strlen::width_set_by_attributes;
 use nctk_zarr::{VarOptions, WriteLayout, WriteOptions, ZarrOptions};
@@ -51,13 +51,13 @@ fn datasets_with_paths(dir: &Path) -> Vec<(String, PathBuf, CdlDataset)> {
             continue;
         }
         let opts = ParseOptions {
-            kind: Some(Kind::Netcdf4),
+            kind: Some(Format::Netcdf4),
             ..ParseOptions::default()
         };
         let Ok(ds) = parse_with(&text, &opts) else {
             continue;
         };
-        if check_format(&ds, Kind::Netcdf4).is_err() {
+        if check_format(&ds, Format::Netcdf4).is_err() {
             continue;
         }
         let total: u64 = ds.data.iter().flatten().map(|v| v.len() as u64).sum();
@@ -165,6 +165,7 @@ fn json_values(v: &Values) -> Vec<Value> {
             .iter()
             .map(|s| Value::from(s.trim_end_matches('\0')))
             .collect(),
+        other => panic!("no JSON form for type {}", other.dtype()),
     }
 }
 

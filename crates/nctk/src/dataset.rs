@@ -1,52 +1,31 @@
 use nctk_model::{
-    convert, Attribute, DataSource, DataType, GroupId, NcValue, Schema, Selection, VarId,
+    convert, Attribute, DataSource, DataType, Format, GroupId, NcValue, Schema, Selection, VarId,
 };
-
-use nctk_classic::ClassicReader;
 
 use crate::{Dimension, Error, Group, IntoExtents};
 
-/// The format reader behind a [`Dataset`]: a closed set, so typed reads can
-/// take each format's fast path.
-enum Backend {
-    Classic(Box<ClassicReader>),
-    Other(Box<dyn DataSource>),
-}
-
 /// An open dataset, for reading. `Send + Sync`: threads may read it at once.
 pub struct Dataset {
-    backend: Backend,
+    source: Box<dyn DataSource>,
 }
 
 impl std::fmt::Debug for Dataset {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Dataset")
-            .field("format", &self.format_name())
+            .field("format", &self.format())
             .finish()
     }
 }
 
 impl Dataset {
-    /// Wraps a classic reader.
-    pub fn from_classic(reader: ClassicReader) -> Dataset {
-        Dataset {
-            backend: Backend::Classic(Box::new(reader)),
-        }
-    }
-
-    /// Wraps any other format reader.
+    /// Wraps a format reader.
     pub fn from_source(source: Box<dyn DataSource>) -> Dataset {
-        Dataset {
-            backend: Backend::Other(source),
-        }
+        Dataset { source }
     }
 
     /// The underlying format reader, for format-independent tools (dump, copy).
     pub fn source(&self) -> &dyn DataSource {
-        match &self.backend {
-            Backend::Classic(r) => r.as_ref(),
-            Backend::Other(s) => s.as_ref(),
-        }
+        self.source.as_ref()
     }
 
     /// The dataset's structure.
@@ -54,9 +33,10 @@ impl Dataset {
         self.source().schema()
     }
 
-    /// The format name, as `ncdump -k` prints it.
-    pub fn format_name(&self) -> &str {
-        self.source().format_name()
+    /// The dataset's netCDF format (its [`Format::name`] is what
+    /// `ncdump -k` prints).
+    pub fn format(&self) -> Format {
+        self.source().format()
     }
 
     /// The variable at `path` (`temp` or `/group/temp`).
@@ -320,13 +300,15 @@ impl<'a> Variable<'a> {
             .map_err(Error::Format)
     }
 
+    /// Reads into a vector of `T`: straight into it when `T` is the
+    /// variable's own type (no copy), else converted with netCDF's rules.
     fn read_vec<T: NcValue>(&self, selection: &Selection) -> Result<Vec<T>, Error> {
-        match &self.dataset.backend {
-            Backend::Classic(r) => r
-                .read_vec(self.id, selection)
-                .map_err(|e| Error::Format(Box::new(e))),
-            Backend::Other(_) => Ok(convert::values_to_vec(self.read_values(selection)?)?),
-        }
+        let mut values = T::into_values(Vec::new());
+        self.dataset
+            .source()
+            .read_into(self.id, selection, &mut values)
+            .map_err(Error::Format)?;
+        Ok(convert::values_to_vec(values)?)
     }
 
     /// Reads the values named by `extents` as a flat `Vec<T>` in row-major
@@ -344,23 +326,16 @@ impl<'a> Variable<'a> {
         out: &mut [T],
     ) -> Result<(), Error> {
         let (selection, _) = extents.into_extents().resolve(&self.shape())?;
-        match &self.dataset.backend {
-            Backend::Classic(r) => r
-                .read_into(self.id, &selection, out)
-                .map_err(|e| Error::Format(Box::new(e))),
-            Backend::Other(_) => {
-                let values: Vec<T> = self.read_vec(&selection)?;
-                if values.len() != out.len() {
-                    return Err(Error::Extent(format!(
-                        "buffer holds {} values, the selection has {}",
-                        out.len(),
-                        values.len()
-                    )));
-                }
-                out.copy_from_slice(&values);
-                Ok(())
-            }
+        let n = selection.num_elements();
+        if n != Some(out.len() as u64) {
+            return Err(Error::Extent(format!(
+                "buffer holds {} values, the selection has {}",
+                out.len(),
+                n.map_or_else(|| "more".to_string(), |n| n.to_string())
+            )));
         }
+        out.copy_from_slice(&self.read_vec(&selection)?);
+        Ok(())
     }
 
     /// Reads the values named by `extents` into an n-dimensional array;

@@ -5,6 +5,8 @@ mod hdf5;
 
 use std::path::Path;
 
+use nctk_classic::Version;
+use nctk_model::Format;
 use nctk_store::bytes::ByteSource;
 
 use crate::door::Opened;
@@ -13,35 +15,33 @@ pub use hdf5::ProbeError;
 
 use crate::Error;
 
-/// The storage formats nctk knows.
+/// What holds a dataset: netCDF-C's dispatch (`NC_FORMATX_*`), kept apart
+/// from the dataset's netCDF [`Format`] (`NC_FORMAT_*`) as netCDF-C keeps it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Format {
-    /// CDF-1, the original classic format.
-    Classic,
-    /// CDF-2, the 64-bit offset format.
-    Offset64,
-    /// CDF-5, the 64-bit data format.
-    Cdf5,
-    /// netCDF-4 in HDF5 (recognised, not supported).
+#[non_exhaustive]
+pub enum Container {
+    /// A classic binary file of this format (CDF-1, CDF-2 or CDF-5).
+    Classic(Format),
+    /// An HDF5 file holding netCDF-4 (recognised, not supported).
     Hdf5,
     /// An NCZarr or Zarr v2 store.
     Zarr,
 }
 
-/// Detects the format of a single file by its first bytes, read through
-/// its byte source (and HDF5 after a user block, as netCDF-C finds it).
-pub(crate) fn detect_source(source: &dyn ByteSource) -> Result<Format, Error> {
+/// Detects what a single file is by its first bytes, read through its
+/// byte source (and HDF5 after a user block, as netCDF-C finds it).
+pub(crate) fn detect_source(source: &dyn ByteSource) -> Result<Container, Error> {
     let mut magic = [0u8; 8];
     let n = source.read_full(0, &mut magic).map_err(|e| Error::Open {
         path: source.name(),
         reason: e.to_string(),
     })?;
-    if let Some(format) = detect_magic(&magic[..n]) {
-        return Ok(format);
+    if let Some(container) = detect_magic(&magic[..n]) {
+        return Ok(container);
     }
     // netCDF-C also finds HDF5 after a user block (offset 512, 1024, ...).
     if hdf5::find_signature(source)?.is_some() {
-        return Ok(Format::Hdf5);
+        return Ok(Container::Hdf5);
     }
     Err(Error::Open {
         path: source.name(),
@@ -58,47 +58,45 @@ impl From<ProbeError> for Error {
     }
 }
 
-/// The kind of file `target` is, as `ncdump -k` prints it: `classic`,
-/// `64-bit offset`, `cdf5`, `netCDF-4` or `netCDF-4 classic model`.
+/// The netCDF format of `target`, the kind `ncdump -k` prints
+/// ([`Format::name`]: `classic`, `64-bit offset`, `cdf5`, `netCDF-4` or
+/// `netCDF-4 classic model`).
 ///
 /// netCDF-4/HDF5 files cannot be read yet, but their kind is known: it
 /// comes from a small probe of the HDF5 structures (the root group's
 /// `_nc3_strict` attribute marks the classic model, as netCDF-C decides).
 /// Other targets are opened as [`open`](crate::open) does.
-pub fn kind(target: impl AsRef<Path>) -> Result<String, Error> {
+pub fn kind(target: impl AsRef<Path>) -> Result<Format, Error> {
     let opened = crate::door::open_target(target.as_ref())?;
     if let Opened::File {
         source,
-        format: Format::Hdf5,
+        container: Container::Hdf5,
     } = &opened
     {
-        return hdf5_kind(source.as_ref()).map(String::from);
+        return hdf5_kind(source.as_ref());
     }
-    crate::open::dataset(opened, &target.as_ref().display().to_string())
-        .map(|d| d.format_name().to_string())
+    crate::open::dataset(opened, &target.as_ref().display().to_string()).map(|d| d.format())
 }
 
 /// `netCDF-4` or `netCDF-4 classic model` for an HDF5 file.
-fn hdf5_kind(src: &dyn ByteSource) -> Result<&'static str, Error> {
+fn hdf5_kind(src: &dyn ByteSource) -> Result<Format, Error> {
     let base = hdf5::find_signature(src)?.ok_or_else(|| Error::Open {
         path: src.name(),
         reason: "no HDF5 signature at offset 0, 512, 1024, ...".into(),
     })?;
     Ok(if hdf5::is_classic_model(src, base)? {
-        "netCDF-4 classic model"
+        Format::Netcdf4Classic
     } else {
-        "netCDF-4"
+        Format::Netcdf4
     })
 }
 
-/// The format whose magic number starts `bytes`, if any.
-pub fn detect_magic(bytes: &[u8]) -> Option<Format> {
+/// The container whose magic number starts `bytes`, if any.
+pub fn detect_magic(bytes: &[u8]) -> Option<Container> {
     match bytes {
-        [b'C', b'D', b'F', 1, ..] => Some(Format::Classic),
-        [b'C', b'D', b'F', 2, ..] => Some(Format::Offset64),
-        [b'C', b'D', b'F', 5, ..] => Some(Format::Cdf5),
-        [0x89, b'H', b'D', b'F', ..] => Some(Format::Hdf5),
-        [b'P', b'K', 3, 4, ..] => Some(Format::Zarr),
+        [b'C', b'D', b'F', v, ..] => Version::from_byte(*v).map(|v| Container::Classic(v.into())),
+        [0x89, b'H', b'D', b'F', ..] => Some(Container::Hdf5),
+        [b'P', b'K', 3, 4, ..] => Some(Container::Zarr),
         _ => None,
     }
 }
@@ -109,10 +107,11 @@ mod tests {
 
     #[test]
     fn magic_numbers() {
-        assert_eq!(detect_magic(b"CDF\x01\0\0\0\0"), Some(Format::Classic));
-        assert_eq!(detect_magic(b"CDF\x02"), Some(Format::Offset64));
-        assert_eq!(detect_magic(b"CDF\x05"), Some(Format::Cdf5));
-        assert_eq!(detect_magic(b"\x89HDF\r\n\x1a\n"), Some(Format::Hdf5));
+        let classic = |f| Some(Container::Classic(f));
+        assert_eq!(detect_magic(b"CDF\x01\0\0\0\0"), classic(Format::Classic));
+        assert_eq!(detect_magic(b"CDF\x02"), classic(Format::Offset64));
+        assert_eq!(detect_magic(b"CDF\x05"), classic(Format::Cdf5));
+        assert_eq!(detect_magic(b"\x89HDF\r\n\x1a\n"), Some(Container::Hdf5));
         assert_eq!(detect_magic(b"CDF\x03"), None);
         assert_eq!(detect_magic(b""), None);
     }

@@ -48,10 +48,11 @@ pub use create_zarr::{
     StoreWriter, STORE_DEFAULT_STRING_WIDTH,
 };
 pub use dataset::{Dataset, Variable};
-pub use detect::{detect_magic, kind, Format, ProbeError};
+pub use detect::{detect_magic, kind, Container, ProbeError};
 pub use error::Error;
 pub use extent::{Extent, Extents, IntoExtent, IntoExtents};
 pub use group::{Dimension, Group};
 pub use nctk_model as model;
-pub use open::{open, open_mem};
+pub use nctk_model::Format;
+pub use open::{open, open_bytes, open_mem};
 pub use write::{append, create, create_with_fill, AttrValue, DatasetDef, DatasetMut, VarDef};

@@ -3,7 +3,7 @@ use std::path::Path;
 use nctk_classic::ClassicReader;
 use nctk_zarr::ZarrReader;
 
-use crate::detect::{detect_magic, Format};
+use crate::detect::{detect_magic, Container};
 use crate::door::{open_target, Opened};
 use crate::{Dataset, Error};
 
@@ -40,12 +40,12 @@ pub(crate) fn dataset(opened: Opened, name: &str) -> Result<Dataset, Error> {
         Opened::Store { store, options } => ZarrReader::open(store, options)
             .map(|r| Dataset::from_source(Box::new(r)))
             .map_err(|e| open_error(name, e)),
-        Opened::File { source, format } => match format {
-            Format::Classic | Format::Offset64 | Format::Cdf5 => ClassicReader::from_source(source)
-                .map(Dataset::from_classic)
+        Opened::File { source, container } => match container {
+            Container::Classic(_) => ClassicReader::from_source(source)
+                .map(|r| Dataset::from_source(Box::new(r)))
                 .map_err(|e| open_error(name, e)),
-            Format::Hdf5 => Err(hdf5_unsupported(name)),
-            Format::Zarr => Err(open_error(name, "a zip store is not a single file")),
+            Container::Hdf5 => Err(hdf5_unsupported(name)),
+            Container::Zarr => Err(open_error(name, "a zip store is not a single file")),
         },
     }
 }
@@ -60,14 +60,17 @@ impl Dataset {
 
 /// Opens a dataset held in memory (a whole classic file's bytes).
 pub fn open_mem(bytes: impl Into<bytes_crate::Bytes>) -> Result<Dataset, Error> {
-    let bytes = bytes.into();
-    let name = "<memory>";
+    open_bytes("<memory>", bytes.into())
+}
+
+/// As [`open_mem`], naming the bytes `name` in errors.
+pub fn open_bytes(name: &str, bytes: bytes_crate::Bytes) -> Result<Dataset, Error> {
     match detect_magic(&bytes) {
-        Some(Format::Classic | Format::Offset64 | Format::Cdf5) => ClassicReader::from_bytes(bytes)
-            .map(Dataset::from_classic)
+        Some(Container::Classic(_)) => ClassicReader::from_bytes(bytes)
+            .map(|r| Dataset::from_source(Box::new(r)))
             .map_err(|e| open_error(name, e)),
-        Some(Format::Hdf5) => Err(hdf5_unsupported(name)),
-        Some(Format::Zarr) => Err(open_error(
+        Some(Container::Hdf5) => Err(hdf5_unsupported(name)),
+        Some(Container::Zarr) => Err(open_error(
             name,
             "zip stores in memory are not supported yet",
         )),

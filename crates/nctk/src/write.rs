@@ -13,15 +13,10 @@ fn format_error(e: nctk_classic::ClassicError) -> Error {
 }
 
 fn version(format: Format) -> Result<Version, Error> {
-    match format {
-        Format::Classic => Ok(Version::Cdf1),
-        Format::Offset64 => Ok(Version::Cdf2),
-        Format::Cdf5 => Ok(Version::Cdf5),
-        other => Err(Error::Open {
-            path: String::new(),
-            reason: format!("creating {other:?} datasets is not supported yet"),
-        }),
-    }
+    Version::try_from(format).map_err(|other| Error::Open {
+        path: String::new(),
+        reason: format!("creating {other} datasets is not supported yet"),
+    })
 }
 
 /// Creates (or truncates) a classic-format file and returns it in define mode.

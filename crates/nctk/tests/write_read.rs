@@ -40,7 +40,7 @@ fn create_write_append_redefine_read_back() {
     ds.close().unwrap();
 
     let ds = nctk::open(&path).unwrap();
-    assert_eq!(ds.format_name(), "cdf5");
+    assert_eq!(ds.format().name(), "cdf5");
     let temp = ds.variable("temp").unwrap();
     assert_eq!(temp.shape(), vec![3, 3]);
     assert_eq!(

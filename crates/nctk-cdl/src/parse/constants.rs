@@ -369,8 +369,8 @@ fn num_f64(n: Num) -> f64 {
 
 /// Appends `c` converted to the type of `out` with C-cast semantics.
 /// Strings (`string` targets) get ncgen's `sprintf` text; `char` targets get
-/// the low byte.
-pub(crate) fn push_const(out: &mut Values, c: Const) {
+/// the low byte. A type CDL has no numbers for is an error at `pos`.
+pub(crate) fn push_const(out: &mut Values, c: Const, pos: Pos) -> Result<(), CdlError> {
     let n = c.num();
     match out {
         Values::Byte(v) => v.push(num_i8(n)),
@@ -388,7 +388,14 @@ pub(crate) fn push_const(out: &mut Values, c: Const) {
         Values::Int64(v) => v.push(num_i64(n)),
         Values::UInt64(v) => v.push(num_u64(n)),
         Values::String(v) => v.push(c.to_text()),
+        other => {
+            return Err(CdlError::unsupported(
+                pos,
+                format!("a number for type {}", other.dtype()),
+            ))
+        }
     }
+    Ok(())
 }
 
 /// Appends a string constant converted to the type of `out`, as ncgen's
@@ -412,13 +419,13 @@ pub(crate) fn push_text(out: &mut Values, s: &[u8], pos: Pos) -> Result<(), CdlE
         })?),
         Values::Float(_) | Values::Double(_) => {
             let x = leading_float(&text).unwrap_or(0.0);
-            push_const(out, Const::Double(x));
+            push_const(out, Const::Double(x), pos)?;
         }
         _ => {
             let i = leading_int(&text).unwrap_or(0);
             match out {
                 Values::UInt64(v) => v.push(i as u64),
-                _ => push_const(out, Const::Int64(i as i64)),
+                _ => push_const(out, Const::Int64(i as i64), pos)?,
             }
         }
     }
@@ -461,7 +468,7 @@ pub(crate) fn push_opaque(out: &mut Values, hex: &str) -> bool {
         Values::UInt64(v) => le!(v, u64),
         Values::Float(v) => le!(v, f32),
         Values::Double(v) => le!(v, f64),
-        Values::String(_) => return false,
+        _ => return false,
     }
     true
 }
@@ -546,14 +553,14 @@ mod tests {
     fn conversions_are_c_casts() {
         let mut v = Values::Short(vec![]);
         for c in [Const::Double(1.9), Const::Double(-1.9), Const::Int(40000)] {
-            push_const(&mut v, c);
+            push_const(&mut v, c, Pos::default()).unwrap();
         }
         assert_eq!(v, Values::Short(vec![1, -1, -25536]));
         let mut u = Values::UInt64(vec![]);
-        push_const(&mut u, Const::Int64(-200000000000));
+        push_const(&mut u, Const::Int64(-200000000000), Pos::default()).unwrap();
         assert_eq!(u, Values::UInt64(vec![18446743873709551616u64]));
         let mut b = Values::UByte(vec![]);
-        push_const(&mut b, Const::Byte(-5));
+        push_const(&mut b, Const::Byte(-5), Pos::default()).unwrap();
         assert_eq!(b, Values::UByte(vec![251]));
         assert_eq!(format_g8(0.1), "0.1");
         assert_eq!(format_g8(1e36), "1e+36");

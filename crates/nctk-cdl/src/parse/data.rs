@@ -340,7 +340,7 @@ fn convert_items(dtype: DataType, items: &[Datum], fill: &Values) -> Result<Valu
     let mut out = Values::with_capacity(dtype, items.len());
     for d in items {
         match d {
-            Datum::Num(c, _) => push_const(&mut out, *c),
+            Datum::Num(c, p) => push_const(&mut out, *c, *p)?,
             Datum::Str(s, p) => push_text(&mut out, s, *p)?,
             Datum::Opaque(h, p) => {
                 if !push_opaque(&mut out, h) {

@@ -1,6 +1,8 @@
 //! Which CDL ncgen accepts for which output kind.
 
-use super::{CdlDataset, CdlError, Kind};
+use nctk_model::Format;
+
+use super::{CdlDataset, CdlError};
 
 /// Checks that `ds` can be written as `kind`, rejecting what netCDF-C
 /// 4.9.0's `ncgen -k` rejects, with its messages:
@@ -18,10 +20,10 @@ use super::{CdlDataset, CdlError, Kind};
 ///   ("Invalid dimension size"; from 2^32 to 2^63-1 for netCDF-4 and CDF-5,
 ///   "Not a signed integer type");
 /// * fixed-size variables too large for the CDF kinds.
-pub fn check_format(ds: &CdlDataset, kind: Kind) -> Result<(), CdlError> {
+pub fn check_format(ds: &CdlDataset, kind: Format) -> Result<(), CdlError> {
     let s = &ds.schema;
     let c = &ds.constructs;
-    let enhanced_ok = matches!(kind, Kind::Netcdf4 | Kind::Cdf5);
+    let enhanced_ok = matches!(kind, Format::Netcdf4 | Format::Cdf5);
     if let Some(pos) = c.group {
         if !enhanced_ok {
             return Err(CdlError::format(
@@ -42,7 +44,7 @@ pub fn check_format(ds: &CdlDataset, kind: Kind) -> Result<(), CdlError> {
         }
     }
     check_dim_sizes(ds, kind)?;
-    if kind == Kind::Netcdf4 {
+    if kind == Format::Netcdf4 {
         return Ok(());
     }
     // From here on: CDF-1, CDF-2, CDF-5 and netCDF-4 classic model.
@@ -76,7 +78,7 @@ pub fn check_format(ds: &CdlDataset, kind: Kind) -> Result<(), CdlError> {
         ));
     }
     let type_ok = |t: nctk_model::DataType| match kind {
-        Kind::Cdf5 => t != nctk_model::DataType::String,
+        Format::Cdf5 => t != nctk_model::DataType::String,
         _ => t.is_classic(),
     };
     for v in s.var_ids() {
@@ -151,7 +153,7 @@ fn var_path(ds: &CdlDataset, v: nctk_model::VarId) -> String {
 /// constant it refuses ("Not a signed integer type"), and HDF5 refuses
 /// sizes from 2^63 on. (Sizes past 2^31 - 1 in the kinds without 64-bit
 /// integers are already refused as integer constants.)
-fn check_dim_sizes(ds: &CdlDataset, kind: Kind) -> Result<(), CdlError> {
+fn check_dim_sizes(ds: &CdlDataset, kind: Format) -> Result<(), CdlError> {
     let s = &ds.schema;
     for d in s.dim_ids() {
         let dim = s.dim(d);
@@ -167,8 +169,8 @@ fn check_dim_sizes(ds: &CdlDataset, kind: Kind) -> Result<(), CdlError> {
             ))
         };
         let max = match kind {
-            Kind::Classic => (i32::MAX as u64) - 3,
-            Kind::Offset64 => (u32::MAX as u64) - 3,
+            Format::Classic => (i32::MAX as u64) - 3,
+            Format::Offset64 => (u32::MAX as u64) - 3,
             _ => u64::MAX - 3,
         };
         if n > max {
@@ -195,11 +197,11 @@ fn check_dim_sizes(ds: &CdlDataset, kind: Kind) -> Result<(), CdlError> {
 /// that the last fixed-size variable (when there are no record variables)
 /// or the last record variable may be larger; a variable whose size does
 /// not fit a signed 64-bit offset is refused wherever it is.
-fn check_sizes(ds: &CdlDataset, kind: Kind) -> Result<(), CdlError> {
+fn check_sizes(ds: &CdlDataset, kind: Format) -> Result<(), CdlError> {
     let s = &ds.schema;
     let limit: u64 = match kind {
-        Kind::Classic => (i32::MAX as u64) - 3,
-        Kind::Offset64 => (u32::MAX as u64) - 3,
+        Format::Classic => (i32::MAX as u64) - 3,
+        Format::Offset64 => (u32::MAX as u64) - 3,
         _ => (i64::MAX as u64) - 3,
     };
     let vsize = |v: nctk_model::VarId| -> u64 {

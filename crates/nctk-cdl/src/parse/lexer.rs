@@ -6,7 +6,7 @@ use nctk_model::DataType;
 use super::constants::{self, Const};
 use super::error::{CdlError, Pos};
 use super::escape;
-use super::kind::Kind;
+use nctk_model::Format;
 
 /// The special attribute names ncgen treats as keywords.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -123,9 +123,9 @@ pub(crate) struct Token {
 /// Splits `src` into tokens, ending with [`Tok::Eof`]. `keywords` is the
 /// kind named by ncgen's `-k`, which decides which type names are keywords
 /// (see [`demote_type_names`]).
-pub(crate) fn tokenize(src: &[u8], keywords: Option<Kind>) -> Result<Vec<Token>, CdlError> {
+pub(crate) fn tokenize(src: &[u8], keywords: Option<Format>) -> Result<Vec<Token>, CdlError> {
     let mut tokens = Lexer::new(src).run()?;
-    demote_type_names(&mut tokens, keywords.unwrap_or(Kind::Classic));
+    demote_type_names(&mut tokens, keywords.unwrap_or(Format::Classic));
     Ok(tokens)
 }
 
@@ -135,16 +135,16 @@ pub(crate) fn tokenize(src: &[u8], keywords: Option<Kind>) -> Result<Vec<Token>,
 /// unless it is netCDF-4 or CDF-5. The kind is `-k`'s; without `-k` all of
 /// them are names, whatever `_Format` says. Where a type is expected, the
 /// parser still takes such a name as the type it names ([`type_by_name`]).
-fn demote_type_names(tokens: &mut [Token], kind: Kind) {
+fn demote_type_names(tokens: &mut [Token], kind: Format) {
     for t in tokens.iter_mut() {
         let Tok::Type(dtype) = t.tok else { continue };
         let keyword = match dtype {
-            DataType::String => kind == Kind::Netcdf4,
+            DataType::String => kind == Format::Netcdf4,
             DataType::UByte
             | DataType::UShort
             | DataType::UInt
             | DataType::Int64
-            | DataType::UInt64 => matches!(kind, Kind::Netcdf4 | Kind::Cdf5),
+            | DataType::UInt64 => matches!(kind, Format::Netcdf4 | Format::Cdf5),
             _ => true,
         };
         if !keyword {
@@ -675,7 +675,7 @@ mod tests {
     use super::*;
 
     fn toks(s: &str) -> Vec<Tok> {
-        tokenize(s.as_bytes(), Some(Kind::Netcdf4))
+        tokenize(s.as_bytes(), Some(Format::Netcdf4))
             .unwrap()
             .into_iter()
             .map(|t| t.tok)

@@ -1,12 +1,13 @@
 //! CDL text to the netCDF data model: the front half of ncgen.
 //!
 //! ```
-//! use nctk_cdl::parse::{parse, check_format, Kind};
+//! use nctk_cdl::parse::{parse, check_format};
+//! use nctk_model::Format;
 //! let ds = parse("netcdf demo {\n dimensions: t = UNLIMITED ;\n variables: float x(t) ;\n data: x = 1, 2, _ ;\n}")?;
 //! assert_eq!(ds.name, "demo");
 //! let x = ds.schema.var_by_path("x").unwrap();
 //! assert_eq!(ds.schema.shape(x), vec![3]); // the unlimited dimension is sized from the data
-//! check_format(&ds, Kind::Classic)?;
+//! check_format(&ds, Format::Classic)?;
 //! # Ok::<(), nctk_cdl::parse::CdlError>(())
 //! ```
 //!
@@ -22,16 +23,14 @@ mod data;
 mod error;
 mod escape;
 mod format;
-mod kind;
 mod lexer;
 mod parser;
 mod semantics;
 
-use nctk_model::{Endianness, Schema, Values, VarId};
+use nctk_model::{Endianness, Format, Schema, Values, VarId};
 
 pub use error::{CdlError, Pos};
 pub use format::check_format;
-pub use kind::Kind;
 
 /// How a variable's data is to be stored (`_Storage`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -95,7 +94,7 @@ impl VarSpecial {
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct GlobalSpecial {
     /// `_Format`: the kind the CDL asks for when no `-k` is given.
-    pub format: Option<Kind>,
+    pub format: Option<Format>,
     /// `_NCProperties`.
     pub nc_properties: Option<String>,
     /// `_IsNetcdf4`.
@@ -143,7 +142,7 @@ pub struct CdlDataset {
     /// Facts the format check needs.
     pub constructs: Constructs,
     /// The kind the dataset was parsed for ([`ParseOptions::kind`]).
-    pub kind: Option<Kind>,
+    pub kind: Option<Format>,
 }
 
 impl CdlDataset {
@@ -160,14 +159,14 @@ impl CdlDataset {
     /// The kind ncgen picks when no `-k` is given: `_Format` if present,
     /// else netCDF-4 when the CDL uses groups or netCDF-4 storage settings,
     /// else classic.
-    pub fn inferred_kind(&self) -> Kind {
+    pub fn inferred_kind(&self) -> Format {
         if let Some(k) = self.global.format {
             return k;
         }
         if self.constructs.group.is_some() || self.specials.iter().any(|s| !s.is_empty()) {
-            return Kind::Netcdf4;
+            return Format::Netcdf4;
         }
-        Kind::Classic
+        Format::Classic
     }
 }
 
@@ -178,12 +177,12 @@ pub struct ParseOptions {
     /// `int64` variables into `int` for the kinds without 64-bit integers
     /// (classic, 64-bit offset, netCDF-4 classic) and leaves out `string`
     /// attributes for the kinds without strings; `None` keeps every type.
-    pub kind: Option<Kind>,
+    pub kind: Option<Format>,
     /// The kind whose type names are keywords: ncgen's `-k`. ncgen reads
     /// `string`, `int64`, `ubyte`, ... as ordinary names where that kind
     /// lacks the type, and all of them as names when no `-k` is given (as
-    /// for [`Kind::Classic`], whatever `_Format` says). `None`: [`Self::kind`].
-    pub keywords: Option<Kind>,
+    /// for [`Format::Classic`], whatever `_Format` says). `None`: [`Self::kind`].
+    pub keywords: Option<Format>,
     /// The largest number of values a variable with data may have; larger
     /// ones are an error instead of an allocation.
     pub max_values: u64,

@@ -2,14 +2,16 @@
 //! converts attribute values, separates the special attributes, then hands
 //! the data lists to [`super::data`].
 
-use nctk_model::{name, Attribute, DataType, DimId, Endianness, GroupId, Schema, Values, VarId};
+use nctk_model::{
+    name, Attribute, DataType, DimId, Endianness, Format, GroupId, KindNames, Schema, Values, VarId,
+};
 
 use super::ast::{Ast, AttrAst, AttrName, AttrTarget, Datum, GroupAst, Item, Ref};
 use super::constants::{push_const, push_opaque, push_text, Const};
 use super::data;
 use super::error::{CdlError, Pos};
 use super::lexer::{type_named, Special};
-use super::{CdlDataset, Constructs, GlobalSpecial, Kind, ParseOptions, Storage, VarSpecial};
+use super::{CdlDataset, Constructs, GlobalSpecial, ParseOptions, Storage, VarSpecial};
 
 /// Builds the dataset from the syntax tree.
 pub(crate) fn build(ast: &Ast, options: &ParseOptions) -> Result<CdlDataset, CdlError> {
@@ -241,7 +243,7 @@ impl<'a> Builder<'a> {
                 let name = checked_name(raw, a.pos)?;
                 let values = attr_values(a.dtype, &a.values, &name, a.pos)?;
                 if values.dtype() == DataType::String
-                    && self.options.kind.is_some_and(|k| k != Kind::Netcdf4)
+                    && self.options.kind.is_some_and(|k| k != Format::Netcdf4)
                 {
                     // ncgen 4.9.0 leaves `string` attributes out of the
                     // files of the kinds without strings, without a word.
@@ -280,9 +282,10 @@ impl<'a> Builder<'a> {
             match sp {
                 Special::Format => {
                     let text = string_value(a, sp.name())?;
-                    let kind = Kind::from_name(&text).ok_or_else(|| {
-                        CdlError::semantic(a.pos, format!("_Format: illegal value: {text}"))
-                    })?;
+                    let kind =
+                        Format::from_kind_name(&text, KindNames::Ncgen).ok_or_else(|| {
+                            CdlError::semantic(a.pos, format!("_Format: illegal value: {text}"))
+                        })?;
                     self.global.format = Some(kind);
                 }
                 Special::NcProperties => {
@@ -560,7 +563,7 @@ pub(crate) fn attr_values(
         match (d, &mut out) {
             (Datum::Str(s, _), Values::Char(v)) => v.extend_from_slice(s),
             (Datum::Num(c @ (Const::Byte(_) | Const::UByte(_)), _), Values::Char(_)) => {
-                push_const(&mut out, *c)
+                push_const(&mut out, *c, d.pos())?
             }
             (d, Values::Char(_)) => {
                 return Err(CdlError::semantic(
@@ -568,7 +571,7 @@ pub(crate) fn attr_values(
                     "Encountered non-string and non-char constant in datalist",
                 ))
             }
-            (Datum::Num(c, _), _) => push_const(&mut out, *c),
+            (Datum::Num(c, p), _) => push_const(&mut out, *c, *p)?,
             (Datum::Str(s, p), _) => push_text(&mut out, s, *p)?,
             (Datum::Opaque(h, p), _) => {
                 if !push_opaque(&mut out, h) {

@@ -63,7 +63,8 @@ fn values_as_f64(v: Values) -> Vec<f64> {
         Values::Int64(v) => v.into_iter().map(|x| x as f64).collect(),
         Values::UInt64(v) => v.into_iter().map(|x| x as f64).collect(),
         Values::Char(v) => v.into_iter().map(f64::from).collect(),
-        Values::String(v) => vec![0.0; v.len()],
+        // Strings and any other type without numbers.
+        other => vec![0.0; other.len()],
     }
 }
 
@@ -295,6 +296,10 @@ impl<W: Write> Printer<'_, W> {
                     }
                 })
             }
+            dtype => Err(DumpError::UnsupportedType {
+                name: var.name.clone(),
+                dtype,
+            }),
         }
     }
 

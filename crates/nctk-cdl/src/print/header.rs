@@ -3,7 +3,7 @@
 
 use std::io::Write;
 
-use nctk_model::{Attribute, DataType, DimId, GroupId, Layout, Values, VarId};
+use nctk_model::{Attribute, DataType, DimId, Format, GroupId, Layout, Values, VarId};
 
 use super::escape::{c_str, push_att_text, push_name};
 use super::numbers::{push_g, push_g_f32, push_i64, push_u64, GStyle};
@@ -23,14 +23,15 @@ fn is_keyword(name: &str) -> bool {
 }
 
 /// Appends attribute values as ncdump's `pr_att_valgs` does, with type
-/// suffixes for the types CDL cannot infer.
+/// suffixes for the types CDL cannot infer; a type CDL has no notation for
+/// comes back as the error.
 pub(crate) fn push_att_values(
     out: &mut Vec<u8>,
     values: &Values,
     netcdf4: bool,
     float_digits: usize,
     double_digits: usize,
-) {
+) -> Result<(), DataType> {
     fn list<T: Copy>(out: &mut Vec<u8>, v: &[T], mut f: impl FnMut(&mut Vec<u8>, T)) {
         for (i, &x) in v.iter().enumerate() {
             if i > 0 {
@@ -94,7 +95,9 @@ pub(crate) fn push_att_values(
                 push_att_text(out, c_str(s.as_bytes()), netcdf4);
             }
         }
+        other => return Err(other.dtype()),
     }
+    Ok(())
 }
 
 /// Appends `NaN`, `Infinity` or `-Infinity` with a type suffix.
@@ -175,7 +178,7 @@ impl<W: Write> Printer<'_, W> {
             }
             self.buf.extend_from_slice(b" ;\n");
             for att in &var.attributes {
-                self.print_att(Some(v), &var.name, att);
+                self.print_att(Some(v), &var.name, att)?;
             }
             if self.opts.special {
                 self.print_specials(v);
@@ -198,14 +201,14 @@ impl<W: Write> Printer<'_, W> {
             if hidden(&att.name) {
                 continue;
             }
-            self.print_att(None, "", att);
+            self.print_att(None, "", att)?;
         }
         if is_root && self.opts.special {
             self.print_hidden_globals();
             self.indent_out();
             self.buf.extend_from_slice(b"\t\t:_Format = \"");
             self.buf
-                .extend_from_slice(self.source.format_name().as_bytes());
+                .extend_from_slice(self.source.format().name().as_bytes());
             self.buf.extend_from_slice(b"\" ;\n");
         }
         self.maybe_flush()?;
@@ -280,7 +283,12 @@ impl<W: Write> Printer<'_, W> {
     }
 
     /// Prints one attribute line (ncdump's `pr_att`).
-    fn print_att(&mut self, var: Option<VarId>, varname: &str, att: &Attribute) {
+    fn print_att(
+        &mut self,
+        var: Option<VarId>,
+        varname: &str,
+        att: &Attribute,
+    ) -> Result<(), DumpError> {
         self.indent_out();
         self.buf.extend_from_slice(b"\t\t");
         if att.value.dtype() == DataType::String {
@@ -294,7 +302,12 @@ impl<W: Write> Printer<'_, W> {
         push_name(&mut self.buf, &att.name);
         self.buf.extend_from_slice(b" = ");
         let (fd, dd) = (self.float_digits(), self.double_digits());
-        push_att_values(&mut self.buf, &att.value, self.netcdf4, fd, dd);
+        push_att_values(&mut self.buf, &att.value, self.netcdf4, fd, dd).map_err(|dtype| {
+            DumpError::UnsupportedType {
+                name: att.name.clone(),
+                dtype,
+            }
+        })?;
         self.buf.extend_from_slice(b" ;");
         if self.opts.times != super::TimeStrings::Off && !att.value.is_empty() {
             if let Some(v) = var {
@@ -305,6 +318,7 @@ impl<W: Write> Printer<'_, W> {
             }
         }
         self.buf.push(b'\n');
+        Ok(())
     }
 
     /// Appends `indent\t\tvar:name = `.
@@ -319,8 +333,7 @@ impl<W: Write> Printer<'_, W> {
 
     /// The `-s` virtual attributes of a variable (ncdump's `pr_att_specials`).
     fn print_specials(&mut self, v: VarId) {
-        let format = self.source.format_name();
-        if format == "classic" || format == "64-bit offset" {
+        if matches!(self.source.format(), Format::Classic | Format::Offset64) {
             return;
         }
         let var = self.schema.var(v);

@@ -23,7 +23,7 @@ mod times;
 
 use std::io::Write;
 
-use nctk_model::{DataSource, GroupId, Schema, SourceError, VarId};
+use nctk_model::{DataSource, Format, GroupId, Schema, SourceError, VarId};
 
 pub use escape::escaped_name;
 
@@ -138,6 +138,15 @@ pub enum DumpError {
     /// An option value ncdump rejects.
     #[error("{0}")]
     BadOption(String),
+    /// A variable or attribute of a type the CDL printer does not know (a
+    /// type a newer format brings).
+    #[error("{name}: type {dtype} is not supported by dump")]
+    UnsupportedType {
+        /// The variable's or attribute's name.
+        name: String,
+        /// Its type.
+        dtype: nctk_model::DataType,
+    },
 }
 
 /// The name ncdump gives a dataset: the last path component without its
@@ -192,14 +201,14 @@ pub fn dump(
     }
     let mut p = Printer::new(source, opts, out);
     if opts.kind_only {
-        p.buf.extend_from_slice(source.format_name().as_bytes());
+        p.buf.extend_from_slice(source.format().name().as_bytes());
         p.buf.push(b'\n');
         return p.finish();
     }
     let vars = p.resolve_vars()?;
     let groups = p.resolve_groups()?;
     if opts.ncml {
-        if source.format_name() == "netCDF-4" {
+        if source.format() == Format::Netcdf4 {
             return Err(DumpError::NcmlNeedsClassicModel);
         }
         ncml::dump_ncml(&mut p, path, &vars)?;
@@ -248,7 +257,7 @@ impl<'a, W: Write> Printer<'a, W> {
             indent: 0,
             linep: 0,
             max_line_len: opts.max_line_len - 2,
-            netcdf4: source.format_name() == "netCDF-4",
+            netcdf4: source.format() == Format::Netcdf4,
             bounds: vec![],
             linep2: 0,
         }

@@ -755,7 +755,8 @@ fn att_as_f64(v: &Values) -> Vec<f64> {
         Values::UInt(v) => v.iter().map(|&x| f64::from(x)).collect(),
         Values::Int64(v) => v.iter().map(|&x| x as f64).collect(),
         Values::UInt64(v) => v.iter().map(|&x| x as f64).collect(),
-        Values::Char(_) | Values::String(_) => vec![],
+        // Text and any other type without numbers: no times.
+        _ => vec![],
     }
 }
 

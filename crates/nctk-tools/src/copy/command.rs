@@ -8,11 +8,12 @@
 use std::io::IsTerminal;
 
 use super::{
-    copy, parse_deflate_level, parse_size, split_list, CopyError, CopyOptions, CopySummary,
-    GroupList, NoProgress, OutputKind, Progress, VarList,
+    copy, parse_deflate_level, parse_kind, parse_size, split_list, CopyError, CopyOptions,
+    CopySummary, GroupList, NoProgress, Progress, VarList,
 };
 use clap::{ArgAction, Args};
 use indicatif::{ProgressBar, ProgressStyle};
+use nctk::Format;
 
 /// nccopy's command line.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Args)]
@@ -117,16 +118,16 @@ impl CopyArgs {
     /// The options these flags ask for, with nccopy's checks and messages.
     pub fn to_options(&self) -> Result<CopyOptions, CopyError> {
         let numeric = [
-            (self.k3, OutputKind::Classic),
-            (self.k4, OutputKind::Netcdf4),
-            (self.k5, OutputKind::Cdf5),
-            (self.k6, OutputKind::Offset64),
-            (self.k7, OutputKind::Netcdf4Classic),
+            (self.k3, Format::Classic),
+            (self.k4, Format::Netcdf4),
+            (self.k5, Format::Cdf5),
+            (self.k6, Format::Offset64),
+            (self.k7, Format::Netcdf4Classic),
         ]
         .into_iter()
         .find_map(|(on, kind)| on.then_some(kind));
         let kind = match &self.kind {
-            Some(k) => Some(OutputKind::parse(k)?),
+            Some(k) => Some(parse_kind(k)?),
             None => numeric,
         };
         let size = |s: &Option<String>, flag| s.as_deref().map(|s| parse_size(s, flag)).transpose();
@@ -262,7 +263,7 @@ mod tests {
             "1M", "-h", "2M", "-e", "100", "-Xf", "in.nc", "out.nc",
         ]);
         let o = a.to_options().unwrap();
-        assert_eq!(o.kind, Some(OutputKind::Offset64));
+        assert_eq!(o.kind, Some(Format::Offset64));
         assert_eq!(o.deflate, Some(5));
         assert!(o.shuffle && o.fix_unlimited && o.fill);
         assert_eq!(o.chunkspecs, vec!["x/2", "t:1,3"]);
@@ -278,14 +279,14 @@ mod tests {
         assert_eq!((a.input.as_str(), a.output.as_str()), ("in.nc", "out.nc"));
         assert_eq!(
             parse(&["-5", "a", "b"]).to_options().unwrap().kind,
-            Some(OutputKind::Cdf5)
+            Some(Format::Cdf5)
         );
         assert_eq!(
             parse(&["-k", "64-bit offset", "a", "b"])
                 .to_options()
                 .unwrap()
                 .kind,
-            Some(OutputKind::Offset64)
+            Some(Format::Offset64)
         );
     }
 

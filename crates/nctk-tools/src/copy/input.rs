@@ -1,67 +1,54 @@
-//! The input side: classic files through [`ClassicReader`]'s typed fast
-//! path, anything else through [`DataSource`].
+//! The input side: any dataset, read through [`DataSource`].
 
 use std::path::Path;
 
-use nctk_classic::ClassicReader;
-use nctk_model::{DataSource, DataType, Schema, Selection, SourceError, Values, VarId};
+use nctk_model::{DataSource, Format, Schema, Selection, SourceError, Values, VarId};
 
-use super::options::OutputKind;
 use super::CopyError;
 use nctk::door::Opened;
-use nctk::{Dataset, Format};
+use nctk::{Container, Dataset};
 
 /// An open input.
 pub(crate) enum Input<'a> {
-    /// A classic file: reads go straight into the reused buffer.
-    Classic(Box<ClassicReader>),
-    /// Any other dataset.
-    Other(Dataset),
+    /// A dataset this input opened.
+    Owned(Dataset),
     /// A data source the caller holds.
     Borrowed(&'a dyn DataSource),
 }
 
-fn open_err(path: &Path, e: impl std::fmt::Display) -> CopyError {
-    CopyError::Open(nctk::Error::Open {
-        path: path.display().to_string(),
-        reason: e.to_string(),
-    })
-}
-
 impl<'a> Input<'a> {
-    /// Opens `path` (a classic file, or anything [`nctk::open`] opens);
-    /// `in_memory` reads a classic file whole first (`nccopy -r`).
+    /// Opens `path` as [`nctk::open`] does; `in_memory` reads a classic
+    /// file whole first (`nccopy -r`) and opens the bytes as
+    /// [`nctk::open_mem`] does.
     pub(crate) fn open(path: &Path, in_memory: bool) -> Result<Input<'a>, CopyError> {
-        match nctk::door::open_target(path)? {
+        let name = path.display().to_string();
+        let opened = nctk::door::open_target(path)?;
+        if let (
+            true,
             Opened::File {
                 source,
-                format: Format::Classic | Format::Offset64 | Format::Cdf5,
-            } => {
-                let reader = if in_memory {
-                    source
-                        .len()
-                        .and_then(|len| source.read_range(0..len))
-                        .map_err(nctk_classic::ClassicError::from)
-                        .and_then(ClassicReader::from_bytes)
-                } else {
-                    ClassicReader::from_source(source)
-                };
-                reader
-                    .map(|r| Input::Classic(Box::new(r)))
-                    .map_err(|e| open_err(path, e))
-            }
-            opened => Ok(Input::Other(Dataset::open_in(
-                opened,
-                &path.display().to_string(),
-            )?)),
+                container: Container::Classic(_),
+            },
+        ) = (in_memory, &opened)
+        {
+            let bytes = source
+                .len()
+                .and_then(|len| source.read_range(0..len))
+                .map_err(|e| {
+                    CopyError::Open(nctk::Error::Open {
+                        path: name.clone(),
+                        reason: e.to_string(),
+                    })
+                })?;
+            return Ok(Input::Owned(nctk::open_bytes(&name, bytes)?));
         }
+        Ok(Input::Owned(Dataset::open_in(opened, &name)?))
     }
 
     /// The input as a data source.
     pub(crate) fn source(&self) -> &dyn DataSource {
         match self {
-            Input::Classic(r) => r.as_ref(),
-            Input::Other(d) => d.source(),
+            Input::Owned(d) => d.source(),
             Input::Borrowed(s) => *s,
         }
     }
@@ -71,9 +58,9 @@ impl<'a> Input<'a> {
         self.source().schema()
     }
 
-    /// The input's kind (the default output kind).
-    pub(crate) fn kind(&self) -> OutputKind {
-        OutputKind::from_format_name(self.source().format_name()).unwrap_or(OutputKind::Netcdf4)
+    /// The input's format (the default output format).
+    pub(crate) fn kind(&self) -> Format {
+        self.source().format()
     }
 
     /// Reads `sel` of `var` into `buf`, reusing its allocation when it
@@ -81,38 +68,9 @@ impl<'a> Input<'a> {
     pub(crate) fn read(
         &self,
         var: VarId,
-        dtype: DataType,
         sel: &Selection,
         buf: &mut Values,
     ) -> Result<(), SourceError> {
-        let Input::Classic(r) = self else {
-            *buf = self.source().read(var, sel)?;
-            return Ok(());
-        };
-        let n = sel.num_elements().unwrap_or(0) as usize;
-        if buf.dtype() != dtype {
-            *buf = Values::with_capacity(dtype, n);
-        }
-        macro_rules! typed {
-            ($v:expr, $zero:expr) => {{
-                $v.resize(n, $zero);
-                r.read_into(var, sel, &mut $v[..])?;
-            }};
-        }
-        match buf {
-            Values::Byte(v) => typed!(v, 0),
-            Values::Char(v) => typed!(v, 0),
-            Values::Short(v) => typed!(v, 0),
-            Values::Int(v) => typed!(v, 0),
-            Values::Float(v) => typed!(v, 0.0),
-            Values::Double(v) => typed!(v, 0.0),
-            Values::UByte(v) => typed!(v, 0),
-            Values::UShort(v) => typed!(v, 0),
-            Values::UInt(v) => typed!(v, 0),
-            Values::Int64(v) => typed!(v, 0),
-            Values::UInt64(v) => typed!(v, 0),
-            Values::String(_) => *buf = r.read_values(var, sel)?,
-        }
-        Ok(())
+        self.source().read_into(var, sel, buf)
     }
 }

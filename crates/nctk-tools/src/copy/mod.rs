@@ -18,8 +18,9 @@
 //! encoded on another core while the next is read.
 //!
 //! ```no_run
-//! use nctk_tools::copy::{copy, CopyOptions, NoProgress, OutputKind};
-//! let opts = CopyOptions { kind: Some(OutputKind::Offset64), ..CopyOptions::default() };
+//! use nctk_tools::copy::{copy, CopyOptions, NoProgress};
+//! use nctk::Format;
+//! let opts = CopyOptions { kind: Some(Format::Offset64), ..CopyOptions::default() };
 //! copy("in.nc", "out.nc", &opts, &mut NoProgress)?;
 //! # Ok::<(), nctk_tools::copy::CopyError>(())
 //! ```
@@ -43,7 +44,7 @@ pub use chunkspec::{ChunkSpec, VarLayout};
 pub use error::CopyError;
 pub use filterspec::{Filter, FilterOption};
 pub use options::{
-    parse_deflate_level, parse_size, split_list, CopyOptions, GroupList, OutputKind, VarList,
+    parse_deflate_level, parse_kind, parse_size, split_list, CopyOptions, GroupList, VarList,
     AUTO_CHUNK_CACHE_SIZE, DEFAULT_BUFFER_SIZE,
 };
 pub use plan::{build as build_plan, Plan, VarCopy};
@@ -55,14 +56,14 @@ use plan::elem_size;
 use slab::{ChunkedSlabs, Slabs};
 
 use nctk::output::{check_writable, create_output, OutputError, WriterOptions};
-use nctk::{is_store_target, Format};
+use nctk::{is_store_target, Container, Format};
 use storage::store_var_options;
 
 /// What a finished copy did.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CopySummary {
     /// The output's kind.
-    pub kind: OutputKind,
+    pub kind: Format,
     /// Variables whose data was copied.
     pub variables: usize,
     /// Bytes of data copied.
@@ -123,38 +124,38 @@ fn same_file(a: &Path, b: &Path) -> bool {
     }
 }
 
-/// The output kind nccopy would choose, and the format nctk writes it in.
+/// The output format nccopy would choose, and the container nctk writes it in.
 fn output_format(
     input: &Input<'_>,
     output: &Path,
     opts: &CopyOptions,
-) -> Result<(OutputKind, Format), CopyError> {
+) -> Result<(Format, Container), CopyError> {
     let in_kind = input.kind();
     let kind = match opts.kind {
         Some(k) => k,
         // nccopy: -F switches to netCDF-4; -d, -s, -c turn a classic input
         // into netCDF-4 classic model output when no kind is given.
-        None if opts.wants_filters() => OutputKind::Netcdf4,
-        None if in_kind.is_classic() && opts.wants_netcdf4_features() => OutputKind::Netcdf4Classic,
-        None if is_store_target(output) && in_kind.is_classic() => OutputKind::Netcdf4,
+        None if opts.wants_filters() => Format::Netcdf4,
+        None if in_kind.is_cdf() && opts.wants_netcdf4_features() => Format::Netcdf4Classic,
+        None if is_store_target(output) && in_kind.is_cdf() => Format::Netcdf4,
         None => in_kind,
     };
     let store = is_store_target(output);
-    let format = match kind {
-        OutputKind::Classic => Format::Classic,
-        OutputKind::Offset64 => Format::Offset64,
-        OutputKind::Cdf5 => Format::Cdf5,
-        OutputKind::Netcdf4 | OutputKind::Netcdf4Classic if store => Format::Zarr,
-        OutputKind::Netcdf4 | OutputKind::Netcdf4Classic => Format::Hdf5,
+    let container = if kind.is_cdf() {
+        Container::Classic(kind)
+    } else if store {
+        Container::Zarr
+    } else {
+        Container::Hdf5
     };
-    if kind.is_classic() && store {
+    if kind.is_cdf() && store {
         return Err(CopyError::Option(format!(
             "{}: a {} file cannot be written as an NCZarr/Zarr store (a URL, .zarr or .zip)",
             output.display(),
             kind.name()
         )));
     }
-    Ok((kind, format))
+    Ok((kind, container))
 }
 
 fn run(
@@ -171,15 +172,15 @@ fn run(
     for spec in &opts.filters {
         FilterOption::parse(spec)?;
     }
-    if opts.groups.is_some() && input.kind() != OutputKind::Netcdf4 {
+    if opts.groups.is_some() && input.kind() != Format::Netcdf4 {
         return Err(CopyError::Option(
             "Group list (-g ...) only permitted for netCDF-4 file".into(),
         ));
     }
-    let (kind, format) = output_format(input, output, opts)?;
-    check_writable(output, format)?;
+    let (kind, container) = output_format(input, output, opts)?;
+    check_writable(output, container)?;
     let mut plan = plan::build(schema, kind, opts)?;
-    if input.kind().is_classic() {
+    if input.kind().is_cdf() {
         // nccopy keeps chunking, filters and byte order only from
         // netCDF-4 inputs; a classic file's are not choices.
         for v in plan.schema.var_ids().collect::<Vec<_>>() {
@@ -190,7 +191,7 @@ fn run(
     let wopts = WriterOptions {
         fill: opts.fill,
         in_memory: opts.write_in_memory,
-        vars: (format == Format::Zarr)
+        vars: (container == Container::Zarr)
             .then(|| store_var_options(&plan.schema, opts))
             .transpose()?,
         write_empty_chunks: opts.write_empty_chunks,
@@ -199,7 +200,7 @@ fn run(
         cache_bytes: Some(opts.chunk_cache_bytes()),
         ..WriterOptions::default()
     };
-    let mut out = create_output(output, format, &plan.schema, &wopts)?;
+    let mut out = create_output(output, container, &plan.schema, &wopts)?;
     let out_name = out.target().display().to_string();
     let total = plan.total_bytes(schema);
     progress.start(total);
@@ -268,7 +269,7 @@ fn copy_data(
                 sel.start[0] = r;
             }
             input
-                .read(v.input, dtype, &sel, &mut buf)
+                .read(v.input, &sel, &mut buf)
                 .map_err(|source| CopyError::Read {
                     path: in_name.to_string(),
                     var: v.name.clone(),

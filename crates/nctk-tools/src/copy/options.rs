@@ -1,97 +1,19 @@
 //! What to copy and how: [`CopyOptions`], with nccopy's spellings parsed
-//! by [`OutputKind::parse`], [`parse_size`], [`parse_deflate_level`] and
+//! by [`parse_kind`], [`parse_size`], [`parse_deflate_level`] and
 //! [`split_list`].
+
+use nctk_model::{Format, KindNames};
 
 use super::CopyError;
 
 /// nccopy's default copy buffer (`-m`): 5,000,000 bytes.
 pub const DEFAULT_BUFFER_SIZE: usize = 5_000_000;
 
-/// The output kinds of `nccopy -k`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum OutputKind {
-    /// CDF-1 (`classic`, `nc3`, `1`, `-3`).
-    Classic,
-    /// CDF-2 (`64-bit offset`, `nc6`, `2`, `-6`).
-    Offset64,
-    /// CDF-5 (`cdf5`, `nc5`, `5`, `64-bit data`, `-5`).
-    Cdf5,
-    /// netCDF-4 (`netCDF-4`, `nc4`, `3`, `-4`): an NCZarr store in nctk.
-    Netcdf4,
-    /// netCDF-4 classic model (`netCDF-4 classic model`, `nc7`, `4`, `-7`).
-    Netcdf4Classic,
-}
-
-/// nccopy's table of legal `-k` values (matched exactly, as nccopy does).
-const KINDS: &[(&str, OutputKind)] = &[
-    ("classic", OutputKind::Classic),
-    ("nc3", OutputKind::Classic),
-    ("1", OutputKind::Classic),
-    ("64-bit offset", OutputKind::Offset64),
-    ("nc6", OutputKind::Offset64),
-    ("2", OutputKind::Offset64),
-    ("64-bit-offset", OutputKind::Offset64),
-    ("netCDF-4", OutputKind::Netcdf4),
-    ("nc4", OutputKind::Netcdf4),
-    ("3", OutputKind::Netcdf4),
-    ("netCDF4", OutputKind::Netcdf4),
-    ("hdf5", OutputKind::Netcdf4),
-    ("enhanced", OutputKind::Netcdf4),
-    ("netCDF-4 classic model", OutputKind::Netcdf4Classic),
-    ("nc7", OutputKind::Netcdf4Classic),
-    ("4", OutputKind::Netcdf4Classic),
-    ("netCDF-4-classic", OutputKind::Netcdf4Classic),
-    ("netCDF-4_classic", OutputKind::Netcdf4Classic),
-    ("netCDF4_classic", OutputKind::Netcdf4Classic),
-    ("hdf5-nc3", OutputKind::Netcdf4Classic),
-    ("enhanced-nc3", OutputKind::Netcdf4Classic),
-    ("5", OutputKind::Cdf5),
-    ("64-bit-data", OutputKind::Cdf5),
-    ("64-bit data", OutputKind::Cdf5),
-    ("nc5", OutputKind::Cdf5),
-    ("cdf5", OutputKind::Cdf5),
-];
-
-impl OutputKind {
-    /// Parses a `-k` value as nccopy does (`invalid output format: X` otherwise).
-    pub fn parse(s: &str) -> Result<OutputKind, CopyError> {
-        KINDS
-            .iter()
-            .find(|(name, _)| *name == s)
-            .map(|&(_, k)| k)
-            .ok_or_else(|| CopyError::Option(format!("invalid output format: {s}")))
-    }
-
-    /// The kind's name as `ncdump -k` prints it.
-    pub fn name(self) -> &'static str {
-        match self {
-            OutputKind::Classic => "classic",
-            OutputKind::Offset64 => "64-bit offset",
-            OutputKind::Cdf5 => "cdf5",
-            OutputKind::Netcdf4 => "netCDF-4",
-            OutputKind::Netcdf4Classic => "netCDF-4 classic model",
-        }
-    }
-
-    /// True for the three classic (netCDF-3) formats.
-    pub fn is_classic(self) -> bool {
-        matches!(
-            self,
-            OutputKind::Classic | OutputKind::Offset64 | OutputKind::Cdf5
-        )
-    }
-
-    /// The kind of a dataset whose format `ncdump -k` names `name`.
-    pub fn from_format_name(name: &str) -> Option<OutputKind> {
-        match name {
-            "classic" => Some(OutputKind::Classic),
-            "64-bit offset" => Some(OutputKind::Offset64),
-            "cdf5" => Some(OutputKind::Cdf5),
-            "netCDF-4" => Some(OutputKind::Netcdf4),
-            "netCDF-4 classic model" => Some(OutputKind::Netcdf4Classic),
-            _ => None,
-        }
-    }
+/// Parses a `-k` value as nccopy does, from nccopy's table matched exactly
+/// (`invalid output format: X` otherwise).
+pub fn parse_kind(s: &str) -> Result<Format, CopyError> {
+    Format::from_kind_name(s, KindNames::Nccopy)
+        .ok_or_else(|| CopyError::Option(format!("invalid output format: {s}")))
 }
 
 /// `-v` / `-V`: which variables to copy.
@@ -119,7 +41,7 @@ pub struct GroupList {
 #[derive(Debug, Clone, PartialEq)]
 pub struct CopyOptions {
     /// `-k` (and `-3 -4 -5 -6 -7`): the output kind; `None` keeps the input's.
-    pub kind: Option<OutputKind>,
+    pub kind: Option<Format>,
     /// `-d`: deflate level 0..=9 (netCDF-4 outputs only).
     pub deflate: Option<u32>,
     /// `-s`: shuffle before deflate (netCDF-4 outputs only).
@@ -283,17 +205,14 @@ mod tests {
 
     #[test]
     fn kinds_as_nccopy_spells_them() {
-        assert_eq!(OutputKind::parse("nc3").unwrap(), OutputKind::Classic);
-        assert_eq!(OutputKind::parse("1").unwrap(), OutputKind::Classic);
+        assert_eq!(parse_kind("nc3").unwrap(), Format::Classic);
+        assert_eq!(parse_kind("1").unwrap(), Format::Classic);
+        assert_eq!(parse_kind("64-bit offset").unwrap(), Format::Offset64);
+        assert_eq!(parse_kind("5").unwrap(), Format::Cdf5);
+        assert_eq!(parse_kind("3").unwrap(), Format::Netcdf4);
+        assert_eq!(parse_kind("4").unwrap(), Format::Netcdf4Classic);
         assert_eq!(
-            OutputKind::parse("64-bit offset").unwrap(),
-            OutputKind::Offset64
-        );
-        assert_eq!(OutputKind::parse("5").unwrap(), OutputKind::Cdf5);
-        assert_eq!(OutputKind::parse("3").unwrap(), OutputKind::Netcdf4);
-        assert_eq!(OutputKind::parse("4").unwrap(), OutputKind::Netcdf4Classic);
-        assert_eq!(
-            OutputKind::parse("Classic").unwrap_err().to_string(),
+            parse_kind("Classic").unwrap_err().to_string(),
             "invalid output format: Classic"
         );
     }

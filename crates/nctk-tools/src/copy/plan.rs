@@ -5,9 +5,9 @@
 use std::collections::HashMap;
 
 use nctk_classic::Version;
-use nctk_model::{Attribute, DataType, DimId, GroupId, Schema, VarId};
+use nctk_model::{Attribute, DataType, DimId, Format, GroupId, Schema, VarId};
 
-use super::options::{CopyOptions, GroupList, OutputKind, VarList};
+use super::options::{CopyOptions, GroupList, VarList};
 use super::CopyError;
 
 /// One variable whose data is copied.
@@ -150,7 +150,7 @@ pub fn check_names(input: &Schema, opts: &CopyOptions) -> Result<(), CopyError> 
 }
 
 /// Builds the plan for copying `input` to an output of `kind`.
-pub fn build(input: &Schema, kind: OutputKind, opts: &CopyOptions) -> Result<Plan, CopyError> {
+pub fn build(input: &Schema, kind: Format, opts: &CopyOptions) -> Result<Plan, CopyError> {
     check_names(input, opts)?;
     let groups = GroupFilter {
         schema: input,
@@ -191,7 +191,7 @@ pub fn build(input: &Schema, kind: OutputKind, opts: &CopyOptions) -> Result<Pla
             // again. A classic file has no other empty dimension, so an
             // empty fixed dimension of a store becomes unlimited there.
             let unlimited = (dim.unlimited && (!opts.fix_unlimited || dim.len == 0))
-                || (dim.len == 0 && kind.is_classic());
+                || (dim.len == 0 && kind.is_cdf());
             let od = out
                 .add_dim(og, &dim.name, dim.len, unlimited)
                 .map_err(model)?;
@@ -222,7 +222,7 @@ pub fn build(input: &Schema, kind: OutputKind, opts: &CopyOptions) -> Result<Pla
             var_map.push((v, ov));
         }
     }
-    if kind.is_classic() || kind == OutputKind::Netcdf4Classic {
+    if kind.is_cdf() || kind == Format::Netcdf4Classic {
         check_classic_fit(&out, kind)?;
     }
 
@@ -230,7 +230,7 @@ pub fn build(input: &Schema, kind: OutputKind, opts: &CopyOptions) -> Result<Pla
     // output is a classic file with a record dimension: it keeps the
     // output's writes sequential. A chunked output is copied variable by
     // variable, chunk by chunk, instead.
-    let record_dim = input.unlimited_dim().filter(|_| kind.is_classic());
+    let record_dim = input.unlimited_dim().filter(|_| kind.is_cdf());
     let records = record_dim.map_or(0, |d| input.dim(d).len);
     let mut vars = vec![];
     for (v, ov) in var_map {
@@ -264,18 +264,18 @@ fn copied_attr(a: &Attribute) -> Option<Attribute> {
 
 /// The classic version whose types `kind` holds (netCDF-4 classic model:
 /// CDF-1's).
-fn version_of(kind: OutputKind) -> Version {
+fn version_of(kind: Format) -> Version {
     match kind {
-        OutputKind::Classic | OutputKind::Netcdf4Classic => Version::Cdf1,
-        OutputKind::Offset64 => Version::Cdf2,
+        Format::Classic | Format::Netcdf4Classic => Version::Cdf1,
+        Format::Offset64 => Version::Cdf2,
         _ => Version::Cdf5,
     }
 }
 
-fn type_reason(dtype: DataType, kind: OutputKind) -> String {
+fn type_reason(dtype: DataType, kind: Format) -> String {
     if dtype == DataType::String {
         "type string exists only in netCDF-4".to_string()
-    } else if kind == OutputKind::Netcdf4Classic {
+    } else if kind == Format::Netcdf4Classic {
         format!(
             "type {} is not in the classic model (byte, char, short, int, float and double); \
              use -k nc4",
@@ -293,7 +293,7 @@ fn type_reason(dtype: DataType, kind: OutputKind) -> String {
 
 /// Checks that a schema fits a classic format: no groups, one unlimited
 /// dimension (first in its variables), types the version holds.
-fn check_classic_fit(s: &Schema, kind: OutputKind) -> Result<(), CopyError> {
+fn check_classic_fit(s: &Schema, kind: Format) -> Result<(), CopyError> {
     let version = version_of(kind);
     let format = kind.name();
     let no_fit = |what: String, reason: String| CopyError::DoesNotFit {

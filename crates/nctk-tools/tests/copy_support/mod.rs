@@ -6,12 +6,13 @@
 use std::path::Path;
 use std::sync::Mutex;
 
+use nctk::Format;
 use nctk_cdl::print::{dump, Options};
 use nctk_classic::{ClassicReader, ClassicWriter, FillMode, Version};
 use nctk_model::{
     Attribute, DataSource, DataType, GroupId, Schema, Selection, SourceError, Values, VarId,
 };
-use nctk_tools::copy::{CopyOptions, OutputKind};
+use nctk_tools::copy::CopyOptions;
 
 /// `time` (unlimited, 5 records), `x` = 7: fixed `s(x)` short, record
 /// `t(time, x)` float and `n(time)` int, in `version`.
@@ -59,7 +60,7 @@ pub fn sample(path: &Path, version: Version, extra: Option<DataType>) {
     w.close().unwrap();
 }
 
-pub fn kind(k: OutputKind) -> CopyOptions {
+pub fn kind(k: Format) -> CopyOptions {
     CopyOptions {
         kind: Some(k),
         ..CopyOptions::default()
@@ -97,8 +98,8 @@ impl DataSource for Watched {
         self.inner.read(var, selection)
     }
 
-    fn format_name(&self) -> &str {
-        self.inner.format_name()
+    fn format(&self) -> Format {
+        self.inner.format()
     }
 }
 
@@ -124,7 +125,7 @@ pub fn dump_body(path: &Path) -> String {
 /// attributes are not cut at newlines there, for one).
 struct AsFormat<'a> {
     inner: &'a dyn DataSource,
-    format: &'a str,
+    format: Format,
 }
 
 impl DataSource for AsFormat<'_> {
@@ -136,14 +137,14 @@ impl DataSource for AsFormat<'_> {
         self.inner.read(var, selection)
     }
 
-    fn format_name(&self) -> &str {
+    fn format(&self) -> Format {
         self.format
     }
 }
 
 /// [`dump_body`], printed as for a dataset of `format` (`netCDF-4`) when
 /// one is given.
-pub fn dump_body_as(path: &Path, format: Option<&str>) -> String {
+pub fn dump_body_as(path: &Path, format: Option<Format>) -> String {
     let ds = nctk::open(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let mut out = vec![];
     let opts = Options {
@@ -152,7 +153,7 @@ pub fn dump_body_as(path: &Path, format: Option<&str>) -> String {
     };
     let source = AsFormat {
         inner: ds.source(),
-        format: format.unwrap_or(ds.source().format_name()),
+        format: format.unwrap_or(ds.source().format()),
     };
     dump(&source, &path.display().to_string(), &opts, &mut out)
         .unwrap_or_else(|e| panic!("dump {}: {e}", path.display()));

@@ -29,8 +29,8 @@ fn image<T: Primitive>(v: &[T]) -> Vec<u8> {
     bytes.to_vec()
 }
 
-/// The bytes of numeric `values`, big-endian when `big`. Strings are not
-/// numbers: `None`.
+/// The bytes of numeric `values`, big-endian when `big`. Strings (and any
+/// type without a fixed-size image) are not numbers: `None`.
 pub fn number_bytes(values: &Values, big: bool) -> Option<Vec<u8>> {
     if big != cfg!(target_endian = "big") {
         return (!matches!(values, Values::String(_))).then(|| values.to_bytes(big));
@@ -46,7 +46,8 @@ pub fn number_bytes(values: &Values, big: bool) -> Option<Vec<u8>> {
         Values::UInt64(v) => image(v),
         Values::Float(v) => image(v),
         Values::Double(v) => image(v),
-        Values::String(_) => return None,
+        // Strings and any other type without a fixed-size image.
+        _ => return None,
     })
 }
 

@@ -37,7 +37,9 @@ pub fn numeric_dtype(t: DataType, big: bool) -> String {
         DataType::Float => format!("{o}f4"),
         DataType::Double => format!("{o}f8"),
         DataType::Char => ">S1".into(),
-        DataType::String => "|S128".into(),
+        // Strings, and any type without a NumPy number dtype (callers
+        // handle strings first and refuse variables of other types).
+        _ => "|S128".into(),
     }
 }
 

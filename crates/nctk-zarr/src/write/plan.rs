@@ -90,7 +90,12 @@ impl ArrayPlan {
                 }
                 Ok(out)
             }
-            v => Ok(number_bytes(v, self.big).expect("strings handled above")),
+            v => number_bytes(v, self.big).ok_or_else(|| {
+                req(format!(
+                    "type {} is not supported by the Zarr writer",
+                    v.dtype()
+                ))
+            }),
         }
     }
 }
@@ -146,7 +151,12 @@ pub fn plan(
         t if t.size() == Some(1) && matches!(layout, WriteLayout::PureZarr { .. }) => {
             (numeric_dtype(t, big).replace(['<', '>'], "|"), 1, None)
         }
-        t => (numeric_dtype(t, big), t.size().unwrap_or(1), None),
+        t if t.is_numeric() => (numeric_dtype(t, big), t.size().unwrap_or(1), None),
+        t => {
+            return Err(oerr(format!(
+                "type {t} is not supported by the Zarr writer"
+            )))
+        }
     };
     let dims: Vec<(u64, bool)> = var
         .dims

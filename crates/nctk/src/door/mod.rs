@@ -25,7 +25,7 @@ use nctk_store::kv::{DirectoryStore, ReadListStore, StagedZipStore, ZipRoot, Zip
 use nctk_zarr::write::ReadWriteStore;
 use nctk_zarr::ZarrOptions;
 
-use crate::detect::{detect_source, Format};
+use crate::detect::{detect_source, Container};
 use crate::{Error, StoreLayout};
 use url::{StoreLocation, Target};
 
@@ -35,8 +35,8 @@ pub enum Opened {
     File {
         /// The bytes.
         source: Arc<dyn ByteSource>,
-        /// The format found in them.
-        format: Format,
+        /// What its magic number says it is.
+        container: Container,
     },
     /// A Zarr / NCZarr store (a directory or a zip archive).
     Store {
@@ -50,10 +50,10 @@ pub enum Opened {
 impl std::fmt::Debug for Opened {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Opened::File { source, format } => f
+            Opened::File { source, container } => f
                 .debug_struct("File")
                 .field("source", &source.name())
-                .field("format", format)
+                .field("container", container)
                 .finish(),
             Opened::Store { options, .. } => f
                 .debug_struct("Store")
@@ -146,14 +146,14 @@ fn open_local(path: &Path, name: &str) -> Result<Opened, Error> {
     })?;
     let source: Arc<dyn ByteSource> = Arc::new(source);
     match detect_source(source.as_ref())? {
-        Format::Zarr => {
+        Container::Zarr => {
             let zip = ZipStore::new(source, ZipRoot::Auto).map_err(|e| open_error(name, e))?;
             Ok(Opened::Store {
                 store: Arc::new(zip),
                 options: ZarrOptions::default(),
             })
         }
-        format => Ok(Opened::File { source, format }),
+        container => Ok(Opened::File { source, container }),
     }
 }
 

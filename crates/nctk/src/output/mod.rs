@@ -18,7 +18,7 @@ pub use error::OutputError;
 pub use safe_output::{remove_temporaries, SafeOutput};
 pub use writer::{check_writable, create_writer, WriterOptions};
 
-use crate::{door, Format};
+use crate::{door, Container};
 
 /// An output being written under a temporary name ([`SafeOutput`]):
 /// made by [`create_output`], renamed into place by [`Output::finish`];
@@ -109,7 +109,7 @@ impl Output {
     }
 }
 
-/// Creates `output` (a path, or a netCDF-C URL for a store) in `format`
+/// Creates `output` (a path, or a netCDF-C URL for a store) as `container`
 /// with every definition of `schema`, under a temporary name beside it (see
 /// [`create_writer`] for `opts`; a store URL's modes choose the layout and
 /// consolidation). Nothing is written, and an existing output is kept, when
@@ -117,13 +117,13 @@ impl Output {
 /// file, any directory). `nctk copy` and `nctk gen` open their output here.
 pub fn create_output(
     output: &Path,
-    format: Format,
+    container: Container,
     schema: &nctk_model::Schema,
     opts: &WriterOptions,
 ) -> Result<Output, OutputError> {
-    writer::check_writable(output, format)?;
+    writer::check_writable(output, container)?;
     let mut opts = opts.clone();
-    let safe = if format == Format::Zarr {
+    let safe = if container == Container::Zarr {
         let store = door::store_target(&output.to_string_lossy()).map_err(|e| match e {
             crate::Error::Open { path, reason } => OutputError::Unsupported {
                 path,
@@ -141,10 +141,11 @@ pub fn create_output(
     } else {
         SafeOutput::new(output)?
     };
-    let writer = create_writer(safe.temp_path(), format, schema, &opts).map_err(|e| match e {
-        OutputError::Output { source, .. } => safe.blame(None, source),
-        e => e,
-    })?;
+    let writer =
+        create_writer(safe.temp_path(), container, schema, &opts).map_err(|e| match e {
+            OutputError::Output { source, .. } => safe.blame(None, source),
+            e => e,
+        })?;
     Ok(Output {
         writer: AbortOnDrop(Some(writer)),
         safe,

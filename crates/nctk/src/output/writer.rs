@@ -11,7 +11,7 @@ use nctk_model::{DataSink, Schema, Selection, SinkError, Values, VarId};
 use nctk_store::bytes::MemSink;
 
 use super::OutputError;
-use crate::{Format, StoreLayout, StoreOptions};
+use crate::{Container, StoreLayout, StoreOptions};
 
 /// How the output is written, beyond its format and definitions.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -38,32 +38,36 @@ pub struct WriterOptions {
     pub write_empty_chunks: bool,
 }
 
-/// Creates the output at `path` in `format` with every definition of
+/// Creates the output at `path` in `container` with every definition of
 /// `schema`, ready for data. `path` is where the bytes go (the copier passes
-/// a temporary name next to the final one); for [`Format::Zarr`] it is a
+/// a temporary name next to the final one); for [`Container::Zarr`] it is a
 /// store as [`crate::create_store`] takes it (a netCDF-C URL, or a path: a
 /// zip when it ends in `.zip`, else a directory), and each variable's
 /// storage follows [`WriterOptions::vars`].
 pub fn create_writer(
     path: &Path,
-    format: Format,
+    container: Container,
     schema: &Schema,
     opts: &WriterOptions,
 ) -> Result<Box<dyn DataSink>, OutputError> {
-    check_writable(path, format)?;
-    let version = match format {
-        Format::Classic => Version::Cdf1,
-        Format::Offset64 => Version::Cdf2,
-        Format::Cdf5 => Version::Cdf5,
+    check_writable(path, container)?;
+    let version = match container {
+        Container::Classic(format) => {
+            Version::try_from(format).map_err(|format| OutputError::Unsupported {
+                path: path.display().to_string(),
+                format: format.name(),
+                reason: "not a classic format".into(),
+            })?
+        }
         _ => return create_store_output(path, schema, opts),
     };
     create_classic(path, version, schema, opts)
 }
 
-/// Checks that [`create_writer`] can write `format`.
-pub fn check_writable(path: &Path, format: Format) -> Result<(), OutputError> {
-    match format {
-        Format::Hdf5 => Err(OutputError::Unsupported {
+/// Checks that [`create_writer`] can write `container`.
+pub fn check_writable(path: &Path, container: Container) -> Result<(), OutputError> {
+    match container {
+        Container::Hdf5 => Err(OutputError::Unsupported {
             path: path.display().to_string(),
             format: "netCDF-4",
             reason: "nctk does not write HDF5; name the output as an NCZarr store \
