@@ -9,6 +9,7 @@ use std::sync::{Mutex, OnceLock};
 
 /// A peer that could not be run, or that failed.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum PeerError {
     /// The program could not be started (absent, not executable).
     #[error("cannot run {program}: {source}")]

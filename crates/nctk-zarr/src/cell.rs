@@ -148,13 +148,15 @@ impl Cell {
         }
     }
 
-    /// The cell bytes of a `fill_value`, or `None` for null. `Err` holds
-    /// the reason the value does not fit the dtype.
-    pub fn fill_bytes(&self, fill: &Value) -> Result<Option<Vec<u8>>, String> {
+    /// The cell bytes of a `fill_value`, or `None` for null; an error when
+    /// the value does not fit the dtype.
+    pub fn fill_bytes(&self, fill: &Value) -> Result<Option<Vec<u8>>, FillValueError> {
         if fill.is_null() {
             return Ok(None);
         }
-        let bad = || format!("fill_value {fill} does not fit the dtype");
+        let bad = || FillValueError {
+            fill: fill.to_string(),
+        };
         let out = match *self {
             Cell::Number { dtype, big } => {
                 let v = json_number_as(fill, dtype).ok_or_else(bad)?;
@@ -213,6 +215,14 @@ impl Cell {
         };
         Ok(Some(out))
     }
+}
+
+/// A `fill_value` that does not fit its array's dtype.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("fill_value {fill} does not fit the dtype")]
+pub struct FillValueError {
+    /// The value, as JSON text.
+    pub fill: String,
 }
 
 fn utf32_to_string(c: &[u8], big: bool) -> String {

@@ -15,7 +15,7 @@
 use std::borrow::Cow;
 use std::sync::Mutex;
 
-use nctk_codec::Pipeline;
+use nctk_codec::{CodecError, Pipeline};
 use nctk_model::{DataType, Selection, Values};
 use nctk_store::kv::{ReadableStore, StorePrefix};
 use rayon::prelude::*;
@@ -38,7 +38,7 @@ pub(crate) struct ArrayMeta {
     pub fill: Vec<u8>,
     pub pipeline: Option<Pipeline>,
     /// Why the codecs cannot be used, reported when a chunk is read.
-    pub codec_error: Option<String>,
+    pub codec_error: Option<CodecError>,
 }
 
 impl ArrayMeta {
@@ -511,10 +511,10 @@ fn decode_into(
     chunk_bytes: u64,
     out: &mut [u8],
 ) -> Result<(), ZarrError> {
-    if let Some(reason) = &meta.codec_error {
+    if let Some(source) = &meta.codec_error {
         return Err(ZarrError::Codec {
             key: key.to_string(),
-            reason: reason.clone(),
+            source: source.clone(),
         });
     }
     match &meta.pipeline {
@@ -528,9 +528,9 @@ fn decode_into(
             }
             out.copy_from_slice(raw);
         }
-        Some(p) => p.decode_into(raw, out).map_err(|e| ZarrError::Codec {
+        Some(p) => p.decode_into(raw, out).map_err(|source| ZarrError::Codec {
             key: key.to_string(),
-            reason: e.to_string(),
+            source,
         })?,
     }
     Ok(())
@@ -546,10 +546,10 @@ fn decode_chunk<'a>(
     chunk_elems: u64,
     scratch: &'a mut Vec<u8>,
 ) -> Result<Cow<'a, [u8]>, ZarrError> {
-    if let Some(reason) = &meta.codec_error {
+    if let Some(source) = &meta.codec_error {
         return Err(ZarrError::Codec {
             key: key.to_string(),
-            reason: reason.clone(),
+            source: source.clone(),
         });
     }
     let size_err = |actual: usize| ZarrError::ChunkSize {
@@ -579,10 +579,11 @@ fn decode_chunk<'a>(
                     .map_err(|_| size_err(raw.len()))?;
                 scratch.resize(len, 0);
             }
-            p.decode_into(raw, scratch).map_err(|e| ZarrError::Codec {
-                key: key.to_string(),
-                reason: e.to_string(),
-            })?;
+            p.decode_into(raw, scratch)
+                .map_err(|source| ZarrError::Codec {
+                    key: key.to_string(),
+                    source,
+                })?;
             scratch
         }
     };

@@ -60,17 +60,17 @@ pub(crate) fn looks_like_url(path: &Path) -> bool {
 }
 
 fn file_source(path: &Path) -> Result<FileSource, Error> {
-    FileSource::open(path).map_err(|e| Error::Open {
+    FileSource::open(path).map_err(|e| Error::Source {
         path: path.display().to_string(),
-        reason: e.to_string(),
+        source: Box::new(e),
     })
 }
 
 impl From<ProbeError> for Error {
     fn from(e: ProbeError) -> Error {
-        Error::Open {
-            path: e.file,
-            reason: format!("HDF5 data at offset {}: {}", e.offset, e.reason),
+        Error::Source {
+            path: e.file.clone(),
+            source: Box::new(e),
         }
     }
 }
@@ -98,9 +98,9 @@ fn local_file(path: &Path) -> Result<Option<PathBuf>, Error> {
         return Ok(Some(path.to_path_buf()));
     }
     let name = path.display().to_string();
-    let parsed = url::parse(&name).map_err(|e| Error::Open {
+    let parsed = url::parse(&name).map_err(|e| Error::Source {
         path: name.clone(),
-        reason: e.to_string(),
+        source: Box::new(e),
     })?;
     Ok(match parsed.target {
         Target::Path(p) | Target::File(p) => Some(p),

@@ -48,7 +48,7 @@ pub use create_zarr::{
 };
 pub use dataset::{Dataset, Variable};
 pub use detect::{detect_magic, kind, Format, ProbeError};
-pub use error::Error;
+pub use error::{Error, ErrorKind};
 pub use extent::{Extent, Extents, IntoExtent, IntoExtents};
 pub use group::{Dimension, Group};
 pub use nctk_model as model;

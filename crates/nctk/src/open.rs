@@ -7,15 +7,22 @@ use nctk_zarr::ZarrOptions;
 use crate::detect::{detect_file, detect_magic, looks_like_url, Format};
 use crate::{Dataset, Error};
 
-fn open_error(path: &str, e: impl std::fmt::Display) -> Error {
-    Error::Open {
+fn open_error(path: &str, e: impl Into<nctk_model::SourceError>) -> Error {
+    Error::Source {
         path: path.to_string(),
-        reason: e.to_string(),
+        source: e.into(),
+    }
+}
+
+fn unsupported(path: &str, reason: &str) -> Error {
+    Error::Unsupported {
+        path: path.to_string(),
+        reason: reason.to_string(),
     }
 }
 
 fn hdf5_unsupported(path: &str) -> Error {
-    open_error(
+    unsupported(
         path,
         "netCDF-4/HDF5 files cannot be read yet (nctk reads classic netCDF and NCZarr/Zarr; `nctk dump -k` gives the kind)",
     )
@@ -42,7 +49,7 @@ pub fn open(target: impl AsRef<Path>) -> Result<Dataset, Error> {
             .open()
             .map(|r| Dataset::from_source(Box::new(r)))
             .map_err(|e| open_error(&name, e)),
-        Target::Bytes(_) => Err(open_error(
+        Target::Bytes(_) => Err(unsupported(
             &name,
             "byte-range access (#mode=bytes) is not available yet",
         )),
@@ -70,13 +77,13 @@ pub fn open_mem(bytes: impl Into<bytes_crate::Bytes>) -> Result<Dataset, Error> 
             .map(Dataset::from_classic)
             .map_err(|e| open_error(name, e)),
         Some(Format::Hdf5) => Err(hdf5_unsupported(name)),
-        Some(Format::Zarr) => Err(open_error(
+        Some(Format::Zarr) => Err(unsupported(
             name,
             "zip stores in memory are not supported yet",
         )),
-        None => Err(open_error(
-            name,
-            "not a netCDF file: unknown magic number at offset 0",
-        )),
+        None => Err(Error::Open {
+            path: name.to_string(),
+            reason: "not a netCDF file: unknown magic number at offset 0".into(),
+        }),
     }
 }

@@ -17,7 +17,7 @@ fn version(format: Format) -> Result<Version, Error> {
         Format::Classic => Ok(Version::Cdf1),
         Format::Offset64 => Ok(Version::Cdf2),
         Format::Cdf5 => Ok(Version::Cdf5),
-        other => Err(Error::Open {
+        other => Err(Error::Unsupported {
             path: String::new(),
             reason: format!("creating {other:?} datasets is not supported yet"),
         }),

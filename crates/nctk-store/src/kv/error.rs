@@ -52,6 +52,18 @@ pub enum StoreError {
         /// What went wrong.
         reason: String,
     },
+    /// A storage backend (an object store, a remote service) failed for a
+    /// key; its own error is kept as the source.
+    #[error("{key}: {op}: {source}")]
+    Backend {
+        /// The key (or the store's location).
+        key: String,
+        /// What was attempted (`get`, `put`, `list`, ...).
+        op: &'static str,
+        /// The backend's error.
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync + 'static>,
+    },
     /// An object is larger than this platform can hold in memory.
     #[error("{key}: object of {len} bytes is too large")]
     TooLarge {

@@ -20,10 +20,10 @@ pub(crate) enum Input<'a> {
     Borrowed(&'a dyn DataSource),
 }
 
-fn open_err(path: &Path, e: impl std::fmt::Display) -> CopyError {
-    CopyError::Open(crate::Error::Open {
+fn open_err(path: &Path, e: nctk_classic::ClassicError) -> CopyError {
+    CopyError::Open(crate::Error::Source {
         path: path.display().to_string(),
-        reason: e.to_string(),
+        source: Box::new(e),
     })
 }
 

@@ -39,7 +39,7 @@ use std::path::{Path, PathBuf};
 use nctk_model::{DataSource, Layout, Selection, Values};
 
 pub use chunkspec::{ChunkSpec, VarLayout};
-pub use error::CopyError;
+pub use error::{BadFilter, CopyError};
 pub use filterspec::{Filter, FilterOption};
 pub use options::{
     parse_deflate_level, parse_size, split_list, CopyOptions, GroupList, OutputKind, VarList,

@@ -1,0 +1,100 @@
+//! `Error::kind()` and `CopyError::kind()` on real failures, each checked
+//! against what the operating system or netCDF-C says of the same input.
+
+use std::error::Error as _;
+use std::process::Command;
+
+use nctk::copy::OutputKind;
+use nctk::model::DataType;
+use nctk::{ErrorKind, Format};
+use nctk_test_support::require;
+
+const CLASSIC: &str = "generated/from-cdl/netcdf-c/examples/CDL/simple_xy.nc3.nc";
+
+/// Runs a netCDF-C tool; its exit status and stderr.
+fn peer(program: &str, args: &[&str]) -> (bool, String) {
+    let out = Command::new(program).args(args).output().unwrap();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn a_missing_file_is_not_found() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("absent.nc");
+    let os = std::fs::File::open(&path).unwrap_err();
+    assert_eq!(os.kind(), std::io::ErrorKind::NotFound);
+    let err = nctk::open(&path).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::NotFound, "{err}");
+    let url = format!("file://{}#mode=nczarr,file", path.display());
+    let err = nctk::open(&url).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::NotFound, "{err}");
+}
+
+#[test]
+fn a_truncated_classic_file_is_invalid_data_as_netcdf_c_finds_it() {
+    let Some(src) = require::corpus_path(CLASSIC) else {
+        return;
+    };
+    let bytes = std::fs::read(&src).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    // Cut inside the variable list, where netCDF-C stops ("Invalid
+    // argument"); it reads shorter cuts that end between whole lists.
+    const CUT: usize = 70;
+    let cut = dir.path().join("cut.nc");
+    std::fs::write(&cut, &bytes[..CUT]).unwrap();
+    if require::tools(&["ncdump"]) {
+        let (ok, stderr) = peer("ncdump", &["-h", cut.to_str().unwrap()]);
+        assert!(!ok, "ncdump reads the truncated file: {stderr}");
+    }
+    let err = nctk::open(&cut).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::InvalidData, "{err}");
+    // The same bytes in memory, and the classic error kept as the source.
+    let err = nctk::open_mem(bytes[..CUT].to_vec()).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::InvalidData, "{err}");
+    assert!(
+        err.source()
+            .is_some_and(|s| s.is::<nctk_classic::ClassicError>()),
+        "{err:?}"
+    );
+}
+
+#[test]
+fn an_s3_url_is_unsupported_as_in_a_netcdf_c_built_without_s3() {
+    let url = "s3://bucket/data.zarr#mode=nczarr,s3";
+    if require::tools(&["ncdump"]) {
+        let (ok, stderr) = peer("ncdump", &["-h", url]);
+        assert!(!ok && stderr.contains("not turned on"), "{stderr}");
+    }
+    let err = nctk::open(url).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Unsupported, "{err}");
+}
+
+#[test]
+fn a_bad_k_value_is_invalid_input_with_nccopys_message() {
+    let err = OutputKind::parse("foo").unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::InvalidInput, "{err}");
+    if require::tools(&["nccopy"]) {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("out.nc");
+        let (ok, stderr) = peer("nccopy", &["-k", "foo", "in.nc", out.to_str().unwrap()]);
+        assert!(!ok);
+        assert!(stderr.contains(&err.to_string()), "{stderr} vs {err}");
+    }
+}
+
+#[test]
+fn a_value_out_of_range_on_write_is_invalid_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("b.nc");
+    let mut def = nctk::create(&path, Format::Classic).unwrap();
+    let x = def.add_dimension("x", 2).unwrap();
+    def.add_variable_of_type("b", DataType::Byte, &[x]).unwrap();
+    let mut ds = def.end_define().unwrap();
+    // netCDF-C's NC_ERANGE: 300 is not a signed byte (i8 says the same).
+    assert!(i8::try_from(300i32).is_err());
+    let err = ds.put_values("b", .., &[1i32, 300]).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::InvalidInput, "{err}");
+}
