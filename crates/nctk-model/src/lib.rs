@@ -19,6 +19,7 @@
 //! the `nctk` facade crate is what applications use.
 
 mod attr_access;
+pub mod bytes;
 pub mod convert;
 mod error;
 pub mod name;

@@ -16,6 +16,7 @@ use std::borrow::Cow;
 use std::sync::Mutex;
 
 use nctk_codec::{CodecError, Pipeline};
+use nctk_model::bytes::values_as_bytes_mut;
 use nctk_model::{DataType, Selection, Values};
 use nctk_store::kv::{ReadableStore, StorePrefix};
 use rayon::prelude::*;
@@ -84,18 +85,6 @@ enum Output {
     Bytes(Vec<u8>),
 }
 
-/// Views a vector of plain numbers as its bytes.
-macro_rules! as_bytes_mut {
-    ($v:expr, $t:ty) => {{
-        let v: &mut Vec<$t> = $v;
-        let len = v.len() * std::mem::size_of::<$t>();
-        // SAFETY: `$t` is a primitive number: no padding, every bit pattern
-        // is valid, and `u8` has alignment 1. The slice borrows `v`
-        // mutably for its whole life and covers exactly its elements.
-        unsafe { std::slice::from_raw_parts_mut(v.as_mut_ptr().cast::<u8>(), len) }
-    }};
-}
-
 /// Allocates `n` elements, after checking that the allocation can succeed
 /// (`vec![0; n]` takes zeroed pages from the allocator without writing
 /// them, but aborts on failure). Large buffers ask for huge pages, which
@@ -132,20 +121,8 @@ impl Output {
     fn bytes_mut(&mut self) -> &mut [u8] {
         match self {
             Output::Bytes(b) => b,
-            Output::Typed(v) => match v {
-                Values::Byte(v) => as_bytes_mut!(v, i8),
-                Values::UByte(v) => v,
-                Values::Short(v) => as_bytes_mut!(v, i16),
-                Values::UShort(v) => as_bytes_mut!(v, u16),
-                Values::Int(v) => as_bytes_mut!(v, i32),
-                Values::UInt(v) => as_bytes_mut!(v, u32),
-                Values::Int64(v) => as_bytes_mut!(v, i64),
-                Values::UInt64(v) => as_bytes_mut!(v, u64),
-                Values::Float(v) => as_bytes_mut!(v, f32),
-                Values::Double(v) => as_bytes_mut!(v, f64),
-                // Never allocated (see `alloc`).
-                _ => &mut [],
-            },
+            // Never anything but numbers (see `alloc`).
+            Output::Typed(v) => values_as_bytes_mut(v).unwrap_or_default(),
         }
     }
 

@@ -539,7 +539,7 @@ fn values_to_cell(cell: &Cell, v: &Values) -> Option<Vec<u8>> {
         (Cell::Number { big, .. }, _) if v.dtype() == cell.data_type() => Some(v.to_bytes(*big)),
         (Cell::Char, Values::Char(c)) => Some(vec![c.first().copied().unwrap_or(0)]),
         (Cell::Half { big }, Values::Float(f)) => {
-            let h = crate::cell::f32_to_half(f[0]);
+            let h = nctk_codec::half::f32_to_f16(f[0]);
             Some(if *big {
                 h.to_be_bytes().to_vec()
             } else {
