@@ -20,6 +20,16 @@ pub enum ZarrError {
         #[source]
         source: serde_json::Error,
     },
+    /// A metadata object does not decode as the Zarr object it should be
+    /// (a field missing or of the wrong type).
+    #[error("{key}: {source}")]
+    Decode {
+        /// The metadata key.
+        key: String,
+        /// The decoder's error.
+        #[source]
+        source: serde_json::Error,
+    },
     /// Metadata is well-formed JSON but not valid Zarr / NCZarr.
     #[error("{key}: {reason}")]
     Metadata {

@@ -68,7 +68,10 @@ pub struct ZMetadata {
 
 /// Decodes a JSON value as `T`, naming `key` in the error.
 pub fn from_value<T: serde::de::DeserializeOwned>(key: &str, v: Value) -> Result<T, ZarrError> {
-    serde_json::from_value(v).map_err(|e| ZarrError::meta(key, e.to_string()))
+    serde_json::from_value(v).map_err(|source| ZarrError::Decode {
+        key: key.to_string(),
+        source,
+    })
 }
 
 pub use nctk_codec::dtype::{DtypeKind, NumpyDtype as Dtype};

@@ -98,3 +98,38 @@ fn a_value_out_of_range_on_write_is_invalid_input() {
     let err = ds.put_values("b", .., &[1i32, 300]).unwrap_err();
     assert_eq!(err.kind(), ErrorKind::InvalidInput, "{err}");
 }
+
+#[test]
+fn a_corrupt_zarr_chunk_is_invalid_data_with_the_codec_error_as_source() {
+    let Some(src) = require::corpus_path("generated/other-writers/zarr-python-v2/codecs.zarr")
+    else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("codecs.zarr");
+    for entry in nctk_test_support::corpus::files_under(&src, |_| true) {
+        let to = store.join(entry.strip_prefix(&src).unwrap());
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        std::fs::copy(&entry, &to).unwrap();
+    }
+    std::fs::write(store.join("zlib/0.0"), b"not a zlib stream").unwrap();
+    if require::python(&["zarr"]) {
+        let script = "import sys, zarr\ntry:\n    zarr.open(sys.argv[1], mode='r')['zlib'][:]\nexcept Exception:\n    print('failed')\nelse:\n    print('read')";
+        let out = nctk_test_support::peer::python(script, [&store]).unwrap();
+        assert_eq!(out.trim(), "failed", "zarr-python reads the corrupt chunk");
+    }
+    let ds = nctk::open(&store).unwrap();
+    let err = ds
+        .variable("zlib")
+        .unwrap()
+        .get_values::<i32>(..)
+        .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::InvalidData, "{err}");
+    let mut chain = Some(&err as &(dyn std::error::Error + 'static));
+    let mut codec = false;
+    while let Some(e) = chain {
+        codec |= e.is::<nctk_codec::CodecError>();
+        chain = e.source();
+    }
+    assert!(codec, "no CodecError in the source chain of {err:?}");
+}

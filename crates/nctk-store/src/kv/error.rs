@@ -64,6 +64,15 @@ pub enum StoreError {
         #[source]
         source: Box<dyn std::error::Error + Send + Sync + 'static>,
     },
+    /// The zip library (or the sink under it) failed on an archive.
+    #[error("{key}: zip: {source}")]
+    ZipLibrary {
+        /// The key (or the archive's name).
+        key: String,
+        /// The library's error.
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync + 'static>,
+    },
     /// An object is larger than this platform can hold in memory.
     #[error("{key}: object of {len} bytes is too large")]
     TooLarge {
@@ -75,6 +84,16 @@ pub enum StoreError {
 }
 
 impl StoreError {
+    pub(crate) fn zip(
+        key: impl Into<String>,
+        source: impl Into<Box<dyn std::error::Error + Send + Sync + 'static>>,
+    ) -> Self {
+        StoreError::ZipLibrary {
+            key: key.into(),
+            source: source.into(),
+        }
+    }
+
     pub(crate) fn io(key: impl Into<String>, op: &'static str, source: std::io::Error) -> Self {
         StoreError::Io {
             key: key.into(),

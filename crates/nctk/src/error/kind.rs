@@ -129,6 +129,10 @@ fn store(e: &StoreError) -> ErrorKind {
             ErrorKind::Other => ErrorKind::Io,
             kind => kind,
         },
+        StoreError::ZipLibrary { source, .. } => match kind_of(&**source) {
+            ErrorKind::Other => ErrorKind::InvalidData,
+            kind => kind,
+        },
         _ => ErrorKind::InvalidData,
     }
 }
