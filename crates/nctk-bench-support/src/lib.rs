@@ -4,10 +4,10 @@
 //! Python peers and build the C peers against libnetcdf.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use nctk_classic::{ClassicWriter, FillMode, Version};
 use nctk_model::{DataType, GroupId, Schema, Selection};
+pub use nctk_test_support::peer::build_c_peer;
 
 /// Latitudes in the field.
 pub const NLAT: u64 = 721;
@@ -69,27 +69,4 @@ pub fn python(script: &str, args: &[&Path]) -> Option<String> {
     nctk_test_support::peer::python(script, args)
         .map_err(|e| eprintln!("python failed: {e}"))
         .ok()
-}
-
-/// Compiles the C peer `src` against libnetcdf (flags from `nc-config`)
-/// into the executable `exe`; `None` when netCDF-C or a C compiler is absent.
-pub fn build_c_peer(src: &Path, exe: &Path) -> Option<PathBuf> {
-    let flags = Command::new("nc-config")
-        .args(["--cflags", "--libs"])
-        .output()
-        .ok()?;
-    if !flags.status.success() {
-        return None;
-    }
-    if let Some(dir) = exe.parent() {
-        std::fs::create_dir_all(dir).ok()?;
-    }
-    let ok = Command::new("cc")
-        .args(["-O2", "-o"])
-        .arg(exe)
-        .arg(src)
-        .args(String::from_utf8_lossy(&flags.stdout).split_whitespace())
-        .status()
-        .is_ok_and(|s| s.success());
-    ok.then(|| exe.to_path_buf())
 }

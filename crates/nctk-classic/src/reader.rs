@@ -3,8 +3,9 @@
 use crate::error::{ClassicError, Result};
 use crate::header::{decode_header, DecodeError, Decoded, Header, NumRecs, Tolerated};
 use crate::layout::{check_offsets, check_var_sizes, var_layouts, FileLayout};
-use crate::native::{as_bytes_mut, be_to_native, is_native};
+use crate::native::{be_to_native, is_native};
 use crate::Version;
+use nctk_model::bytes::try_as_bytes_mut;
 use nctk_model::convert::values_to_vec;
 use nctk_model::{
     DataSource, DataType, Endianness, GroupId, NcValue, Schema, Selection, SourceError, Values,
@@ -331,8 +332,7 @@ impl ClassicReader {
                 )),
             ));
         }
-        if is_native::<T>(dtype) {
-            let bytes = as_bytes_mut(out, dtype);
+        if let Some(bytes) = try_as_bytes_mut(out).filter(|_| is_native::<T>(dtype)) {
             self.read_raw(var, selection, bytes)?;
             be_to_native(bytes, dtype.size().unwrap_or(1));
             return Ok(());

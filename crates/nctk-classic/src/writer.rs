@@ -10,9 +10,10 @@
 use crate::error::{ClassicError, Result};
 use crate::header::{encode_header, encoded_len, Header, HeaderDim, HeaderVar, NumRecs};
 use crate::layout::{assign_begins, check_var_sizes, var_layouts, Align, FileLayout, OldBegins};
-use crate::native::{as_bytes, is_native, native_to_be};
+use crate::native::{is_native, native_to_be};
 use crate::reader::{layout_of, pieces, read_header, schema_of};
 use crate::Version;
+use nctk_model::bytes::try_as_bytes;
 use nctk_model::convert::{convert, vec_to_values};
 use nctk_model::{
     name, Attribute, DataType, DimId, ModelError, NcValue, Schema, Selection, Values, VarId,
@@ -658,8 +659,7 @@ impl ClassicWriter {
     ) -> Result<()> {
         self.check_var(var)?;
         let dtype = self.header.vars[var.0 as usize].dtype;
-        if is_native::<T>(dtype) {
-            let bytes = as_bytes(data, dtype);
+        if let Some(bytes) = try_as_bytes(data).filter(|_| is_native::<T>(dtype)) {
             return self.write_raw(var, selection, bytes, data.len() as u64, true);
         }
         let v = vec_to_values(data, dtype).map_err(|e| self.data_err(var, e))?;

@@ -9,13 +9,16 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use nctk_bench_support::{NLAT, NLON};
 use nctk_classic::{ClassicReader, ClassicWriter, FillMode, Version};
 use nctk_model::{DataType, GroupId, Schema, Selection, VarId};
 use nctk_store::bytes::FileSource;
 use nctk_store::conformance::CountingSource;
 
 /// Time steps of the benchmark field.
+/// The benchmark field's grid (`nctk_bench_support::{NLAT, NLON}`, which a format
+/// crate does not depend on).
+const NLAT: u64 = 721;
+const NLON: u64 = 1440;
 const NT: u64 = 100;
 
 /// Opens `path` through a counting source; the counters start at zero

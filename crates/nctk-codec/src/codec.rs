@@ -3,7 +3,7 @@
 use serde_json::Value;
 
 use crate::blosc::Blosc;
-use crate::dtype::Dtype;
+use crate::dtype::{Dtype, NumpyDtype};
 use crate::error::{CodecError, Result};
 use crate::filters::{
     bitround::BitRound, delta::Delta, fixedscaleoffset::FixedScaleOffset, quantize::Quantize,
@@ -44,11 +44,7 @@ impl<'a> CodecContext<'a> {
     /// A context from a numpy dtype string; the element size follows from it
     /// when it is a plain numeric type (`"<f4"` gives 4, `"|S10"` gives 10).
     pub fn from_dtype(dtype: &'a str) -> Self {
-        let size = dtype
-            .trim_start_matches(['<', '>', '|', '='])
-            .get(1..)
-            .and_then(|s| s.parse::<usize>().ok())
-            .map(|n| if dtype.contains('U') { n * 4 } else { n });
+        let size = NumpyDtype::parse(dtype).and_then(|d| usize::try_from(d.itemsize()).ok());
         CodecContext {
             element_size: size,
             dtype: Some(dtype),

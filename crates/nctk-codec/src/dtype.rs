@@ -1,9 +1,12 @@
-//! numpy dtype strings (`"<i4"`, `">f8"`, `"|u1"`) as far as the numeric
-//! filters (delta, fixedscaleoffset, quantize, bitround) need them.
+//! numpy dtype strings: [`NumpyDtype`] parses every one Zarr v2 stores
+//! (`"<i4"`, `">f8"`, `"|b1"`, `"|S5"`, `">U1"`), the one parser in nctk;
+//! [`Dtype`] is its numeric part, as the numeric filters (delta,
+//! fixedscaleoffset, quantize, bitround) need it.
 
 use std::fmt;
 
 use crate::error::{CodecError, Result};
+use crate::half::{f16_to_f32, f32_to_f16};
 
 /// Kind of a numeric dtype.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -31,30 +34,18 @@ impl Dtype {
     /// Parses a numpy dtype string such as `"<f4"`, `">i2"`, `"|u1"`, `"f8"`.
     pub fn parse(codec: &'static str, s: &str) -> Result<Dtype> {
         let bad = || CodecError::invalid_config(codec, format!("unsupported dtype {s:?}"));
-        let (order, rest) = match s.as_bytes().first() {
-            Some(b'<') | Some(b'|') | Some(b'=') => (false, &s[1..]),
-            Some(b'>') => (true, &s[1..]),
-            _ => (false, s),
+        let d = NumpyDtype::parse(s).ok_or_else(bad)?;
+        let kind = match d.kind {
+            DtypeKind::Int => Kind::Int,
+            DtypeKind::UInt | DtypeKind::Bool => Kind::UInt,
+            DtypeKind::Float => Kind::Float,
+            DtypeKind::Bytes | DtypeKind::Unicode => return Err(bad()),
         };
-        let mut chars = rest.chars();
-        let kind = match chars.next() {
-            Some('i') => Kind::Int,
-            Some('u') | Some('b') => Kind::UInt,
-            Some('f') => Kind::Float,
-            _ => return Err(bad()),
-        };
-        let size: usize = chars.as_str().parse().map_err(|_| bad())?;
-        let ok = match kind {
-            Kind::Float => matches!(size, 2 | 4 | 8),
-            _ => matches!(size, 1 | 2 | 4 | 8),
-        };
-        if !ok {
-            return Err(bad());
-        }
+        let size = d.n as usize;
         Ok(Dtype {
             kind,
             size,
-            big_endian: order && size > 1,
+            big_endian: d.big_endian() && size > 1,
         })
     }
 
@@ -106,7 +97,7 @@ impl Dtype {
     pub(crate) fn read_float(&self, buf: &[u8], i: usize) -> f64 {
         let bits = self.read_bits(buf, i);
         match self.size {
-            2 => f16_to_f64(bits as u16),
+            2 => f64::from(f16_to_f32(bits as u16)),
             4 => f64::from(f32::from_bits(bits as u32)),
             _ => f64::from_bits(bits),
         }
@@ -128,7 +119,8 @@ impl Dtype {
     #[inline]
     pub(crate) fn write_f64(&self, buf: &mut [u8], i: usize, v: f64) {
         let bits = match (self.kind, self.size) {
-            (Kind::Float, 2) => u64::from(f64_to_f16(v)),
+            // Double rounding through f32, as before: rarely used.
+            (Kind::Float, 2) => u64::from(f32_to_f16(v as f32)),
             (Kind::Float, 4) => u64::from((v as f32).to_bits()),
             (Kind::Float, _) => v.to_bits(),
             (Kind::Int, _) => (v as i64) as u64,
@@ -167,58 +159,80 @@ impl fmt::Display for Dtype {
     }
 }
 
-/// IEEE half to f64.
-pub(crate) fn f16_to_f64(h: u16) -> f64 {
-    let sign = if h & 0x8000 != 0 { -1.0 } else { 1.0 };
-    let exp = i32::from((h >> 10) & 0x1f);
-    let frac = f64::from(h & 0x3ff);
-    match exp {
-        0 => sign * frac * 2f64.powi(-24),
-        31 => {
-            if frac == 0.0 {
-                sign * f64::INFINITY
-            } else {
-                f64::NAN
-            }
-        }
-        _ => sign * (1.0 + frac / 1024.0) * 2f64.powi(exp - 15),
-    }
+/// The base kind of a NumPy dtype.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DtypeKind {
+    /// `b`: boolean, one byte.
+    Bool,
+    /// `i`: signed integer.
+    Int,
+    /// `u`: unsigned integer.
+    UInt,
+    /// `f`: IEEE float (2, 4 or 8 bytes).
+    Float,
+    /// `S`: fixed-length byte string, NUL-padded.
+    Bytes,
+    /// `U`: fixed-length UTF-32 string (NumPy's `str_`).
+    Unicode,
 }
 
-/// f64 to IEEE half, round to nearest even.
-pub(crate) fn f64_to_f16(v: f64) -> u16 {
-    let x = v as f32; // double rounding is acceptable for this rarely used path
-    let bits = x.to_bits();
-    let sign = ((bits >> 16) & 0x8000) as u16;
-    let exp = ((bits >> 23) & 0xff) as i32;
-    let mant = bits & 0x7f_ffff;
-    if exp == 0xff {
-        return sign | 0x7c00 | if mant != 0 { 0x200 } else { 0 };
-    }
-    let e = exp - 127 + 15;
-    if e >= 31 {
-        return sign | 0x7c00;
-    }
-    if e <= 0 {
-        if e < -10 {
-            return sign;
+/// A parsed NumPy dtype string such as `<f4`, `|S5` or `>U1`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NumpyDtype {
+    /// The byte-order character: `<`, `>`, `|` (or `=` read as `<`).
+    pub order: char,
+    /// The base kind.
+    pub kind: DtypeKind,
+    /// The number after the kind: bytes for numbers and `S`, characters for `U`.
+    pub n: u64,
+}
+
+impl NumpyDtype {
+    /// Parses a dtype string.
+    pub fn parse(s: &str) -> Option<NumpyDtype> {
+        let mut chars = s.chars();
+        let first = chars.next()?;
+        let (order, rest) = match first {
+            '<' | '>' | '|' => (first, &s[1..]),
+            '=' => ('<', &s[1..]),
+            _ => ('|', s),
+        };
+        let mut rc = rest.chars();
+        let kind = match rc.next()? {
+            'b' => DtypeKind::Bool,
+            'i' => DtypeKind::Int,
+            'u' => DtypeKind::UInt,
+            'f' => DtypeKind::Float,
+            'S' => DtypeKind::Bytes,
+            'U' => DtypeKind::Unicode,
+            _ => return None,
+        };
+        let digits = rc.as_str();
+        if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
         }
-        let m = mant | 0x80_0000;
-        let shift = (14 - e) as u32;
-        let half = 1u32 << (shift - 1);
-        let rest = m & ((1 << shift) - 1);
-        let mut r = m >> shift;
-        if rest > half || (rest == half && r & 1 == 1) {
-            r += 1;
+        let n: u64 = digits.parse().ok()?;
+        let ok = match kind {
+            DtypeKind::Bool => n == 1,
+            DtypeKind::Int | DtypeKind::UInt => matches!(n, 1 | 2 | 4 | 8),
+            DtypeKind::Float => matches!(n, 2 | 4 | 8),
+            DtypeKind::Bytes | DtypeKind::Unicode => (1..=1 << 20).contains(&n),
+        };
+        ok.then_some(NumpyDtype { order, kind, n })
+    }
+
+    /// Bytes per element.
+    pub fn itemsize(&self) -> u64 {
+        match self.kind {
+            DtypeKind::Unicode => self.n * 4,
+            _ => self.n,
         }
-        return sign | r as u16;
     }
-    let rest = mant & 0x1fff;
-    let mut r = ((e as u32) << 10) | (mant >> 13);
-    if rest > 0x1000 || (rest == 0x1000 && r & 1 == 1) {
-        r += 1;
+
+    /// True when multi-byte values are stored big-endian.
+    pub fn big_endian(&self) -> bool {
+        self.order == '>'
     }
-    sign | r as u16
 }
 
 #[cfg(test)]
@@ -237,13 +251,25 @@ mod tests {
     }
 
     #[test]
-    fn half_roundtrip() {
-        for h in 0u16..=0xffff {
-            let f = f16_to_f64(h);
-            if f.is_nan() {
-                continue;
-            }
-            assert_eq!(f64_to_f16(f), h, "{h:#x}");
+    fn numpy_dtypes() {
+        let d = NumpyDtype::parse("<f4").unwrap();
+        assert_eq!((d.kind, d.n, d.itemsize()), (DtypeKind::Float, 4, 4));
+        assert_eq!(NumpyDtype::parse(">U3").unwrap().itemsize(), 12);
+        assert_eq!(NumpyDtype::parse("|S1").unwrap().kind, DtypeKind::Bytes);
+        assert!(NumpyDtype::parse("|b1").is_some());
+        for bad in [
+            "",
+            "<",
+            "<f",
+            "<f3",
+            "<i16",
+            "<c8",
+            "<M8",
+            "|S0",
+            "<i4x",
+            "|S99999999999",
+        ] {
+            assert!(NumpyDtype::parse(bad).is_none(), "{bad}");
         }
     }
 }

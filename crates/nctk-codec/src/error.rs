@@ -9,7 +9,7 @@ pub type Result<T, E = CodecError> = std::result::Result<T, E>;
 /// and says what was expected and what was found. Decoding errors carry a
 /// byte offset into the encoded stream where one is known. Callers that
 /// decode chunks should wrap these with the chunk key.
-#[derive(Debug, thiserror::Error)]
+#[derive(Debug, Clone, thiserror::Error)]
 #[non_exhaustive]
 pub enum CodecError {
     /// The configuration names a codec id this crate does not implement.

@@ -60,6 +60,7 @@ pub mod dtype;
 mod error;
 pub mod filters;
 pub mod fletcher32;
+pub mod half;
 mod hdf5;
 mod json;
 mod lz4;

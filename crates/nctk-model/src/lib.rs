@@ -43,6 +43,7 @@
 //!   saying so.
 
 mod attr_access;
+pub mod bytes;
 #[cfg(feature = "conformance")]
 pub mod conformance;
 pub mod convert;

@@ -3,12 +3,13 @@
 
 use std::collections::HashMap;
 use std::ffi::OsStr;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus};
 use std::sync::{Mutex, OnceLock};
 
 /// A peer that could not be run, or that failed.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum PeerError {
     /// The program could not be started (absent, not executable).
     #[error("cannot run {program}: {source}")]
@@ -106,6 +107,29 @@ pub fn python<S: AsRef<OsStr>>(
     args: impl IntoIterator<Item = S>,
 ) -> Result<String, PeerError> {
     output(Command::new("python3").arg("-c").arg(script).args(args))
+}
+
+/// Compiles the C peer `src` against libnetcdf (flags from `nc-config`)
+/// into the executable `exe`; `None` when netCDF-C or a C compiler is absent.
+pub fn build_c_peer(src: &Path, exe: &Path) -> Option<PathBuf> {
+    let flags = Command::new("nc-config")
+        .args(["--cflags", "--libs"])
+        .output()
+        .ok()?;
+    if !flags.status.success() {
+        return None;
+    }
+    if let Some(dir) = exe.parent() {
+        std::fs::create_dir_all(dir).ok()?;
+    }
+    let ok = Command::new("cc")
+        .args(["-O2", "-o"])
+        .arg(exe)
+        .arg(src)
+        .args(String::from_utf8_lossy(&flags.stdout).split_whitespace())
+        .status()
+        .is_ok_and(|s| s.success());
+    ok.then(|| exe.to_path_buf())
 }
 
 #[cfg(test)]

@@ -166,6 +166,7 @@ impl DumpArgs {
 
 /// Why `nctk dump FILE` failed.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum DumpFileError {
     /// The file or URL could not be opened (or, for `-k`, probed).
     #[error(transparent)]

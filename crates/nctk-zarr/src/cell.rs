@@ -5,6 +5,8 @@ use base64::Engine;
 use nctk_model::{DataType, Values};
 use serde_json::Value;
 
+use nctk_codec::half::{f16_to_f32, f32_to_f16};
+
 use crate::meta::{Dtype, DtypeKind};
 
 /// The decoded representation of one element of an array.
@@ -126,7 +128,7 @@ impl Cell {
                         } else {
                             u16::from_le_bytes([c[0], c[1]])
                         };
-                        half_to_f32(bits)
+                        f16_to_f32(bits)
                     })
                     .collect(),
             ),
@@ -148,13 +150,15 @@ impl Cell {
         }
     }
 
-    /// The cell bytes of a `fill_value`, or `None` for null. `Err` holds
-    /// the reason the value does not fit the dtype.
-    pub fn fill_bytes(&self, fill: &Value) -> Result<Option<Vec<u8>>, String> {
+    /// The cell bytes of a `fill_value`, or `None` for null; an error when
+    /// the value does not fit the dtype.
+    pub fn fill_bytes(&self, fill: &Value) -> Result<Option<Vec<u8>>, FillValueError> {
         if fill.is_null() {
             return Ok(None);
         }
-        let bad = || format!("fill_value {fill} does not fit the dtype");
+        let bad = || FillValueError {
+            fill: fill.to_string(),
+        };
         let out = match *self {
             Cell::Number { dtype, big } => {
                 let v = json_number_as(fill, dtype).ok_or_else(bad)?;
@@ -165,7 +169,7 @@ impl Cell {
                 else {
                     return Err(bad());
                 };
-                let h = f32_to_half(f[0]);
+                let h = f32_to_f16(f[0]);
                 if big {
                     h.to_be_bytes().to_vec()
                 } else {
@@ -213,6 +217,14 @@ impl Cell {
         };
         Ok(Some(out))
     }
+}
+
+/// A `fill_value` that does not fit its array's dtype.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("fill_value {fill} does not fit the dtype")]
+pub struct FillValueError {
+    /// The value, as JSON text.
+    pub fill: String,
 }
 
 fn utf32_to_string(c: &[u8], big: bool) -> String {
@@ -304,56 +316,6 @@ fn num_to_values(num: nctk_model::convert::Num, dtype: DataType) -> Option<Value
     })
 }
 
-/// IEEE 754 half to single precision.
-pub fn half_to_f32(h: u16) -> f32 {
-    let sign = (u32::from(h) & 0x8000) << 16;
-    let exp = (h >> 10) & 0x1f;
-    let frac = u32::from(h & 0x3ff);
-    let bits = match exp {
-        0 if frac == 0 => sign,
-        0 => {
-            // Subnormal: normalize.
-            let mut e = 127 - 15 + 1;
-            let mut f = frac;
-            while f & 0x400 == 0 {
-                f <<= 1;
-                e -= 1;
-            }
-            sign | ((e as u32) << 23) | ((f & 0x3ff) << 13)
-        }
-        0x1f => sign | 0x7f80_0000 | (frac << 13),
-        _ => sign | ((u32::from(exp) + 127 - 15) << 23) | (frac << 13),
-    };
-    f32::from_bits(bits)
-}
-
-/// Single to half precision (round to nearest even; for fill values).
-pub fn f32_to_half(f: f32) -> u16 {
-    let bits = f.to_bits();
-    let sign = ((bits >> 16) & 0x8000) as u16;
-    let exp = ((bits >> 23) & 0xff) as i32;
-    let frac = bits & 0x7f_ffff;
-    if exp == 0xff {
-        return sign | 0x7c00 | if frac != 0 { 0x200 } else { 0 };
-    }
-    let e = exp - 127 + 15;
-    if e >= 0x1f {
-        return sign | 0x7c00;
-    }
-    if e <= 0 {
-        if e < -10 {
-            return sign;
-        }
-        let m = (frac | 0x80_0000) >> (1 - e);
-        let half = (m >> 13) as u16;
-        let rem = m & 0x1fff;
-        return sign | (half + u16::from(rem > 0x1000 || (rem == 0x1000 && half & 1 == 1)));
-    }
-    let half = sign | ((e as u16) << 10) | ((frac >> 13) as u16);
-    let rem = frac & 0x1fff;
-    half + u16::from(rem > 0x1000 || (rem == 0x1000 && half & 1 == 1))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -367,10 +329,10 @@ mod tests {
             (0x0001, 5.960_464_5e-8),
             (0x7c00, f32::INFINITY),
         ] {
-            assert_eq!(half_to_f32(h), f);
-            assert_eq!(f32_to_half(f), h);
+            assert_eq!(f16_to_f32(h), f);
+            assert_eq!(f32_to_f16(f), h);
         }
-        assert!(half_to_f32(0x7e00).is_nan());
+        assert!(f16_to_f32(0x7e00).is_nan());
     }
 
     #[test]

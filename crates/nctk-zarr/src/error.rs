@@ -1,4 +1,7 @@
+use nctk_codec::CodecError;
 use nctk_store::kv::StoreError;
+
+use crate::cell::FillValueError;
 
 /// Errors of the Zarr reader and of URL parsing. Each names the store key
 /// (or URL) and the reason.
@@ -9,12 +12,23 @@ pub enum ZarrError {
     #[error(transparent)]
     Store(#[from] StoreError),
     /// A metadata object is not valid JSON.
-    #[error("{key}: invalid JSON: {reason}")]
+    #[error("{key}: invalid JSON: {source}")]
     Json {
         /// The metadata key.
         key: String,
-        /// The parser's message.
-        reason: String,
+        /// The parser's error.
+        #[source]
+        source: serde_json::Error,
+    },
+    /// A metadata object does not decode as the Zarr object it should be
+    /// (a field missing or of the wrong type).
+    #[error("{key}: {source}")]
+    Decode {
+        /// The metadata key.
+        key: String,
+        /// The decoder's error.
+        #[source]
+        source: serde_json::Error,
     },
     /// Metadata is well-formed JSON but not valid Zarr / NCZarr.
     #[error("{key}: {reason}")]
@@ -35,12 +49,22 @@ pub enum ZarrError {
         reason: &'static str,
     },
     /// A chunk's codec is unknown or failed.
-    #[error("{key}: codec: {reason}")]
+    #[error("{key}: codec: {source}")]
     Codec {
         /// The chunk (or `.zarray`) key.
         key: String,
-        /// The codec's message.
-        reason: String,
+        /// The codec's error.
+        #[source]
+        source: CodecError,
+    },
+    /// A `.zarray`'s `fill_value` does not fit its dtype.
+    #[error("{key}: {source}")]
+    FillValue {
+        /// The `.zarray` key.
+        key: String,
+        /// What does not fit.
+        #[source]
+        source: FillValueError,
     },
     /// A chunk object has the wrong size.
     #[error("{key}: chunk holds {actual} bytes, expected {expected}")]

@@ -146,9 +146,9 @@ fn check_names(key: &str, value: &Value) -> Result<(), ZarrError> {
 }
 
 fn parse_with(key: &str, text: &[u8], mark: &str) -> Result<Value, ZarrError> {
-    let err = |e: serde_json::Error| ZarrError::Json {
+    let err = |source: serde_json::Error| ZarrError::Json {
         key: key.to_string(),
-        reason: e.to_string(),
+        source,
     };
     match serde_json::from_slice(text) {
         Ok(v) => Ok(v),

@@ -21,7 +21,8 @@ use std::sync::Mutex;
 
 use bytes::Bytes;
 
-use nctk_codec::Pipeline;
+use nctk_codec::{CodecError, Pipeline};
+use nctk_model::bytes::values_as_bytes_mut;
 use nctk_model::{DataType, Selection, Values};
 use nctk_store::kv::{ReadableStore, StoreKey, StorePrefix};
 use rayon::prelude::*;
@@ -44,7 +45,7 @@ pub(crate) struct ArrayMeta {
     pub fill: Vec<u8>,
     pub pipeline: Option<Pipeline>,
     /// Why the codecs cannot be used, reported when a chunk is read.
-    pub codec_error: Option<String>,
+    pub codec_error: Option<CodecError>,
 }
 
 impl ArrayMeta {
@@ -90,18 +91,6 @@ enum Output {
     Bytes(Vec<u8>),
 }
 
-/// Views a vector of plain numbers as its bytes.
-macro_rules! as_bytes_mut {
-    ($v:expr, $t:ty) => {{
-        let v: &mut Vec<$t> = $v;
-        let len = v.len() * std::mem::size_of::<$t>();
-        // SAFETY: `$t` is a primitive number: no padding, every bit pattern
-        // is valid, and `u8` has alignment 1. The slice borrows `v`
-        // mutably for its whole life and covers exactly its elements.
-        unsafe { std::slice::from_raw_parts_mut(v.as_mut_ptr().cast::<u8>(), len) }
-    }};
-}
-
 /// Allocates `n` elements, after checking that the allocation can succeed
 /// (`vec![0; n]` takes zeroed pages from the allocator without writing
 /// them, but aborts on failure). Large buffers ask for huge pages, which
@@ -138,20 +127,8 @@ impl Output {
     fn bytes_mut(&mut self) -> &mut [u8] {
         match self {
             Output::Bytes(b) => b,
-            Output::Typed(v) => match v {
-                Values::Byte(v) => as_bytes_mut!(v, i8),
-                Values::UByte(v) => v,
-                Values::Short(v) => as_bytes_mut!(v, i16),
-                Values::UShort(v) => as_bytes_mut!(v, u16),
-                Values::Int(v) => as_bytes_mut!(v, i32),
-                Values::UInt(v) => as_bytes_mut!(v, u32),
-                Values::Int64(v) => as_bytes_mut!(v, i64),
-                Values::UInt64(v) => as_bytes_mut!(v, u64),
-                Values::Float(v) => as_bytes_mut!(v, f32),
-                Values::Double(v) => as_bytes_mut!(v, f64),
-                // Never allocated (see `alloc`).
-                _ => &mut [],
-            },
+            // Never anything but numbers (see `alloc`).
+            Output::Typed(v) => values_as_bytes_mut(v).unwrap_or_default(),
         }
     }
 
@@ -587,10 +564,10 @@ fn decode_into(
     chunk_bytes: u64,
     out: &mut [u8],
 ) -> Result<(), ZarrError> {
-    if let Some(reason) = &meta.codec_error {
+    if let Some(source) = &meta.codec_error {
         return Err(ZarrError::Codec {
             key: key.to_string(),
-            reason: reason.clone(),
+            source: source.clone(),
         });
     }
     match &meta.pipeline {
@@ -604,9 +581,9 @@ fn decode_into(
             }
             out.copy_from_slice(raw);
         }
-        Some(p) => p.decode_into(raw, out).map_err(|e| ZarrError::Codec {
+        Some(p) => p.decode_into(raw, out).map_err(|source| ZarrError::Codec {
             key: key.to_string(),
-            reason: e.to_string(),
+            source,
         })?,
     }
     Ok(())
@@ -622,10 +599,10 @@ fn decode_chunk<'a>(
     chunk_elems: u64,
     scratch: &'a mut Vec<u8>,
 ) -> Result<Cow<'a, [u8]>, ZarrError> {
-    if let Some(reason) = &meta.codec_error {
+    if let Some(source) = &meta.codec_error {
         return Err(ZarrError::Codec {
             key: key.to_string(),
-            reason: reason.clone(),
+            source: source.clone(),
         });
     }
     let size_err = |actual: usize| ZarrError::ChunkSize {
@@ -655,10 +632,11 @@ fn decode_chunk<'a>(
                     .map_err(|_| size_err(raw.len()))?;
                 scratch.resize(len, 0);
             }
-            p.decode_into(raw, scratch).map_err(|e| ZarrError::Codec {
-                key: key.to_string(),
-                reason: e.to_string(),
-            })?;
+            p.decode_into(raw, scratch)
+                .map_err(|source| ZarrError::Codec {
+                    key: key.to_string(),
+                    source,
+                })?;
             scratch
         }
     };

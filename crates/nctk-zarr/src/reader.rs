@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use nctk_codec::{CodecContext, Pipeline};
+use nctk_codec::{CodecContext, CodecError, Pipeline};
 use nctk_model::{
     Attribute, DataSource, DimId, Endianness, GroupId, Layout, Schema, Selection, SourceError,
     Values, VarId, VarStorage,
@@ -447,7 +447,12 @@ impl Builder<'_> {
         };
         let stored_fill = match fill {
             Some(_) => None,
-            None => cell.fill_bytes(&za.fill_value).map_err(bad)?,
+            None => cell
+                .fill_bytes(&za.fill_value)
+                .map_err(|source| ZarrError::FillValue {
+                    key: zk.to_string(),
+                    source,
+                })?,
         };
         let fill = match fill {
             Some(f) => f,
@@ -534,7 +539,7 @@ fn values_to_cell(cell: &Cell, v: &Values) -> Option<Vec<u8>> {
         (Cell::Number { big, .. }, _) if v.dtype() == cell.data_type() => Some(v.to_bytes(*big)),
         (Cell::Char, Values::Char(c)) => Some(vec![c.first().copied().unwrap_or(0)]),
         (Cell::Half { big }, Values::Float(f)) => {
-            let h = crate::cell::f32_to_half(f[0]);
+            let h = nctk_codec::half::f32_to_f16(f[0]);
             Some(if *big {
                 h.to_be_bytes().to_vec()
             } else {
@@ -554,7 +559,7 @@ fn has_codecs(za: &ZArray) -> bool {
     !za.compressor.is_null() || za.filters.as_array().is_some_and(|f| !f.is_empty())
 }
 
-fn pipeline_for(za: &ZArray, dtype: &str) -> (Option<Pipeline>, Option<String>) {
+fn pipeline_for(za: &ZArray, dtype: &str) -> (Option<Pipeline>, Option<CodecError>) {
     if !has_codecs(za) {
         return (None, None);
     }
@@ -565,7 +570,7 @@ fn pipeline_for(za: &ZArray, dtype: &str) -> (Option<Pipeline>, Option<String>) 
     ) {
         Ok(p) if p.is_empty() => (None, None),
         Ok(p) => (Some(p), None),
-        Err(e) => (None, Some(e.to_string())),
+        Err(e) => (None, Some(e)),
     }
 }
 

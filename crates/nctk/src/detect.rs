@@ -32,9 +32,9 @@ pub enum Container {
 /// byte source (and HDF5 after a user block, as netCDF-C finds it).
 pub(crate) fn detect_source(source: &dyn ByteSource) -> Result<Container, Error> {
     let mut magic = [0u8; 8];
-    let n = source.read_full(0, &mut magic).map_err(|e| Error::Open {
+    let n = source.read_full(0, &mut magic).map_err(|e| Error::Source {
         path: source.name(),
-        reason: e.to_string(),
+        source: Box::new(e),
     })?;
     if let Some(container) = detect_magic(&magic[..n]) {
         return Ok(container);
@@ -51,9 +51,9 @@ pub(crate) fn detect_source(source: &dyn ByteSource) -> Result<Container, Error>
 
 impl From<ProbeError> for Error {
     fn from(e: ProbeError) -> Error {
-        Error::Open {
-            path: e.file,
-            reason: format!("HDF5 data at offset {}: {}", e.offset, e.reason),
+        Error::Source {
+            path: e.file.clone(),
+            source: Box::new(e),
         }
     }
 }

@@ -1,4 +1,9 @@
+mod kind;
+
 use std::fmt::Display;
+
+pub use kind::ErrorKind;
+pub(crate) use kind::{io_kind, kind_of};
 
 /// `path: reason`, or `reason` alone when it already starts by naming
 /// `path` (or a key inside it): every message names its path once.
@@ -30,13 +35,34 @@ pub enum Error {
     /// The format reader or writer failed.
     #[error(transparent)]
     Format(nctk_model::SourceError),
-    /// The path or URL names nothing nctk can open.
+    /// The path or URL names nothing nctk can open (no known magic number,
+    /// no HDF5 signature).
     #[error("{}", named_once(path, reason))]
     Open {
         /// The path or URL.
         path: String,
         /// Why it cannot be opened.
         reason: String,
+    },
+    /// The path or URL names a format or storage nctk cannot use yet
+    /// (netCDF-4/HDF5 files, byte-range access, creating a store format
+    /// through the classic API).
+    #[error("{}", named_once(path, reason))]
+    Unsupported {
+        /// The path or URL (empty when none is concerned).
+        path: String,
+        /// What is not supported.
+        reason: String,
+    },
+    /// Opening or creating the named path or URL failed in its format
+    /// reader, its store or its URL parser.
+    #[error("{}", named_once(path, source))]
+    Source {
+        /// The path or URL.
+        path: String,
+        /// The format's, store's or parser's error.
+        #[source]
+        source: nctk_model::SourceError,
     },
     /// Plain I/O on the named path failed.
     #[error("{}", named_once(path, source))]
@@ -46,6 +72,22 @@ pub enum Error {
         /// The I/O error.
         source: std::io::Error,
     },
+}
+
+impl Error {
+    /// What kind of failure this is (a missing file, a corrupt one, a bad
+    /// argument, something not supported yet, ...), read from the
+    /// structured error of the format or store that failed.
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            Error::Model(e) => kind::model(e),
+            Error::Attribute(_) | Error::Extent(_) => ErrorKind::InvalidInput,
+            Error::Format(source) | Error::Source { source, .. } => kind_of(&**source),
+            Error::Open { .. } => ErrorKind::InvalidData,
+            Error::Unsupported { .. } => ErrorKind::Unsupported,
+            Error::Io { source, .. } => io_kind(source),
+        }
+    }
 }
 
 #[cfg(test)]

@@ -49,7 +49,7 @@ pub use create_zarr::{
 };
 pub use dataset::{Dataset, Variable};
 pub use detect::{detect_magic, kind, Container, ProbeError};
-pub use error::Error;
+pub use error::{Error, ErrorKind};
 pub use extent::{Extent, Extents, IntoExtent, IntoExtents};
 pub use group::{Dimension, Group};
 pub use nctk_model as model;

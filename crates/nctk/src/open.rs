@@ -7,15 +7,22 @@ use crate::detect::{detect_magic, Container};
 use crate::door::{open_target, Opened};
 use crate::{Dataset, Error};
 
-fn open_error(path: &str, e: impl std::fmt::Display) -> Error {
-    Error::Open {
+fn open_error(path: &str, e: impl Into<nctk_model::SourceError>) -> Error {
+    Error::Source {
         path: path.to_string(),
-        reason: e.to_string(),
+        source: e.into(),
+    }
+}
+
+fn unsupported(path: &str, reason: &str) -> Error {
+    Error::Unsupported {
+        path: path.to_string(),
+        reason: reason.to_string(),
     }
 }
 
 fn hdf5_unsupported(path: &str) -> Error {
-    open_error(
+    unsupported(
         path,
         "netCDF-4/HDF5 files cannot be read yet (nctk reads classic netCDF and NCZarr/Zarr; `nctk dump -k` gives the kind)",
     )
@@ -45,7 +52,7 @@ pub(crate) fn dataset(opened: Opened, name: &str) -> Result<Dataset, Error> {
                 .map(|r| Dataset::from_source(Box::new(r)))
                 .map_err(|e| open_error(name, e)),
             Container::Hdf5 => Err(hdf5_unsupported(name)),
-            Container::Zarr => Err(open_error(name, "a zip store is not a single file")),
+            Container::Zarr => Err(unsupported(name, "a zip store is not a single file")),
         },
     }
 }
@@ -70,13 +77,13 @@ pub fn open_bytes(name: &str, bytes: bytes_crate::Bytes) -> Result<Dataset, Erro
             .map(|r| Dataset::from_source(Box::new(r)))
             .map_err(|e| open_error(name, e)),
         Some(Container::Hdf5) => Err(hdf5_unsupported(name)),
-        Some(Container::Zarr) => Err(open_error(
+        Some(Container::Zarr) => Err(unsupported(
             name,
             "zip stores in memory are not supported yet",
         )),
-        None => Err(open_error(
-            name,
-            "not a netCDF file: unknown magic number at offset 0",
-        )),
+        None => Err(Error::Open {
+            path: name.to_string(),
+            reason: "not a netCDF file: unknown magic number at offset 0".into(),
+        }),
     }
 }

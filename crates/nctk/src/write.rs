@@ -13,7 +13,7 @@ fn format_error(e: nctk_classic::ClassicError) -> Error {
 }
 
 fn version(format: Format) -> Result<Version, Error> {
-    Version::try_from(format).map_err(|other| Error::Open {
+    Version::try_from(format).map_err(|other| Error::Unsupported {
         path: String::new(),
         reason: format!("creating {other} datasets is not supported yet"),
     })

@@ -131,22 +131,42 @@ impl Tag {
     }
 }
 
+/// Why a numeric literal cannot be read; the text is ncgen's message.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum LiteralError {
+    /// The suffix after the digits is not one of ncgen's.
+    #[error("Illegal integer suffix: {0}")]
+    IntegerSuffix(String),
+    /// A minus sign on an unsigned literal.
+    #[error("Unsigned integer cannot be signed: {0}")]
+    SignedUnsigned(String),
+    /// More digits than 64 bits hold.
+    #[error("integer constant out of range: {0}")]
+    IntegerOverflow(String),
+    /// The value does not fit the type its suffix names.
+    #[error("Value out of range: {0}")]
+    OutOfRange(String),
+    /// Not a floating-point number (`float` or `double`, then the text).
+    #[error("bad {0} constant: {1}")]
+    BadFloat(&'static str, String),
+}
+
 /// Types a decimal or octal integer literal (`[+-]?digits[u][b|s|l|ll]`) as
 /// ncgen 4.9 does: the suffix decides the type and the value is cast to it
 /// (`300b` is 44, `65535s` is -1); without a suffix the smallest of `int`,
 /// `uint`, `int64`, `uint64` that holds the value. A leading `0` means octal.
-pub(crate) fn integer_literal(text: &str) -> Result<IntLiteral, String> {
+pub(crate) fn integer_literal(text: &str) -> Result<IntLiteral, LiteralError> {
     let digits_end = text
         .char_indices()
         .skip_while(|(i, c)| *i == 0 && (*c == '+' || *c == '-'))
         .find(|(_, c)| !c.is_ascii_digit())
         .map_or(text.len(), |(i, _)| i);
     let (number, suffix) = text.split_at(digits_end);
-    let tag = Tag::parse(suffix).ok_or_else(|| format!("Illegal integer suffix: {suffix}"))?;
+    let tag = Tag::parse(suffix).ok_or_else(|| LiteralError::IntegerSuffix(suffix.to_string()))?;
     let negative = number.starts_with('-');
     let digits = number.trim_start_matches(['+', '-']);
     if negative && tag.unsigned() {
-        return Err(format!("Unsigned integer cannot be signed: {number}"));
+        return Err(LiteralError::SignedUnsigned(number.to_string()));
     }
     let magnitude: u64 = if digits.starts_with('0') {
         // strtoull(.., 8) stops at the first non-octal digit.
@@ -158,7 +178,7 @@ pub(crate) fn integer_literal(text: &str) -> Result<IntLiteral, String> {
     } else {
         digits.parse::<u64>()
     }
-    .map_err(|_| format!("integer constant out of range: {number}"))?;
+    .map_err(|_| LiteralError::IntegerOverflow(number.to_string()))?;
     let value = if tag == Tag::UInt64 && magnitude >> 63 == 1 {
         Const::UInt64(magnitude)
     } else {
@@ -167,7 +187,7 @@ pub(crate) fn integer_literal(text: &str) -> Result<IntLiteral, String> {
         } else {
             magnitude as i64
         };
-        let out_of_range = || format!("Value out of range: {number}");
+        let out_of_range = || LiteralError::OutOfRange(number.to_string());
         match tag {
             Tag::None => {
                 let fits_int = if negative {
@@ -219,28 +239,24 @@ pub(crate) fn hex_literal(hex_digits: &str) -> Const {
 
 /// A floating-point literal; `float` when it ends in `f`/`F`, else `double`
 /// (an `l`/`L`/`d`/`D` suffix is dropped).
-pub(crate) fn float_literal(text: &str) -> Result<Const, String> {
+pub(crate) fn float_literal(text: &str) -> Result<Const, LiteralError> {
     let (body, is_float) = match text.as_bytes().last() {
         Some(b'f' | b'F') => (&text[..text.len() - 1], true),
         Some(b'l' | b'L' | b'd' | b'D') => (&text[..text.len() - 1], false),
         _ => (text, false),
     };
-    let normalized = normalize_float(body).ok_or_else(|| {
-        format!(
-            "bad {} constant: {text}",
-            if is_float { "float" } else { "double" }
-        )
-    })?;
+    let bad = || LiteralError::BadFloat(if is_float { "float" } else { "double" }, text.into());
+    let normalized = normalize_float(body).ok_or_else(bad)?;
     if is_float {
         normalized
             .parse::<f32>()
             .map(Const::Float)
-            .map_err(|_| format!("bad float constant: {text}"))
+            .map_err(|_| bad())
     } else {
         normalized
             .parse::<f64>()
             .map(Const::Double)
-            .map_err(|_| format!("bad double constant: {text}"))
+            .map_err(|_| bad())
     }
 }
 

@@ -592,13 +592,15 @@ impl<'a> Lexer<'a> {
             .bytes()
             .all(|b| b.is_ascii_digit() || b"uUbBsSlL".contains(&b));
         if is_int {
-            let lit = constants::integer_literal(&text).map_err(|r| CdlError::lex(pos, r))?;
+            let lit =
+                constants::integer_literal(&text).map_err(|e| CdlError::lex(pos, e.to_string()))?;
             Ok(Tok::Num {
                 value: lit.value,
                 classic_illegal: lit.classic_illegal,
             })
         } else {
-            let value = constants::float_literal(&text).map_err(|r| CdlError::lex(pos, r))?;
+            let value =
+                constants::float_literal(&text).map_err(|e| CdlError::lex(pos, e.to_string()))?;
             Ok(Tok::Num {
                 value,
                 classic_illegal: false,

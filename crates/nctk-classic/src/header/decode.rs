@@ -6,6 +6,7 @@ use nctk_model::{Attribute, DataType, Values};
 
 /// Why a header could not be decoded.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum DecodeError {
     /// The bytes given end inside the header, but the file is long enough:
     /// call again with at least `len` bytes from the start of the file.

@@ -30,7 +30,7 @@ pub fn c_peer(name: &str, dir: &Path) -> Option<PathBuf> {
         return None;
     }
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("tests/peer/{name}.c"));
-    let exe = nctk_bench_support::build_c_peer(&src, &dir.join(name));
+    let exe = peer::build_c_peer(&src, &dir.join(name));
     Some(exe.unwrap_or_else(|| panic!("compile {} against libnetcdf", src.display())))
 }
 

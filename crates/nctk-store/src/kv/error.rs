@@ -52,6 +52,27 @@ pub enum StoreError {
         /// What went wrong.
         reason: String,
     },
+    /// A storage backend (an object store, a remote service) failed for a
+    /// key; its own error is kept as the source.
+    #[error("{key}: {op}: {source}")]
+    Backend {
+        /// The key (or the store's location).
+        key: String,
+        /// What was attempted (`get`, `put`, `list`, ...).
+        op: &'static str,
+        /// The backend's error.
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync + 'static>,
+    },
+    /// The zip library (or the sink under it) failed on an archive.
+    #[error("{key}: zip: {source}")]
+    ZipLibrary {
+        /// The key (or the archive's name).
+        key: String,
+        /// The library's error.
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync + 'static>,
+    },
     /// An object is larger than this platform can hold in memory.
     #[error("{key}: object of {len} bytes is too large")]
     TooLarge {
@@ -63,6 +84,16 @@ pub enum StoreError {
 }
 
 impl StoreError {
+    pub(crate) fn zip(
+        key: impl Into<String>,
+        source: impl Into<Box<dyn std::error::Error + Send + Sync + 'static>>,
+    ) -> Self {
+        StoreError::ZipLibrary {
+            key: key.into(),
+            source: source.into(),
+        }
+    }
+
     pub(crate) fn io(key: impl Into<String>, op: &'static str, source: std::io::Error) -> Self {
         StoreError::Io {
             key: key.into(),

@@ -2,6 +2,19 @@
 
 use nctk_model::SourceError;
 
+use nctk::ErrorKind;
+
+/// A filter that cannot be built for a variable's element size.
+#[derive(Debug, thiserror::Error)]
+#[error("filter {filter}: {source}")]
+pub struct BadFilter {
+    /// The filter as given (`id,param,...`).
+    pub filter: String,
+    /// The codec's error.
+    #[source]
+    pub source: nctk_codec::CodecError,
+}
+
 /// Why a copy failed. Every variant names what it is about: the option, the
 /// path, the variable or the attribute, and the reason.
 #[derive(Debug, thiserror::Error)]
@@ -25,6 +38,41 @@ pub enum CopyError {
         /// What is wrong.
         reason: String,
     },
+    /// A `-F` filter specification is malformed or names a codec that
+    /// cannot be built.
+    #[error("bad filter specification {spec:?}: {source}")]
+    FilterSpec {
+        /// The specification as given.
+        spec: String,
+        /// What is wrong (the codec's or the JSON parser's error, or a reason).
+        #[source]
+        source: SourceError,
+    },
+    /// A `-F` filter cannot be built for a variable (an HDF5 filter with
+    /// parameters the codec refuses).
+    #[error("variable {var:?}: {source}")]
+    Filter {
+        /// The variable's path.
+        var: String,
+        /// The filter and the codec's error.
+        #[source]
+        source: BadFilter,
+    },
+    /// An input variable's `_Codecs` text is not a JSON list.
+    #[error("variable {var:?}: its codecs {codecs} are not a JSON list: {source}")]
+    InputCodecs {
+        /// The variable's name.
+        var: String,
+        /// The codecs text.
+        codecs: String,
+        /// The JSON parser's error.
+        #[source]
+        source: serde_json::Error,
+    },
+    /// The output's definitions break a model rule (a name netCDF-C would
+    /// not write, a name used twice).
+    #[error(transparent)]
+    Model(#[from] nctk_model::ModelError),
     /// The input and output are the same file.
     #[error("output would overwrite input")]
     SameFile,
@@ -68,4 +116,29 @@ pub enum CopyError {
         #[source]
         source: std::io::Error,
     },
+}
+
+impl CopyError {
+    /// What kind of failure this is: a bad option is
+    /// [`InvalidInput`](ErrorKind::InvalidInput), a missing variable or
+    /// group [`NotFound`](ErrorKind::NotFound), an object the output format
+    /// cannot hold [`Unsupported`](ErrorKind::Unsupported); a reader's or
+    /// writer's failure is read from its error.
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            CopyError::NoSuchVariable(_) | CopyError::NoSuchGroup(_) => ErrorKind::NotFound,
+            CopyError::DoesNotFit { .. } => ErrorKind::Unsupported,
+            CopyError::Open(e) => e.kind(),
+            CopyError::Output(e) => ErrorKind::of(e),
+            CopyError::InputCodecs { .. } => ErrorKind::InvalidData,
+            CopyError::Read { source, .. } => ErrorKind::of(&**source),
+            CopyError::Io { source, .. } => ErrorKind::of_io(source),
+            CopyError::Option(_)
+            | CopyError::ChunkSpec { .. }
+            | CopyError::FilterSpec { .. }
+            | CopyError::Filter { .. }
+            | CopyError::Model(_)
+            | CopyError::SameFile => ErrorKind::InvalidInput,
+        }
+    }
 }

@@ -11,6 +11,9 @@
 use nctk_codec::{Codec, CodecContext, FilterSpec};
 use serde_json::Value;
 
+use nctk_model::SourceError;
+
+use super::error::BadFilter;
 use super::CopyError;
 
 /// One filter of a specification.
@@ -48,8 +51,11 @@ const NAMES: &[(&str, u32)] = &[
     ("blosc", 32001),
 ];
 
-fn bad(spec: &str, reason: impl std::fmt::Display) -> CopyError {
-    CopyError::Option(format!("bad filter specification {spec:?}: {reason}"))
+fn bad(spec: &str, reason: impl Into<SourceError>) -> CopyError {
+    CopyError::FilterSpec {
+        spec: spec.to_string(),
+        source: reason.into(),
+    }
 }
 
 /// Splits `s` at its first comma not escaped by a backslash.
@@ -173,12 +179,15 @@ impl FilterOption {
 impl Filter {
     /// The filter as numcodecs JSON for a variable of `element_size`-byte
     /// values.
-    pub fn to_json(&self, element_size: usize) -> Result<Value, String> {
+    pub fn to_json(&self, element_size: usize) -> Result<Value, BadFilter> {
         match self {
             Filter::Numcodecs(v) => Ok(v.clone()),
             Filter::Hdf5(s) => Codec::from_hdf5(s.id, &s.params, &CodecContext::new(element_size))
                 .map(|c| c.to_json())
-                .map_err(|e| format!("filter {s}: {e}")),
+                .map_err(|source| BadFilter {
+                    filter: s.to_string(),
+                    source,
+                }),
         }
     }
 }
@@ -232,7 +241,11 @@ mod tests {
             hdf5(1, &[5]).to_json(4).unwrap(),
             serde_json::json!({"id": "zlib", "level": 5})
         );
-        assert!(hdf5(4, &[32, 32]).to_json(4).unwrap_err().contains("szip"));
+        assert!(hdf5(4, &[32, 32])
+            .to_json(4)
+            .unwrap_err()
+            .to_string()
+            .contains("szip"));
     }
 
     #[test]

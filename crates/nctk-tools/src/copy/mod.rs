@@ -41,7 +41,7 @@ use std::path::Path;
 use nctk_model::{DataSink, DataSource, Layout, Selection, Values};
 
 pub use chunkspec::{ChunkSpec, VarLayout};
-pub use error::CopyError;
+pub use error::{BadFilter, CopyError};
 pub use filterspec::{Filter, FilterOption};
 pub use options::{
     parse_deflate_level, parse_kind, parse_size, split_list, CopyOptions, GroupList, VarList,

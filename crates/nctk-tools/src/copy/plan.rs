@@ -171,7 +171,6 @@ pub fn build(input: &Schema, kind: Format, opts: &CopyOptions) -> Result<Plan, C
     let mut group_map: HashMap<GroupId, GroupId> = HashMap::from([(GroupId::ROOT, GroupId::ROOT)]);
     let mut dim_map: HashMap<DimId, DimId> = HashMap::new();
     let mut var_map: Vec<(VarId, VarId)> = vec![];
-    let model = |e: nctk_model::ModelError| CopyError::Option(e.to_string());
     for g in groups_in_order(input) {
         if !groups.defined(g) {
             continue;
@@ -180,7 +179,7 @@ pub fn build(input: &Schema, kind: Format, opts: &CopyOptions) -> Result<Plan, C
             None => GroupId::ROOT,
             Some(p) => {
                 let op = group_map[&p];
-                out.add_group(op, &input.group(g).name).map_err(model)?
+                out.add_group(op, &input.group(g).name)?
             }
         };
         group_map.insert(g, og);
@@ -192,9 +191,7 @@ pub fn build(input: &Schema, kind: Format, opts: &CopyOptions) -> Result<Plan, C
             // empty fixed dimension of a store becomes unlimited there.
             let unlimited = (dim.unlimited && (!opts.fix_unlimited || dim.len == 0))
                 || (dim.len == 0 && kind.is_cdf());
-            let od = out
-                .add_dim(og, &dim.name, dim.len, unlimited)
-                .map_err(model)?;
+            let od = out.add_dim(og, &dim.name, dim.len, unlimited)?;
             dim_map.insert(d, od);
         }
         for a in &input.group(g).attributes {
@@ -208,9 +205,7 @@ pub fn build(input: &Schema, kind: Format, opts: &CopyOptions) -> Result<Plan, C
             }
             let var = input.var(v);
             let dims: Vec<DimId> = var.dims.iter().map(|d| dim_map[d]).collect();
-            let ov = out
-                .add_var(og, &var.name, var.dtype, &dims)
-                .map_err(model)?;
+            let ov = out.add_var(og, &var.name, var.dtype, &dims)?;
             // The input's storage facts (chunks, codecs, byte order): a
             // store output keeps them unless the options say otherwise.
             out.var_mut(ov).storage = var.storage.clone();

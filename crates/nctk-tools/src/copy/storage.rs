@@ -189,11 +189,10 @@ fn input_codecs(schema: &Schema, v: VarId) -> Result<InputCodecs, CopyError> {
     let Some(text) = &schema.var(v).storage.codecs else {
         return Ok(out);
     };
-    let list: Vec<Value> = serde_json::from_str(text).map_err(|e| {
-        CopyError::Option(format!(
-            "variable {:?}: its codecs {text} are not a JSON list: {e}",
-            schema.var(v).name
-        ))
+    let list: Vec<Value> = serde_json::from_str(text).map_err(|source| CopyError::InputCodecs {
+        var: schema.var(v).name.clone(),
+        codecs: text.clone(),
+        source,
     })?;
     for c in list {
         match c.get("id").and_then(Value::as_str) {
@@ -246,7 +245,10 @@ fn codecs(
             .flat_map(|f| f.filters.iter().flatten())
             .map(|f| f.to_json(width))
             .collect::<Result<_, _>>()
-            .map_err(|e| CopyError::Option(format!("variable {path:?}: {e}")))?;
+            .map_err(|source| CopyError::Filter {
+                var: path.to_string(),
+                source,
+            })?;
         let others = if given.is_empty() {
             input.others
         } else {

@@ -206,9 +206,9 @@ impl ChunkCache {
                 let buf = plan
                     .pipeline
                     .decode(&enc, size)
-                    .map_err(|e| WriteError::Codec {
+                    .map_err(|source| WriteError::Codec {
                         key: key.to_string(),
-                        reason: e.to_string(),
+                        source,
                     })?;
                 return Ok((buf, None));
             }

@@ -116,9 +116,9 @@ fn run(
     let bytes = if pipeline.is_empty() {
         Bytes::from(buf)
     } else {
-        let enc = pipeline.encode(&buf).map_err(|e| WriteError::Codec {
+        let enc = pipeline.encode(&buf).map_err(|source| WriteError::Codec {
             key: key.to_string(),
-            reason: e.to_string(),
+            source,
         })?;
         drop(buf);
         Bytes::from(enc)

@@ -12,12 +12,13 @@ pub enum WriteError {
     #[error(transparent)]
     Store(#[from] StoreError),
     /// A codec could not be built, or failed on a chunk.
-    #[error("{key}: codec: {reason}")]
+    #[error("{key}: codec: {source}")]
     Codec {
         /// The chunk or `.zarray` key.
         key: String,
-        /// The codec's message.
-        reason: String,
+        /// The codec's error.
+        #[source]
+        source: nctk_codec::CodecError,
     },
     /// A variable's storage options do not fit it (chunk sizes, filters).
     #[error("{var}: {reason}")]

@@ -63,8 +63,18 @@ impl std::fmt::Debug for Opened {
     }
 }
 
-fn open_error(path: &str, reason: impl std::fmt::Display) -> Error {
-    Error::Open {
+/// Opening `path` failed in its store, byte source or URL parser: the
+/// error is kept as the source.
+fn open_error(path: &str, source: impl Into<nctk_model::SourceError>) -> Error {
+    Error::Source {
+        path: path.to_string(),
+        source: source.into(),
+    }
+}
+
+/// `path` names storage nctk cannot use (yet).
+fn unsupported(path: &str, reason: impl std::fmt::Display) -> Error {
+    Error::Unsupported {
         path: path.to_string(),
         reason: reason.to_string(),
     }
@@ -109,7 +119,7 @@ pub fn open_target(target: &Path) -> Result<Opened, Error> {
                     Arc::new(ZipStore::open_file(p).map_err(|e| open_error(&name, e))?)
                 }
                 StoreLocation::S3(_) => {
-                    return Err(open_error(
+                    return Err(unsupported(
                         &name,
                         format!("{}: s3 storage is not available yet", z.url),
                     ))
@@ -120,7 +130,7 @@ pub fn open_target(target: &Path) -> Result<Opened, Error> {
                 options: z.options(),
             })
         }
-        Target::Bytes(_) => Err(open_error(
+        Target::Bytes(_) => Err(unsupported(
             &name,
             "byte-range access (#mode=bytes) is not available yet",
         )),
@@ -194,7 +204,7 @@ pub struct StoreTarget {
 ///
 /// S3 storage and `#mode=bytes` are refused.
 pub fn store_target(text: &str) -> Result<StoreTarget, Error> {
-    let refuse = |reason: &str| open_error(text, reason);
+    let refuse = |reason: &str| unsupported(text, reason);
     let parsed = url::parse(text).map_err(|e| open_error(text, e))?;
     match parsed.target {
         Target::Path(path) | Target::File(path) => Ok(StoreTarget {

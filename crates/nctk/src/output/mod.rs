@@ -125,7 +125,7 @@ pub fn create_output(
     let mut opts = opts.clone();
     let safe = if container == Container::Zarr {
         let store = door::store_target(&output.to_string_lossy()).map_err(|e| match e {
-            crate::Error::Open { path, reason } => OutputError::Unsupported {
+            crate::Error::Unsupported { path, reason } => OutputError::Unsupported {
                 path,
                 format: "NCZarr",
                 reason,

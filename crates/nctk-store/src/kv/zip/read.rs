@@ -95,10 +95,7 @@ impl<S: ByteSource> ZipStore<S> {
     /// asked for and are left out.
     pub fn new(source: S, root: ZipRoot) -> Result<Self, StoreError> {
         let name = source.name();
-        let zerr = |e: zip::result::ZipError| StoreError::Zip {
-            key: name.clone(),
-            reason: e.to_string(),
-        };
+        let zerr = |e: zip::result::ZipError| StoreError::zip(name.clone(), e);
         let source = Arc::new(source);
         let archive = ZipArchive::new(SourceCursor {
             source: source.clone(),
@@ -157,7 +154,7 @@ impl<S: ByteSource> ZipStore<S> {
         let mut archive = self.archive.clone();
         let raw = archive
             .by_index_raw(i)
-            .map_err(|e| self.error(key, e.to_string()))?;
+            .map_err(|e| StoreError::zip(format!("{}:{key}", self.name), e))?;
         Ok(Some(Entry {
             data_start: raw.data_start(),
             compressed: raw.compressed_size(),

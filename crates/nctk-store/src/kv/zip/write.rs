@@ -34,10 +34,7 @@ impl<W: Write + Seek + Send> ZipStoreWriter<W> {
         if let Some(d) = dir {
             StoreKey::new(d)?;
             zip.add_directory(d, SimpleFileOptions::default())
-                .map_err(|e| StoreError::Zip {
-                    key: name.clone(),
-                    reason: e.to_string(),
-                })?;
+                .map_err(|e| StoreError::zip(name.clone(), e))?;
         }
         Ok(ZipStoreWriter {
             name,
@@ -56,10 +53,7 @@ impl<W: Write + Seek + Send> ZipStoreWriter<W> {
             key: self.name.clone(),
             reason: "the archive failed earlier".into(),
         })?;
-        zip.finish().map_err(|e| StoreError::Zip {
-            key: self.name,
-            reason: e.to_string(),
-        })
+        zip.finish().map_err(|e| StoreError::zip(self.name, e))
     }
 }
 
@@ -77,10 +71,7 @@ impl<W: Write + Seek + Send> WritableStore for ZipStoreWriter<W> {
             Some(d) => format!("{d}/{key}"),
             None => key.to_string(),
         };
-        let zerr = |e: std::io::Error| StoreError::Zip {
-            key: format!("{}:{key}", self.name),
-            reason: e.to_string(),
-        };
+        let zerr = |e: std::io::Error| StoreError::zip(format!("{}:{key}", self.name), e);
         let zip = state.zip.as_mut().ok_or_else(|| StoreError::Zip {
             key: format!("{}:{key}", self.name),
             reason: "the archive failed earlier".into(),

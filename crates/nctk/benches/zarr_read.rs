@@ -18,7 +18,7 @@
 //! libdeflate (the fastest inflate we know of; `libdeflater`, C) on them:
 //! together they bound what any reader can reach on this machine.
 //!
-//! Run: `cargo bench -p nctk-zarr --bench zarr_read`
+//! Run: `cargo bench -p nctk --bench zarr_read`
 
 #[path = "../tests/stores/mod.rs"]
 mod stores;

@@ -6,7 +6,7 @@
 //! the same with netCDF-C through `benches/peer/classic_peer.c` when
 //! `nc-config` and `cc` exist. Prints a markdown table.
 //!
-//! Run: `cargo bench -p nctk-classic --bench classic_io`
+//! Run: `cargo bench -p nctk --bench classic_io`
 
 use nctk_bench_support::{build_c_peer, data_dir, write_temp_field, NLAT, NLON};
 use nctk_classic::{ClassicReader, ClassicWriter, FillMode, Version};

@@ -210,7 +210,7 @@ fn has_strings(s: &nctk_model::Schema) -> bool {
 }
 
 fn peer_run(kind: &str, stores: &[PathBuf]) -> Result<serde_json::Map<String, Value>, String> {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/write_peers.py");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../nctk-zarr/tests/write_peers.py");
     let args = [script.as_os_str(), kind.as_ref()]
         .into_iter()
         .chain(stores.iter().map(|s| s.as_os_str()));

@@ -23,7 +23,7 @@
 //! which `cargo bench -p nctk-cli --bench copy_speed` (or nctk-classic's
 //! `classic_io`) makes. Prints a markdown table.
 //!
-//! Run: `cargo bench -p nctk-zarr --bench zarr_write`
+//! Run: `cargo bench -p nctk --bench zarr_write`
 
 #[path = "../tests/stores/mod.rs"]
 mod stores;
