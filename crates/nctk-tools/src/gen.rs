@@ -12,7 +12,8 @@
 
 use std::path::{Path, PathBuf};
 
-use nctk::output::{create_output, OutputError, WriterOptions};
+use nctk::output::{output_error, OutputError};
+use nctk::CreateOptions;
 use nctk::Format;
 use nctk_cdl::parse::{check_format, parse, parse_with, CdlDataset, CdlError, Kind, ParseOptions};
 use nctk_model::Selection;
@@ -145,7 +146,7 @@ fn in_dir(dir: &Path, path: &Path) -> PathBuf {
 /// kind, or for the netCDF-4 kinds an NCZarr / Zarr store named by a
 /// netCDF-C URL or a `.zarr` / `.zip` path. The output is written under a
 /// temporary name and renamed into place when complete, as `nctk copy`
-/// writes ([`nctk::output::create_output`]).
+/// writes ([`nctk::create_with`]).
 pub fn write_output(
     ds: &CdlDataset,
     kind: Kind,
@@ -159,12 +160,15 @@ pub fn write_output(
         _ if is_store_target(&output.to_string_lossy()) => Format::Zarr,
         _ => return Err(GenError::Unsupported(output.to_path_buf())),
     };
-    let opts = WriterOptions {
+    let opts = CreateOptions {
         fill: !no_fill,
         vars: (format == Format::Zarr).then(|| store_options(ds, no_fill).vars),
-        ..WriterOptions::default()
+        ..CreateOptions::default()
     };
-    let mut out = create_output(output, format, &ds.schema, &opts)?;
+    let err = |e| output_error(output, e);
+    let mut def = nctk::create_with(output, format, opts).map_err(err)?;
+    def.define_all(&ds.schema).map_err(err)?;
+    let mut out = def.end_define().map_err(err)?;
     for v in ds.schema.var_ids() {
         let Some(values) = ds.var_data(v) else {
             continue;
@@ -173,10 +177,9 @@ pub fn write_output(
         if shape.contains(&0) {
             continue;
         }
-        let name = &ds.schema.var(v).name;
-        out.write(v, name, &Selection::all(&shape), values)?;
+        out.write(v, &Selection::all(&shape), values).map_err(err)?;
     }
-    out.finish()?;
+    out.close().map_err(err)?;
     Ok(())
 }
 

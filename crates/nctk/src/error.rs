@@ -38,6 +38,10 @@ pub enum Error {
         /// Why it cannot be opened.
         reason: String,
     },
+    /// Creating, writing or finishing an output failed (it names the
+    /// output, never its temporary name).
+    #[error(transparent)]
+    Output(#[from] crate::output::OutputError),
     /// Plain I/O on the named path failed.
     #[error("{}", named_once(path, source))]
     Io {

@@ -54,4 +54,7 @@ pub use extent::{Extent, Extents, IntoExtent, IntoExtents};
 pub use group::{Dimension, Group};
 pub use nctk_model as model;
 pub use open::{open, open_mem};
-pub use write::{append, create, create_with_fill, AttrValue, DatasetDef, DatasetMut, VarDef};
+pub use output::CreateOptions;
+pub use write::{
+    append, create, create_with, create_with_fill, AttrValue, DatasetDef, DatasetMut, VarDef,
+};
