@@ -118,7 +118,7 @@ enum Defs {
     /// definition as the file's writer will (names, types and lengths the
     /// version allows, one unlimited dimension first). Aborted when
     /// dropped, so it never lays out or fills anything.
-    Classic(Option<ClassicWriter>),
+    Classic(Option<Box<ClassicWriter>>),
     /// Stores: the model's rules; the store writer checks the rest when
     /// the store is made.
     Model(Schema),
@@ -128,7 +128,7 @@ impl Drop for Defs {
     fn drop(&mut self) {
         if let Defs::Classic(w) = self {
             if let Some(w) = w.take() {
-                let _ = w.abort();
+                let _ = (*w).abort();
             }
         }
     }
@@ -139,12 +139,12 @@ impl Defs {
     fn classic(version: Version, schema: &Schema) -> Result<Defs, ClassicError> {
         let mut w = ClassicWriter::create_in(Arc::new(MemSink::new()), version, FillMode::NoFill)?;
         w.define_schema(schema)?;
-        Ok(Defs::Classic(Some(w)))
+        Ok(Defs::Classic(Some(Box::new(w))))
     }
 
     fn checker(&mut self) -> Option<&mut ClassicWriter> {
         match self {
-            Defs::Classic(w) => w.as_mut(),
+            Defs::Classic(w) => w.as_deref_mut(),
             Defs::Model(_) => None,
         }
     }
@@ -163,7 +163,7 @@ enum Next {
     /// Creates the dataset.
     Create { format: Format, opts: CreateOptions },
     /// Redefines an open one.
-    Redefine(DatasetMut),
+    Redefine(Box<DatasetMut>),
 }
 
 /// A dataset in define mode: add dimensions, variables and attributes (or
@@ -308,7 +308,7 @@ impl DatasetDef {
             }
             Next::Redefine(mut ds) => {
                 ds.out.define(defs.schema())?;
-                Ok(ds)
+                Ok(*ds)
             }
         }
     }
@@ -513,7 +513,7 @@ impl DatasetMut {
         Ok(DatasetDef {
             target,
             defs,
-            next: Next::Redefine(self),
+            next: Next::Redefine(Box::new(self)),
         })
     }
 
