@@ -44,8 +44,8 @@ pub mod output;
 mod write;
 
 pub use create_zarr::{
-    create_store, is_store_target, store_string_width, StoreLayout, StoreOptions, StoreVarOptions,
-    StoreWriter, STORE_DEFAULT_STRING_WIDTH,
+    is_store_target, store_string_width, StoreLayout, StoreOptions, StoreVarOptions, StoreWriter,
+    STORE_DEFAULT_STRING_WIDTH,
 };
 pub use dataset::{Dataset, Variable};
 pub use detect::{detect_magic, kind, Format, ProbeError};

@@ -15,7 +15,8 @@ use nctk_model::{
 use nctk_store::bytes::{ByteSource as _, MemSink};
 
 use crate::output::{
-    check_writable, classic_version, create_output, CreateOptions, Output, OutputError, Sink,
+    check_writable, classic_version, create_output, store_target, CreateOptions, Output,
+    OutputError, Sink,
 };
 use crate::{Error, Extent, Extents, Format, IntoExtents};
 
@@ -44,7 +45,9 @@ pub fn create_with_fill(
 /// [`Format::Zarr`]: an NCZarr / Zarr store named by a path (a zip when it
 /// ends in `.zip`, else a directory) or a netCDF-C URL
 /// (`file:///abs/x.zarr#mode=nczarr,file`, `...#mode=zarr,zip`), whose
-/// modes choose the layout. netCDF-4/HDF5 files cannot be written.
+/// modes choose the layout. [`Format::Hdf5`] (netCDF-4) is written as an
+/// NCZarr store when `target` names one (as `nctk copy` and `nctk gen`
+/// decide); netCDF-4/HDF5 files cannot be written.
 ///
 /// Nothing appears at `target` before [`DatasetMut::close`]: the dataset is
 /// written under a temporary name beside it (made by
@@ -73,7 +76,15 @@ pub fn create_with(
     opts: CreateOptions,
 ) -> Result<DatasetDef, Error> {
     let target = target.as_ref();
+    // netCDF-4 is written as an NCZarr store when the target names one.
+    let format = match format {
+        Format::Hdf5 if crate::is_store_target(target) => Format::Zarr,
+        f => f,
+    };
     check_writable(target, format)?;
+    if format == Format::Zarr {
+        store_target(target)?;
+    }
     let defs = match classic_version(format) {
         Some(version) => Defs::classic(version, &Schema::new()),
         None => Ok(Defs::Model(Schema::new())),
@@ -295,7 +306,9 @@ impl DatasetDef {
     /// (a classic file's header written with netCDF-C's layout rules, a
     /// store's metadata); an open one takes the new definitions (a classic
     /// file moves its data as netCDF-C does; a store refuses any change,
-    /// naming why).
+    /// naming why). On an error the dataset is dropped: a created one is
+    /// aborted and its temporary removed, a file opened by [`append`] is
+    /// finished as it was.
     pub fn end_define(self) -> Result<DatasetMut, Error> {
         let DatasetDef { target, defs, next } = self;
         match next {
@@ -375,6 +388,47 @@ macro_rules! numeric_attr_value {
 }
 numeric_attr_value!(i8, u8, i16, u16, i32, u32, i64, u64, f32, f64);
 
+/// Sizes the unlimited dimensions (`unlimited[i]`) of a variable of
+/// `shape` for a write of `len` values to `extents`: an extent may run past
+/// an unlimited dimension's current length, and an open-ended one (when it
+/// is the only one) takes its length from the data.
+fn grow_unlimited(shape: &mut [u64], unlimited: &[bool], extents: &[Extent], len: u64) {
+    let count = |e: &Extent, len: u64| match *e {
+        Extent::Index(_) => 1,
+        Extent::Slice { start, end, step } => {
+            (end.unwrap_or(len).saturating_sub(start)).div_ceil(step.max(1))
+        }
+    };
+    let is_open = |i: usize| {
+        unlimited.get(i) == Some(&true) && matches!(extents[i], Extent::Slice { end: None, .. })
+    };
+    let open = (0..extents.len()).filter(|&i| is_open(i)).count();
+    for i in 0..extents.len().min(shape.len()) {
+        let Extent::Slice { start, end, step } = extents[i] else {
+            continue;
+        };
+        if !unlimited[i] {
+            continue;
+        }
+        let n = match end {
+            Some(end) => end.saturating_sub(start).div_ceil(step.max(1)),
+            None if open == 1 => {
+                let inner: u64 = (0..extents.len().min(shape.len()))
+                    .filter(|&j| j != i)
+                    .map(|j| count(&extents[j], shape[j]))
+                    .product();
+                if inner > 0 {
+                    len / inner
+                } else {
+                    0
+                }
+            }
+            None => continue,
+        };
+        shape[i] = shape[i].max(start + n.saturating_sub(1) * step + 1);
+    }
+}
+
 /// A dataset in data mode: write values, add records, or
 /// [`redefine`](Self::redefine); [`close`](Self::close) completes it.
 /// Dropped before `close`, a created dataset is aborted and its temporary
@@ -410,9 +464,10 @@ impl DatasetMut {
     }
 
     /// Writes `data` (row-major) to the part of variable `name` that
-    /// `extents` names, converting with netCDF's rules. An open-ended range
-    /// on the unlimited dimension takes its length from `data`, so writing
-    /// past the last record adds records.
+    /// `extents` names, converting with netCDF's rules. Writing past the
+    /// end of an unlimited dimension grows it (adds records); an open-ended
+    /// range on it (on one of them, for a store) takes its length from
+    /// `data`.
     pub fn put_values<T: NcValue>(
         &mut self,
         name: &str,
@@ -421,33 +476,19 @@ impl DatasetMut {
     ) -> Result<(), Error> {
         let id = self.var_id(name)?;
         let schema = self.schema();
-        let record = schema.is_record_var(id);
         let mut shape = schema.shape(id);
         let extents = match extents.into_extents() {
             Extents::All => Extents::Dims(vec![Extent::ALL; shape.len()]),
             dims => dims,
         };
-        if let (true, Extents::Dims(dims)) = (record, &extents) {
-            // The record dimension's extent may run past the current count:
-            // size it from the data when it is open-ended.
-            if let Some(Extent::Slice { start, end, step }) = dims.first() {
-                let inner: u64 = dims[1..]
-                    .iter()
-                    .zip(&shape[1..])
-                    .map(|(e, &len)| match *e {
-                        Extent::Index(_) => 1,
-                        Extent::Slice { start, end, step } => {
-                            (end.unwrap_or(len).saturating_sub(start)).div_ceil(step.max(1))
-                        }
-                    })
-                    .product();
-                let records = match end {
-                    Some(end) => end.saturating_sub(*start).div_ceil((*step).max(1)),
-                    None if inner > 0 => data.len() as u64 / inner,
-                    None => 0,
-                };
-                shape[0] = shape[0].max(start + records.saturating_sub(1) * step + 1);
-            }
+        if let Extents::Dims(dims) = &extents {
+            let unlimited: Vec<bool> = schema
+                .var(id)
+                .dims
+                .iter()
+                .map(|&d| schema.dim(d).unlimited)
+                .collect();
+            grow_unlimited(&mut shape, &unlimited, dims, data.len() as u64);
         }
         let (selection, _) = extents.resolve(&shape)?;
         self.write(id, &selection, &T::into_values(data.to_vec()))

@@ -140,3 +140,71 @@ fn a_dataset_dropped_before_close_leaves_nothing() {
         assert!(left.is_empty(), "{name}: {left:?}");
     }
 }
+
+#[test]
+fn netcdf4_is_written_as_an_nczarr_store_when_the_target_names_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("n4.zarr");
+    let mut def = nctk::create(&store, Format::Hdf5).unwrap();
+    let x = def.add_dimension("x", 2).unwrap();
+    def.add_variable::<u64>("big", &[x]).unwrap();
+    let mut ds = def.end_define().unwrap();
+    ds.put_values("big", .., &[u64::MAX, 1]).unwrap();
+    ds.close().unwrap();
+    let url = format!("file://{}#mode=nczarr,file", store.display());
+    let script =
+        "import sys, netCDF4\nd = netCDF4.Dataset(sys.argv[1])\nprint(d['big'][:].tolist())";
+    if let Some(out) = require::python_output(&["netCDF4"], script, [&url]) {
+        assert_eq!(out.trim(), format!("[{}, 1]", u64::MAX));
+    }
+    // A file named as one is refused before anything is made.
+    let file = dir.path().join("n4.nc");
+    let err = nctk::create(&file, Format::Hdf5).unwrap_err().to_string();
+    assert!(err.contains("nctk does not write HDF5"), "{err}");
+    let left: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(left, ["n4.zarr"]);
+}
+
+/// netCDF-C's rules: a classic file has no 64-bit integers (CDF-1) and
+/// one unlimited dimension; netCDF-4 (a store) has both. Errors name the
+/// dataset. A store takes no new definitions once it has variables.
+#[test]
+fn each_format_checks_definitions_with_its_rules() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("c.nc");
+    let mut def = nctk::create(&file, Format::Classic).unwrap();
+    let err = def.add_variable::<u64>("v", &[]).unwrap_err().to_string();
+    assert!(err.starts_with(&file.display().to_string()), "{err}");
+    def.add_unlimited_dimension("t").unwrap();
+    let err = def.add_unlimited_dimension("t2").unwrap_err().to_string();
+    assert!(err.contains("already has an unlimited dimension"), "{err}");
+    drop(def);
+
+    let store = dir.path().join("s.zarr");
+    let mut def = nctk::create(&store, Format::Zarr).unwrap();
+    let t = def.add_unlimited_dimension("t").unwrap();
+    let u = def.add_unlimited_dimension("u").unwrap();
+    def.add_variable::<u64>("v", &[t, u]).unwrap();
+    let mut ds = def.end_define().unwrap();
+    ds.put_values("v", (0..1, 0..2), &[5u64, 6]).unwrap();
+    ds.close().unwrap();
+    let url = format!("file://{}#mode=nczarr,file", store.display());
+    let script = "import sys, netCDF4\nd = netCDF4.Dataset(sys.argv[1])\n\
+                  print([(n, len(x), x.isunlimited()) for n, x in d.dimensions.items()], d['v'][:].tolist())";
+    if let Some(out) = require::python_output(&["netCDF4"], script, [&url]) {
+        assert_eq!(out.trim(), "[('t', 1, True), ('u', 2, True)] [[5, 6]]");
+    }
+
+    let other = dir.path().join("r.zarr");
+    let mut def = nctk::create(&other, Format::Zarr).unwrap();
+    let x = def.add_dimension("x", 2).unwrap();
+    def.add_variable::<i32>("a", &[x]).unwrap();
+    let mut def = def.end_define().unwrap().redefine().unwrap();
+    def.add_variable::<i32>("b", &[x]).unwrap();
+    let err = def.end_define().unwrap_err().to_string();
+    assert!(err.contains("redefinition"), "{err}");
+    assert!(!other.exists(), "a failed store is not left behind");
+}

@@ -139,6 +139,22 @@ pub fn output_error(target: &Path, error: Error) -> OutputError {
     }
 }
 
+/// Where the store `output` (a path or a netCDF-C URL) goes; a URL nctk
+/// cannot write (S3, ...) is refused naming why.
+pub(crate) fn store_target(output: &Path) -> Result<door::StoreTarget, OutputError> {
+    door::store_target(&output.to_string_lossy()).map_err(|e| match e {
+        crate::Error::Open { path, reason } => OutputError::Unsupported {
+            path,
+            format: "NCZarr",
+            reason,
+        },
+        e => OutputError::Output {
+            path: output.display().to_string(),
+            source: Box::new(e),
+        },
+    })
+}
+
 /// Creates `output` (a path, or a netCDF-C URL for a store) in `format`
 /// with every definition of `schema`, under a temporary name beside it (see
 /// [`create_writer`] for `opts`; a store URL's modes choose the layout and
@@ -153,28 +169,19 @@ pub(crate) fn create_output(
 ) -> Result<Output, OutputError> {
     writer::check_writable(output, format)?;
     let mut opts = opts.clone();
-    let safe = if format == Format::Zarr {
-        let store = door::store_target(&output.to_string_lossy()).map_err(|e| match e {
-            crate::Error::Open { path, reason } => OutputError::Unsupported {
-                path,
-                format: "NCZarr",
-                reason,
-            },
-            e => OutputError::Output {
-                path: output.display().to_string(),
-                source: Box::new(e),
-            },
-        })?;
+    let (safe, zip) = if format == Format::Zarr {
+        let store = store_target(output)?;
         opts.layout = store.layout.or(opts.layout);
         opts.consolidated |= store.consolidated;
-        SafeOutput::for_store(&store.path, store.zip)?
+        (SafeOutput::for_store(&store.path, store.zip)?, store.zip)
     } else {
-        SafeOutput::new(output)?
+        (SafeOutput::new(output)?, false)
     };
-    let sink = create_writer(safe.temp_path(), format, schema, &opts).map_err(|e| match e {
-        OutputError::Output { source, .. } => safe.blame(None, source),
-        e => e,
-    })?;
+    let sink =
+        create_writer(safe.temp_path(), zip, format, schema, &opts).map_err(|e| match e {
+            OutputError::Output { source, .. } => safe.blame(None, source),
+            e => e,
+        })?;
     Ok(Output {
         sink: Some(sink),
         safe,

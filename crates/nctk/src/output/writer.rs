@@ -144,11 +144,11 @@ impl DataSink for Sink {
 /// Creates the output at `path` in `format` with every definition of
 /// `schema`, ready for data. `path` is where the bytes go (the copier passes
 /// a temporary name next to the final one); for [`Format::Zarr`] it is a
-/// store as [`crate::create_store`] takes it (a netCDF-C URL, or a path: a
-/// zip when it ends in `.zip`, else a directory), and each variable's
-/// storage follows [`CreateOptions::vars`].
+/// store's directory or (`zip`) zip file, and each variable's storage
+/// follows [`CreateOptions::vars`].
 pub(crate) fn create_writer(
     path: &Path,
+    zip: bool,
     format: Format,
     schema: &Schema,
     opts: &CreateOptions,
@@ -156,7 +156,7 @@ pub(crate) fn create_writer(
     check_writable(path, format)?;
     match classic_version(format) {
         Some(version) => create_classic(path, version, schema, opts),
-        None => create_store_output(path, schema, opts),
+        None => create_store_output(path, zip, schema, opts),
     }
 }
 
@@ -178,6 +178,7 @@ pub fn check_writable(path: &Path, format: Format) -> Result<(), OutputError> {
 
 fn create_store_output(
     path: &Path,
+    zip: bool,
     schema: &Schema,
     opts: &CreateOptions,
 ) -> Result<Sink, OutputError> {
@@ -189,12 +190,14 @@ fn create_store_output(
         consolidated: opts.consolidated,
         write_empty_chunks: opts.write_empty_chunks,
     };
-    let target = path.to_string_lossy();
+    let err = |source| OutputError::Output {
+        path: path.display().to_string(),
+        source,
+    };
+    let store =
+        crate::door::create_store(path, zip, store_opts.layout).map_err(|e| err(Box::new(e)))?;
     let writer =
-        crate::create_store(&target, schema, store_opts).map_err(|e| OutputError::Output {
-            path: target.to_string(),
-            source: Box::new(e),
-        })?;
+        crate::StoreWriter::create(store, schema, &store_opts).map_err(|e| err(Box::new(e)))?;
     Ok(Sink::Store(writer))
 }
 
