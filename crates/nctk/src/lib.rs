@@ -31,6 +31,13 @@
 //! println!("{title}: {} in {units:?}, scale {scale}", temp.name());
 //! # Ok(()) }
 //! ```
+//!
+//! Write any format with [`create`] (or [`create_with`] for fill mode and
+//! store options): the same define and put calls make a classic file
+//! ([`Format::Classic`], [`Format::Offset64`], [`Format::Cdf5`]) or an
+//! NCZarr / Zarr store ([`Format::Zarr`], named by a path or a netCDF-C
+//! URL), built under a temporary name and renamed into place on
+//! [`DatasetMut::close`]; [`append`] reopens a classic file.
 
 mod create_zarr;
 mod dataset;

@@ -417,11 +417,7 @@ fn grow_unlimited(shape: &mut [u64], unlimited: &[bool], extents: &[Extent], len
                     .filter(|&j| j != i)
                     .map(|j| count(&extents[j], shape[j]))
                     .product();
-                if inner > 0 {
-                    len / inner
-                } else {
-                    0
-                }
+                len.checked_div(inner).unwrap_or(0)
             }
             None => continue,
         };

@@ -2,7 +2,7 @@
 //! CDF-2, CDF-5) or an NCZarr / Zarr store (directory or zip, named by a
 //! netCDF-C URL or a `.zarr` / `.zip` path), written behind the
 //! [`DataSink`] seam under a temporary name and renamed into place when
-//! complete ([`SafeOutput`]); an output dropped or aborted before that is
+//! complete (`SafeOutput`); an output dropped or aborted before that is
 //! aborted and removed. The library's [`crate::create`] and through it
 //! `nctk copy` and `nctk gen` write here; what is public is the error
 //! type and the signal handlers' [`remove_temporaries`].
