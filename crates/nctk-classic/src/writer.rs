@@ -809,7 +809,7 @@ impl ClassicWriter {
     /// Stops without finishing: nothing more is written (no record count,
     /// no padding). A file this writer created is emptied, so it does not
     /// open as a dataset; data already written to a file opened with
-    /// [`open`](Self::open) stays (a classic file cannot be rolled back in
+    /// [`open_in`](Self::open_in) stays (a classic file cannot be rolled back in
     /// place: write a copy under a temporary name for that).
     pub fn abort(mut self) -> Result<()> {
         self.closed = true;

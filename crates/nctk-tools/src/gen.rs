@@ -13,8 +13,8 @@
 use std::path::{Path, PathBuf};
 
 use nctk::model::KindNames;
-use nctk::output::{create_output, OutputError, WriterOptions};
-use nctk::{Container, Format};
+use nctk::output::{output_error, OutputError};
+use nctk::{Container, CreateOptions, Format};
 use nctk_cdl::parse::{check_format, parse, parse_with, CdlDataset, CdlError, ParseOptions};
 use nctk_model::Selection;
 
@@ -146,7 +146,7 @@ fn in_dir(dir: &Path, path: &Path) -> PathBuf {
 /// kind, or for the netCDF-4 kinds an NCZarr / Zarr store named by a
 /// netCDF-C URL or a `.zarr` / `.zip` path. The output is written under a
 /// temporary name and renamed into place when complete, as `nctk copy`
-/// writes ([`nctk::output::create_output`]).
+/// writes ([`nctk::create_with`]).
 pub fn write_output(
     ds: &CdlDataset,
     kind: Format,
@@ -160,12 +160,15 @@ pub fn write_output(
     } else {
         return Err(GenError::Unsupported(output.to_path_buf()));
     };
-    let opts = WriterOptions {
+    let opts = CreateOptions {
         fill: !no_fill,
         vars: (container == Container::Zarr).then(|| store_options(ds, no_fill).vars),
-        ..WriterOptions::default()
+        ..CreateOptions::default()
     };
-    let mut out = create_output(output, container, &ds.schema, &opts)?;
+    let err = |e| output_error(output, e);
+    let mut def = nctk::create_with(output, kind, opts).map_err(err)?;
+    def.define_all(&ds.schema).map_err(err)?;
+    let mut out = def.end_define().map_err(err)?;
     for v in ds.schema.var_ids() {
         let Some(values) = ds.var_data(v) else {
             continue;
@@ -174,10 +177,9 @@ pub fn write_output(
         if shape.contains(&0) {
             continue;
         }
-        let name = &ds.schema.var(v).name;
-        out.write(v, name, &Selection::all(&shape), values)?;
+        out.write(v, &Selection::all(&shape), values).map_err(err)?;
     }
-    out.finish()?;
+    out.close().map_err(err)?;
     Ok(())
 }
 

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use copy_support::{dump_body, dump_body_as, entries, kind, sample, watched};
 use nctk::output::OutputError;
 use nctk::Format;
-use nctk::{StoreOptions, StoreVarOptions};
+use nctk::{CreateOptions, StoreVarOptions};
 use nctk_classic::Version;
 use nctk_model::{DataSource, DataType, GroupId, Schema, Selection, Values};
 use nctk_tools::copy::{copy, copy_source, CopyError, CopyOptions, NoProgress};
@@ -284,11 +284,13 @@ fn netcdf4_store(path: &Path) {
         ),
         ..StoreVarOptions::default()
     };
-    let opts = StoreOptions {
-        vars,
-        ..StoreOptions::default()
+    let opts = CreateOptions {
+        vars: Some(vars),
+        ..CreateOptions::default()
     };
-    let mut w = nctk::create_store(&path.display().to_string(), &s, opts).unwrap();
+    let mut def = nctk::create_with(path, nctk::Format::Netcdf4, opts).unwrap();
+    def.define_all(&s).unwrap();
+    let mut w = def.end_define().unwrap();
     w.write(
         v,
         &Selection::all(&[3000]),
@@ -301,7 +303,7 @@ fn netcdf4_store(path: &Path) {
     let zs = (0..3000).map(|i| i as f64 / 7.0).collect();
     w.write(z, &Selection::all(&[3000]), &Values::Double(zs))
         .unwrap();
-    w.finish().unwrap();
+    w.close().unwrap();
 }
 
 #[test]
@@ -413,8 +415,9 @@ fn grouped_store(path: &Path) {
         .into_iter()
         .map(|(g, n)| s.add_var(g, n, DataType::Int, &[x]).unwrap())
         .collect();
-    let mut w =
-        nctk::create_store(&path.display().to_string(), &s, StoreOptions::default()).unwrap();
+    let mut def = nctk::create(path, nctk::Format::Netcdf4).unwrap();
+    def.define_all(&s).unwrap();
+    let mut w = def.end_define().unwrap();
     for (i, v) in vars.into_iter().enumerate() {
         let base = 10 * (i as i32 + 1);
         w.write(
@@ -424,7 +427,7 @@ fn grouped_store(path: &Path) {
         )
         .unwrap();
     }
-    w.finish().unwrap();
+    w.close().unwrap();
 }
 
 /// `-G` keeps the listed groups (with their subgroups and ancestors);

@@ -64,6 +64,10 @@ pub enum Error {
         #[source]
         source: nctk_model::SourceError,
     },
+    /// Creating, writing or finishing an output failed (it names the
+    /// output, never its temporary name).
+    #[error(transparent)]
+    Output(#[from] crate::output::OutputError),
     /// Plain I/O on the named path failed.
     #[error("{}", named_once(path, source))]
     Io {
@@ -86,6 +90,7 @@ impl Error {
             Error::Open { .. } => ErrorKind::InvalidData,
             Error::Unsupported { .. } => ErrorKind::Unsupported,
             Error::Io { source, .. } => io_kind(source),
+            Error::Output(e) => kind_of(e),
         }
     }
 }

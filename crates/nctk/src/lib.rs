@@ -31,6 +31,13 @@
 //! println!("{title}: {} in {units:?}, scale {scale}", temp.name());
 //! # Ok(()) }
 //! ```
+//!
+//! Write any format with [`create`] (or [`create_with`] for fill mode and
+//! store options): the same define and put calls make a classic file
+//! ([`Format::Classic`], [`Format::Offset64`], [`Format::Cdf5`]) or an
+//! NCZarr / Zarr store ([`Format::Netcdf4`] with a `.zarr` or `.zip` path or a netCDF-C
+//! URL), built under a temporary name and renamed into place on
+//! [`DatasetMut::close`]; [`append`] reopens a classic file.
 
 mod create_zarr;
 mod dataset;
@@ -44,8 +51,8 @@ pub mod output;
 mod write;
 
 pub use create_zarr::{
-    create_store, is_store_target, store_string_width, StoreLayout, StoreOptions, StoreVarOptions,
-    StoreWriter, STORE_DEFAULT_STRING_WIDTH,
+    is_store_target, store_string_width, StoreLayout, StoreOptions, StoreVarOptions, StoreWriter,
+    STORE_DEFAULT_STRING_WIDTH,
 };
 pub use dataset::{Dataset, Variable};
 pub use detect::{detect_magic, kind, Container, ProbeError};
@@ -55,4 +62,8 @@ pub use group::{Dimension, Group};
 pub use nctk_model as model;
 pub use nctk_model::Format;
 pub use open::{open, open_bytes, open_mem};
-pub use write::{append, create, create_with_fill, AttrValue, DatasetDef, DatasetMut, VarDef};
+pub use output::CreateOptions;
+pub use write::{
+    append, container_for, create, create_with, create_with_fill, AttrValue, DatasetDef,
+    DatasetMut, VarDef,
+};

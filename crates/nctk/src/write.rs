@@ -1,73 +1,239 @@
-//! Creating and changing datasets: [`create`] and [`append`] give a
-//! dataset in define mode ([`DatasetDef`]) or data mode ([`DatasetMut`]).
+//! Creating and changing datasets of every writable format: [`create`]
+//! (classic CDF-1/2/5 files, NCZarr/Zarr stores) and [`append`] (classic
+//! files) give a dataset in define mode ([`DatasetDef`]) or data mode
+//! ([`DatasetMut`]), written through the format's [`DataSink`] by the
+//! output side ([`crate::output`]).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
-use nctk_classic::{ClassicWriter, FillMode, Version};
-use nctk_model::{DataType, DimId, NcValue, Schema, Values, VarId};
+use nctk_classic::{ClassicError, ClassicWriter, FillMode, Version};
+use nctk_model::{
+    name, Attribute, DataType, DimId, GroupId, ModelError, NcValue, Schema, Selection, Values,
+    VarId,
+};
+use nctk_store::bytes::{ByteSource as _, MemSink};
 
-use crate::{Error, Extent, Extents, Format, IntoExtents};
+use crate::output::{
+    check_writable, classic_version, create_output, store_target, CreateOptions, Output,
+    OutputError, Sink,
+};
+use crate::{Container, Error, Extent, Extents, Format, IntoExtents};
 
-fn format_error(e: nctk_classic::ClassicError) -> Error {
-    Error::Format(Box::new(e))
-}
-
-fn version(format: Format) -> Result<Version, Error> {
-    Version::try_from(format).map_err(|other| Error::Unsupported {
-        path: String::new(),
-        reason: format!("creating {other} datasets is not supported yet"),
-    })
-}
-
-/// Creates (or truncates) a classic-format file and returns it in define mode.
-/// Variables are pre-filled with fill values, as netCDF-C does by default.
-pub fn create(path: impl AsRef<Path>, format: Format) -> Result<DatasetDef, Error> {
-    create_with_fill(path, format, true)
+/// Creates a dataset at `target` in `format` and returns it in define mode;
+/// variables are pre-filled with fill values, as netCDF-C does by default.
+/// See [`create_with`].
+pub fn create(target: impl AsRef<Path>, format: Format) -> Result<DatasetDef, Error> {
+    create_with(target, format, CreateOptions::default())
 }
 
 /// As [`create`], choosing fill mode (`fill = false` is netCDF's `NC_NOFILL`).
 pub fn create_with_fill(
-    path: impl AsRef<Path>,
+    target: impl AsRef<Path>,
     format: Format,
     fill: bool,
 ) -> Result<DatasetDef, Error> {
-    let mode = if fill {
-        FillMode::Fill
-    } else {
-        FillMode::NoFill
+    let opts = CreateOptions {
+        fill,
+        ..CreateOptions::default()
     };
-    let version = version(format)?;
-    let sink = crate::door::create_file(path.as_ref()).map_err(|e| format_error(e.into()))?;
-    let writer = ClassicWriter::create_in(sink, version, mode).map_err(format_error)?;
-    Ok(DatasetDef { writer })
+    create_with(target, format, opts)
+}
+
+/// Creates a dataset at `target` in `format` as `opts` asks, in define
+/// mode. `format` is a classic format (a file at the path `target`) or a
+/// netCDF-4 format ([`Format::Netcdf4`], [`Format::Netcdf4Classic`]),
+/// written as an NCZarr / Zarr store when `target` names one (as `nctk
+/// copy` and `nctk gen` decide): a path ending in `.zarr` (a directory) or
+/// `.zip`, or a netCDF-C URL (`file:///abs/x.zarr#mode=nczarr,file`,
+/// `...#mode=zarr,zip`) whose modes choose the layout. netCDF-4/HDF5 files
+/// cannot be written.
+///
+/// Nothing appears at `target` before [`DatasetMut::close`]: the dataset is
+/// written under a temporary name beside it (made by
+/// [`DatasetDef::end_define`]) and renamed over `target` when closed, so
+/// an existing dataset is replaced only by a complete one. A dataset
+/// dropped before `close` (an error, a panic) is aborted and its
+/// temporary removed; `target` is left as it was.
+///
+/// ```
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// # let dir = tempfile::tempdir()?;
+/// let target = dir.path().join("out.zarr");
+/// let mut def = nctk::create(&target, nctk::Format::Netcdf4)?;
+/// let x = def.add_dimension("x", 3)?;
+/// def.add_variable::<i32>("v", &[x])?.put_attribute("units", "m")?;
+/// let mut ds = def.end_define()?;
+/// ds.put_values("v", .., &[1, 2, 3])?;
+/// ds.close()?;
+/// let v: Vec<i32> = nctk::open(&target)?.variable("v").unwrap().get_values(..)?;
+/// assert_eq!(v, [1, 2, 3]);
+/// # Ok(()) }
+/// ```
+pub fn create_with(
+    target: impl AsRef<Path>,
+    format: Format,
+    opts: CreateOptions,
+) -> Result<DatasetDef, Error> {
+    let target = target.as_ref();
+    let container = container_for(target, format);
+    check_writable(target, container)?;
+    if container == Container::Zarr {
+        store_target(target)?;
+    }
+    let defs = match classic_version(container) {
+        Some(version) => Defs::classic(version, &Schema::new()),
+        None => Ok(Defs::Model(Schema::new())),
+    };
+    Ok(DatasetDef {
+        target: target.to_path_buf(),
+        defs: defs.map_err(|e| define_error(target, e))?,
+        next: Next::Create { container, opts },
+    })
+}
+
+/// What holds a dataset of `format` at `target`: a classic file for the
+/// classic formats; for netCDF-4, an NCZarr store when `target` names one,
+/// else an HDF5 file (which nctk cannot write).
+pub fn container_for(target: &Path, format: Format) -> Container {
+    if format.is_cdf() {
+        Container::Classic(format)
+    } else if crate::is_store_target(target) {
+        Container::Zarr
+    } else {
+        Container::Hdf5
+    }
 }
 
 /// Opens an existing classic file to append data or to redefine it; it
-/// starts in data mode.
+/// starts in data mode and is written in place (a redefinition that moves
+/// data swaps the new file in whole). Dropped without
+/// [`close`](DatasetMut::close), the file is finished as `close` would.
 pub fn append(path: impl AsRef<Path>) -> Result<DatasetMut, Error> {
-    let sink = crate::door::open_file(path.as_ref()).map_err(|e| format_error(e.into()))?;
-    let writer = ClassicWriter::open_in(sink, FillMode::Fill).map_err(format_error)?;
-    Ok(DatasetMut { writer })
+    let path = path.as_ref();
+    let open = |path: &Path| -> Result<ClassicWriter, ClassicError> {
+        ClassicWriter::open_in(crate::door::open_file(path)?, FillMode::Fill)
+    };
+    let writer = open(path).map_err(|e| Error::Format(Box::new(e)))?;
+    let version = Some(writer.version());
+    Ok(DatasetMut {
+        out: Output::in_place(path, Sink::Classic(writer)),
+        version,
+    })
 }
 
-/// A dataset in define mode: add dimensions, variables and attributes, then
+/// An error of the classic definitions' checker, told of `target`.
+fn define_error(target: &Path, e: ClassicError) -> Error {
+    let path = target.display().to_string();
+    let message = e.to_string().replace(&MemSink::new().name(), &path);
+    Error::Output(OutputError::Output {
+        path,
+        source: message.into(),
+    })
+}
+
+/// The definitions of a dataset in define mode, checked as they are made.
+enum Defs {
+    /// Classic: a writer in define mode over memory, which checks each
+    /// definition as the file's writer will (names, types and lengths the
+    /// version allows, one unlimited dimension first). Aborted when
+    /// dropped, so it never lays out or fills anything.
+    Classic(Option<Box<ClassicWriter>>),
+    /// Stores: the model's rules; the store writer checks the rest when
+    /// the store is made.
+    Model(Schema),
+}
+
+impl Drop for Defs {
+    fn drop(&mut self) {
+        if let Defs::Classic(w) = self {
+            if let Some(w) = w.take() {
+                let _ = (*w).abort();
+            }
+        }
+    }
+}
+
+impl Defs {
+    /// A classic checker holding `schema`'s definitions, in define mode.
+    fn classic(version: Version, schema: &Schema) -> Result<Defs, ClassicError> {
+        let mut w = ClassicWriter::create_in(Arc::new(MemSink::new()), version, FillMode::NoFill)?;
+        w.define_schema(schema)?;
+        Ok(Defs::Classic(Some(Box::new(w))))
+    }
+
+    fn checker(&mut self) -> Option<&mut ClassicWriter> {
+        match self {
+            Defs::Classic(w) => w.as_deref_mut(),
+            Defs::Model(_) => None,
+        }
+    }
+
+    fn schema(&self) -> &Schema {
+        match self {
+            Defs::Classic(Some(w)) => w.schema(),
+            Defs::Classic(None) => unreachable!("the checker is taken only on drop"),
+            Defs::Model(s) => s,
+        }
+    }
+}
+
+/// What [`DatasetDef::end_define`] does with the definitions.
+enum Next {
+    /// Creates the dataset.
+    Create {
+        container: Container,
+        opts: CreateOptions,
+    },
+    /// Redefines an open one.
+    Redefine(Box<DatasetMut>),
+}
+
+/// A dataset in define mode: add dimensions, variables and attributes (or
+/// take a whole [`Schema`] with [`define_all`](Self::define_all)), then
 /// [`end_define`](Self::end_define).
-#[derive(Debug)]
 pub struct DatasetDef {
-    writer: ClassicWriter,
+    target: PathBuf,
+    defs: Defs,
+    next: Next,
+}
+
+impl std::fmt::Debug for DatasetDef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DatasetDef")
+            .field("target", &self.target)
+            .finish_non_exhaustive()
+    }
 }
 
 impl DatasetDef {
+    fn classic_error(&self, e: ClassicError) -> Error {
+        define_error(&self.target, e)
+    }
+
     /// Adds a fixed-length dimension.
     pub fn add_dimension(&mut self, name: &str, len: u64) -> Result<DimId, Error> {
-        self.writer.add_dimension(name, len).map_err(format_error)
+        self.add_dim(name, len, false)
     }
 
     /// Adds the unlimited (record) dimension.
     pub fn add_unlimited_dimension(&mut self, name: &str) -> Result<DimId, Error> {
-        self.writer
-            .add_unlimited_dimension(name)
-            .map_err(format_error)
+        self.add_dim(name, 0, true)
+    }
+
+    fn add_dim(&mut self, n: &str, len: u64, unlimited: bool) -> Result<DimId, Error> {
+        let result = match &mut self.defs {
+            Defs::Model(s) => {
+                return Ok(s.add_dim(GroupId::ROOT, &name::normalize(n)?, len, unlimited)?)
+            }
+            Defs::Classic(_) if unlimited => {
+                self.defs.checker().map(|w| w.add_unlimited_dimension(n))
+            }
+            Defs::Classic(_) => self.defs.checker().map(|w| w.add_dimension(n, len)),
+        };
+        result
+            .expect("a classic dataset has its checker")
+            .map_err(|e| self.classic_error(e))
     }
 
     /// Adds a variable whose type is that of `T` (`f32` makes a `float`).
@@ -82,46 +248,109 @@ impl DatasetDef {
     /// Adds a variable of any type, `char` included.
     pub fn add_variable_of_type(
         &mut self,
-        name: &str,
+        n: &str,
         dtype: DataType,
         dims: &[DimId],
     ) -> Result<VarDef<'_>, Error> {
-        let id = self
-            .writer
-            .add_variable(name, dtype, dims)
-            .map_err(format_error)?;
-        Ok(VarDef {
-            writer: &mut self.writer,
-            id,
-        })
+        let id = match &mut self.defs {
+            Defs::Model(s) => {
+                if let Some(d) = dims.iter().find(|d| d.0 as usize >= s.num_dims()) {
+                    return Err(ModelError::NotFound {
+                        kind: "dimension",
+                        name: format!("id {}", d.0),
+                    }
+                    .into());
+                }
+                s.add_var(GroupId::ROOT, &name::normalize(n)?, dtype, dims)?
+            }
+            Defs::Classic(_) => {
+                let result = self.defs.checker().map(|w| w.add_variable(n, dtype, dims));
+                result
+                    .expect("a classic dataset has its checker")
+                    .map_err(|e| self.classic_error(e))?
+            }
+        };
+        Ok(VarDef { def: self, id })
     }
 
     /// Sets a global attribute; text becomes a `char` attribute.
     pub fn put_attribute(&mut self, name: &str, value: impl Into<AttrValue>) -> Result<(), Error> {
-        self.writer
-            .put_attribute(None, name, value.into().0)
-            .map_err(format_error)
+        self.put_attr(None, name, value.into().0)
+    }
+
+    /// Sets (adds or replaces) an attribute of `var`, or a global one.
+    fn put_attr(&mut self, var: Option<VarId>, n: &str, value: Values) -> Result<(), Error> {
+        let result = match &mut self.defs {
+            Defs::Model(s) => {
+                let group = var.map_or(GroupId::ROOT, |v| s.var(v).group);
+                s.set_attr(group, var, Attribute::new(&name::normalize(n)?, value));
+                return Ok(());
+            }
+            Defs::Classic(_) => self.defs.checker().map(|w| w.put_attribute(var, n, value)),
+        };
+        result
+            .expect("a classic dataset has its checker")
+            .map_err(|e| self.classic_error(e))
+    }
+
+    /// Takes every definition of `schema` at once (groups included, for a
+    /// store): what is already defined must come first in it, unchanged.
+    /// `nctk gen` and `nctk copy` define their outputs so.
+    pub fn define_all(&mut self, schema: &Schema) -> Result<(), Error> {
+        let result = match &mut self.defs {
+            Defs::Model(s) => {
+                *s = schema.writable()?;
+                return Ok(());
+            }
+            Defs::Classic(_) => self.defs.checker().map(|w| w.define_schema(schema)),
+        };
+        result
+            .expect("a classic dataset has its checker")
+            .map_err(|e| self.classic_error(e))
     }
 
     /// The definitions so far.
     pub fn schema(&self) -> &Schema {
-        self.writer.schema()
+        self.defs.schema()
     }
 
-    /// Leaves define mode: the header is written with netCDF-C's layout rules.
-    pub fn end_define(mut self) -> Result<DatasetMut, Error> {
-        self.writer.end_define().map_err(format_error)?;
-        Ok(DatasetMut {
-            writer: self.writer,
-        })
+    /// Leaves define mode. A new dataset is made under its temporary name
+    /// (a classic file's header written with netCDF-C's layout rules, a
+    /// store's metadata); an open one takes the new definitions (a classic
+    /// file moves its data as netCDF-C does; a store refuses any change,
+    /// naming why). On an error the dataset is dropped: a created one is
+    /// aborted and its temporary removed, a file opened by [`append`] is
+    /// finished as it was.
+    pub fn end_define(self) -> Result<DatasetMut, Error> {
+        let DatasetDef { target, defs, next } = self;
+        match next {
+            Next::Create { container, opts } => {
+                let out = create_output(&target, container, defs.schema(), &opts)?;
+                Ok(DatasetMut {
+                    out,
+                    version: classic_version(container),
+                })
+            }
+            Next::Redefine(mut ds) => {
+                ds.out.define(defs.schema())?;
+                Ok(*ds)
+            }
+        }
     }
 }
 
 /// A variable just defined; add its attributes.
-#[derive(Debug)]
 pub struct VarDef<'a> {
-    writer: &'a mut ClassicWriter,
+    def: &'a mut DatasetDef,
     id: VarId,
+}
+
+impl std::fmt::Debug for VarDef<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("VarDef")
+            .field("id", &self.id)
+            .finish_non_exhaustive()
+    }
 }
 
 impl VarDef<'_> {
@@ -136,9 +365,7 @@ impl VarDef<'_> {
         name: &str,
         value: impl Into<AttrValue>,
     ) -> Result<&mut Self, Error> {
-        self.writer
-            .put_attribute(Some(self.id), name, value.into().0)
-            .map_err(format_error)?;
+        self.def.put_attr(Some(self.id), name, value.into().0)?;
         Ok(self)
     }
 }
@@ -173,17 +400,66 @@ macro_rules! numeric_attr_value {
 }
 numeric_attr_value!(i8, u8, i16, u16, i32, u32, i64, u64, f32, f64);
 
+/// Sizes the unlimited dimensions (`unlimited[i]`) of a variable of
+/// `shape` for a write of `len` values to `extents`: an extent may run past
+/// an unlimited dimension's current length, and an open-ended one (when it
+/// is the only one) takes its length from the data.
+fn grow_unlimited(shape: &mut [u64], unlimited: &[bool], extents: &[Extent], len: u64) {
+    let count = |e: &Extent, len: u64| match *e {
+        Extent::Index(_) => 1,
+        Extent::Slice { start, end, step } => {
+            (end.unwrap_or(len).saturating_sub(start)).div_ceil(step.max(1))
+        }
+    };
+    let is_open = |i: usize| {
+        unlimited.get(i) == Some(&true) && matches!(extents[i], Extent::Slice { end: None, .. })
+    };
+    let open = (0..extents.len()).filter(|&i| is_open(i)).count();
+    for i in 0..extents.len().min(shape.len()) {
+        let Extent::Slice { start, end, step } = extents[i] else {
+            continue;
+        };
+        if !unlimited[i] {
+            continue;
+        }
+        let n = match end {
+            Some(end) => end.saturating_sub(start).div_ceil(step.max(1)),
+            None if open == 1 => {
+                let inner: u64 = (0..extents.len().min(shape.len()))
+                    .filter(|&j| j != i)
+                    .map(|j| count(&extents[j], shape[j]))
+                    .product();
+                len.checked_div(inner).unwrap_or(0)
+            }
+            None => continue,
+        };
+        shape[i] = shape[i].max(start + n.saturating_sub(1) * step + 1);
+    }
+}
+
 /// A dataset in data mode: write values, add records, or
-/// [`redefine`](Self::redefine).
-#[derive(Debug)]
+/// [`redefine`](Self::redefine); [`close`](Self::close) completes it.
+/// Dropped before `close`, a created dataset is aborted and its temporary
+/// removed (see [`create_with`]); a file opened by [`append`] is finished.
 pub struct DatasetMut {
-    writer: ClassicWriter,
+    out: Output,
+    /// The classic version, for the checker of a redefinition; `None`
+    /// for a store.
+    version: Option<Version>,
+}
+
+impl std::fmt::Debug for DatasetMut {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DatasetMut")
+            .field("target", &self.out.target())
+            .finish_non_exhaustive()
+    }
 }
 
 impl DatasetMut {
     /// The dataset's structure (unlimited dimensions at their current length).
     pub fn schema(&self) -> &Schema {
-        self.writer.schema()
+        self.out.schema()
     }
 
     fn var_id(&self, name: &str) -> Result<VarId, Error> {
@@ -196,9 +472,10 @@ impl DatasetMut {
     }
 
     /// Writes `data` (row-major) to the part of variable `name` that
-    /// `extents` names, converting with netCDF's rules. An open-ended range
-    /// on the unlimited dimension takes its length from `data`, so writing
-    /// past the last record adds records.
+    /// `extents` names, converting with netCDF's rules. Writing past the
+    /// end of an unlimited dimension grows it (adds records); an open-ended
+    /// range on it (on one of them, for a store) takes its length from
+    /// `data`.
     pub fn put_values<T: NcValue>(
         &mut self,
         name: &str,
@@ -207,38 +484,22 @@ impl DatasetMut {
     ) -> Result<(), Error> {
         let id = self.var_id(name)?;
         let schema = self.schema();
-        let record = schema.is_record_var(id);
         let mut shape = schema.shape(id);
         let extents = match extents.into_extents() {
             Extents::All => Extents::Dims(vec![Extent::ALL; shape.len()]),
             dims => dims,
         };
-        if let (true, Extents::Dims(dims)) = (record, &extents) {
-            // The record dimension's extent may run past the current count:
-            // size it from the data when it is open-ended.
-            if let Some(Extent::Slice { start, end, step }) = dims.first() {
-                let inner: u64 = dims[1..]
-                    .iter()
-                    .zip(&shape[1..])
-                    .map(|(e, &len)| match *e {
-                        Extent::Index(_) => 1,
-                        Extent::Slice { start, end, step } => {
-                            (end.unwrap_or(len).saturating_sub(start)).div_ceil(step.max(1))
-                        }
-                    })
-                    .product();
-                let records = match end {
-                    Some(end) => end.saturating_sub(*start).div_ceil((*step).max(1)),
-                    None if inner > 0 => data.len() as u64 / inner,
-                    None => 0,
-                };
-                shape[0] = shape[0].max(start + records.saturating_sub(1) * step + 1);
-            }
+        if let Extents::Dims(dims) = &extents {
+            let unlimited: Vec<bool> = schema
+                .var(id)
+                .dims
+                .iter()
+                .map(|&d| schema.dim(d).unlimited)
+                .collect();
+            grow_unlimited(&mut shape, &unlimited, dims, data.len() as u64);
         }
         let (selection, _) = extents.resolve(&shape)?;
-        self.writer
-            .write_from(id, &selection, data)
-            .map_err(format_error)
+        self.write(id, &selection, &T::into_values(data.to_vec()))
     }
 
     /// Writes an n-dimensional array to the part of variable `name` that
@@ -254,22 +515,59 @@ impl DatasetMut {
         self.put_values(name, extents, &flat)
     }
 
-    /// Writes the record count and flushes everything to disk.
+    /// Writes `values` (row-major, the selection's shape) to `selection`
+    /// of `var`, converted with netCDF's rules; writing past the last
+    /// record adds records. An error names the dataset and the variable.
+    pub fn write(
+        &mut self,
+        var: VarId,
+        selection: &Selection,
+        values: &Values,
+    ) -> Result<(), Error> {
+        let schema = self.schema();
+        let v = schema.var(var);
+        let name = if v.group == GroupId::ROOT {
+            v.name.clone()
+        } else {
+            format!("{}/{}", schema.group_path(v.group), v.name)
+        };
+        Ok(self.out.write(var, &name, selection, values)?)
+    }
+
+    /// The chunk lengths `var` is stored in, when the dataset is chunked
+    /// (a store): slabs cut along them are written whole, once.
+    pub fn chunk_shape(&self, var: VarId) -> Option<Vec<u64>> {
+        self.out.chunk_shape(var)
+    }
+
+    /// netCDF's `nc_sync`: a classic file's record count is written and
+    /// everything flushed (to the temporary name of a created file, which
+    /// appears under its name on [`close`](Self::close)); a store stores
+    /// its complete chunks as they are written.
     pub fn sync(&mut self) -> Result<(), Error> {
-        self.writer.sync().map_err(format_error)
+        Ok(self.out.sync()?)
     }
 
     /// Returns to define mode to add dimensions, variables or attributes;
-    /// data moves on the next `end_define` as netCDF-C moves it.
-    pub fn redefine(mut self) -> Result<DatasetDef, Error> {
-        self.writer.redefine().map_err(format_error)?;
+    /// a classic file's data moves on the next `end_define` as netCDF-C
+    /// moves it. A store refuses changes at `end_define`.
+    pub fn redefine(self) -> Result<DatasetDef, Error> {
+        let target = self.out.target().to_path_buf();
+        let defs = match self.version {
+            Some(version) => {
+                Defs::classic(version, self.schema()).map_err(|e| define_error(&target, e))?
+            }
+            None => Defs::Model(self.schema().clone()),
+        };
         Ok(DatasetDef {
-            writer: self.writer,
+            target,
+            defs,
+            next: Next::Redefine(Box::new(self)),
         })
     }
 
-    /// Flushes and closes the file.
+    /// Completes the dataset and, for a created one, renames it into place.
     pub fn close(self) -> Result<(), Error> {
-        self.writer.close().map_err(format_error)
+        Ok(self.out.finish()?)
     }
 }

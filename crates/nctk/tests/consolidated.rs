@@ -51,7 +51,9 @@ fn consolidated_metadata_is_written_and_read_by_every_reader() {
     let path = dir.path().join("c.zarr");
     let url = format!("file://{}#mode=zarr,file,consolidated", path.display());
     let s = schema();
-    let mut w = nctk::create_store(&url, &s, nctk::StoreOptions::default()).unwrap();
+    let mut def = nctk::create(&url, nctk::Format::Netcdf4).unwrap();
+    def.define_all(&s).unwrap();
+    let mut w = def.end_define().unwrap();
     let t_vals = vec![1.5f32, 2.5, -3.0, 4.0, 5.25];
     let w_vals = vec![7i16, -8, 9, 10, 11];
     let ids: Vec<_> = s.var_ids().collect();
@@ -67,7 +69,7 @@ fn consolidated_metadata_is_written_and_read_by_every_reader() {
         &Values::Short(w_vals.clone()),
     )
     .unwrap();
-    w.finish().unwrap();
+    w.close().unwrap();
 
     // .zmetadata holds exactly the individual metadata objects.
     let zmeta: serde_json::Value =

@@ -56,12 +56,8 @@ fn unavailable_storage_is_named() {
         bytes.contains("#mode=bytes) is not available yet"),
         "{bytes}"
     );
-    let w = nctk::create_store(
-        "s3://b/k#mode=zarr",
-        &Default::default(),
-        Default::default(),
-    )
-    .unwrap_err()
-    .to_string();
+    let w = nctk::create("s3://b/k#mode=zarr", nctk::Format::Netcdf4)
+        .unwrap_err()
+        .to_string();
     assert!(w.contains("S3 storage is not available yet"), "{w}");
 }

@@ -6,10 +6,10 @@
 //! variables of classic files are copied record by record across all of
 //! them, which keeps reads and writes sequential. The output is written
 //! under a temporary name and renamed into place when complete
-//! ([`nctk::output::SafeOutput`]).
+//! ([`nctk::create_with`]).
 //!
-//! Outputs are made by [`nctk::output::create_output`] behind the
-//! [`DataSink`] seam: classic formats (CDF-1, CDF-2, CDF-5) and NCZarr
+//! Outputs are made by [`nctk::create_with`] behind the
+//! [`nctk::model::DataSink`] seam: classic formats (CDF-1, CDF-2, CDF-5) and NCZarr
 //! / Zarr stores (directory or zip, named by a netCDF-C URL or a `.zarr` /
 //! `.zip` path); each store variable's storage is decided here, as nccopy
 //! decides it (`storage.rs`).
@@ -38,7 +38,7 @@ mod storage;
 
 use std::path::Path;
 
-use nctk_model::{DataSink, DataSource, Layout, Selection, Values};
+use nctk_model::{DataSource, Layout, Selection, Values};
 
 pub use chunkspec::{ChunkSpec, VarLayout};
 pub use error::{BadFilter, CopyError};
@@ -55,8 +55,8 @@ use input::Input;
 use plan::elem_size;
 use slab::{ChunkedSlabs, Slabs};
 
-use nctk::output::{check_writable, create_output, OutputError, WriterOptions};
-use nctk::{is_store_target, Container, Format};
+use nctk::output::{check_writable, output_error};
+use nctk::{container_for, is_store_target, Container, CreateOptions, DatasetMut, Format};
 use storage::store_var_options;
 
 /// What a finished copy did.
@@ -140,15 +140,8 @@ fn output_format(
         None if is_store_target(output) && in_kind.is_cdf() => Format::Netcdf4,
         None => in_kind,
     };
-    let store = is_store_target(output);
-    let container = if kind.is_cdf() {
-        Container::Classic(kind)
-    } else if store {
-        Container::Zarr
-    } else {
-        Container::Hdf5
-    };
-    if kind.is_cdf() && store {
+    let container = container_for(output, kind);
+    if kind.is_cdf() && is_store_target(output) {
         return Err(CopyError::Option(format!(
             "{}: a {} file cannot be written as an NCZarr/Zarr store (a URL, .zarr or .zip)",
             output.display(),
@@ -188,7 +181,7 @@ fn run(
         }
     }
 
-    let wopts = WriterOptions {
+    let wopts = CreateOptions {
         fill: opts.fill,
         in_memory: opts.write_in_memory,
         vars: (container == Container::Zarr)
@@ -198,28 +191,25 @@ fn run(
         // Chunks are written whole in aligned slabs; those written in part
         // (larger than the buffer) wait in at most this much memory.
         cache_bytes: Some(opts.chunk_cache_bytes()),
-        ..WriterOptions::default()
+        ..CreateOptions::default()
     };
-    let mut out = create_output(output, container, &plan.schema, &wopts)?;
-    let out_name = out.target().display().to_string();
+    let err = |e| output_error(output, e);
+    let mut def = nctk::create_with(output, kind, wopts).map_err(err)?;
+    def.define_all(&plan.schema).map_err(err)?;
+    let mut out = def.end_define().map_err(err)?;
     let total = plan.total_bytes(schema);
     progress.start(total);
     let result = copy_data(
         input,
         &plan,
-        out.writer_mut(),
+        &mut out,
         (opts.buffer_size, opts.chunk_cache_bytes()),
-        (in_name, &out_name),
+        (in_name, output),
         progress,
     );
     progress.finish();
-    result.map_err(|e| match e {
-        CopyError::Output(OutputError::Write { var, source, .. }) => {
-            out.blame(Some(&var), source).into()
-        }
-        e => e,
-    })?;
-    out.finish()?;
+    result?;
+    out.close().map_err(err)?;
     Ok(CopySummary {
         kind,
         variables: plan.vars.len(),
@@ -251,9 +241,9 @@ fn slab_elems(input: &Layout, shape: &[u64], chunks: &[u64], max_elems: u64) -> 
 fn copy_data(
     input: &Input<'_>,
     plan: &Plan,
-    writer: &mut dyn DataSink,
+    writer: &mut DatasetMut,
     (buffer_size, cache_bytes): (usize, usize),
-    (in_name, out_name): (&str, &str),
+    (in_name, out_name): (&str, &Path),
     progress: &mut dyn Progress,
 ) -> Result<(), CopyError> {
     let schema = input.schema();
@@ -261,7 +251,7 @@ fn copy_data(
     let mut copy_slabs = |v: &VarCopy,
                           slabs: &mut dyn Iterator<Item = Selection>,
                           record: Option<u64>,
-                          writer: &mut dyn DataSink| {
+                          writer: &mut DatasetMut| {
         let dtype = schema.var(v.input).dtype;
         let size = elem_size(dtype);
         for mut sel in slabs {
@@ -277,11 +267,7 @@ fn copy_data(
                 })?;
             writer
                 .write(v.output, &sel, &buf)
-                .map_err(|source| OutputError::Write {
-                    path: out_name.to_string(),
-                    var: v.name.clone(),
-                    source,
-                })?;
+                .map_err(|e| output_error(out_name, e))?;
             progress.advance(&v.name, sel.num_elements().unwrap_or(0) * size);
         }
         Ok::<(), CopyError>(())

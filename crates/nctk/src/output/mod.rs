@@ -1,10 +1,11 @@
-//! The output side: every output is made here, by [`create_output`]: a
-//! classic file (CDF-1, CDF-2, CDF-5) or an NCZarr / Zarr store (directory
-//! or zip, named by a netCDF-C URL or a `.zarr` / `.zip` path), written
-//! behind the [`DataSink`] seam ([`create_writer`]) under a temporary
-//! name and renamed into place when complete ([`SafeOutput`]); an output
-//! dropped or aborted before that is aborted and removed. `nctk copy` and
-//! `nctk gen` both write through it.
+//! The output side: every output is made here: a classic file (CDF-1,
+//! CDF-2, CDF-5) or an NCZarr / Zarr store (directory or zip, named by a
+//! netCDF-C URL or a `.zarr` / `.zip` path), written behind the
+//! [`DataSink`] seam under a temporary name and renamed into place when
+//! complete (`SafeOutput`); an output dropped or aborted before that is
+//! aborted and removed. The library's [`crate::create`] and through it
+//! `nctk copy` and `nctk gen` write here; what is public is the error
+//! type and the signal handlers' [`remove_temporaries`].
 
 mod error;
 mod safe_output;
@@ -12,101 +13,146 @@ mod writer;
 
 use std::path::Path;
 
-use nctk_model::{DataSink, Selection, Values};
+use nctk_model::{DataSink, Schema, Selection, Values, VarId};
 
 pub use error::OutputError;
-pub use safe_output::{remove_temporaries, SafeOutput};
-pub use writer::{check_writable, create_writer, WriterOptions};
+pub use safe_output::remove_temporaries;
+pub(crate) use safe_output::SafeOutput;
+pub use writer::{check_writable, CreateOptions};
+pub(crate) use writer::{classic_version, create_writer, Sink};
 
-use crate::{door, Container};
+use crate::{door, Container, Error};
 
-/// An output being written under a temporary name ([`SafeOutput`]):
-/// made by [`create_output`], renamed into place by [`Output::finish`];
-/// dropped (or [`abort`](Output::abort)ed) before that, its writer is
-/// aborted and the temporary removed.
-pub struct Output {
-    // Dropped first: an aborting writer may still write into the
-    // temporary, which `safe` then removes.
-    writer: AbortOnDrop,
+/// An output being written: under a temporary name ([`SafeOutput`]),
+/// made by [`create_output`] and renamed into place by
+/// [`Output::finish`] (dropped before that, its writer is aborted and the
+/// temporary removed); or an existing file written in place
+/// ([`Output::in_place`]), which a drop leaves as its writer leaves it.
+pub(crate) struct Output {
+    /// Taken by `finish`; aborted on drop before `safe` removes the
+    /// temporary (an aborting writer may still write into it).
+    sink: Option<Sink>,
     safe: SafeOutput,
+    in_place: bool,
 }
 
-/// A writer that is aborted ([`DataSink::abort`]) when dropped unfinished.
-struct AbortOnDrop(Option<Box<dyn DataSink>>);
-
-impl AbortOnDrop {
-    fn sink(&mut self) -> &mut dyn DataSink {
-        self.0
-            .as_deref_mut()
-            .expect("the writer is taken only by finish and abort, which consume the output")
-    }
-
-    fn take(mut self) -> Box<dyn DataSink> {
-        self.0
-            .take()
-            .expect("the writer is taken only by finish and abort, which consume the output")
-    }
-}
-
-impl Drop for AbortOnDrop {
+impl Drop for Output {
     fn drop(&mut self) {
-        if let Some(writer) = self.0.take() {
-            // Dropped on an error path: the error being reported is the
-            // cause; the temporary is removed whatever abort could undo.
-            let _ = writer.abort();
+        if let Some(sink) = self.sink.take() {
+            if !self.in_place {
+                // Dropped unfinished: the temporary is removed whatever
+                // abort could undo.
+                let _ = Box::new(sink).abort();
+            }
         }
     }
 }
 
 impl Output {
+    /// An existing output written where it is by `sink`.
+    pub(crate) fn in_place(target: &Path, sink: Sink) -> Output {
+        Output {
+            sink: Some(sink),
+            safe: SafeOutput::in_place(target),
+            in_place: true,
+        }
+    }
+
+    fn sink(&self) -> &Sink {
+        self.sink
+            .as_ref()
+            .expect("the sink is taken only by finish, which consumes the output")
+    }
+
+    fn sink_mut(&mut self) -> &mut Sink {
+        self.sink
+            .as_mut()
+            .expect("the sink is taken only by finish, which consumes the output")
+    }
+
+    /// The definitions written so far.
+    pub(crate) fn schema(&self) -> &Schema {
+        self.sink().schema()
+    }
+
+    /// The chunk lengths of `var` when the output is chunked.
+    pub(crate) fn chunk_shape(&self, var: VarId) -> Option<Vec<u64>> {
+        self.sink().chunk_shape(var)
+    }
+
+    /// Gives the sink its (new) definitions: [`DataSink::define`].
+    pub(crate) fn define(&mut self, schema: &Schema) -> Result<(), OutputError> {
+        let result = self.sink_mut().define(schema);
+        result.map_err(|e| self.blame(None, e))
+    }
+
     /// Writes `values` to `selection` of `var` (named `name` in errors).
     /// An error names the output, never its temporary name.
-    pub fn write(
+    pub(crate) fn write(
         &mut self,
-        var: nctk_model::VarId,
+        var: VarId,
         name: &str,
         selection: &Selection,
         values: &Values,
     ) -> Result<(), OutputError> {
-        self.writer
-            .sink()
-            .write(var, selection, values)
-            .map_err(|e| self.safe.blame(Some(name), e))
+        let result = self.sink_mut().write(var, selection, values);
+        result.map_err(|e| self.blame(Some(name), e))
     }
 
-    /// The writer, for callers that drive it themselves (the copier cuts
-    /// its slabs along [`DataSink::chunk_shape`]); errors from it name
-    /// the temporary until passed through [`Output::blame`].
-    pub fn writer_mut(&mut self) -> &mut dyn DataSink {
-        self.writer.sink()
+    /// netCDF's `nc_sync` ([`Sink::sync`]).
+    pub(crate) fn sync(&mut self) -> Result<(), OutputError> {
+        let result = self.sink_mut().sync();
+        result.map_err(|e| self.blame(None, e))
     }
 
     /// The output's final name (a URL is named by its path).
-    pub fn target(&self) -> &Path {
+    pub(crate) fn target(&self) -> &Path {
         self.safe.target()
     }
 
-    /// An error from [`Output::writer_mut`] told of the output: see
-    /// [`SafeOutput::blame`].
-    pub fn blame(&self, var: Option<&str>, source: impl std::fmt::Display) -> OutputError {
+    /// An error told of the output: see [`SafeOutput::blame`].
+    pub(crate) fn blame(&self, var: Option<&str>, source: impl std::fmt::Display) -> OutputError {
         self.safe.blame(var, source)
     }
 
     /// Completes the output and renames it into place.
-    pub fn finish(self) -> Result<(), OutputError> {
-        let Output { writer, safe } = self;
-        writer.take().finish().map_err(|e| safe.blame(None, e))?;
+    pub(crate) fn finish(mut self) -> Result<(), OutputError> {
+        let sink = self.sink.take().map(Box::new);
+        if let Some(sink) = sink {
+            sink.finish().map_err(|e| self.safe.blame(None, e))?;
+        }
+        let safe = std::mem::replace(&mut self.safe, SafeOutput::in_place(Path::new("")));
         safe.commit()
     }
+}
 
-    /// Gives the output up: the writer is aborted ([`DataSink::abort`])
-    /// and the temporary removed; an existing output is kept as it was.
-    /// An error tells what the writer could not undo (the temporary is
-    /// removed all the same).
-    pub fn abort(self) -> Result<(), OutputError> {
-        let Output { writer, safe } = self;
-        writer.take().abort().map_err(|e| safe.blame(None, e))
+/// `error` as the output's error: an [`Error::Output`] as it is, any other
+/// told of `target`. The tools, whose errors are [`OutputError`]s, take
+/// the library's through it.
+pub fn output_error(target: &Path, error: Error) -> OutputError {
+    match error {
+        Error::Output(e) => e,
+        e => OutputError::Output {
+            path: target.display().to_string(),
+            source: Box::new(e),
+        },
     }
+}
+
+/// Where the store `output` (a path or a netCDF-C URL) goes; a URL nctk
+/// cannot write (S3, ...) is refused naming why.
+pub(crate) fn store_target(output: &Path) -> Result<door::StoreTarget, OutputError> {
+    door::store_target(&output.to_string_lossy()).map_err(|e| match e {
+        crate::Error::Unsupported { path, reason } => OutputError::Unsupported {
+            path,
+            format: "NCZarr",
+            reason,
+        },
+        e => OutputError::Output {
+            path: output.display().to_string(),
+            source: Box::new(e),
+        },
+    })
 }
 
 /// Creates `output` (a path, or a netCDF-C URL for a store) as `container`
@@ -114,40 +160,31 @@ impl Output {
 /// [`create_writer`] for `opts`; a store URL's modes choose the layout and
 /// consolidation). Nothing is written, and an existing output is kept, when
 /// the output names a directory that is not a Zarr/NCZarr store (or, for a
-/// file, any directory). `nctk copy` and `nctk gen` open their output here.
-pub fn create_output(
+/// file, any directory).
+pub(crate) fn create_output(
     output: &Path,
     container: Container,
-    schema: &nctk_model::Schema,
-    opts: &WriterOptions,
+    schema: &Schema,
+    opts: &CreateOptions,
 ) -> Result<Output, OutputError> {
     writer::check_writable(output, container)?;
     let mut opts = opts.clone();
-    let safe = if container == Container::Zarr {
-        let store = door::store_target(&output.to_string_lossy()).map_err(|e| match e {
-            crate::Error::Unsupported { path, reason } => OutputError::Unsupported {
-                path,
-                format: "NCZarr",
-                reason,
-            },
-            e => OutputError::Output {
-                path: output.display().to_string(),
-                source: Box::new(e),
-            },
-        })?;
+    let (safe, zip) = if container == Container::Zarr {
+        let store = store_target(output)?;
         opts.layout = store.layout.or(opts.layout);
         opts.consolidated |= store.consolidated;
-        SafeOutput::for_store(&store.path, store.zip)?
+        (SafeOutput::for_store(&store.path, store.zip)?, store.zip)
     } else {
-        SafeOutput::new(output)?
+        (SafeOutput::new(output)?, false)
     };
-    let writer =
-        create_writer(safe.temp_path(), container, schema, &opts).map_err(|e| match e {
+    let sink =
+        create_writer(safe.temp_path(), zip, container, schema, &opts).map_err(|e| match e {
             OutputError::Output { source, .. } => safe.blame(None, source),
             e => e,
         })?;
     Ok(Output {
-        writer: AbortOnDrop(Some(writer)),
+        sink: Some(sink),
         safe,
+        in_place: false,
     })
 }

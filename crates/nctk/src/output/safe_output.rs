@@ -207,6 +207,17 @@ impl SafeOutput {
         SafeOutput::reserve(target, kind)
     }
 
+    /// The output written where it is (an existing file opened to
+    /// append): no temporary, nothing to rename or remove; errors name it.
+    pub fn in_place(target: &Path) -> SafeOutput {
+        SafeOutput {
+            target: target.to_path_buf(),
+            temp: target.to_path_buf(),
+            staged: target.to_path_buf(),
+            committed: true,
+        }
+    }
+
     fn reserve(target: &Path, kind: Kind) -> Result<SafeOutput, OutputError> {
         check_replaceable(target, kind)?;
         remove_stale(target)?;
@@ -279,6 +290,10 @@ impl SafeOutput {
     /// store replacing an existing output moves the old one aside first
     /// and back if the rename fails; the old one is then removed.
     pub fn commit(mut self) -> Result<(), OutputError> {
+        if self.committed {
+            // Written in place: nothing to rename.
+            return Ok(());
+        }
         // A file is synced here. A store's objects are not synced one by
         // one (as netCDF-C and zarr-python): each was renamed into place
         // complete, and the store as a whole appears only by the rename

@@ -1,7 +1,7 @@
-//! The output side's factory of [`DataSink`]s, [`create_writer`]: classic
-//! files through [`ClassicWriter`], NCZarr/Zarr stores through
+//! The output side's factory of sinks, [`create_writer`]: classic files
+//! through [`ClassicWriter`], NCZarr/Zarr stores through
 //! [`crate::StoreWriter`] (each variable's storage as
-//! [`WriterOptions::vars`] gives it).
+//! [`CreateOptions::vars`] gives it).
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -13,11 +13,13 @@ use nctk_store::bytes::MemSink;
 use super::OutputError;
 use crate::{Container, StoreLayout, StoreOptions};
 
-/// How the output is written, beyond its format and definitions.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct WriterOptions {
-    /// Pre-fill variables with fill values (`NC_FILL`); nccopy writes
-    /// without fill, as every value is copied anyway.
+/// How a dataset is written, beyond its format and definitions
+/// ([`crate::create_with`]). The default is netCDF-C's: fill mode, the
+/// newest NCZarr layout, the store writer's chunking and cache.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CreateOptions {
+    /// Pre-fill variables with fill values (`NC_FILL`, the default);
+    /// nccopy writes without fill, as every value is copied anyway.
     pub fill: bool,
     /// Build the whole output in memory and write it out on
     /// [`finish`](DataSink::finish) (`nccopy -w`).
@@ -38,33 +40,126 @@ pub struct WriterOptions {
     pub write_empty_chunks: bool,
 }
 
-/// Creates the output at `path` in `container` with every definition of
-/// `schema`, ready for data. `path` is where the bytes go (the copier passes
-/// a temporary name next to the final one); for [`Container::Zarr`] it is a
-/// store as [`crate::create_store`] takes it (a netCDF-C URL, or a path: a
-/// zip when it ends in `.zip`, else a directory), and each variable's
-/// storage follows [`WriterOptions::vars`].
-pub fn create_writer(
-    path: &Path,
-    container: Container,
-    schema: &Schema,
-    opts: &WriterOptions,
-) -> Result<Box<dyn DataSink>, OutputError> {
-    check_writable(path, container)?;
-    let version = match container {
-        Container::Classic(format) => {
-            Version::try_from(format).map_err(|format| OutputError::Unsupported {
-                path: path.display().to_string(),
-                format: format.name(),
-                reason: "not a classic format".into(),
-            })?
+impl Default for CreateOptions {
+    fn default() -> Self {
+        CreateOptions {
+            fill: true,
+            in_memory: false,
+            layout: None,
+            consolidated: false,
+            cache_bytes: None,
+            vars: None,
+            write_empty_chunks: false,
         }
-        _ => return create_store_output(path, schema, opts),
-    };
-    create_classic(path, version, schema, opts)
+    }
 }
 
-/// Checks that [`create_writer`] can write `container`.
+/// The classic version `format` names, `None` for the other formats.
+pub(crate) fn classic_version(container: Container) -> Option<Version> {
+    match container {
+        Container::Classic(format) => Version::try_from(format).ok(),
+        _ => None,
+    }
+}
+
+/// A writer of any format: a [`DataSink`] that can also be synced.
+pub(crate) enum Sink {
+    /// A classic file written in place (or in its temporary).
+    Classic(ClassicWriter),
+    /// A classic file built in memory (`nccopy -w`).
+    Memory(InMemory),
+    /// An NCZarr / Zarr store.
+    Store(crate::StoreWriter),
+}
+
+impl Sink {
+    fn sink(&self) -> &dyn DataSink {
+        match self {
+            Sink::Classic(w) => w,
+            Sink::Memory(w) => w,
+            Sink::Store(w) => w,
+        }
+    }
+
+    fn sink_mut(&mut self) -> &mut dyn DataSink {
+        match self {
+            Sink::Classic(w) => w,
+            Sink::Memory(w) => w,
+            Sink::Store(w) => w,
+        }
+    }
+
+    fn boxed(self) -> Box<dyn DataSink> {
+        match self {
+            Sink::Classic(w) => Box::new(w),
+            Sink::Memory(w) => Box::new(w),
+            Sink::Store(w) => Box::new(w),
+        }
+    }
+
+    /// netCDF's `nc_sync`: a classic file gets its record count and is
+    /// flushed; a store's complete chunks are already stored and the rest
+    /// wait for [`DataSink::finish`]; an in-memory file waits for it too.
+    pub(crate) fn sync(&mut self) -> Result<(), SinkError> {
+        if let Sink::Classic(w) = self {
+            w.sync()?;
+        }
+        Ok(())
+    }
+}
+
+impl DataSink for Sink {
+    fn schema(&self) -> &Schema {
+        self.sink().schema()
+    }
+
+    fn define(&mut self, schema: &Schema) -> Result<(), SinkError> {
+        self.sink_mut().define(schema)
+    }
+
+    fn write(
+        &mut self,
+        var: VarId,
+        selection: &Selection,
+        values: &Values,
+    ) -> Result<(), SinkError> {
+        self.sink_mut().write(var, selection, values)
+    }
+
+    fn chunk_shape(&self, var: VarId) -> Option<Vec<u64>> {
+        self.sink().chunk_shape(var)
+    }
+
+    fn finish(self: Box<Self>) -> Result<(), SinkError> {
+        self.boxed().finish()
+    }
+
+    fn abort(self: Box<Self>) -> Result<(), SinkError> {
+        self.boxed().abort()
+    }
+}
+
+/// Creates the output at `path` as `container` with every definition of
+/// `schema`, ready for data. `path` is where the bytes go (the copier passes
+/// a temporary name next to the final one); for [`Container::Zarr`] it is a
+/// store's directory or (`zip`) zip file, and each variable's storage
+/// follows [`CreateOptions::vars`].
+pub(crate) fn create_writer(
+    path: &Path,
+    zip: bool,
+    container: Container,
+    schema: &Schema,
+    opts: &CreateOptions,
+) -> Result<Sink, OutputError> {
+    check_writable(path, container)?;
+    match classic_version(container) {
+        Some(version) => create_classic(path, version, schema, opts),
+        None => create_store_output(path, zip, schema, opts),
+    }
+}
+
+/// Checks that [`crate::create_with`] can write `container` (before any other
+/// work, as nccopy refuses the output first).
 pub fn check_writable(path: &Path, container: Container) -> Result<(), OutputError> {
     match container {
         Container::Hdf5 => Err(OutputError::Unsupported {
@@ -81,9 +176,10 @@ pub fn check_writable(path: &Path, container: Container) -> Result<(), OutputErr
 
 fn create_store_output(
     path: &Path,
+    zip: bool,
     schema: &Schema,
-    opts: &WriterOptions,
-) -> Result<Box<dyn DataSink>, OutputError> {
+    opts: &CreateOptions,
+) -> Result<Sink, OutputError> {
     let defaults = StoreOptions::default();
     let store_opts = StoreOptions {
         layout: opts.layout.unwrap_or(defaults.layout),
@@ -92,13 +188,15 @@ fn create_store_output(
         consolidated: opts.consolidated,
         write_empty_chunks: opts.write_empty_chunks,
     };
-    let target = path.to_string_lossy();
+    let err = |source| OutputError::Output {
+        path: path.display().to_string(),
+        source,
+    };
+    let store =
+        crate::door::create_store(path, zip, store_opts.layout).map_err(|e| err(Box::new(e)))?;
     let writer =
-        crate::create_store(&target, schema, store_opts).map_err(|e| OutputError::Output {
-            path: target.to_string(),
-            source: Box::new(e),
-        })?;
-    Ok(Box::new(writer))
+        crate::StoreWriter::create(store, schema, &store_opts).map_err(|e| err(Box::new(e)))?;
+    Ok(Sink::Store(writer))
 }
 
 /// A classic file written by [`ClassicWriter`] at `path`, or with `-w` in
@@ -107,8 +205,8 @@ fn create_classic(
     path: &Path,
     version: Version,
     schema: &Schema,
-    opts: &WriterOptions,
-) -> Result<Box<dyn DataSink>, OutputError> {
+    opts: &CreateOptions,
+) -> Result<Sink, OutputError> {
     let fill = if opts.fill {
         FillMode::Fill
     } else {
@@ -122,7 +220,7 @@ fn create_classic(
         let image = Arc::new(MemSink::new());
         let writer = ClassicWriter::create_in_with_schema(image.clone(), schema, version, fill)
             .map_err(err)?;
-        return Ok(Box::new(InMemory {
+        return Ok(Sink::Memory(InMemory {
             writer,
             image,
             path: path.to_path_buf(),
@@ -130,12 +228,12 @@ fn create_classic(
     }
     let sink = crate::door::create_file(path).map_err(|e| err(e.into()))?;
     let writer = ClassicWriter::create_in_with_schema(sink, schema, version, fill).map_err(err)?;
-    Ok(Box::new(writer))
+    Ok(Sink::Classic(writer))
 }
 
 /// A classic file built in memory and written to `path` on finish
 /// (`nccopy -w`).
-struct InMemory {
+pub(crate) struct InMemory {
     writer: ClassicWriter,
     image: Arc<MemSink>,
     path: PathBuf,
