@@ -13,7 +13,7 @@ mod writer;
 
 use std::path::Path;
 
-use nctk_model::{DataSink, Schema, Selection, Values, VarId};
+use nctk_model::{DataSink, Schema, Selection, SourceError, Values, VarId};
 
 pub use error::OutputError;
 pub use safe_output::remove_temporaries;
@@ -111,7 +111,7 @@ impl Output {
     }
 
     /// An error told of the output: see [`SafeOutput::blame`].
-    pub(crate) fn blame(&self, var: Option<&str>, source: impl std::fmt::Display) -> OutputError {
+    pub(crate) fn blame(&self, var: Option<&str>, source: SourceError) -> OutputError {
         self.safe.blame(var, source)
     }
 

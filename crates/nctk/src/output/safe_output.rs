@@ -12,11 +12,12 @@
 //! by a process that no longer runs (killed with SIGKILL) is removed by
 //! the next output reserved beside it.
 
-use std::fmt::Display;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
+
+use nctk_model::SourceError;
 
 use super::OutputError;
 
@@ -267,21 +268,32 @@ impl SafeOutput {
     /// An error met while writing the temporary, told of the target: the
     /// temporary's name replaced by the target's, the target named once and
     /// `var`, when given, named unless the message already does.
-    pub fn blame(&self, var: Option<&str>, source: impl Display) -> OutputError {
+    pub fn blame(&self, var: Option<&str>, source: SourceError) -> OutputError {
         let target = self.target.display().to_string();
-        let message = source
-            .to_string()
+        let told = source.to_string();
+        let message = told
             .replace(&self.staged.display().to_string(), &target)
             .replace(&self.temp.display().to_string(), &target);
+        let names_target = message.starts_with(&target);
+        // The error keeps its structure (its kind, its sources); only a
+        // message naming the temporary is retold.
+        let source: SourceError = if message == told {
+            source
+        } else {
+            Box::new(Retold {
+                message,
+                original: source,
+            })
+        };
         match var {
-            Some(var) if !message.starts_with(&target) => OutputError::Write {
+            Some(var) if !names_target => OutputError::Write {
                 path: target,
                 var: var.to_string(),
-                source: message.into(),
+                source,
             },
             _ => OutputError::Output {
                 path: target,
-                source: message.into(),
+                source,
             },
         }
     }
@@ -427,5 +439,25 @@ mod tests {
         out.commit().unwrap();
         assert_eq!(std::fs::read(&zip).unwrap(), b"new zip");
         assert_eq!(names(), ["out.zarr", "out.zip"]);
+    }
+}
+
+/// An error whose message named a temporary, told again of the target;
+/// the original error is its source, so its kind and causes stay readable.
+#[derive(Debug)]
+struct Retold {
+    message: String,
+    original: SourceError,
+}
+
+impl std::fmt::Display for Retold {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for Retold {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(self.original.as_ref())
     }
 }
