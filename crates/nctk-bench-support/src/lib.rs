@@ -34,13 +34,7 @@ pub fn write_temp_field(path: &Path, nt: u64) {
         .add_var(GroupId::ROOT, "temp", DataType::Float, &[t, y, x])
         .unwrap();
     let tmp = path.with_extension("tmp");
-    let mut w = ClassicWriter::create_in_with_schema(
-        std::sync::Arc::new(nctk_store::bytes::FileSink::create(&tmp).unwrap()),
-        &s,
-        Version::Cdf5,
-        FillMode::NoFill,
-    )
-    .unwrap();
+    let mut w = create_cdf5(&tmp, &s);
     let mut slab = vec![0f32; (NLAT * NLON) as usize];
     for t in 0..nt {
         for i in 0..NLAT {
@@ -69,4 +63,16 @@ pub fn python(script: &str, args: &[&Path]) -> Option<String> {
     nctk_test_support::peer::python(script, args)
         .map_err(|e| eprintln!("python failed: {e}"))
         .ok()
+}
+
+/// A CDF-5 file at `path` with every definition of `schema`, written
+/// without fill (each benchmark writes every value).
+pub fn create_cdf5(path: &Path, schema: &Schema) -> ClassicWriter {
+    ClassicWriter::create_in_with_schema(
+        std::sync::Arc::new(nctk_store::bytes::FileSink::create(path).unwrap()),
+        schema,
+        Version::Cdf5,
+        FillMode::NoFill,
+    )
+    .unwrap()
 }

@@ -18,8 +18,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
-use nctk_bench_support::{data_dir, write_temp_field};
-use nctk_classic::{ClassicWriter, FillMode, Version};
+use nctk_bench_support::{create_cdf5, data_dir, write_temp_field};
 use nctk_model::{DataType, GroupId, Schema, Selection};
 
 const RUNS: usize = 3;
@@ -70,13 +69,7 @@ fn write_random_field(path: &Path, bits: bool) {
         .add_var(GroupId::ROOT, "r", DataType::Float, &dims)
         .unwrap();
     let tmp = path.with_extension("tmp");
-    let mut w = ClassicWriter::create_in_with_schema(
-        std::sync::Arc::new(nctk_store::bytes::FileSink::create(&tmp).unwrap()),
-        &s,
-        Version::Cdf5,
-        FillMode::NoFill,
-    )
-    .unwrap();
+    let mut w = create_cdf5(&tmp, &s);
     let mut seed = 0x2545_f491_4f6c_dd1du64;
     let mut slab = vec![0f32; 1_000_000];
     for t in 0..20 {
