@@ -9,6 +9,8 @@ use nctk_tools::dump::{dump_file, DumpArgs};
 use nctk_tools::gen::{gen, GenArgs, GenError};
 use nctk_tools::validate::run_validate;
 
+mod progress;
+
 /// A pure-Rust netCDF toolkit.
 #[derive(Parser)]
 #[command(name = "nctk", version, about)]
@@ -154,7 +156,9 @@ fn main() -> ExitCode {
             .map_err(|e| e.to_string())
             .map(|()| true),
         Command::Gen(args) => run_gen(args),
-        Command::Copy(args) => run_copy(args).map(|_| true).map_err(|e| e.to_string()),
+        Command::Copy(args) => run_copy(args, progress::for_stderr)
+            .map(|_| true)
+            .map_err(|e| e.to_string()),
         Command::Validate { file } => run_validate(file, &mut out).map_err(|e| e.to_string()),
     };
     let flushed = out.flush().map_err(|e| e.to_string());

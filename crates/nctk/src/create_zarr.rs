@@ -6,9 +6,11 @@ use std::path::Path;
 pub use nctk_zarr::strlen::{
     width_set_by_attributes as store_string_width, DEFAULT_MAX_STRLEN as STORE_DEFAULT_STRING_WIDTH,
 };
+pub use nctk_zarr::write::default_chunks as store_default_chunks;
+/// The store writer behind [`crate::create`]'s NCZarr / Zarr outputs.
+pub(crate) use nctk_zarr::ZarrWriter as StoreWriter;
 pub use nctk_zarr::{
     VarOptions as StoreVarOptions, WriteLayout as StoreLayout, WriteOptions as StoreOptions,
-    ZarrWriter as StoreWriter,
 };
 
 /// True when an output named `target` is an NCZarr / Zarr store rather

@@ -48,21 +48,30 @@ mod extent;
 mod group;
 mod open;
 pub mod output;
+mod validate;
 mod write;
 
+pub(crate) use create_zarr::StoreWriter;
 pub use create_zarr::{
-    is_store_target, store_string_width, StoreLayout, StoreOptions, StoreVarOptions, StoreWriter,
-    STORE_DEFAULT_STRING_WIDTH,
+    is_store_target, store_default_chunks, store_string_width, StoreLayout, StoreOptions,
+    StoreVarOptions, STORE_DEFAULT_STRING_WIDTH,
 };
 pub use dataset::{Dataset, Variable};
 pub use detect::{detect_magic, kind, Container, ProbeError};
 pub use error::{Error, ErrorKind};
 pub use extent::{Extent, Extents, IntoExtent, IntoExtents};
 pub use group::{Dimension, Group};
+/// The classic formats' versions (CDF-1, CDF-2, CDF-5) and the types each
+/// holds ([`ClassicVersion::supports`]).
+pub use nctk_classic::Version as ClassicVersion;
+/// The numcodecs-compatible codecs of NCZarr / Zarr stores, and the
+/// filter specifications (`-F`) that name them.
+pub use nctk_codec as codec;
 pub use nctk_model as model;
 pub use nctk_model::Format;
 pub use open::{open, open_bytes, open_mem};
 pub use output::CreateOptions;
+pub use validate::{validate, Finding, Severity};
 pub use write::{
     append, container_for, create, create_with, create_with_fill, AttrValue, DatasetDef,
     DatasetMut, VarDef,

@@ -524,13 +524,7 @@ impl DatasetMut {
         selection: &Selection,
         values: &Values,
     ) -> Result<(), Error> {
-        let schema = self.schema();
-        let v = schema.var(var);
-        let name = if v.group == GroupId::ROOT {
-            v.name.clone()
-        } else {
-            format!("{}/{}", schema.group_path(v.group), v.name)
-        };
+        let name = self.schema().var_path(var);
         Ok(self.out.write(var, &name, selection, values)?)
     }
 

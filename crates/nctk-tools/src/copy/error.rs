@@ -12,7 +12,7 @@ pub struct BadFilter {
     pub filter: String,
     /// The codec's error.
     #[source]
-    pub source: nctk_codec::CodecError,
+    pub source: nctk::codec::CodecError,
 }
 
 /// Why a copy failed. Every variant names what it is about: the option, the

@@ -8,7 +8,7 @@
 //! parameters; `filters` may also be numcodecs JSON, one codec or a list
 //! (`'temp,{"id":"blosc","cname":"lz4","clevel":5,"shuffle":1}'`).
 
-use nctk_codec::{Codec, CodecContext, FilterSpec};
+use nctk::codec::{Codec, CodecContext, FilterSpec};
 use serde_json::Value;
 
 use nctk_model::SourceError;

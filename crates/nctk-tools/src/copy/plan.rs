@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use nctk_classic::Version;
+use nctk::ClassicVersion as Version;
 use nctk_model::{Attribute, DataType, DimId, Format, GroupId, Schema, VarId};
 
 use super::options::{CopyOptions, GroupList, VarList};
@@ -55,26 +55,12 @@ pub(crate) fn elem_size(dtype: DataType) -> u64 {
     dtype.size().unwrap_or(16) as u64
 }
 
-/// The full path of a variable (`temp` in the root group, `/g/temp` elsewhere).
-pub(crate) fn var_path(schema: &Schema, var: VarId) -> String {
-    let v = schema.var(var);
-    if v.group == GroupId::ROOT {
-        v.name.clone()
-    } else {
-        format!("{}/{}", schema.group_path(v.group), v.name)
-    }
-}
-
 /// True when `name` (as given to `-v`) names `var`: its simple name, its
 /// full path, or its path without the leading slash.
 fn names_var(schema: &Schema, var: VarId, name: &str) -> bool {
-    let v = schema.var(var);
-    let path = format!(
-        "{}/{}",
-        schema.group_path(v.group).trim_end_matches('/'),
-        v.name
-    );
-    name == v.name || name == path || name == path.trim_start_matches('/')
+    let path = schema.var_path(var);
+    let path = path.strip_prefix('/').unwrap_or(&path);
+    name == schema.var(var).name || name == path || name.strip_prefix('/') == Some(path)
 }
 
 /// True when `name` (as given to `-g`) names group `g`.
@@ -239,7 +225,7 @@ pub fn build(input: &Schema, kind: Format, opts: &CopyOptions) -> Result<Plan, C
         vars.push(VarCopy {
             input: v,
             output: ov,
-            name: var_path(input, v),
+            name: input.var_path(v),
             shape: input.shape(v),
             by_record,
         });

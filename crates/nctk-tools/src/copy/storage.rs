@@ -6,7 +6,7 @@
 //!
 //! * chunks: a `var:n1,...` specification; else, per dimension, a
 //!   `dim/n` specification, the input's chunk length, netCDF-C's default
-//!   ([`nctk_zarr::write::default_chunks`]). `var:`, `var:contiguous`,
+//!   ([`nctk::store_default_chunks`]). `var:`, `var:contiguous`,
 //!   `var:compact` and `/` (when nothing is filtered) ask for one chunk
 //!   holding the whole variable, which is how netCDF-C's NCZarr stores a
 //!   contiguous variable; so does a chunk smaller than `-M` bytes (default
@@ -20,15 +20,13 @@
 //!   nccopy). fletcher32 is kept from the input. `-F none` removes every
 //!   filter.
 
+use nctk::{store_default_chunks, StoreVarOptions, STORE_DEFAULT_STRING_WIDTH};
 use nctk_model::{DataType, Layout, Schema, VarId};
-use nctk_zarr::strlen::DEFAULT_MAX_STRLEN;
-use nctk_zarr::write::default_chunks;
 use serde_json::{json, Value};
 
 use super::chunkspec::{find_dim, ChunkSpec, VarLayout};
 use super::filterspec::FilterOption;
 use super::{CopyError, CopyOptions};
-use nctk::StoreVarOptions;
 
 /// nccopy's `CHUNK_THRESHOLD`: variables whose chunks would be smaller are
 /// not chunked (here: one chunk), unless they have an unlimited dimension.
@@ -76,7 +74,7 @@ pub(crate) fn store_var_options(
                 max_strlen: var
                     .storage
                     .string_width
-                    .filter(|&n| var.dtype == DataType::String && n > DEFAULT_MAX_STRLEN),
+                    .filter(|&n| var.dtype == DataType::String && n > STORE_DEFAULT_STRING_WIDTH),
                 // A Zarr input's own fill_value, so missing chunks read
                 // the same and fill-only chunks stay out of the copy.
                 fill_value: var.storage.fill_value.clone(),
@@ -122,7 +120,7 @@ fn chunks(
         _ if specs.contains(&ChunkSpec::Off) && !unlimited && !filtered => return whole,
         _ => {
             let ts = type_size(var.dtype);
-            let default = default_chunks(&dims, ts);
+            let default = store_default_chunks(&dims, ts);
             let input = match &var.storage.layout {
                 Layout::Chunked(c) if c.len() == dims.len() => Some(c),
                 _ => None,
