@@ -1,16 +1,19 @@
-//! Reading a selection: find the chunks it touches, fetch them in batches
-//! through the store's `get_many` (its own concurrency, not capped at the
-//! core count) one batch ahead of decoding, decode each batch in parallel
-//! (rayon, on the caller's pool), and assemble the chunks into the output
-//! with contiguous-run copies.
+//! Reading a selection: find the chunks it touches, fetch them, decode them
+//! in parallel (rayon, on the caller's pool), and assemble the chunks into
+//! the output with contiguous-run copies. How chunks are fetched is the
+//! store's to say ([`Capabilities::fetch_ahead`]): a network store gets
+//! batches through `get_many` (its own concurrency, not capped at the core
+//! count) one batch ahead of decoding; local storage is read by each
+//! decoding task itself, while the bytes are hot in cache.
 //!
 //! The output is split into disjoint slabs along the first dimension, one
 //! per first-dimension chunk index. A slab holding one whole chunk whose
 //! layout equals the output's (e.g. chunks `(1, lat, lon)` of a C-order
 //! array read whole) is decoded straight into place; otherwise each worker
 //! decodes into its own scratch buffer and copies runs into the slab.
-//! Memory: the output, one decoded chunk per worker, and the raw chunks of
-//! two fetch batches (the one decoding and the one fetched ahead). Regions
+//! Memory: the output, one decoded chunk per worker, and (fetching ahead)
+//! the raw chunks of two fetch batches (the one decoding and the one
+//! fetched ahead). Regions
 //! whose chunks are missing are filled per run (nothing to do for an
 //! all-zero fill: the output starts zeroed). Fixed-width numbers are assembled in a typed
 //! vector and byte-swapped in place when the stored order is not native.
@@ -551,7 +554,25 @@ pub(crate) fn read_selection<S: ReadableStore + ?Sized>(
             batch.into_par_iter().try_for_each_init(Vec::new, run)
         }
     };
-    fetch_ahead(n_tasks, batch_len(chunk_bytes), fetch, decode)?;
+    if store.capabilities().fetch_ahead {
+        fetch_ahead(n_tasks, batch_len(chunk_bytes), fetch, decode)?;
+    } else {
+        // Local storage: each task fetches its own chunk on the decoding
+        // thread, while the bytes are hot in cache.
+        let each = |scratch: &mut Vec<u8>, t: u64| -> Result<(), ZarrError> {
+            let key = plan.key(&picks_of(t))?;
+            let raw = store.get(&key)?;
+            run(scratch, ((t, key), raw))
+        };
+        if n_tasks <= 1 || rayon::current_num_threads() <= 1 {
+            let mut scratch = vec![];
+            (0..n_tasks).try_for_each(|t| each(&mut scratch, t))?;
+        } else {
+            (0..n_tasks)
+                .into_par_iter()
+                .try_for_each_init(Vec::new, each)?;
+        }
+    }
     drop(slabs);
     Ok(out.finish(meta.cell))
 }

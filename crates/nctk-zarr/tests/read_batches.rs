@@ -35,9 +35,12 @@ long[:] = np.arange(2100, dtype="<i4") * 3 - 1000
 print(json.dumps({k: g[k][...].ravel().tolist() for k in ("grid", "long")}))
 "#;
 
-/// A directory store that records the requests reaching it.
+/// A directory store that records the requests reaching it; `remote`
+/// makes it declare itself a network store (`Capabilities::fetch_ahead`),
+/// as an object store will.
 struct Counting {
     inner: DirectoryStore,
+    remote: bool,
     gets: Mutex<Vec<StoreKey>>,
     batches: Mutex<Vec<Vec<StoreKey>>>,
 }
@@ -56,7 +59,10 @@ impl ReadableStore for Counting {
         self.inner.get_many(keys)
     }
     fn capabilities(&self) -> Capabilities {
-        self.inner.capabilities()
+        Capabilities {
+            fetch_ahead: self.remote,
+            ..self.inner.capabilities()
+        }
     }
 }
 
@@ -74,23 +80,18 @@ fn as_f64(v: &Values) -> Vec<f64> {
     }
 }
 
-#[test]
-fn chunks_are_fetched_once_each_in_batches_through_get_many() {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().join("batches.zarr");
-    let Some(out) = require::python_output(&["zarr", "numcodecs", "numpy"], PY_WRITE, [&root])
-    else {
-        return;
-    };
-    let want: HashMap<String, Vec<f64>> = serde_json::from_str(&out).unwrap();
-    let store = Arc::new(Counting {
-        inner: DirectoryStore::open(&root).unwrap(),
-        gets: Mutex::default(),
-        batches: Mutex::default(),
-    });
-    let reader = ZarrReader::open(store.clone(), ZarrOptions::default()).unwrap();
-    // (array, shape, chunk grid as the keys name it)
-    let cases: [(&str, &[u64], Vec<String>); 2] = [
+/// Each chunk key fetched by `requests`, and how many times.
+fn counts<'a>(requests: impl Iterator<Item = &'a StoreKey>) -> HashMap<String, usize> {
+    let mut fetched = HashMap::new();
+    for k in requests {
+        *fetched.entry(k.to_string()).or_default() += 1;
+    }
+    fetched
+}
+
+/// (array, shape, chunk keys as zarr-python names them) of `PY_WRITE`'s store.
+fn cases() -> [(&'static str, &'static [u64], Vec<String>); 2] {
+    [
         (
             "grid",
             &[30, 40],
@@ -103,8 +104,32 @@ fn chunks_are_fetched_once_each_in_batches_through_get_many() {
             &[2100],
             (0..1050).map(|i| format!("long/{i}")).collect(),
         ),
-    ];
-    for (name, shape, chunk_keys) in cases {
+    ]
+}
+
+/// zarr-python's store at `root` and the values it reads, or `None`
+/// (skipped) without zarr-python.
+fn written(root: &std::path::Path) -> Option<HashMap<String, Vec<f64>>> {
+    let out = require::python_output(&["zarr", "numcodecs", "numpy"], PY_WRITE, [root])?;
+    Some(serde_json::from_str(&out).unwrap())
+}
+
+/// A remote store gets batches through `get_many`, fetched ahead.
+#[test]
+fn chunks_are_fetched_once_each_in_batches_through_get_many() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("batches.zarr");
+    let Some(want) = written(&root) else {
+        return;
+    };
+    let store = Arc::new(Counting {
+        inner: DirectoryStore::open(&root).unwrap(),
+        remote: true,
+        gets: Mutex::default(),
+        batches: Mutex::default(),
+    });
+    let reader = ZarrReader::open(store.clone(), ZarrOptions::default()).unwrap();
+    for (name, shape, chunk_keys) in cases() {
         store.gets.lock().unwrap().clear();
         store.batches.lock().unwrap().clear();
         let var = reader.schema().var_by_path(name).unwrap();
@@ -123,13 +148,48 @@ fn chunks_are_fetched_once_each_in_batches_through_get_many() {
             "{name}: batch sizes {:?}",
             batches.iter().map(Vec::len).collect::<Vec<_>>()
         );
-        let mut fetched: HashMap<String, usize> = HashMap::new();
-        for k in batches.iter().flatten() {
-            *fetched.entry(k.to_string()).or_default() += 1;
-        }
         let once: HashMap<String, usize> = chunk_keys.iter().map(|k| (k.clone(), 1)).collect();
-        assert_eq!(fetched, once, "{name}: each chunk fetched once");
+        assert_eq!(
+            counts(batches.iter().flatten()),
+            once,
+            "{name}: each chunk fetched once"
+        );
     }
     // More chunks than one batch holds: several batches, fetched ahead.
     assert!(store.batches.lock().unwrap().len() > 1, "long: one batch");
+}
+
+/// Local storage is read by the decoding tasks themselves: one `get` per
+/// chunk, no batches, each chunk once, the same values.
+#[test]
+fn local_chunks_are_fetched_once_each_by_the_decoding_tasks() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("local.zarr");
+    let Some(want) = written(&root) else {
+        return;
+    };
+    let store = Arc::new(Counting {
+        inner: DirectoryStore::open(&root).unwrap(),
+        remote: false,
+        gets: Mutex::default(),
+        batches: Mutex::default(),
+    });
+    let reader = ZarrReader::open(store.clone(), ZarrOptions::default()).unwrap();
+    for (name, shape, chunk_keys) in cases() {
+        store.gets.lock().unwrap().clear();
+        let var = reader.schema().var_by_path(name).unwrap();
+        let got = reader.read(var, &Selection::all(shape)).unwrap();
+        assert_eq!(
+            as_f64(&got),
+            want[name],
+            "{name}: values against zarr-python"
+        );
+        let once: HashMap<String, usize> = chunk_keys.iter().map(|k| (k.clone(), 1)).collect();
+        assert_eq!(
+            counts(store.gets.lock().unwrap().iter()),
+            once,
+            "{name}: each chunk fetched once"
+        );
+    }
+    assert!(store.batches.lock().unwrap().is_empty(), "no batches");
 }

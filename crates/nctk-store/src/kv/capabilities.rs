@@ -10,4 +10,11 @@ pub struct Capabilities {
     pub writable: bool,
     /// Each key may be written once only and never deleted (zip).
     pub write_once: bool,
+    /// A request costs a round trip worth hiding (a network store):
+    /// readers fetch many keys at once through
+    /// [`get_many`](crate::kv::ReadableStore::get_many), ahead of decoding.
+    /// `false` for local storage, where a read is a copy out of the page
+    /// cache: fetching ahead would only add a copy and threads, so each
+    /// decoding task fetches its own key.
+    pub fetch_ahead: bool,
 }

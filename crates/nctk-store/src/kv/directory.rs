@@ -188,6 +188,7 @@ impl ReadableStore for DirectoryStore {
             listable: true,
             writable: true,
             write_once: false,
+            fetch_ahead: false,
         }
     }
 }

@@ -47,6 +47,7 @@ impl ReadableStore for MemoryStore {
             listable: true,
             writable: true,
             write_once: false,
+            fetch_ahead: false,
         }
     }
 }

@@ -269,6 +269,7 @@ impl<S: ByteSource> ReadableStore for ZipStore<S> {
             listable: true,
             writable: false,
             write_once: false,
+            fetch_ahead: false,
         }
     }
 }
