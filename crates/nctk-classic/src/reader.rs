@@ -452,6 +452,18 @@ impl DataSource for ClassicReader {
         Ok(self.read_values(var, selection)?)
     }
 
+    /// Reads straight into the caller's slice with
+    /// [`ClassicReader::read_into`].
+    fn read_native(
+        &self,
+        var: VarId,
+        selection: &Selection,
+        out: nctk_model::NativeMut<'_>,
+    ) -> Result<(), SourceError> {
+        nctk_model::with_native_mut!(out, s => ClassicReader::read_into(self, var, selection, s)?);
+        Ok(())
+    }
+
     /// Reads straight into `out`'s vector (resized, allocation reused when
     /// it holds the variable's type) with [`ClassicReader::read_into`].
     fn read_into(

@@ -6,7 +6,7 @@
 //! C does. `char` converts only to and from text and raw bytes (`u8`/`i8`);
 //! `string` only to itself ([`ModelError::IncompatibleTypes`], `NC_ECHAR`).
 
-use crate::{DataType, ModelError, Values};
+use crate::{DataType, ModelError, NativeMut, Values};
 
 /// Evaluates `$body` with `$v` bound to the numeric slice inside `$values`;
 /// `$other` handles char and string.
@@ -60,6 +60,8 @@ pub trait NcValue: Copy + Send + Sync + 'static {
     fn take_native(values: Values) -> Result<Vec<Self>, Values>;
     /// Borrows the slice inside `values` when it holds this exact type.
     fn as_native(values: &Values) -> Option<&[Self]>;
+    /// A caller's slice of this type as a buffer to read into.
+    fn native_mut(slice: &mut [Self]) -> NativeMut<'_>;
 }
 
 macro_rules! int_value {
@@ -94,6 +96,9 @@ macro_rules! int_value {
                     Values::$dtype(v) => Some(v),
                     _ => None,
                 }
+            }
+            fn native_mut(slice: &mut [Self]) -> NativeMut<'_> {
+                NativeMut::$dtype(slice)
             }
         }
     };
@@ -134,6 +139,9 @@ impl NcValue for f32 {
             _ => None,
         }
     }
+    fn native_mut(slice: &mut [Self]) -> NativeMut<'_> {
+        NativeMut::Float(slice)
+    }
 }
 
 impl NcValue for f64 {
@@ -161,6 +169,9 @@ impl NcValue for f64 {
             Values::Double(v) => Some(v),
             _ => None,
         }
+    }
+    fn native_mut(slice: &mut [Self]) -> NativeMut<'_> {
+        NativeMut::Double(slice)
     }
 }
 

@@ -50,6 +50,7 @@ pub mod convert;
 mod error;
 mod format;
 pub mod name;
+mod native_mut;
 mod schema;
 mod selection;
 mod sink;
@@ -61,6 +62,7 @@ pub use attr_access::AttributeError;
 pub use convert::NcValue;
 pub use error::ModelError;
 pub use format::{Format, KindNames};
+pub use native_mut::NativeMut;
 pub use schema::{
     Attribute, DimId, Dimension, Endianness, Group, GroupId, Layout, Schema, VarId, VarStorage,
     Variable,

@@ -1,4 +1,4 @@
-use crate::{Format, Schema, Selection, Values, VarId};
+use crate::{Format, NativeMut, Schema, Selection, Values, VarId};
 
 /// The error type of a [`DataSource`]: each format's own structured error, boxed.
 pub type SourceError = Box<dyn std::error::Error + Send + Sync + 'static>;
@@ -28,6 +28,21 @@ pub trait DataSource: Send + Sync {
         out: &mut Values,
     ) -> Result<(), SourceError> {
         *out = self.read(var, selection)?;
+        Ok(())
+    }
+
+    /// Reads the selected values of `var` straight into the caller's slice
+    /// `out`, which must be of the variable's own type and hold exactly the
+    /// selection's values (the facade's `Variable::get_into` when no
+    /// conversion is needed). Readers that can decode into it do; the
+    /// default reads with [`DataSource::read`] and copies.
+    fn read_native(
+        &self,
+        var: VarId,
+        selection: &Selection,
+        out: NativeMut<'_>,
+    ) -> Result<(), SourceError> {
+        out.copy_from(&self.read(var, selection)?)?;
         Ok(())
     }
 

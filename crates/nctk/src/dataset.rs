@@ -334,6 +334,14 @@ impl<'a> Variable<'a> {
                 n.map_or_else(|| "more".to_string(), |n| n.to_string())
             )));
         }
+        if T::NATIVE == self.dtype() {
+            // No conversion: the format reads straight into `out`.
+            return self
+                .dataset
+                .source()
+                .read_native(self.id, &selection, T::native_mut(out))
+                .map_err(Error::Format);
+        }
         out.copy_from_slice(&self.read_vec(&selection)?);
         Ok(())
     }

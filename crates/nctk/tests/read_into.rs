@@ -2,11 +2,13 @@
 //! copy tests check against ncdump and nccopy) on every classic file of the
 //! corpus: the same values in the variable's own type whatever the buffer
 //! held before, the buffer's allocation reused when it already holds the
-//! type, and the same error for a selection outside the variable.
+//! type, and the same error for a selection outside the variable; and
+//! `DataSource::read_native` (what `Variable::get_into` uses when no
+//! conversion is needed) gives the same values straight into a slice.
 
 use std::path::Path;
 
-use nctk::model::{DataType, Selection, Values};
+use nctk::model::{DataSource, DataType, NcValue, Selection, Values, VarId};
 use nctk_test_support::{corpus::files_under, require};
 
 /// The address of the vector inside `values` (0 for strings).
@@ -17,6 +19,20 @@ fn address(values: &Values) -> usize {
 /// The same type and the same bits (NaN included).
 fn same(a: &Values, b: &Values) -> bool {
     a.dtype() == b.dtype() && a.to_bytes(false) == b.to_bytes(false)
+}
+
+/// What `read_native` writes into a slice of `want`'s type and length
+/// (`None` for `char` and strings, which it does not take).
+fn read_native(src: &dyn DataSource, var: VarId, sel: &Selection, want: &Values) -> Option<Values> {
+    if matches!(want.dtype(), DataType::Char | DataType::String) {
+        return None;
+    }
+    // A buffer of the right type and length holding something else first.
+    let mut out = want.clone();
+    nctk::model::with_fixed_values!(&mut out, v => v.iter_mut().for_each(|x| *x = Default::default()), _ => ());
+    let got = nctk::model::with_fixed_values!(&mut out, v => src.read_native(var, sel, NcValue::native_mut(&mut v[..])), _ => Ok(()));
+    got.unwrap();
+    Some(out)
 }
 
 fn is_classic(path: &Path) -> bool {
@@ -66,6 +82,10 @@ fn read_into_gives_what_read_gives() {
                 Ok(want) => {
                     got.unwrap_or_else(|e| panic!("{what}: {e}"));
                     assert!(same(&buf, &want), "{what}: {buf:?} != {want:?}");
+                    // Straight into a caller's slice of the variable's type.
+                    if let Some(native) = read_native(src, v, &all, &want) {
+                        assert!(same(&native, &want), "{what}: read_native {native:?}");
+                    }
                 }
                 Err(e) => {
                     assert_eq!(got.unwrap_err().to_string(), e.to_string(), "{what}");
