@@ -94,24 +94,32 @@ fn len_covering(file: &File, path: &Path, cache: &AtomicU64, end: u64) -> Result
     }
 }
 
-impl ByteSource for FileSource {
-    fn len(&self) -> Result<u64, ByteError> {
-        refresh_len(&self.file, &self.path, &self.len)
-    }
-    fn read_at(&self, offset: u64, buf: &mut [u8]) -> Result<usize, ByteError> {
-        pread(&self.file, &self.path, offset, buf)
-    }
-    fn name(&self) -> String {
-        self.path.display().to_string()
-    }
-    fn read_range(&self, range: Range<u64>) -> Result<Bytes, ByteError> {
-        let len = len_covering(&self.file, &self.path, &self.len, range.end)?;
-        read_new(self, range, len)
-    }
-    fn coalesce(&self) -> Coalesce {
-        FILE_COALESCE
-    }
+/// Reading is the same for a file opened to read and one opened to write:
+/// positioned reads, the cached length, the file's merge policy.
+macro_rules! file_source {
+    ($($ty:ty),*) => {$(
+        impl ByteSource for $ty {
+            fn len(&self) -> Result<u64, ByteError> {
+                refresh_len(&self.file, &self.path, &self.len)
+            }
+            fn read_at(&self, offset: u64, buf: &mut [u8]) -> Result<usize, ByteError> {
+                pread(&self.file, &self.path, offset, buf)
+            }
+            fn name(&self) -> String {
+                self.path.display().to_string()
+            }
+            fn read_range(&self, range: Range<u64>) -> Result<Bytes, ByteError> {
+                let len = len_covering(&self.file, &self.path, &self.len, range.end)?;
+                read_new(self, range, len)
+            }
+            fn coalesce(&self) -> Coalesce {
+                FILE_COALESCE
+            }
+        }
+    )*};
 }
+
+file_source!(FileSource, FileSink);
 
 /// A local file opened for reading and writing with positioned I/O (its
 /// length is cached as the module's length rule says).
@@ -160,25 +168,6 @@ impl FileSink {
     /// The file's path.
     pub fn path(&self) -> &Path {
         &self.path
-    }
-}
-
-impl ByteSource for FileSink {
-    fn len(&self) -> Result<u64, ByteError> {
-        refresh_len(&self.file, &self.path, &self.len)
-    }
-    fn read_at(&self, offset: u64, buf: &mut [u8]) -> Result<usize, ByteError> {
-        pread(&self.file, &self.path, offset, buf)
-    }
-    fn name(&self) -> String {
-        self.path.display().to_string()
-    }
-    fn read_range(&self, range: Range<u64>) -> Result<Bytes, ByteError> {
-        let len = len_covering(&self.file, &self.path, &self.len, range.end)?;
-        read_new(self, range, len)
-    }
-    fn coalesce(&self) -> Coalesce {
-        FILE_COALESCE
     }
 }
 

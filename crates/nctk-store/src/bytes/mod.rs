@@ -185,38 +185,26 @@ macro_rules! forward_source {
 
 forward_source!(std::sync::Arc<T>, Box<T>);
 
-impl<T: ByteSink + ?Sized> ByteSink for Box<T> {
-    fn write_at(&self, offset: u64, data: &[u8]) -> Result<(), ByteError> {
-        (**self).write_at(offset, data)
-    }
-    fn set_len(&self, len: u64) -> Result<(), ByteError> {
-        (**self).set_len(len)
-    }
-    fn flush(&self) -> Result<(), ByteError> {
-        (**self).flush()
-    }
-    fn sync(&self) -> Result<(), ByteError> {
-        (**self).sync()
-    }
-    fn replacement(&self) -> Result<Box<dyn Replacement>, ByteError> {
-        (**self).replacement()
-    }
+macro_rules! forward_sink {
+    ($($ty:ty),*) => {$(
+        impl<T: ByteSink + ?Sized> ByteSink for $ty {
+            fn write_at(&self, offset: u64, data: &[u8]) -> Result<(), ByteError> {
+                (**self).write_at(offset, data)
+            }
+            fn set_len(&self, len: u64) -> Result<(), ByteError> {
+                (**self).set_len(len)
+            }
+            fn flush(&self) -> Result<(), ByteError> {
+                (**self).flush()
+            }
+            fn sync(&self) -> Result<(), ByteError> {
+                (**self).sync()
+            }
+            fn replacement(&self) -> Result<Box<dyn Replacement>, ByteError> {
+                (**self).replacement()
+            }
+        }
+    )*};
 }
 
-impl<T: ByteSink + ?Sized> ByteSink for std::sync::Arc<T> {
-    fn write_at(&self, offset: u64, data: &[u8]) -> Result<(), ByteError> {
-        (**self).write_at(offset, data)
-    }
-    fn set_len(&self, len: u64) -> Result<(), ByteError> {
-        (**self).set_len(len)
-    }
-    fn flush(&self) -> Result<(), ByteError> {
-        (**self).flush()
-    }
-    fn sync(&self) -> Result<(), ByteError> {
-        (**self).sync()
-    }
-    fn replacement(&self) -> Result<Box<dyn Replacement>, ByteError> {
-        (**self).replacement()
-    }
-}
+forward_sink!(std::sync::Arc<T>, Box<T>);
