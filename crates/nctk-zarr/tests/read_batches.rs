@@ -114,17 +114,20 @@ fn written(root: &std::path::Path) -> Option<HashMap<String, Vec<f64>>> {
     Some(serde_json::from_str(&out).unwrap())
 }
 
-/// A remote store gets batches through `get_many`, fetched ahead.
-#[test]
-fn chunks_are_fetched_once_each_in_batches_through_get_many() {
+/// Reads every array of zarr-python's store through a [`Counting`] store
+/// (`remote` as given), checks the values against zarr-python's, and hands
+/// each array's requests to `check` with the chunk keys it must fetch once
+/// each. Returns the store, or `None` (skipped) without zarr-python.
+fn read_counted(
+    remote: bool,
+    check: impl Fn(&str, &Counting, HashMap<String, usize>),
+) -> Option<Arc<Counting>> {
     let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().join("batches.zarr");
-    let Some(want) = written(&root) else {
-        return;
-    };
+    let root = dir.path().join("counted.zarr");
+    let want = written(&root)?;
     let store = Arc::new(Counting {
         inner: DirectoryStore::open(&root).unwrap(),
-        remote: true,
+        remote,
         gets: Mutex::default(),
         batches: Mutex::default(),
     });
@@ -139,7 +142,19 @@ fn chunks_are_fetched_once_each_in_batches_through_get_many() {
             want[name],
             "{name}: values against zarr-python"
         );
+        check(
+            name,
+            &store,
+            chunk_keys.into_iter().map(|k| (k, 1)).collect(),
+        );
+    }
+    Some(store)
+}
 
+/// A remote store gets batches through `get_many`, fetched ahead.
+#[test]
+fn chunks_are_fetched_once_each_in_batches_through_get_many() {
+    let Some(store) = read_counted(true, |name, store, once| {
         let gets = store.gets.lock().unwrap();
         assert!(gets.is_empty(), "{name}: single reads {gets:?}");
         let batches = store.batches.lock().unwrap();
@@ -148,14 +163,16 @@ fn chunks_are_fetched_once_each_in_batches_through_get_many() {
             "{name}: batch sizes {:?}",
             batches.iter().map(Vec::len).collect::<Vec<_>>()
         );
-        let once: HashMap<String, usize> = chunk_keys.iter().map(|k| (k.clone(), 1)).collect();
         assert_eq!(
             counts(batches.iter().flatten()),
             once,
             "{name}: each chunk fetched once"
         );
-    }
-    // More chunks than one batch holds: several batches, fetched ahead.
+    }) else {
+        return;
+    };
+    // More chunks than one batch holds ("long", read last): several
+    // batches, fetched ahead.
     assert!(store.batches.lock().unwrap().len() > 1, "long: one batch");
 }
 
@@ -163,33 +180,12 @@ fn chunks_are_fetched_once_each_in_batches_through_get_many() {
 /// chunk, no batches, each chunk once, the same values.
 #[test]
 fn local_chunks_are_fetched_once_each_by_the_decoding_tasks() {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().join("local.zarr");
-    let Some(want) = written(&root) else {
-        return;
-    };
-    let store = Arc::new(Counting {
-        inner: DirectoryStore::open(&root).unwrap(),
-        remote: false,
-        gets: Mutex::default(),
-        batches: Mutex::default(),
-    });
-    let reader = ZarrReader::open(store.clone(), ZarrOptions::default()).unwrap();
-    for (name, shape, chunk_keys) in cases() {
-        store.gets.lock().unwrap().clear();
-        let var = reader.schema().var_by_path(name).unwrap();
-        let got = reader.read(var, &Selection::all(shape)).unwrap();
-        assert_eq!(
-            as_f64(&got),
-            want[name],
-            "{name}: values against zarr-python"
-        );
-        let once: HashMap<String, usize> = chunk_keys.iter().map(|k| (k.clone(), 1)).collect();
+    read_counted(false, |name, store, once| {
+        assert!(store.batches.lock().unwrap().is_empty(), "{name}: batches");
         assert_eq!(
             counts(store.gets.lock().unwrap().iter()),
             once,
             "{name}: each chunk fetched once"
         );
-    }
-    assert!(store.batches.lock().unwrap().is_empty(), "no batches");
+    });
 }
