@@ -1,0 +1,23 @@
+//! nctk's storage seams on object stores: S3 (and S3-compatible servers),
+//! Google Cloud Storage, Azure Blob Storage and plain HTTP(S), through the
+//! [`object_store`] crate.
+//!
+//! * [`Remote`]: one object store, the location it was opened at (for
+//!   messages) and the key prefix under which a dataset lives;
+//!   [`RemoteOptions`]: retries, timeouts and concurrency, exposed;
+//! * [`connect`]: building the object store for S3 ([`S3Settings`]);
+//! * [`RemoteError`]: what a request failed with, telling "not found",
+//!   "access denied" and "not authenticated" apart from other failures.
+//!
+//! `object_store` is async; nctk's seams are blocking. Every request runs
+//! on this crate's own tokio runtime ([`runtime::block_on`]), so calling
+//! nctk from inside a caller's tokio runtime neither panics nor deadlocks.
+
+pub mod connect;
+mod error;
+mod remote;
+pub mod runtime;
+
+pub use connect::{S3Credentials, S3Settings};
+pub use error::RemoteError;
+pub use remote::{Remote, RemoteOptions};
