@@ -13,6 +13,7 @@
 //! on this crate's own tokio runtime ([`runtime::block_on`]), so calling
 //! nctk from inside a caller's tokio runtime neither panics nor deadlocks.
 
+pub mod aws;
 pub mod connect;
 mod error;
 mod remote;
