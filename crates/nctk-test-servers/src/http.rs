@@ -78,7 +78,14 @@ pub(crate) struct Metered {
     recorder: Arc<Recorder>,
     sent: u64,
     limit: Option<(u64, Cut, ResetFlag)>,
+    /// Started at the limit: the error comes when it ends, so that what
+    /// was sent before is flushed to the client first.
+    flush: Option<Pin<Box<tokio::time::Sleep>>>,
 }
+
+/// How long a cut body waits at its limit before ending: time for the
+/// server to flush the bytes before it.
+const FLUSH_BEFORE_CUT: std::time::Duration = std::time::Duration::from_millis(50);
 
 impl Metered {
     /// `inner`, counted, whole.
@@ -88,6 +95,7 @@ impl Metered {
             recorder,
             sent: 0,
             limit: None,
+            flush: None,
         }
     }
 
@@ -110,6 +118,10 @@ impl hyper::body::Body for Metered {
         let this = self.get_mut();
         if let Some((limit, cut, reset)) = &this.limit {
             if this.sent >= *limit {
+                let flush = this
+                    .flush
+                    .get_or_insert_with(|| Box::pin(tokio::time::sleep(FLUSH_BEFORE_CUT)));
+                ready!(flush.as_mut().poll(cx));
                 reset.store(*cut == Cut::Reset, Ordering::SeqCst);
                 return Poll::Ready(Some(Err(format!(
                     "body cut after {limit} bytes by the test server"
