@@ -31,3 +31,9 @@ pub use moto::{moto, MotoServer};
 pub use proxy::{Fault, FaultProxy};
 pub use range::{Behaviour, RangeFileServer};
 pub use stats::{Seen, Stats};
+
+/// `m`'s guard, also after a panic elsewhere poisoned it (the servers'
+/// state stays consistent: each update is one assignment or push).
+fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}

@@ -13,6 +13,7 @@ use hyper::{Request, Response, StatusCode, Uri};
 
 use crate::error::{Error, Result};
 use crate::http::{self, Body, Cut, HttpClient, Metered, ResetFlag};
+use crate::lock;
 use crate::runtime::Background;
 use crate::stats::{Recorder, Stats};
 
@@ -168,10 +169,6 @@ impl FaultProxy {
     pub fn reset_stats(&self) {
         self.control.recorder.reset();
     }
-}
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// Headers that concern one connection, not the message (RFC 9110 7.6.1),

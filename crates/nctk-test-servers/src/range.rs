@@ -14,6 +14,7 @@ use tokio::io::{AsyncReadExt, AsyncSeekExt};
 
 use crate::error::Result;
 use crate::http::{self, Body, Cut, Metered, ResetFlag};
+use crate::lock;
 use crate::runtime::Background;
 use crate::stats::{Recorder, Stats};
 
@@ -126,10 +127,6 @@ impl RangeFileServer {
     pub fn reset_stats(&self) {
         self.content.recorder.reset();
     }
-}
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// Where a served object's bytes come from.
@@ -342,29 +339,18 @@ mod tests {
     #[test]
     fn ranges_as_rfc_9110_reads_them() {
         let len = 10000;
-        assert_eq!(parse_range("bytes=0-499", len), Some(Wanted::Bytes(0, 500)));
-        assert_eq!(
-            parse_range("bytes=500-999", len),
-            Some(Wanted::Bytes(500, 1000))
-        );
-        assert_eq!(
-            parse_range("bytes=-500", len),
-            Some(Wanted::Bytes(9500, 10000))
-        );
-        assert_eq!(
-            parse_range("bytes=9500-", len),
-            Some(Wanted::Bytes(9500, 10000))
-        );
         // A last position past the end is clamped; a first one is not.
-        assert_eq!(
-            parse_range("bytes=9999-20000", len),
-            Some(Wanted::Bytes(9999, 10000))
-        );
-        assert_eq!(
-            parse_range("bytes=10000-10001", len),
-            Some(Wanted::Unsatisfiable)
-        );
-        assert_eq!(parse_range("bytes=-0", len), Some(Wanted::Unsatisfiable));
+        for (value, wanted) in [
+            ("bytes=0-499", Wanted::Bytes(0, 500)),
+            ("bytes=500-999", Wanted::Bytes(500, 1000)),
+            ("bytes=-500", Wanted::Bytes(9500, 10000)),
+            ("bytes=9500-", Wanted::Bytes(9500, 10000)),
+            ("bytes=9999-20000", Wanted::Bytes(9999, 10000)),
+            ("bytes=10000-10001", Wanted::Unsatisfiable),
+            ("bytes=-0", Wanted::Unsatisfiable),
+        ] {
+            assert_eq!(parse_range(value, len), Some(wanted), "{value}");
+        }
         for bad in [
             "bytes=5-1",
             "items=0-1",

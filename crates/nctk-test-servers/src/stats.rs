@@ -49,7 +49,7 @@ pub(crate) struct Recorder(Mutex<Stats>);
 
 impl Recorder {
     fn lock(&self) -> std::sync::MutexGuard<'_, Stats> {
-        self.0.lock().unwrap_or_else(|e| e.into_inner())
+        crate::lock(&self.0)
     }
 
     /// Notes a request's arrival.
