@@ -113,9 +113,11 @@ impl RangeFileServer {
         format!("http://{}", self.addr)
     }
 
-    /// The URL of `name` (a blob's name or a path under the root).
+    /// The URL of `name` (a blob's name or a path under the root),
+    /// percent-encoded.
     pub fn url(&self, name: &str) -> String {
-        format!("{}/{}", self.endpoint(), name.trim_start_matches('/'))
+        let name = crate::s3::encode(name.trim_start_matches('/'), b"/");
+        format!("{}/{name}", self.endpoint())
     }
 
     /// The requests received and the body bytes sent so far.
@@ -229,9 +231,10 @@ fn plain(status: StatusCode, text: String) -> Response<Body> {
 }
 
 impl Content {
-    /// The object at a request path, when there is one.
+    /// The object at a request path (percent-decoded), when there is one.
     async fn find(&self, path: &str) -> Option<Object> {
-        let name = path.trim_start_matches('/');
+        let name = crate::s3::decode(path)?;
+        let name = name.trim_start_matches('/');
         if let Some(blob) = lock(&self.blobs).get(name) {
             return Some(Object::Blob(blob.clone()));
         }

@@ -1,5 +1,5 @@
-//! The little S3 a test needs to see: percent-encoding for keys and
-//! queries, and the keys of a `ListObjectsV2` answer.
+//! The little S3 a test needs to see: percent-encoding for keys, paths
+//! and queries, and the keys of a `ListObjectsV2` answer.
 
 /// `text` percent-encoded, keeping RFC 3986's unreserved characters and
 /// the bytes of `keep` (`"/"` for a key in a path).
@@ -13,6 +13,22 @@ pub(crate) fn encode(text: &str, keep: &[u8]) -> String {
         }
     }
     out
+}
+
+/// `text` with its `%XX` escapes decoded; `None` when an escape is
+/// broken or the bytes are not UTF-8.
+pub(crate) fn decode(text: &str) -> Option<String> {
+    let mut out = Vec::with_capacity(text.len());
+    let mut bytes = text.bytes();
+    while let Some(b) = bytes.next() {
+        if b == b'%' {
+            let hex = [bytes.next()?, bytes.next()?];
+            out.push(u8::from_str_radix(std::str::from_utf8(&hex).ok()?, 16).ok()?);
+        } else {
+            out.push(b);
+        }
+    }
+    String::from_utf8(out).ok()
 }
 
 /// One page of a `ListObjectsV2` answer.
@@ -195,5 +211,19 @@ mod tests {
         assert_eq!(encode("a b/c+d", b"/"), "a%20b/c%2Bd");
         assert_eq!(encode("a/b", b""), "a%2Fb");
         assert_eq!(encode("\u{C0}", b""), "%C3%80");
+    }
+
+    /// Decoding undoes encoding, whatever is kept; broken escapes and
+    /// bytes that are not UTF-8 are refused.
+    #[test]
+    fn percent_decoding_undoes_encoding() {
+        for text in ["", "a b/c+d", "%", "\u{C0}/\u{1F600}?&=#", "a%2Fb"] {
+            for keep in [&b""[..], b"/"] {
+                assert_eq!(decode(&encode(text, keep)).as_deref(), Some(text));
+            }
+        }
+        for bad in ["%", "%4", "%zz", "%C3"] {
+            assert_eq!(decode(bad), None, "{bad}");
+        }
     }
 }

@@ -67,20 +67,23 @@ fn honest_answers_as_http_says() {
 }
 
 /// Files under the root are served as blobs are (streamed from the file,
-/// here one larger than the server's read block); paths leaving the root
-/// are not served.
+/// here one larger than the server's read block; names percent-encoded
+/// in URLs); paths leaving the root are not served.
 #[test]
 fn files_under_the_root_are_served() {
     let dir = tempfile::tempdir().unwrap();
     let data = blob(600_000);
     std::fs::create_dir(dir.path().join("sub")).unwrap();
     std::fs::write(dir.path().join("sub/f.nc"), &data).unwrap();
+    std::fs::create_dir(dir.path().join("sub/a b")).unwrap();
+    std::fs::write(dir.path().join("sub/a b/c+d.nc"), &data[..3]).unwrap();
     let server = RangeFileServer::start_dir(dir.path().join("sub"), Behaviour::Honest).unwrap();
     std::fs::write(dir.path().join("secret"), b"not served").unwrap();
     let Some(lines) = urllib(&[
         ("GET", server.url("f.nc"), "bytes=262140-262149"),
         ("GET", server.url("f.nc"), "-"),
-        ("GET", server.url("%2E%2E/secret"), "-"),
+        ("GET", format!("{}/%2E%2E/secret", server.endpoint()), "-"),
+        ("GET", server.url("a b/c+d.nc"), "-"),
     ]) else {
         return;
     };
@@ -93,6 +96,7 @@ fn files_under_the_root_are_served() {
     );
     assert_eq!(lines[1], format!("200 None 600000 bytes {}", hex(&data)));
     assert!(lines[2].starts_with("404 None "), "{}", lines[2]);
+    assert_eq!(lines[3], format!("200 None 3 bytes {}", hex(&data[..3])));
 }
 
 /// IgnoreRange: 200 and the whole body whatever Range asks.
