@@ -34,11 +34,17 @@ pub(crate) type Body = BoxBody<Bytes, BoxError>;
 /// pooled connections).
 pub(crate) type HttpClient = Client<HttpConnector, Body>;
 
+/// The size of each read of a response by the [`HttpClient`].
+const READ_BUFFER: usize = 1 << 20;
+
 /// A new [`HttpClient`].
 pub(crate) fn client() -> HttpClient {
     let mut connector = HttpConnector::new();
     connector.set_nodelay(true);
-    Client::builder(TokioExecutor::new()).build(connector)
+    Client::builder(TokioExecutor::new())
+        // Large reads: a proxied body is relayed in few, large frames.
+        .http1_read_buf_exact_size(READ_BUFFER)
+        .build(connector)
 }
 
 /// `bytes` as a [`Body`].
@@ -190,6 +196,20 @@ impl AsyncWrite for Conn {
         buf: &[u8],
     ) -> Poll<std::io::Result<usize>> {
         Pin::new(&mut self.get_mut().stream).poll_write(cx, buf)
+    }
+
+    /// Vectored writes, so that hyper sends a large body from where it is
+    /// instead of copying it into its buffer.
+    fn poll_write_vectored(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[std::io::IoSlice<'_>],
+    ) -> Poll<std::io::Result<usize>> {
+        Pin::new(&mut self.get_mut().stream).poll_write_vectored(cx, bufs)
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.stream.is_write_vectored()
     }
 
     fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
