@@ -64,7 +64,7 @@ pub enum Error {
         /// What is wrong with it.
         reason: String,
     },
-    /// A directory to upload that cannot be read.
+    /// A directory to upload or serve that is not one.
     #[error("{}: not a readable directory", .0.display())]
     NotADirectory(PathBuf),
 }

@@ -21,7 +21,7 @@ use crate::stats::{Recorder, Stats};
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Fault {
     /// This status with an empty body, without asking the upstream
-    /// (500, 503, 429, ...).
+    /// (500, 503, 429, ...; a number that is no status gives 500).
     Status(u16),
     /// 503 with S3's `SlowDown` error document.
     SlowDown,

@@ -12,7 +12,7 @@ use hyper::header::{ACCEPT_RANGES, CONTENT_LENGTH, CONTENT_RANGE, RANGE};
 use hyper::{Method, Request, Response, StatusCode};
 use tokio::io::{AsyncReadExt, AsyncSeekExt};
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::http::{self, Body, Cut, Metered, ResetFlag};
 use crate::lock;
 use crate::runtime::Background;
@@ -71,10 +71,15 @@ impl RangeFileServer {
         Self::launch(None, behaviour)
     }
 
-    /// A server of the files under `root` (`/a/b.nc` is `root/a/b.nc`,
-    /// streamed from the file, never read whole), and of blobs.
+    /// A server of the files under the directory `root` (`/a/b.nc` is
+    /// `root/a/b.nc`, streamed from the file, never read whole), and of
+    /// blobs.
     pub fn start_dir(root: impl Into<PathBuf>, behaviour: Behaviour) -> Result<Self> {
-        Self::launch(Some(root.into()), behaviour)
+        let root = root.into();
+        if !root.is_dir() {
+            return Err(Error::NotADirectory(root));
+        }
+        Self::launch(Some(root), behaviour)
     }
 
     fn launch(root: Option<PathBuf>, behaviour: Behaviour) -> Result<Self> {

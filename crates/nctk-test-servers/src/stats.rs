@@ -2,7 +2,7 @@
 
 use std::sync::Mutex;
 
-use hyper::header::RANGE;
+use hyper::header::{HeaderName, HOST, RANGE};
 use hyper::Request;
 
 /// One request as a server received it.
@@ -16,6 +16,8 @@ pub struct Seen {
     pub query: Option<String>,
     /// The `Range` header's value, when there was one.
     pub range: Option<String>,
+    /// The `Host` header's value, when there was one.
+    pub host: Option<String>,
 }
 
 /// A server's counts since it started (or since its last `reset_stats`).
@@ -43,6 +45,13 @@ impl Stats {
     }
 }
 
+/// A request header's value, lossily as text.
+fn header<B>(req: &Request<B>, name: HeaderName) -> Option<String> {
+    req.headers()
+        .get(name)
+        .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned())
+}
+
 /// The thread-safe recorder behind a server's [`Stats`].
 #[derive(Debug, Default)]
 pub(crate) struct Recorder(Mutex<Stats>);
@@ -58,10 +67,8 @@ impl Recorder {
             method: req.method().to_string(),
             path: req.uri().path().to_owned(),
             query: req.uri().query().map(str::to_owned),
-            range: req
-                .headers()
-                .get(RANGE)
-                .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned()),
+            range: header(req, RANGE),
+            host: header(req, HOST),
         };
         self.lock().seen.push(seen);
     }

@@ -117,6 +117,9 @@ fn status_faults_answer_in_order_then_requests_pass() {
         1,
         "faults do not reach the upstream"
     );
+    // The Host the client sent (the proxy's address) is forwarded as is.
+    let proxy_host = proxy.endpoint().trim_start_matches("http://").to_owned();
+    assert_eq!(server.stats().seen[0].host.as_deref(), Some(&*proxy_host));
 }
 
 /// A fault for a pattern hits only the requests whose path contains it.

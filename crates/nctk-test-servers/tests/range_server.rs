@@ -68,7 +68,8 @@ fn honest_answers_as_http_says() {
 
 /// Files under the root are served as blobs are (streamed from the file,
 /// here one larger than the server's read block; names percent-encoded
-/// in URLs); paths leaving the root are not served.
+/// in URLs); paths leaving the root are not served; a missing root is
+/// an error naming it.
 #[test]
 fn files_under_the_root_are_served() {
     let dir = tempfile::tempdir().unwrap();
@@ -97,6 +98,11 @@ fn files_under_the_root_are_served() {
     assert_eq!(lines[1], format!("200 None 600000 bytes {}", hex(&data)));
     assert!(lines[2].starts_with("404 None "), "{}", lines[2]);
     assert_eq!(lines[3], format!("200 None 3 bytes {}", hex(&data[..3])));
+    let missing = dir.path().join("missing");
+    let Err(e) = RangeFileServer::start_dir(&missing, Behaviour::Honest) else {
+        panic!("a missing root was accepted");
+    };
+    assert!(e.to_string().contains(&*missing.to_string_lossy()), "{e}");
 }
 
 /// IgnoreRange: 200 and the whole body whatever Range asks.
