@@ -6,6 +6,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+pub mod s3s;
+
 use nctk_classic::{ClassicWriter, FillMode, Version};
 use nctk_model::{DataType, GroupId, Schema, Selection};
 pub use nctk_test_support::peer::build_c_peer;

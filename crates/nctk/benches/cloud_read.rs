@@ -19,21 +19,18 @@
 //!
 //! Run: `cargo bench -p nctk --bench cloud_read`
 
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use futures::stream::{self, StreamExt, TryStreamExt};
+use nctk_bench_support::s3s::{S3sFs, BUCKET, KEY, SECRET};
 use nctk_bench_support::{data_dir, python, write_temp_field, zarr_store, NLAT, NLON};
 use nctk_test_servers::{Behaviour, FaultProxy, RangeFileServer};
 use object_store::path::Path as ObjectPath;
 use object_store::{ObjectStore, ObjectStoreExt};
 
 const NT: u64 = 100;
-const KEY: &str = "bench";
-const SECRET: &str = "benchsecret";
-const BUCKET: &str = "bench";
 /// Requests in flight for the floor.
 const FLOOR_CONCURRENCY: usize = 32;
 /// Bytes per floor request.
@@ -66,72 +63,6 @@ for _ in range(2):
 print(best)
 print(float(a.reshape(-1)[::9973].astype('f8').sum()))
 "#;
-
-const PY_UPLOAD: &str = r#"
-import sys, os, boto3
-endpoint, key, secret, bucket, local, prefix = sys.argv[1:7]
-s3 = boto3.client('s3', endpoint_url=endpoint, aws_access_key_id=key,
-                  aws_secret_access_key=secret, region_name='us-east-1')
-try:
-    s3.create_bucket(Bucket=bucket)
-except s3.exceptions.BucketAlreadyOwnedByYou:
-    pass
-if os.path.isdir(local):
-    for d, _, files in os.walk(local):
-        for f in files:
-            p = os.path.join(d, f)
-            s3.upload_file(p, bucket, prefix + '/' + os.path.relpath(p, local))
-else:
-    s3.upload_file(local, bucket, prefix)
-print('ok')
-"#;
-
-/// `s3s-fs` serving a directory, with one key pair; killed on drop.
-struct S3sFs {
-    child: Child,
-    endpoint: String,
-}
-
-impl S3sFs {
-    fn start(root: &Path) -> Option<S3sFs> {
-        let exe = std::env::var_os("NCTK_S3S_FS")
-            .map(PathBuf::from)
-            .unwrap_or_else(|| PathBuf::from("s3s-fs"));
-        std::fs::create_dir_all(root).ok()?;
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .ok()?
-            .local_addr()
-            .ok()?
-            .port();
-        let child = Command::new(&exe)
-            .args(["--host", "127.0.0.1", "--port", &port.to_string()])
-            .args(["--access-key", KEY, "--secret-key", SECRET])
-            .arg(root)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .map_err(|e| eprintln!("{}: {e} (set NCTK_S3S_FS)", exe.display()))
-            .ok()?;
-        let server = S3sFs {
-            child,
-            endpoint: format!("http://127.0.0.1:{port}"),
-        };
-        for _ in 0..100 {
-            if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
-                return Some(server);
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        None
-    }
-}
-
-impl Drop for S3sFs {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
 
 /// One row of the results table.
 struct Row {
@@ -271,11 +202,7 @@ fn main() {
             let marker = dir.join("s3s-root").join(BUCKET).join(name).join(".zgroup");
             if !marker.exists() {
                 eprintln!("uploading {name} to s3s-fs ...");
-                let local = local.display().to_string();
-                python(
-                    PY_UPLOAD,
-                    &[&s3s.endpoint, KEY, SECRET, BUCKET, &local, name].map(Path::new),
-                );
+                s3s.upload(&local, name);
             }
             zarr_stores.push(name);
         }
