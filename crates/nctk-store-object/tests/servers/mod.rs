@@ -13,11 +13,9 @@ use std::time::{Duration, Instant};
 pub type Result<T> = std::result::Result<T, String>;
 
 /// `moto_server` on a free loopback port; `None` (skipped, or a failure
-/// under CI) when it or boto3 is not installed.
+/// under CI) when it is not installed.
 pub fn moto() -> Option<MotoServer> {
-    if !nctk_test_support::require::tools(&["moto_server"])
-        || !nctk_test_support::require::python(&["boto3"])
-    {
+    if !nctk_test_support::require::tools(&["moto_server"]) {
         return None;
     }
     Some(MotoServer::start().unwrap())
@@ -62,23 +60,40 @@ impl MotoServer {
         format!("http://127.0.0.1:{}", self.port)
     }
 
-    fn boto3(&self, script: &str, args: &[&str]) -> Result<()> {
-        let full = format!(
-            "import sys, boto3\n\
-             s3 = boto3.client('s3', endpoint_url=sys.argv[1], aws_access_key_id='x', \
-             aws_secret_access_key='x', region_name='us-east-1')\n{script}"
+    /// An unsigned request (moto accepts them) with `headers` and `body`;
+    /// fails unless the status is 2xx.
+    fn request(
+        &self,
+        method: &str,
+        path: &str,
+        headers: &[(&str, &str)],
+        body: &[u8],
+    ) -> Result<()> {
+        let mut conn = TcpStream::connect(("127.0.0.1", self.port)).map_err(|e| e.to_string())?;
+        let mut head = format!(
+            "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nContent-Length: {}\r\nConnection: close\r\n",
+            self.port,
+            body.len()
         );
-        let endpoint = self.endpoint();
-        let mut all = vec![endpoint.as_str()];
-        all.extend_from_slice(args);
-        nctk_test_support::peer::python(&full, all)
-            .map(|_| ())
-            .map_err(|e| e.to_string())
+        for (k, v) in headers {
+            head.push_str(&format!("{k}: {v}\r\n"));
+        }
+        head.push_str("\r\n");
+        conn.write_all(head.as_bytes()).map_err(|e| e.to_string())?;
+        conn.write_all(body).map_err(|e| e.to_string())?;
+        let mut answer = String::new();
+        BufReader::new(conn)
+            .read_line(&mut answer)
+            .map_err(|e| e.to_string())?;
+        match answer.split_whitespace().nth(1) {
+            Some(code) if code.starts_with('2') => Ok(()),
+            _ => Err(format!("{method} {path}: {answer}")),
+        }
     }
 
     /// Creates `bucket`.
     pub fn create_bucket(&self, bucket: &str) -> Result<()> {
-        self.boto3("s3.create_bucket(Bucket=sys.argv[2])", &[bucket])
+        self.request("PUT", &format!("/{bucket}"), &[], b"")
     }
 
     /// Puts `bytes` at `bucket`/`key`, readable by anyone when `public_read`.
@@ -89,18 +104,12 @@ impl MotoServer {
         bytes: &[u8],
         public_read: bool,
     ) -> Result<()> {
-        let file = tempfile::NamedTempFile::new().map_err(|e| e.to_string())?;
-        std::fs::write(file.path(), bytes).map_err(|e| e.to_string())?;
-        let acl = if public_read {
-            "public-read"
+        let acl: &[(&str, &str)] = if public_read {
+            &[("x-amz-acl", "public-read")]
         } else {
-            "private"
+            &[]
         };
-        self.boto3(
-            "s3.put_object(Bucket=sys.argv[2], Key=sys.argv[3], \
-             Body=open(sys.argv[4], 'rb').read(), ACL=sys.argv[5])",
-            &[bucket, key, &file.path().to_string_lossy(), acl],
-        )
+        self.request("PUT", &format!("/{bucket}/{key}"), acl, bytes)
     }
 }
 
