@@ -1,9 +1,7 @@
 //! `RemoteSource` (`#mode=bytes`): the byte-source contract over objects
 //! in a real S3 server (moto), read over plain HTTP and through the S3
-//! API; request counts and misbehaving servers against a range server of
-//! the test's own.
-
-mod servers;
+//! API; request counts and misbehaving servers against
+//! `nctk-test-servers`' range server.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -13,7 +11,7 @@ use nctk_store::conformance;
 use nctk_store_object::{
     connect, Remote, RemoteOptions, RemoteSource, S3Credentials, S3Settings, PART,
 };
-use servers::{Behaviour, RangeFileServer};
+use nctk_test_servers::{moto, Behaviour, RangeFileServer};
 
 /// Few, quick retries: the misbehaving servers misbehave every time.
 fn options() -> RemoteOptions {
@@ -40,7 +38,7 @@ fn pattern(n: usize) -> Vec<u8> {
 /// API (signed, path style).
 #[test]
 fn contract_over_moto_objects() {
-    let Some(moto) = servers::moto() else { return };
+    let Some(moto) = moto() else { return };
     moto.create_bucket("contract").unwrap();
     let s3 = connect::s3(
         &S3Settings {
@@ -65,7 +63,7 @@ fn contract_over_moto_objects() {
             "obj{}",
             n.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
         );
-        moto.put_object("contract", &key, d, true).unwrap();
+        moto.put_object("contract", &key, d.to_vec(), true).unwrap();
         key
     };
     conformance::byte_source(|d| RemoteSource::new(&s3, &put(d)));

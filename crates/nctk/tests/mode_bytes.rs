@@ -1,18 +1,16 @@
 //! `#mode=bytes`: classic files and zip stores read by HTTP range requests
-//! from real servers (moto's S3 server serving public objects, and a range
-//! server of the tests' own that counts requests and can misbehave),
+//! from real servers (moto's S3 server serving public objects, and
+//! `nctk-test-servers`' range server, which counts requests and can
+//! misbehave),
 //! against netCDF-C's own dumps and the pip `netCDF4` (libnetcdf 4.10.1)
 //! reading the same URLs.
-
-#[path = "../../nctk-store-object/tests/servers/mod.rs"]
-mod servers;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use nctk_cdl::print::{dump, Options};
+use nctk_test_servers::{moto, Behaviour, RangeFileServer};
 use nctk_test_support::{corpus::files_under, require};
-use servers::{Behaviour, RangeFileServer};
 
 /// nctk's dump of what `target` opens as, named `name` (as ncdump names a
 /// dataset after its file).
@@ -49,7 +47,7 @@ fn corpus_over_http_dumps_as_ncdump() {
     let Some(corpus) = require::corpus() else {
         return;
     };
-    let Some(moto) = servers::moto() else { return };
+    let Some(moto) = moto() else { return };
     moto.create_bucket("corpus").unwrap();
     let mut files = classic_sample(&corpus);
     assert!(files.len() >= 10, "{files:?}");
@@ -62,7 +60,7 @@ fn corpus_over_http_dumps_as_ncdump() {
     let mut kinds = std::collections::BTreeSet::new();
     for f in &files {
         let name = file_name(f);
-        moto.put_object("corpus", &name, &std::fs::read(f).unwrap(), true)
+        moto.put_object("corpus", &name, std::fs::read(f).unwrap(), true)
             .unwrap();
         let url = format!("{}/corpus/{name}#mode=bytes", moto.endpoint());
         // Classic files against ncdump's dump; zip stores against nctk's
@@ -119,7 +117,7 @@ fn netcdf_c_reads_the_same_values_over_http() {
     if !require::python(&["netCDF4", "numpy"]) {
         return;
     }
-    let Some(moto) = servers::moto() else { return };
+    let Some(moto) = moto() else { return };
     moto.create_bucket("values").unwrap();
     let mut seen = std::collections::BTreeSet::new();
     for f in classic_sample(&corpus) {
@@ -128,7 +126,7 @@ fn netcdf_c_reads_the_same_values_over_http() {
             continue;
         }
         let name = file_name(&f);
-        moto.put_object("values", &name, &std::fs::read(&f).unwrap(), true)
+        moto.put_object("values", &name, std::fs::read(&f).unwrap(), true)
             .unwrap();
         let url = format!("{}/values/{name}#mode=bytes", moto.endpoint());
         let out = require::python_output(&["netCDF4"], NETCDF4_VALUES, [&url]).unwrap();
