@@ -11,7 +11,7 @@ use nctk_store::conformance;
 use nctk_store_object::{
     connect, Remote, RemoteOptions, RemoteSource, S3Credentials, S3Settings, PART,
 };
-use nctk_test_servers::{moto, Behaviour, RangeFileServer};
+use nctk_test_servers::{moto, Behaviour, Fault, FaultProxy, RangeFileServer};
 
 /// Few, quick retries: the misbehaving servers misbehave every time.
 fn options() -> RemoteOptions {
@@ -209,4 +209,42 @@ fn reads_from_inside_a_tokio_runtime() {
         .unwrap();
     let got = rt.block_on(async move { src.read_range(3..9).unwrap() });
     assert_eq!(&got[..], &pattern(1000)[3..9]);
+}
+
+/// Faults between nctk and moto (`FaultProxy`): 503s, `SlowDown`, a body
+/// reset or cut short are retried and give the right bytes; a fault that
+/// outlasts the retries is an error naming the URL; 403 is told apart.
+#[test]
+fn faults_are_retried_or_named() {
+    let Some(moto) = moto() else { return };
+    moto.create_bucket("faults").unwrap();
+    let data = pattern(3 << 20);
+    moto.put_object("faults", "f.bin", data.clone(), true)
+        .unwrap();
+    let proxy = FaultProxy::start(&moto.endpoint()).unwrap();
+    let fresh = || http_source(&proxy.endpoint(), "faults/f.bin");
+    for fault in [
+        Fault::Status(503),
+        Fault::SlowDown,
+        Fault::ResetMidBody,
+        Fault::TruncatedBody,
+    ] {
+        let src = fresh();
+        assert_eq!(src.len().unwrap(), data.len() as u64);
+        proxy.fail_next(1, fault.clone());
+        let got = src.read_range(1000..(2 << 20) + 7).unwrap();
+        assert!(got == data[1000..(2 << 20) + 7], "{fault:?}: wrong bytes");
+        assert_eq!(proxy.pending_faults(), 0, "{fault:?} was not met");
+    }
+    // More 503s than retries: an error naming the URL, never bytes.
+    let src = fresh();
+    src.len().unwrap();
+    proxy.fail_next(10, Fault::Status(503));
+    let e = src.read_range(0..10).unwrap_err().to_string();
+    assert!(e.contains("faults/f.bin") && e.contains("503"), "{e}");
+    proxy.clear_faults();
+    proxy.fail_next(10, Fault::Forbidden);
+    let e = fresh().len().unwrap_err().to_string();
+    assert!(e.contains("faults/f.bin") && e.contains("403"), "{e}");
+    proxy.clear_faults();
 }
