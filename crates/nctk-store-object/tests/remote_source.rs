@@ -11,7 +11,7 @@ use nctk_store::conformance;
 use nctk_store_object::{
     connect, Remote, RemoteOptions, RemoteSource, S3Credentials, S3Settings, PART,
 };
-use nctk_test_servers::{moto, Behaviour, Fault, FaultProxy, RangeFileServer};
+use nctk_test_servers::{moto, Behaviour, Fault, FaultProxy, MotoServer, RangeFileServer};
 
 /// Few, quick retries: the misbehaving servers misbehave every time.
 fn options() -> RemoteOptions {
@@ -33,6 +33,24 @@ fn pattern(n: usize) -> Vec<u8> {
     (0..n).map(|i| (i ^ (i >> 8) ^ (i >> 16)) as u8).collect()
 }
 
+/// `bucket` in moto through the S3 API (signed, path style).
+fn s3_remote(moto: &MotoServer, bucket: &str) -> Remote {
+    let url = format!("s3://{bucket}");
+    let settings = S3Settings {
+        bucket: bucket.into(),
+        region: "us-east-1".into(),
+        endpoint: Some(moto.endpoint()),
+        virtual_hosted: false,
+        credentials: S3Credentials::Static {
+            access_key_id: "x".into(),
+            secret_access_key: "x".into(),
+            session_token: None,
+        },
+    };
+    let store = connect::s3(&settings, &options(), &url).unwrap();
+    Remote::new(store, url, "", options())
+}
+
 /// The byte-source contract over public objects in moto: read over plain
 /// HTTP (`http://127.0.0.1:PORT/bucket/key`, unsigned) and through the S3
 /// API (signed, path style).
@@ -40,23 +58,7 @@ fn pattern(n: usize) -> Vec<u8> {
 fn contract_over_moto_objects() {
     let Some(moto) = moto() else { return };
     moto.create_bucket("contract").unwrap();
-    let s3 = connect::s3(
-        &S3Settings {
-            bucket: "contract".into(),
-            region: "us-east-1".into(),
-            endpoint: Some(moto.endpoint()),
-            virtual_hosted: false,
-            credentials: S3Credentials::Static {
-                access_key_id: "x".into(),
-                secret_access_key: "x".into(),
-                session_token: None,
-            },
-        },
-        &options(),
-        "s3://contract",
-    )
-    .unwrap();
-    let s3 = Remote::new(s3, "s3://contract", "", options());
+    let s3 = s3_remote(&moto, "contract");
     let n = std::sync::atomic::AtomicUsize::new(0);
     let put = |d: &[u8]| {
         let key = format!(
@@ -231,7 +233,7 @@ fn faults_are_retried_or_named() {
     ] {
         let src = fresh();
         assert_eq!(src.len().unwrap(), data.len() as u64);
-        proxy.fail_next(1, fault.clone());
+        proxy.fail_next(1, fault);
         let got = src.read_range(1000..(2 << 20) + 7).unwrap();
         assert!(got == data[1000..(2 << 20) + 7], "{fault:?}: wrong bytes");
         assert_eq!(proxy.pending_faults(), 0, "{fault:?} was not met");
@@ -247,4 +249,33 @@ fn faults_are_retried_or_named() {
     let e = fresh().len().unwrap_err().to_string();
     assert!(e.contains("faults/f.bin") && e.contains("403"), "{e}");
     proxy.clear_faults();
+}
+
+/// An object replaced while it is read (moto answers the version asked
+/// for with `If-Match`, 412 otherwise) is an error, never bytes of two
+/// versions; the bytes read before stay those of the first.
+#[test]
+fn an_object_replaced_while_read_is_an_error() {
+    let Some(moto) = moto() else { return };
+    moto.create_bucket("versions").unwrap();
+    let first = pattern(3 << 20);
+    moto.put_object("versions", "v.nc", first.clone(), true)
+        .unwrap();
+    for src in [
+        http_source(&moto.endpoint(), "versions/v.nc"),
+        RemoteSource::new(&s3_remote(&moto, "versions"), "v.nc"),
+    ] {
+        moto.put_object("versions", "v.nc", first.clone(), true)
+            .unwrap();
+        assert_eq!(&src.read_range(0..10).unwrap()[..], &first[..10]);
+        let second: Vec<u8> = first.iter().map(|b| b ^ 0xff).collect();
+        moto.put_object("versions", "v.nc", second, true).unwrap();
+        // Cached: the first version's bytes.
+        assert_eq!(&src.read_range(10..20).unwrap()[..], &first[10..20]);
+        let e = src
+            .read_range(2 << 20..(2 << 20) + 10)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("v.nc") && e.contains("changed"), "{e}");
+    }
 }

@@ -1,7 +1,9 @@
 //! One remote object (S3, or a file on an HTTP server) as a
 //! [`ByteSource`]: the `#mode=bytes` access to single-file datasets.
 //!
-//! * `len` is one HEAD, cached.
+//! * `len` is one HEAD, cached with the object's (strong) ETag; every
+//!   later GET asks for that version (`If-Match`), so an object replaced
+//!   while it is read is an error, never a mix of two versions.
 //! * Small reads (`read_at`, `read_full`: a header, a magic number) go
 //!   through a bounded cache of aligned [`BLOCK`]-byte blocks (least
 //!   recently used evicted, [`CACHE_BLOCKS`] at most), so a header read
@@ -27,7 +29,7 @@ use bytes::Bytes;
 use futures::{StreamExt, TryStreamExt};
 use nctk_store::bytes::{ByteError, ByteSource, Coalesce};
 use object_store::path::Path;
-use object_store::{ObjectStore, ObjectStoreExt};
+use object_store::{GetOptions, ObjectStore, ObjectStoreExt};
 
 use crate::{runtime, Remote, RemoteError};
 use cache::BlockCache;
@@ -84,6 +86,10 @@ pub enum RemoteSourceError {
         /// Bytes received (when the declared length agreed).
         got: u64,
     },
+    /// The object was replaced while it was being read (HTTP 412 to a
+    /// request for the version first seen).
+    #[error("the object changed while it was being read")]
+    Changed,
     /// The local copy of an object served by a server that ignores `Range`
     /// could not be written.
     #[error("cannot write the local copy of the object: {0}")]
@@ -100,6 +106,18 @@ fn remote_error(
         path: url.to_string(),
         offset,
         source: source.into(),
+    }
+}
+
+/// A [`ByteError::Remote`] for a request to the object at `url` that
+/// failed: "changed" for a failed `If-Match`, else `object_store`'s error
+/// classified ([`RemoteError`]).
+fn request_error(url: &str, offset: u64, e: object_store::Error) -> ByteError {
+    match e {
+        object_store::Error::Precondition { .. } => {
+            remote_error(url, offset, RemoteSourceError::Changed)
+        }
+        e => remote_error(url, offset, RemoteError::from_object_store(url, e)),
     }
 }
 
@@ -158,7 +176,8 @@ pub struct RemoteSource {
     path: Path,
     url: String,
     concurrency: usize,
-    len: OnceLock<u64>,
+    /// The length and the strong ETag (if any) HEAD gave.
+    meta: OnceLock<(u64, Option<String>)>,
     cache: Mutex<BlockCache>,
     /// The local copy, once the server turned out to ignore `Range`.
     whole: Mutex<Option<Arc<WholeCopy>>>,
@@ -180,7 +199,7 @@ impl RemoteSource {
             path: remote.path(key),
             url: remote.key_url(key),
             concurrency: remote.options().concurrency.max(1),
-            len: OnceLock::new(),
+            meta: OnceLock::new(),
             cache: Mutex::new(BlockCache::new(CACHE_BLOCKS)),
             whole: Mutex::new(None),
         }
@@ -202,8 +221,14 @@ impl RemoteSource {
         if let Some(copy) = &*slot {
             return Ok(copy.clone());
         }
-        let len = self.len()?;
-        let fetch = whole::fetch(self.store.clone(), self.path.clone(), self.url.clone(), len);
+        let (len, etag) = self.meta()?;
+        let fetch = whole::fetch(
+            self.store.clone(),
+            self.path.clone(),
+            self.url.clone(),
+            len,
+            etag,
+        );
         let copy = Arc::new(runtime::block_on(fetch)?);
         *slot = Some(copy.clone());
         Ok(copy)
@@ -212,6 +237,7 @@ impl RemoteSource {
     /// Fetches `spans` (sorted, non-empty) with up to `concurrency`
     /// requests in flight, checking each answer's length.
     fn fetch(&self, spans: Vec<Range<u64>>) -> Result<Fetched, ByteError> {
+        let (_, etag) = self.meta()?;
         let store = self.store.clone();
         let path = self.path.clone();
         let concurrency = self.concurrency;
@@ -219,11 +245,17 @@ impl RemoteSource {
             futures::stream::iter(spans)
                 .map(|r| {
                     let (store, path) = (store.clone(), path.clone());
+                    let options = GetOptions {
+                        range: Some(r.clone().into()),
+                        if_match: etag.clone(),
+                        ..GetOptions::default()
+                    };
                     async move {
-                        match store.get_range(&path, r.clone()).await {
-                            Ok(b) => Ok((r, b)),
-                            Err(e) => Err((r.start, e)),
-                        }
+                        let answer = match store.get_opts(&path, options).await {
+                            Ok(answer) => answer.bytes().await,
+                            Err(e) => Err(e),
+                        };
+                        answer.map(|b| (r.clone(), b)).map_err(|e| (r.start, e))
                     }
                 })
                 .buffered(concurrency)
@@ -233,10 +265,7 @@ impl RemoteSource {
         let answers = match answers {
             Ok(a) => a,
             Err((_, e)) if ignores_range(&e) => return Ok(Fetched::RangeIgnored),
-            Err((offset, e)) => {
-                let e = RemoteError::from_object_store(self.url.clone(), e);
-                return Err(remote_error(&self.url, offset, e));
-            }
+            Err((offset, e)) => return Err(request_error(&self.url, offset, e)),
         };
         let mut parts = Vec::with_capacity(answers.len());
         for (r, bytes) in answers {
@@ -299,17 +328,24 @@ impl RemoteSource {
     }
 }
 
-impl ByteSource for RemoteSource {
-    fn len(&self) -> Result<u64, ByteError> {
-        if let Some(len) = self.len.get() {
-            return Ok(*len);
+impl RemoteSource {
+    /// The object's length and strong ETag: one HEAD, then cached. A weak
+    /// ETag (`W/"..."`) is not kept: `If-Match` never matches one.
+    fn meta(&self) -> Result<(u64, Option<String>), ByteError> {
+        if let Some(meta) = self.meta.get() {
+            return Ok(meta.clone());
         }
         let (store, path) = (self.store.clone(), self.path.clone());
-        let meta = runtime::block_on(async move { store.head(&path).await }).map_err(|e| {
-            let e = RemoteError::from_object_store(self.url.clone(), e);
-            remote_error(&self.url, 0, e)
-        })?;
-        Ok(*self.len.get_or_init(|| meta.size))
+        let meta = runtime::block_on(async move { store.head(&path).await })
+            .map_err(|e| request_error(&self.url, 0, e))?;
+        let etag = meta.e_tag.filter(|t| !t.starts_with("W/"));
+        Ok(self.meta.get_or_init(|| (meta.size, etag)).clone())
+    }
+}
+
+impl ByteSource for RemoteSource {
+    fn len(&self) -> Result<u64, ByteError> {
+        Ok(self.meta()?.0)
     }
 
     /// Reads as much of `buf` as the object holds from `offset` (never

@@ -8,10 +8,9 @@ use std::sync::Arc;
 use futures::TryStreamExt;
 use nctk_store::bytes::{ByteError, ByteSource, FileSource, MemSource};
 use object_store::path::Path;
-use object_store::{ObjectStore, ObjectStoreExt};
+use object_store::{GetOptions, ObjectStore};
 
-use super::{remote_error, RemoteSourceError};
-use crate::RemoteError;
+use super::{remote_error, request_error, RemoteSourceError};
 
 /// Objects up to this size are copied into memory; larger ones into a
 /// temporary file.
@@ -32,15 +31,20 @@ enum Sink {
 }
 
 /// Fetches the whole object at `path` (whose HEAD said `expected` bytes)
-/// with one GET without `Range`; `url` names it in errors.
+/// and ETag `etag` with one GET without `Range`; `url` names it in errors.
 pub(super) async fn fetch(
     store: Arc<dyn ObjectStore>,
     path: Path,
     url: String,
     expected: u64,
+    etag: Option<String>,
 ) -> Result<WholeCopy, ByteError> {
-    let request = |e| remote_error(&url, 0, RemoteError::from_object_store(url.clone(), e));
-    let answer = store.get(&path).await.map_err(request)?;
+    let request = |e| request_error(&url, 0, e);
+    let options = GetOptions {
+        if_match: etag,
+        ..GetOptions::default()
+    };
+    let answer = store.get_opts(&path, options).await.map_err(request)?;
     let declared = answer.meta.size;
     let wrong_length = |got| {
         remote_error(
