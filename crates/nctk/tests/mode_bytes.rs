@@ -76,6 +76,34 @@ fn corpus_over_http_dumps_as_ncdump() {
     assert!(kinds.len() >= 4, "classic kinds and a store: {kinds:?}");
 }
 
+/// `#mode=bytes,s3` reads the same object through moto's S3 API
+/// (unsigned: profile `none`) as plain HTTP reads it.
+#[test]
+fn mode_s3_reads_through_the_s3_api() {
+    let Some(file) = require::corpus_path("generated/from-cdl/netcdf-c/ncgen/c5.nc5.nc") else {
+        return;
+    };
+    let Some(moto) = moto() else { return };
+    moto.create_bucket("api").unwrap();
+    moto.put_object("api", "d/c5.nc5.nc", std::fs::read(&file).unwrap(), true)
+        .unwrap();
+    let url = format!(
+        "{}/api/d/c5.nc5.nc#mode=bytes,s3&aws.profile=none",
+        moto.endpoint()
+    );
+    let expected = std::fs::read_to_string(format!("{}.cdl.expected", file.display())).unwrap();
+    assert_eq!(dump_of(&url, "c5.nc5.nc"), expected);
+    let missing = format!(
+        "{}/api/d/none.nc#mode=bytes,s3&aws.profile=none",
+        moto.endpoint()
+    );
+    let e = nctk::open(&missing).unwrap_err().to_string();
+    assert!(
+        e.contains("api/d/none.nc") && e.contains("not found"),
+        "{e}"
+    );
+}
+
 /// Every numeric variable's values as little-endian f64 bytes in hex, as
 /// nctk reads them from `target`.
 fn nctk_values(target: &str) -> BTreeMap<String, String> {

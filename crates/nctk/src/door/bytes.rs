@@ -6,7 +6,10 @@
 //! * `s3://bucket/key#mode=bytes`, `https://s3.<region>.amazonaws.com/bucket/key#mode=bytes`,
 //!   `https://bucket.s3.<region>.amazonaws.com/key#mode=bytes`: the object
 //!   through the S3 API, with the region, profile and credentials
-//!   [`aws::resolve`] finds (fragment keys `aws.region`, `aws.profile`).
+//!   [`aws::resolve`] finds (fragment keys `aws.region`, `aws.profile`);
+//! * `http://127.0.0.1:9000/bucket/key#mode=bytes,s3`: the object through
+//!   the S3 API of an S3-compatible server (the `s3` mode flag asks for it,
+//!   as it does for a store).
 
 use nctk_store_object::aws::{self, S3Target};
 use nctk_store_object::{connect, Remote, RemoteOptions, RemoteSource};
@@ -27,7 +30,9 @@ pub(super) fn source(
     let scheme = scheme.to_ascii_lowercase();
     let host = rest.split('/').next().unwrap_or("").to_ascii_lowercase();
     let host = host.split(':').next().unwrap_or("");
-    let s3 = scheme == "s3" || host.ends_with(".amazonaws.com");
+    let s3_mode = fragment_value(fragment, "mode")
+        .is_some_and(|m| m.split(',').any(|f| f.eq_ignore_ascii_case("s3")));
+    let s3 = scheme == "s3" || host.ends_with(".amazonaws.com") || s3_mode;
     match scheme.as_str() {
         _ if s3 => s3_source(url, fragment, name, options),
         "http" | "https" => {
@@ -165,6 +170,17 @@ mod tests {
         assert_eq!(o.target.region.as_deref(), Some("eu-north-1"));
         assert_eq!(o.target.profile.as_deref(), Some("none"));
         assert_eq!(o.base, "https://bkt.s3.eu-west-1.amazonaws.com");
+    }
+
+    #[test]
+    fn other_hosts_are_s3_endpoints_with_mode_s3() {
+        let o = object("http://127.0.0.1:9000/bkt/d/x.nc#mode=bytes,s3");
+        assert_eq!(
+            (o.target.bucket.as_str(), o.key.as_str()),
+            ("bkt", "d/x.nc")
+        );
+        assert_eq!(o.target.endpoint.as_deref(), Some("http://127.0.0.1:9000"));
+        assert_eq!(o.base, "http://127.0.0.1:9000/bkt");
     }
 
     #[test]
