@@ -98,3 +98,18 @@ pub fn s3(
     })?;
     Ok(Arc::new(store))
 }
+
+/// The plain HTTP(S) server at `base` (`scheme://host[:port]`), read-only:
+/// objects are addressed by their URL path.
+pub fn http(base: &str, options: &RemoteOptions) -> Result<Arc<dyn ObjectStore>, RemoteError> {
+    let store = object_store::http::HttpBuilder::new()
+        .with_url(base)
+        .with_retry(options.retry.clone())
+        .with_client_options(options.client_options(base.starts_with("http://")))
+        .build()
+        .map_err(|source| RemoteError::Config {
+            url: base.to_string(),
+            source,
+        })?;
+    Ok(Arc::new(store))
+}
