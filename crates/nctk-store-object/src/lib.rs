@@ -6,6 +6,8 @@
 //!   messages) and the key prefix under which a dataset lives;
 //!   [`RemoteOptions`]: retries, timeouts and concurrency, exposed;
 //! * [`connect`]: building the object store for S3 ([`S3Settings`]);
+//! * [`ObjectKvStore`]: the key/value store seam (Zarr / NCZarr stores) on
+//!   an object store;
 //! * [`RemoteError`]: what a request failed with, telling "not found",
 //!   "access denied" and "not authenticated" apart from other failures.
 //!
@@ -16,9 +18,11 @@
 pub mod aws;
 pub mod connect;
 mod error;
+pub mod kv;
 mod remote;
 pub mod runtime;
 
 pub use connect::{S3Credentials, S3Settings};
 pub use error::RemoteError;
+pub use kv::ObjectKvStore;
 pub use remote::{Remote, RemoteOptions};
