@@ -173,6 +173,9 @@ pub(crate) fn create_output(
         let store = store_target(output)?;
         opts.layout = store.layout.or(opts.layout);
         opts.consolidated |= store.consolidated;
+        if let Some(object) = &store.object {
+            return create_object_output(output, object, schema, &opts);
+        }
         (SafeOutput::for_store(&store.path, store.zip)?, store.zip)
     } else {
         (SafeOutput::new(output)?, false)
@@ -185,6 +188,24 @@ pub(crate) fn create_output(
     Ok(Output {
         sink: Some(sink),
         safe,
+        in_place: false,
+    })
+}
+
+/// A store on an object store, which has no rename: written in place, made
+/// visible by its writer's `finish` and deleted when dropped before that
+/// ([`door::create_object_store`]).
+fn create_object_output(
+    output: &Path,
+    object: &door::ObjectTarget,
+    schema: &Schema,
+    opts: &CreateOptions,
+) -> Result<Output, OutputError> {
+    let store = door::create_object_store(object).map_err(|e| output_error(output, e))?;
+    let sink = writer::store_sink(store, output, schema, opts)?;
+    Ok(Output {
+        sink: Some(sink),
+        safe: SafeOutput::in_place(output),
         in_place: false,
     })
 }
