@@ -11,8 +11,31 @@ use nctk_store::conformance;
 use nctk_store::kv::{
     Bytes, ListableStore, ReadableStore, StoreError, StoreKey, StorePrefix, WritableStore,
 };
-use nctk_store_object::{connect, ObjectKvStore, Remote, RemoteOptions};
+use nctk_store_object::{connect, ObjectKvStore, Remote, RemoteOptions, S3Credentials, S3Settings};
 use object_store::{ObjectStoreExt, RetryConfig};
+
+/// The settings for `bucket` on `s3` (any key pair).
+fn settings(s3: &Moto, bucket: &str) -> S3Settings {
+    S3Settings {
+        bucket: bucket.into(),
+        region: "us-east-1".into(),
+        endpoint: Some(s3.endpoint.clone()),
+        virtual_hosted: false,
+        credentials: S3Credentials::Static {
+            access_key_id: "test".into(),
+            secret_access_key: "test".into(),
+            session_token: None,
+        },
+    }
+}
+
+/// The dataset under `prefix` of `bucket` (created first) on `s3`.
+fn remote(s3: &Moto, bucket: &str, prefix: &str, options: RemoteOptions) -> Remote {
+    s3.bucket(bucket);
+    let url = format!("{}/{bucket}/{prefix}", s3.endpoint);
+    let store = connect::s3(&settings(s3, bucket), &options, &url).expect("connect");
+    Remote::new(store, url, prefix, options)
+}
 
 fn key(s: &str) -> StoreKey {
     StoreKey::new(s).unwrap()
@@ -36,17 +59,22 @@ fn impatient() -> RemoteOptions {
 fn passes_the_store_contract_at_the_root_and_under_a_prefix() {
     let Some(s3) = Moto::start() else { return };
     conformance::kv_store(|| {
-        ObjectKvStore::new(s3.remote("root-bucket", "", RemoteOptions::default()))
+        ObjectKvStore::new(remote(&s3, "root-bucket", "", RemoteOptions::default()))
     });
     conformance::kv_store(|| {
-        ObjectKvStore::new(s3.remote("prefix-bucket", "deep/data.zarr", RemoteOptions::default()))
+        ObjectKvStore::new(remote(
+            &s3,
+            "prefix-bucket",
+            "deep/data.zarr",
+            RemoteOptions::default(),
+        ))
     });
     // One request at a time, too (uploads and batch reads at concurrency 1).
     let one = RemoteOptions {
         concurrency: 1,
         ..RemoteOptions::default()
     };
-    conformance::kv_store(|| ObjectKvStore::new(s3.remote("serial-bucket", "x", one)));
+    conformance::kv_store(|| ObjectKvStore::new(remote(&s3, "serial-bucket", "x", one)));
 }
 
 /// A value above the multipart threshold goes up in parts (S3 marks a
@@ -55,7 +83,7 @@ fn passes_the_store_contract_at_the_root_and_under_a_prefix() {
 #[test]
 fn large_values_are_uploaded_in_parts() {
     let Some(s3) = Moto::start() else { return };
-    let remote = s3.remote("big-bucket", "p", RemoteOptions::default());
+    let remote = remote(&s3, "big-bucket", "p", RemoteOptions::default());
     let store = ObjectKvStore::new(remote.clone());
     let n = nctk_store_object::kv::MULTIPART_THRESHOLD * 2 + 12345;
     let value: Vec<u8> = (0..n).map(|i| (i * 7 % 251) as u8).collect();
@@ -97,7 +125,7 @@ fn large_values_are_uploaded_in_parts() {
 #[test]
 fn an_unreachable_server_is_an_error_not_a_missing_key() {
     let Some(s3) = Moto::start() else { return };
-    let remote = s3.remote("gone-bucket", "d", impatient());
+    let remote = remote(&s3, "gone-bucket", "d", impatient());
     let store = ObjectKvStore::new(remote);
     store
         .put(&key(".zgroup"), Bytes::from_static(b"{}"))
@@ -123,7 +151,7 @@ fn upload_failures_surface_at_close() {
     let Some(s3) = Moto::start() else { return };
     let url = format!("{}/no-such-bucket", s3.endpoint);
     let options = impatient();
-    let store = connect::s3(&s3.settings("no-such-bucket"), &options, &url).unwrap();
+    let store = connect::s3(&settings(&s3, "no-such-bucket"), &options, &url).unwrap();
     let store = ObjectKvStore::new(Remote::new(store, url, "", options));
     store.put(&key("v/0"), Bytes::from_static(b"abc")).unwrap();
     let e = store.close().unwrap_err().to_string();
@@ -136,7 +164,7 @@ fn upload_failures_surface_at_close() {
 #[test]
 fn listed_keys_with_dot_dot_are_refused() {
     let Some(s3) = Moto::start() else { return };
-    let remote = s3.remote("dots-bucket", "ds", RemoteOptions::default());
+    let remote = remote(&s3, "dots-bucket", "ds", RemoteOptions::default());
     let store = ObjectKvStore::new(remote.clone());
     store
         .put(&key("ok/.zgroup"), Bytes::from_static(b"{}"))

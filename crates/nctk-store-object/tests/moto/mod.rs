@@ -1,15 +1,14 @@
 //! A moto S3 server for one test (stand-in until `nctk-test-servers`
 //! lands): a free loopback port, started and waited for, killed on drop.
+//! Shared by the S3 tests of several crates (`#[path]`), so it depends on
+//! nothing but `nctk-test-support`.
 
 #![allow(dead_code)]
 
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::process::{Child, Command, Stdio};
-use std::sync::Arc;
 use std::time::{Duration, Instant};
-
-use nctk_store_object::{connect, Remote, RemoteOptions, S3Credentials, S3Settings};
 
 /// A running `moto_server`.
 pub struct Moto {
@@ -82,28 +81,5 @@ impl Moto {
             .request("PUT", &format!("/{bucket}"))
             .expect("create bucket");
         assert_eq!(status, 200, "create bucket {bucket}");
-    }
-
-    /// The settings for `bucket` on this server (any key pair).
-    pub fn settings(&self, bucket: &str) -> S3Settings {
-        S3Settings {
-            bucket: bucket.into(),
-            region: "us-east-1".into(),
-            endpoint: Some(self.endpoint.clone()),
-            virtual_hosted: false,
-            credentials: S3Credentials::Static {
-                access_key_id: "test".into(),
-                secret_access_key: "test".into(),
-                session_token: None,
-            },
-        }
-    }
-
-    /// The dataset under `prefix` of `bucket` (created first).
-    pub fn remote(&self, bucket: &str, prefix: &str, options: RemoteOptions) -> Remote {
-        self.bucket(bucket);
-        let url = format!("{}/{bucket}/{prefix}", self.endpoint);
-        let store = connect::s3(&self.settings(bucket), &options, &url).expect("connect");
-        Remote::new(Arc::clone(&store), url, prefix, options)
     }
 }
