@@ -1,19 +1,16 @@
 //! `nctk` on NCZarr / Zarr stores kept in S3 (a moto server on loopback,
 //! requests signed with a key pair from the environment, as the AWS SDKs
-//! read it): the corpus's stores uploaded by boto3 dump as they do from
+//! read it): the corpus's stores uploaded there dump as they do from
 //! disk; `nctk copy` to S3 (NCZarr and pure Zarr) is read by zarr-python
 //! (with s3fs) and xarray with the values netCDF4-python reads from the
 //! classic source; S3 to S3 and S3 to disk copies and `nctk gen -o` to S3;
 //! a copy that fails leaves nothing, so no reader sees a dataset; a second
 //! copy to the same URL replaces the first.
 
-#[path = "../../nctk-store-object/tests/moto/mod.rs"]
-mod moto;
-
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use moto::Moto;
+use nctk_test_servers::{moto, MotoServer as Moto};
 use nctk_test_support::require;
 
 /// Runs `nctk args...` with a key pair in the environment (moto takes any).
@@ -39,42 +36,19 @@ fn nctk_ok(args: &[&str]) -> String {
 
 /// The store at `key` of `bucket`, as a netCDF-C URL with `modes`.
 fn url(s3: &Moto, bucket: &str, key: &str, modes: &str) -> String {
-    format!("{}/{bucket}/{key}#mode={modes},s3", s3.endpoint)
+    format!("{}/{bucket}/{key}#mode={modes},s3", s3.endpoint())
 }
 
-/// Uploads each local directory `(dir, key)` under `key` of `bucket`, with
-/// boto3 (an independent S3 client); `None` when boto3 is missing.
-fn upload(s3: &Moto, bucket: &str, dirs: &[(PathBuf, String)]) -> Option<()> {
-    const UPLOAD: &str = r#"
-import os, sys, boto3
-ep, bucket, pairs = sys.argv[1], sys.argv[2], sys.argv[3:]
-c = boto3.client("s3", endpoint_url=ep, aws_access_key_id="x", aws_secret_access_key="x", region_name="us-east-1")
-for src, key in zip(pairs[::2], pairs[1::2]):
-    for root, _, files in os.walk(src):
-        for f in files:
-            p = os.path.join(root, f)
-            c.upload_file(p, bucket, key + "/" + os.path.relpath(p, src).replace(os.sep, "/"))
-"#;
-    let mut args = vec![s3.endpoint.clone(), bucket.to_string()];
+/// Uploads each local directory `(dir, key)` under `key` of `bucket`.
+fn upload(s3: &Moto, bucket: &str, dirs: &[(PathBuf, String)]) {
     for (dir, key) in dirs {
-        args.push(dir.display().to_string());
-        args.push(key.clone());
+        s3.upload_dir(bucket, key, dir).expect("upload");
     }
-    require::python_output(&["boto3"], UPLOAD, &args).map(drop)
 }
 
-/// The keys under `prefix` of `bucket`, listed by boto3.
-fn listed(s3: &Moto, bucket: &str, prefix: &str) -> Option<Vec<String>> {
-    const LIST: &str = r#"
-import sys, boto3
-ep, bucket, prefix = sys.argv[1:]
-c = boto3.client("s3", endpoint_url=ep, aws_access_key_id="x", aws_secret_access_key="x", region_name="us-east-1")
-for page in c.get_paginator("list_objects_v2").paginate(Bucket=bucket, Prefix=prefix):
-    for o in page.get("Contents", []):
-        print(o["Key"])
-"#;
-    let out = require::python_output(&["boto3"], LIST, [&s3.endpoint, bucket, prefix])?;
-    Some(out.lines().map(str::to_string).collect())
+/// The keys under `prefix` of `bucket`.
+fn listed(s3: &Moto, bucket: &str, prefix: &str) -> Vec<String> {
+    s3.list_keys(bucket, prefix).expect("list")
 }
 
 /// A sample of the corpus's stores (NCZarr and pure Zarr written by
@@ -118,8 +92,8 @@ fn corpus_stores_on_s3_dump_as_their_local_dumps() {
     let Some(root) = require::corpus() else {
         return;
     };
-    let Some(s3) = Moto::start() else { return };
-    s3.bucket("corpus");
+    let Some(s3) = moto() else { return };
+    s3.create_bucket("corpus").unwrap();
     let stores = corpus_stores(&root);
     assert!(stores.len() >= 8, "a sample of the corpus: {stores:?}");
     let keys: Vec<(PathBuf, String)> = stores
@@ -130,9 +104,7 @@ fn corpus_stores_on_s3_dump_as_their_local_dumps() {
             (p.clone(), format!("s{n}/{name}"))
         })
         .collect();
-    let Some(()) = upload(&s3, "corpus", &keys) else {
-        return;
-    };
+    upload(&s3, "corpus", &keys);
     for ((store, mode), (_, key)) in stores.iter().zip(&keys) {
         let local = nctk_ok(&[
             "dump",
@@ -175,8 +147,8 @@ fn copies_to_s3_are_read_by_zarr_python_and_xarray() {
     let Some(root) = require::corpus() else {
         return;
     };
-    let Some(s3) = Moto::start() else { return };
-    s3.bucket("copies");
+    let Some(s3) = moto() else { return };
+    s3.create_bucket("copies").unwrap();
     let sources = [
         "generated/from-cdl/netcdf-c/examples/CDL/pres_temp_4D.nc3.nc",
         "generated/from-cdl/netcdf-c/examples/CDL/sfc_pres_temp.nc3.nc",
@@ -200,7 +172,7 @@ fn copies_to_s3_are_read_by_zarr_python_and_xarray() {
     let Some(checked) = require::python_output(
         &["netCDF4", "zarr", "s3fs", "xarray"],
         COMPARE,
-        [s3.endpoint.as_str(), &cases],
+        [&s3.endpoint(), &cases],
     ) else {
         return;
     };
@@ -215,8 +187,8 @@ fn copies_from_and_between_s3_and_gen_to_s3() {
     let Some(root) = require::corpus() else {
         return;
     };
-    let Some(s3) = Moto::start() else { return };
-    s3.bucket("moves");
+    let Some(s3) = moto() else { return };
+    s3.create_bucket("moves").unwrap();
     let src = root.join("generated/from-cdl/netcdf-c/examples/CDL/pres_temp_4D.nc3.nc");
     let body = |text: &str| text.split_once('\n').map(|(_, b)| b.to_string()).unwrap();
     let want = body(&nctk_ok(&["dump", &src.display().to_string()]));
@@ -269,8 +241,8 @@ fn failed_copies_leave_nothing_and_copies_replace_old_stores() {
     let Some(root) = require::corpus() else {
         return;
     };
-    let Some(s3) = Moto::start() else { return };
-    s3.bucket("fails");
+    let Some(s3) = moto() else { return };
+    s3.create_bucket("fails").unwrap();
     let src = root.join("generated/from-cdl/netcdf-c/examples/CDL/pres_temp_4D.nc3.nc");
     let dir = tempfile::tempdir().unwrap();
     let local = dir.path().join("src.zarr");
@@ -292,9 +264,7 @@ fn failed_copies_leave_nothing_and_copies_replace_old_stores() {
     let out = url(&s3, "fails", "x/out.zarr", "nczarr");
     let first = nctk(&["copy", &local_text, &out]);
     assert!(!first.status.success(), "the copy must fail");
-    let Some(keys) = listed(&s3, "fails", "x/") else {
-        return;
-    };
+    let keys = listed(&s3, "fails", "x/");
     assert_eq!(
         keys,
         Vec::<String>::new(),
@@ -314,12 +284,11 @@ fn failed_copies_leave_nothing_and_copies_replace_old_stores() {
         &url(&s3, "fails", "fresh/out.zarr", "nczarr"),
     ]);
     let fresh: Vec<String> = listed(&s3, "fails", "fresh/")
-        .unwrap()
         .iter()
         .map(|k| k.replacen("fresh/", "x/", 1))
         .collect();
     assert_eq!(
-        listed(&s3, "fails", "x/").unwrap(),
+        listed(&s3, "fails", "x/"),
         fresh,
         "the old store's objects are gone"
     );
@@ -330,15 +299,15 @@ fn failed_copies_leave_nothing_and_copies_replace_old_stores() {
     );
     // The same failure over a good store: it is gone too, not half-replaced.
     assert!(!nctk(&["copy", &local_text, &out]).status.success());
-    assert_eq!(listed(&s3, "fails", "x/").unwrap(), Vec::<String>::new());
+    assert_eq!(listed(&s3, "fails", "x/"), Vec::<String>::new());
 
     // A prefix that is not a store is not replaced.
     let other = vec![(
         dir.path().join("src.zarr/latitude"),
         "y/out.zarr/notes".to_string(),
     )];
-    upload(&s3, "fails", &other).unwrap();
-    let before = listed(&s3, "fails", "y/").unwrap();
+    upload(&s3, "fails", &other);
+    let before = listed(&s3, "fails", "y/");
     assert!(!before.is_empty());
     let refused = nctk(&[
         "copy",
@@ -348,9 +317,5 @@ fn failed_copies_leave_nothing_and_copies_replace_old_stores() {
     assert!(!refused.status.success());
     let text = String::from_utf8_lossy(&refused.stderr);
     assert!(text.contains("not a Zarr/NCZarr store"), "{text}");
-    assert_eq!(
-        listed(&s3, "fails", "y/").unwrap(),
-        before,
-        "left as it was"
-    );
+    assert_eq!(listed(&s3, "fails", "y/"), before, "left as it was");
 }

@@ -2,16 +2,14 @@
 //! the store contract every backend keeps, multipart uploads, and failures
 //! that are errors, never missing keys.
 
-mod moto;
-
 use std::time::Duration;
 
-use moto::Moto;
 use nctk_store::conformance;
 use nctk_store::kv::{
     Bytes, ListableStore, ReadableStore, StoreError, StoreKey, StorePrefix, WritableStore,
 };
 use nctk_store_object::{connect, ObjectKvStore, Remote, RemoteOptions, S3Credentials, S3Settings};
+use nctk_test_servers::{moto, MotoServer as Moto};
 use object_store::{ObjectStoreExt, RetryConfig};
 
 /// The settings for `bucket` on `s3` (any key pair).
@@ -19,7 +17,7 @@ fn settings(s3: &Moto, bucket: &str) -> S3Settings {
     S3Settings {
         bucket: bucket.into(),
         region: "us-east-1".into(),
-        endpoint: Some(s3.endpoint.clone()),
+        endpoint: Some(s3.endpoint()),
         virtual_hosted: false,
         credentials: S3Credentials::Static {
             access_key_id: "test".into(),
@@ -31,8 +29,8 @@ fn settings(s3: &Moto, bucket: &str) -> S3Settings {
 
 /// The dataset under `prefix` of `bucket` (created first) on `s3`.
 fn remote(s3: &Moto, bucket: &str, prefix: &str, options: RemoteOptions) -> Remote {
-    s3.bucket(bucket);
-    let url = format!("{}/{bucket}/{prefix}", s3.endpoint);
+    s3.create_bucket(bucket).unwrap();
+    let url = format!("{}/{bucket}/{prefix}", s3.endpoint());
     let store = connect::s3(&settings(s3, bucket), &options, &url).expect("connect");
     Remote::new(store, url, prefix, options)
 }
@@ -57,7 +55,7 @@ fn impatient() -> RemoteOptions {
 
 #[test]
 fn passes_the_store_contract_at_the_root_and_under_a_prefix() {
-    let Some(s3) = Moto::start() else { return };
+    let Some(s3) = moto() else { return };
     conformance::kv_store(|| {
         ObjectKvStore::new(remote(&s3, "root-bucket", "", RemoteOptions::default()))
     });
@@ -82,7 +80,7 @@ fn passes_the_store_contract_at_the_root_and_under_a_prefix() {
 /// ranges across part boundaries.
 #[test]
 fn large_values_are_uploaded_in_parts() {
-    let Some(s3) = Moto::start() else { return };
+    let Some(s3) = moto() else { return };
     let remote = remote(&s3, "big-bucket", "p", RemoteOptions::default());
     let store = ObjectKvStore::new(remote.clone());
     let n = nctk_store_object::kv::MULTIPART_THRESHOLD * 2 + 12345;
@@ -124,7 +122,7 @@ fn large_values_are_uploaded_in_parts() {
 /// missing key (which a Zarr reader would turn into fill values).
 #[test]
 fn an_unreachable_server_is_an_error_not_a_missing_key() {
-    let Some(s3) = Moto::start() else { return };
+    let Some(s3) = moto() else { return };
     let remote = remote(&s3, "gone-bucket", "d", impatient());
     let store = ObjectKvStore::new(remote);
     store
@@ -148,8 +146,8 @@ fn an_unreachable_server_is_an_error_not_a_missing_key() {
 /// the key: the bucket does not exist.
 #[test]
 fn upload_failures_surface_at_close() {
-    let Some(s3) = Moto::start() else { return };
-    let url = format!("{}/no-such-bucket", s3.endpoint);
+    let Some(s3) = moto() else { return };
+    let url = format!("{}/no-such-bucket", s3.endpoint());
     let options = impatient();
     let store = connect::s3(&settings(&s3, "no-such-bucket"), &options, &url).unwrap();
     let store = ObjectKvStore::new(Remote::new(store, url, "", options));
@@ -163,7 +161,7 @@ fn upload_failures_surface_at_close() {
 /// naming it, never read as one of the dataset's keys.
 #[test]
 fn listed_keys_with_dot_dot_are_refused() {
-    let Some(s3) = Moto::start() else { return };
+    let Some(s3) = moto() else { return };
     let remote = remote(&s3, "dots-bucket", "ds", RemoteOptions::default());
     let store = ObjectKvStore::new(remote.clone());
     store
@@ -171,10 +169,8 @@ fn listed_keys_with_dot_dot_are_refused() {
         .unwrap();
     store.close().unwrap();
     // Written around the client's key checks, as another client could.
-    let status = s3
-        .request_with("PUT", "/dots-bucket/ds/ok/../../escape", b"x")
+    s3.put_object("dots-bucket", "ds/ok/../../escape", b"x".to_vec(), false)
         .unwrap();
-    assert_eq!(status, 200);
     let e = store.keys().unwrap_err().to_string();
     assert!(e.contains("escape"), "{e}");
     let e = store
