@@ -8,30 +8,28 @@
 //! copy to the same URL replaces the first.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
 use nctk_test_servers::{moto, MotoServer as Moto};
 use nctk_test_support::require;
 
-/// Runs `nctk args...` with a key pair in the environment (moto takes any).
-fn nctk(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_nctk"))
-        .args(args)
-        .env("AWS_ACCESS_KEY_ID", "test")
-        .env("AWS_SECRET_ACCESS_KEY", "test")
-        .env_remove("AWS_PROFILE")
-        .output()
-        .expect("run nctk")
+mod common;
+use common::{nctk, nctk_ok};
+
+/// Puts a key pair in this process's environment, which the `nctk` runs
+/// inherit (moto takes any), before any test starts one.
+fn credentials() {
+    static SET: std::sync::Once = std::sync::Once::new();
+    SET.call_once(|| {
+        std::env::set_var("AWS_ACCESS_KEY_ID", "test");
+        std::env::set_var("AWS_SECRET_ACCESS_KEY", "test");
+        std::env::remove_var("AWS_PROFILE");
+    });
 }
 
-fn nctk_ok(args: &[&str]) -> String {
-    let out = nctk(args);
-    assert!(
-        out.status.success(),
-        "nctk {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).expect("utf-8 output")
+/// A dump without its first line (which names the dataset).
+fn body(dump: &str) -> String {
+    dump.split_once('\n')
+        .map_or_else(String::new, |(_, b)| b.to_string())
 }
 
 /// The store at `key` of `bucket`, as a netCDF-C URL with `modes`.
@@ -93,6 +91,7 @@ fn corpus_stores_on_s3_dump_as_their_local_dumps() {
         return;
     };
     let Some(s3) = moto() else { return };
+    credentials();
     s3.create_bucket("corpus").unwrap();
     let stores = corpus_stores(&root);
     assert!(stores.len() >= 8, "a sample of the corpus: {stores:?}");
@@ -148,6 +147,7 @@ fn copies_to_s3_are_read_by_zarr_python_and_xarray() {
         return;
     };
     let Some(s3) = moto() else { return };
+    credentials();
     s3.create_bucket("copies").unwrap();
     let sources = [
         "generated/from-cdl/netcdf-c/examples/CDL/pres_temp_4D.nc3.nc",
@@ -180,7 +180,7 @@ fn copies_to_s3_are_read_by_zarr_python_and_xarray() {
     assert!(checked >= 16, "{checked} variables compared");
 }
 
-/// S3 to S3 (changing layout) and S3 to disk copies, and `nctk gen -o` to
+/// S3 to S3 and S3 to disk copies, and `nctk gen -o` to
 /// S3, dump as their sources.
 #[test]
 fn copies_from_and_between_s3_and_gen_to_s3() {
@@ -188,9 +188,9 @@ fn copies_from_and_between_s3_and_gen_to_s3() {
         return;
     };
     let Some(s3) = moto() else { return };
+    credentials();
     s3.create_bucket("moves").unwrap();
     let src = root.join("generated/from-cdl/netcdf-c/examples/CDL/pres_temp_4D.nc3.nc");
-    let body = |text: &str| text.split_once('\n').map(|(_, b)| b.to_string()).unwrap();
     let want = body(&nctk_ok(&["dump", &src.display().to_string()]));
     let first = url(&s3, "moves", "a/first.zarr", "nczarr");
     let second = url(&s3, "moves", "b/second.zarr", "nczarr");
@@ -233,7 +233,7 @@ fn copies_from_and_between_s3_and_gen_to_s3() {
 }
 
 /// A copy that fails part-way (a corrupt chunk in its source) leaves no
-/// object under the output, so no reader (nctk, zarr-python) sees a
+/// object under the output, so no reader sees a
 /// dataset; an old store at the URL is replaced by a second copy, keeping
 /// none of its objects; a prefix holding other objects is not replaced.
 #[test]
@@ -242,6 +242,7 @@ fn failed_copies_leave_nothing_and_copies_replace_old_stores() {
         return;
     };
     let Some(s3) = moto() else { return };
+    credentials();
     s3.create_bucket("fails").unwrap();
     let src = root.join("generated/from-cdl/netcdf-c/examples/CDL/pres_temp_4D.nc3.nc");
     let dir = tempfile::tempdir().unwrap();
@@ -292,7 +293,6 @@ fn failed_copies_leave_nothing_and_copies_replace_old_stores() {
         fresh,
         "the old store's objects are gone"
     );
-    let body = |text: &str| text.split_once('\n').map(|(_, b)| b.to_string()).unwrap();
     assert_eq!(
         body(&nctk_ok(&["dump", &out])),
         body(&nctk_ok(&["dump", &other]))

@@ -140,14 +140,7 @@ impl ObjectKvStore {
     /// (the others are waited for all the same).
     pub fn settle(&self) -> Result<(), StoreError> {
         let pending: Vec<(StoreKey, Upload)> = self.uploads().drain().collect();
-        let mut first = Ok(());
-        for (key, upload) in pending {
-            let r = Self::join(&key, upload);
-            if first.is_ok() {
-                first = r;
-            }
-        }
-        first
+        Self::join_all(pending)
     }
 
     /// Collects finished uploads, returning the first failure among them.
@@ -163,8 +156,13 @@ impl ObjectKvStore {
                 .filter_map(|k| map.remove(&k).map(|u| (k, u)))
                 .collect()
         };
+        Self::join_all(done)
+    }
+
+    /// Waits for every one of `uploads`; the first failure is the error.
+    fn join_all(uploads: Vec<(StoreKey, Upload)>) -> Result<(), StoreError> {
         let mut first = Ok(());
-        for (key, upload) in done {
+        for (key, upload) in uploads {
             let r = Self::join(&key, upload);
             if first.is_ok() {
                 first = r;
