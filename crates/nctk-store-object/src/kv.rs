@@ -193,7 +193,7 @@ impl ObjectKvStore {
             block_on(async move { store.list(prefix.as_ref()).try_collect().await });
         let metas = listed.map_err(|e| {
             backend(
-                "",
+                "/",
                 "list",
                 RemoteError::from_object_store(self.remote.url(), e),
             )
@@ -388,7 +388,7 @@ impl ListableStore for ObjectKvStore {
         let listed = r.map_err(|e| {
             let url = self.remote.key_url(prefix.as_str());
             backend(
-                prefix.as_str(),
+                &prefix.to_string(),
                 "list",
                 RemoteError::from_object_store(url, e),
             )

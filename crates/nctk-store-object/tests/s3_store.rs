@@ -9,15 +9,15 @@ use nctk_store::kv::{
     Bytes, ListableStore, ReadableStore, StoreError, StoreKey, StorePrefix, WritableStore,
 };
 use nctk_store_object::{connect, ObjectKvStore, Remote, RemoteOptions, S3Credentials, S3Settings};
-use nctk_test_servers::{moto, MotoServer as Moto};
+use nctk_test_servers::{moto, Fault, FaultProxy, MotoServer as Moto};
 use object_store::{ObjectStoreExt, RetryConfig};
 
 /// The settings for `bucket` on `s3` (any key pair).
-fn settings(s3: &Moto, bucket: &str) -> S3Settings {
+fn settings(endpoint: String, bucket: &str) -> S3Settings {
     S3Settings {
         bucket: bucket.into(),
         region: "us-east-1".into(),
-        endpoint: Some(s3.endpoint()),
+        endpoint: Some(endpoint),
         virtual_hosted: false,
         credentials: S3Credentials::Static {
             access_key_id: "test".into(),
@@ -30,8 +30,14 @@ fn settings(s3: &Moto, bucket: &str) -> S3Settings {
 /// The dataset under `prefix` of `bucket` (created first) on `s3`.
 fn remote(s3: &Moto, bucket: &str, prefix: &str, options: RemoteOptions) -> Remote {
     s3.create_bucket(bucket).unwrap();
-    let url = format!("{}/{bucket}/{prefix}", s3.endpoint());
-    let store = connect::s3(&settings(s3, bucket), &options, &url).expect("connect");
+    remote_at(s3.endpoint(), bucket, prefix, options)
+}
+
+/// The dataset under `prefix` of `bucket` at `endpoint` (a server or a
+/// proxy in front of one).
+fn remote_at(endpoint: String, bucket: &str, prefix: &str, options: RemoteOptions) -> Remote {
+    let url = format!("{endpoint}/{bucket}/{prefix}");
+    let store = connect::s3(&settings(endpoint, bucket), &options, &url).expect("connect");
     Remote::new(store, url, prefix, options)
 }
 
@@ -149,7 +155,7 @@ fn upload_failures_surface_at_close() {
     let Some(s3) = moto() else { return };
     let url = format!("{}/no-such-bucket", s3.endpoint());
     let options = impatient();
-    let store = connect::s3(&settings(&s3, "no-such-bucket"), &options, &url).unwrap();
+    let store = connect::s3(&settings(s3.endpoint(), "no-such-bucket"), &options, &url).unwrap();
     let store = ObjectKvStore::new(Remote::new(store, url, "", options));
     store.put(&key("v/0"), Bytes::from_static(b"abc")).unwrap();
     let e = store.close().unwrap_err().to_string();
@@ -178,4 +184,91 @@ fn listed_keys_with_dot_dot_are_refused() {
         .unwrap_err()
         .to_string();
     assert!(e.contains("ds/ok/..") && e.contains("dots-bucket"), "{e}");
+}
+
+/// Through a fault-injecting proxy: 503 SlowDown is retried and the value
+/// read; a 500 that outlasts the retries, a body cut short and a 403 are
+/// errors naming the key (a 403 as "access denied"), never a missing key.
+#[test]
+fn faults_are_retried_or_are_errors_never_missing_keys() {
+    let Some(s3) = moto() else { return };
+    s3.create_bucket("faults").unwrap();
+    let proxy = FaultProxy::start(&s3.endpoint()).unwrap();
+    let patient = RemoteOptions {
+        retry: RetryConfig {
+            max_retries: 4,
+            backoff: object_store::BackoffConfig {
+                init_backoff: Duration::from_millis(10),
+                max_backoff: Duration::from_millis(50),
+                base: 2.0,
+            },
+            retry_timeout: Duration::from_secs(20),
+        },
+        ..impatient()
+    };
+    let store = ObjectKvStore::new(remote_at(proxy.endpoint(), "faults", "d", patient));
+    let k = key("v/0");
+    let value: Bytes = (0..=255u8)
+        .cycle()
+        .take(100_000)
+        .collect::<Vec<u8>>()
+        .into();
+    store.put(&k, value.clone()).unwrap();
+    store.close().unwrap();
+
+    proxy.fail_next(2, Fault::SlowDown);
+    assert_eq!(
+        store.get(&k).unwrap(),
+        Some(value.clone()),
+        "SlowDown retried"
+    );
+    assert_eq!(proxy.pending_faults(), 0);
+
+    let failing = ObjectKvStore::new(remote_at(proxy.endpoint(), "faults", "d", impatient()));
+    let names_key = |e: StoreError| {
+        let text = e.to_string();
+        assert!(text.contains("v/0"), "{text}");
+        text
+    };
+    proxy.fail_next(1, Fault::Status(500));
+    names_key(failing.get(&k).unwrap_err());
+    proxy.fail_next_matching("/d/v/1", 1, Fault::Status(500));
+    // The failed request is for a key that does not exist: still an
+    // error, never `None`.
+    let e = failing.get_many(&[key("v/1"), k.clone()]).unwrap_err();
+    assert!(e.to_string().contains("v/1"), "{e}");
+    proxy.fail_next(1, Fault::Status(500));
+    assert!(
+        failing.size(&k).is_err(),
+        "a failed HEAD is not a missing key"
+    );
+    proxy.fail_next(1, Fault::TruncatedBody);
+    names_key(failing.get(&k).unwrap_err());
+    proxy.fail_next(1, Fault::Forbidden);
+    let denied = names_key(failing.get(&k).unwrap_err());
+    assert!(denied.contains("access denied"), "{denied}");
+    proxy.clear_faults();
+    assert_eq!(
+        failing.get(&key("v/missing")).unwrap(),
+        None,
+        "a 404 is missing"
+    );
+}
+
+/// A read-only store (plain HTTP) says so and refuses writes.
+#[test]
+fn read_only_stores_refuse_writes() {
+    let Some(s3) = moto() else { return };
+    let store = ObjectKvStore::read_only(remote(&s3, "readonly", "d", impatient()));
+    assert!(!store.capabilities().writable);
+    let k = key("v/0");
+    assert!(matches!(
+        store.put(&k, Bytes::from_static(b"x")),
+        Err(StoreError::Unsupported { .. })
+    ));
+    assert!(matches!(
+        store.delete(&k),
+        Err(StoreError::Unsupported { .. })
+    ));
+    assert_eq!(store.get(&k).unwrap(), None);
 }
