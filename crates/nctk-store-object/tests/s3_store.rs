@@ -272,3 +272,46 @@ fn read_only_stores_refuse_writes() {
     ));
     assert_eq!(store.get(&k).unwrap(), None);
 }
+
+/// Puts run in the background, at most `concurrency` at once: with 300 ms
+/// added to every request, four puts return at once, the fifth waits for
+/// a slot, and eight take at least two rounds.
+#[test]
+fn puts_overlap_but_at_most_concurrency_are_in_flight() {
+    let Some(s3) = moto() else { return };
+    s3.create_bucket("bounded").unwrap();
+    let proxy = FaultProxy::start(&s3.endpoint()).unwrap();
+    let latency = Duration::from_millis(300);
+    proxy.set_latency(latency);
+    let options = RemoteOptions {
+        concurrency: 4,
+        ..impatient()
+    };
+    let store = ObjectKvStore::new(remote_at(proxy.endpoint(), "bounded", "d", options));
+    let start = std::time::Instant::now();
+    for i in 0..4 {
+        store
+            .put(&key(&format!("v/{i}")), Bytes::from(vec![i as u8; 1000]))
+            .unwrap();
+    }
+    assert!(
+        start.elapsed() < latency,
+        "the first puts do not wait: {:?}",
+        start.elapsed()
+    );
+    for i in 4..8 {
+        store
+            .put(&key(&format!("v/{i}")), Bytes::from(vec![i as u8; 1000]))
+            .unwrap();
+    }
+    store.close().unwrap();
+    assert!(
+        start.elapsed() >= latency * 2,
+        "two rounds: {:?}",
+        start.elapsed()
+    );
+    for i in 0..8u8 {
+        let got = store.get(&key(&format!("v/{i}"))).unwrap().unwrap();
+        assert_eq!(&got[..], &vec![i; 1000][..]);
+    }
+}
