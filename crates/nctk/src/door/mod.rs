@@ -124,6 +124,12 @@ pub fn open_target(target: &Path) -> Result<Opened, Error> {
                         format!("{}: s3 storage is not available yet", z.url),
                     ))
                 }
+                StoreLocation::Cloud(_) => {
+                    return Err(unsupported(
+                        &name,
+                        format!("{}: cloud storage is not available yet", z.url),
+                    ))
+                }
             };
             Ok(Opened::Store {
                 store,
@@ -175,7 +181,7 @@ pub fn local_path(target: &Path) -> PathBuf {
         Some(Target::Path(p) | Target::File(p)) => p,
         Some(Target::Zarr(z)) => match z.location {
             StoreLocation::Directory(p) | StoreLocation::Zip(p) => p,
-            StoreLocation::S3(_) => target.to_path_buf(),
+            StoreLocation::S3(_) | StoreLocation::Cloud(_) => target.to_path_buf(),
         },
         _ => target.to_path_buf(),
     }
@@ -220,6 +226,9 @@ pub fn store_target(text: &str) -> Result<StoreTarget, Error> {
                 StoreLocation::Directory(p) => (p, false),
                 StoreLocation::Zip(p) => (p, true),
                 StoreLocation::S3(_) => return Err(refuse("S3 storage is not available yet")),
+                StoreLocation::Cloud(_) => {
+                    return Err(refuse("cloud storage is not available yet"))
+                }
             };
             Ok(StoreTarget {
                 path,

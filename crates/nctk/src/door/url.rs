@@ -2,8 +2,20 @@
 //!
 //! * `file:///abs/x.zarr#mode=nczarr,file`, `...#mode=zarr,zip`: a local store;
 //! * `s3://bucket/key#mode=nczarr`, `https://bucket.s3.<region>.amazonaws.com/key#mode=zarr`,
-//!   `https://s3.<region>.amazonaws.com/bucket/key#mode=zarr`, other hosts
-//!   (path style): a store in the cloud, parsed now, not yet readable;
+//!   `https://s3.<region>.amazonaws.com/bucket/key#mode=zarr`,
+//!   `https://s3.amazonaws.com/bucket/key#mode=zarr`, other hosts with the
+//!   `s3` mode (`http://127.0.0.1:9000/bucket/key#mode=nczarr,s3`, path
+//!   style), `gs3://bucket/key` and `https://storage.googleapis.com/...`
+//!   (GCS's S3 API): an S3 store ([`S3Location`], whose
+//!   [`S3Location::target`] is what `nctk_store_object::aws::resolve` reads);
+//! * `gs://bucket/key`, `az://container/key`,
+//!   `abfs[s]://container@account.dfs.core.windows.net/key`,
+//!   `https://account.blob.core.windows.net/container/key` and any other
+//!   `http(s)://host/path` without the `s3` mode, with a Zarr mode: a
+//!   store as `object_store` names it ([`CloudLocation`]; plain HTTP(S) is
+//!   read-only);
+//! * `http(s)://...#mode=bytes` (and `s3://` or the AWS forms): one
+//!   object read by byte ranges;
 //! * anything else without a scheme: a local path whose kind (classic file,
 //!   directory store, zip store) the door decides by looking (`door::open_target`).
 //!
@@ -15,6 +27,11 @@
 //! error rather than silently ignored.
 
 use std::path::PathBuf;
+
+use nctk_store_object::aws::{parse_address, S3Target, AWS_HOST_SUFFIX, GOOGLE_HOST};
+use nctk_store_object::connect::{cloud_service, CloudService};
+
+pub use nctk_store_object::aws::S3Style;
 
 /// A path or URL that cannot be parsed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -66,19 +83,24 @@ pub enum StoreLocation {
     Zip(PathBuf),
     /// An S3 (or S3-compatible) bucket and key.
     S3(S3Location),
+    /// A GCS, Azure or plain HTTP(S) store, as `object_store` names it.
+    Cloud(CloudLocation),
 }
 
-/// How an S3 URL names its bucket.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum S3Style {
-    /// `https://<bucket>.s3.<region>.amazonaws.com/<key>`.
-    Virtual,
-    /// `https://s3.<region>.amazonaws.com/<bucket>/<key>`.
-    Path,
-    /// `s3://<bucket>/<key>`.
-    S3,
-    /// Another host, path style: `https://<host>/<bucket>/<key>`.
-    Other,
+/// A store on GCS, Azure or a plain HTTP(S) server.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CloudLocation {
+    /// The URL without its fragment (what `nctk_store_object::connect::cloud` opens).
+    pub url: String,
+    /// The service.
+    pub service: CloudService,
+}
+
+impl CloudLocation {
+    /// Whether the store can only be read (a plain HTTP(S) server).
+    pub fn read_only(&self) -> bool {
+        self.service == CloudService::Http
+    }
 }
 
 /// An S3 location.
@@ -88,6 +110,9 @@ pub struct S3Location {
     pub style: S3Style,
     /// The host as written (`None` for `s3://`).
     pub host: Option<String>,
+    /// The endpoint requests go to: `None` for AWS, `scheme://host[:port]`
+    /// for another host, `https://storage.googleapis.com` for `gs3://`.
+    pub endpoint: Option<String>,
     /// The bucket.
     pub bucket: String,
     /// The key of the dataset's root within the bucket (may be empty).
@@ -110,11 +135,24 @@ impl ZarrTarget {
 }
 
 impl S3Location {
-    /// The region to use: the one given, else netCDF-C's default `us-east-1`
-    /// (netCDF-C also consults `~/.aws/config` and `.rc` files; nctk leaves
-    /// that to the storage layer).
+    /// The region the URL alone names, else netCDF-C's default `us-east-1`
+    /// (the region used is `nctk_store_object::aws::resolve(&self.target())`'s,
+    /// which also reads the profile, the rc files and the environment).
     pub fn effective_region(&self) -> &str {
         self.region.as_deref().unwrap_or("us-east-1")
+    }
+
+    /// What the AWS rules (`nctk_store_object::aws::resolve`) need to know
+    /// of this location.
+    pub fn target(&self) -> S3Target {
+        S3Target {
+            endpoint: self.endpoint.clone(),
+            bucket: self.bucket.clone(),
+            key: self.key.clone(),
+            virtual_hosted: self.style == S3Style::Virtual,
+            region: self.region.clone(),
+            profile: self.profile.clone(),
+        }
     }
 }
 
@@ -195,6 +233,7 @@ pub fn parse(s: &str) -> Result<DatasetUrl, UrlError> {
     let mut pairs: Vec<(String, String)> = vec![];
     match scheme.as_str() {
         "file" | "http" | "https" => {}
+        "gs" | "az" | "azure" | "abfs" | "abfss" | "adl" => {}
         "s3" => pairs.push(("mode".into(), "s3".into())),
         "gs3" => pairs.push(("mode".into(), "gs3".into())),
         "dods" | "dap4" => return Err(url_err(s, "DAP servers are not supported")),
@@ -252,7 +291,10 @@ pub fn parse(s: &str) -> Result<DatasetUrl, UrlError> {
     if !zarr {
         let target = match scheme.as_str() {
             "file" if !has("bytes") => Target::File(PathBuf::from(file_path(s, before_query)?)),
-            _ if has("bytes") => Target::Bytes(s.split('#').next().unwrap_or(s).to_string()),
+            _ if has("bytes") => {
+                refuse_dot_dot(s, before_query)?;
+                Target::Bytes(s.split('#').next().unwrap_or(s).to_string())
+            }
             _ => {
                 return Err(url_err(
                     s,
@@ -275,12 +317,49 @@ pub fn parse(s: &str) -> Result<DatasetUrl, UrlError> {
         .rev()
         .map(String::as_str)
         .find(|m| matches!(*m, "file" | "zip" | "s3"));
+    let s3_host = || {
+        let host = before_query.split('/').next().unwrap_or("");
+        let host = host.rsplit_once('@').map_or(host, |(_, h)| h);
+        let host = host.split(':').next().unwrap_or("").to_ascii_lowercase();
+        host.ends_with(AWS_HOST_SUFFIX) || host == GOOGLE_HOST
+    };
+    // netCDF-C's NC_iss3: the s3 or gs3 scheme or mode, or an AWS or
+    // Google host; any other remote URL is a store as object_store names it.
+    let s3 = matches!(scheme.as_str(), "s3" | "gs3") || has("gs3") || s3_host();
+    if storage.is_none() && scheme != "file" && !s3 {
+        let url = s.split('#').next().unwrap_or(s);
+        let Some(service) = cloud_service(url) else {
+            return Err(url_err(s, "not a URL object_store can open"));
+        };
+        refuse_dot_dot(s, before_query)?;
+        return Ok(DatasetUrl {
+            original: s.to_string(),
+            target: Target::Zarr(ZarrTarget {
+                url: s.to_string(),
+                location: StoreLocation::Cloud(CloudLocation {
+                    url: url.to_string(),
+                    service,
+                }),
+                pure_zarr: has("zarr"),
+                xarray: !has("noxarray"),
+                consolidated: has("consolidated"),
+                modes,
+            }),
+            fragment,
+        });
+    }
     let local = match storage {
         Some("s3") if scheme == "file" => {
             return Err(url_err(
                 s,
                 "mode s3 names S3 storage, which a file:// URL cannot reach; \
                  use an s3:// or https:// URL, or mode file or zip for a local store",
+            ))
+        }
+        Some("s3") if !matches!(scheme.as_str(), "http" | "https" | "s3" | "gs3") => {
+            return Err(url_err(
+                s,
+                format!("mode s3 names S3 storage, which a {scheme}:// URL cannot reach"),
             ))
         }
         Some("s3") => false,
@@ -437,83 +516,29 @@ pub fn infer_modes(mode: &str) -> Vec<String> {
 }
 
 fn s3_location(url: &str, scheme: &str, rest: &str) -> Result<S3Location, UrlError> {
-    let (host, path) = match rest.split_once('/') {
-        Some((h, p)) => (h, p),
-        None => (rest, ""),
-    };
-    let host = host.rsplit_once('@').map_or(host, |(_, h)| h); // drop user info
-    let host_noport = host
-        .split_once(':')
-        .map_or(host, |(h, _)| h)
-        .to_ascii_lowercase();
-    if host_noport.is_empty() {
-        return Err(url_err(url, "no host or bucket"));
-    }
-    let path = percent_decode(url, path.trim_end_matches('/'))?;
-    if scheme == "s3" || scheme == "gs3" {
-        return Ok(S3Location {
-            style: S3Style::S3,
-            host: None,
-            bucket: host.to_string(),
-            key: path,
-            region: None,
-            profile: None,
-        });
-    }
-    let split_bucket = |path: &str| -> Result<(String, String), UrlError> {
-        let (b, k) = path.split_once('/').unwrap_or((path, ""));
-        if b.is_empty() {
-            return Err(url_err(url, "no bucket in the URL's path"));
-        }
-        Ok((b.to_string(), k.to_string()))
-    };
-    if let Some(aws) = host_noport.strip_suffix(".amazonaws.com") {
-        let parts: Vec<&str> = aws.split('.').collect();
-        // s3 | s3.<region> | s3-<region> : path style
-        if parts[0] == "s3" || parts[0].starts_with("s3-") {
-            let region = parts
-                .get(1)
-                .map(|r| r.to_string())
-                .or_else(|| parts[0].strip_prefix("s3-").map(str::to_string));
-            let (bucket, key) = split_bucket(&path)?;
-            return Ok(S3Location {
-                style: S3Style::Path,
-                host: Some(host.to_string()),
-                bucket,
-                key,
-                region,
-                profile: None,
-            });
-        }
-        // <bucket>.s3[.<region>] : virtual style
-        if let Some(i) = parts
-            .iter()
-            .position(|p| *p == "s3" || p.starts_with("s3-"))
-        {
-            let bucket = parts[..i].join(".");
-            let region = parts
-                .get(i + 1)
-                .map(|r| r.to_string())
-                .or_else(|| parts[i].strip_prefix("s3-").map(str::to_string));
-            return Ok(S3Location {
-                style: S3Style::Virtual,
-                host: Some(host.to_string()),
-                bucket,
-                key: path,
-                region,
-                profile: None,
-            });
-        }
-    }
-    let (bucket, key) = split_bucket(&path)?;
+    let (authority, path) = rest.split_once('/').unwrap_or((rest, ""));
+    let path = percent_decode(url, path)?;
+    let a = parse_address(scheme, authority, &path).map_err(|reason| url_err(url, reason))?;
+    refuse_dot_dot(url, &a.key)?;
     Ok(S3Location {
-        style: S3Style::Other,
-        host: Some(host.to_string()),
-        bucket,
-        key,
-        region: None,
+        endpoint: a.endpoint(scheme),
+        style: a.style,
+        host: a.host,
+        bucket: a.bucket,
+        key: a.key,
+        region: a.region,
         profile: None,
     })
+}
+
+/// A key or path with a `..` segment (after percent decoding) names
+/// something outside the dataset: refused.
+fn refuse_dot_dot(url: &str, path: &str) -> Result<(), UrlError> {
+    let decoded = percent_decode(url, path)?;
+    if decoded.split('/').any(|seg| seg == "..") {
+        return Err(url_err(url, "a key with a `..` segment"));
+    }
+    Ok(())
 }
 
 #[cfg(test)]
