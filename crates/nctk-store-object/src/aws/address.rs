@@ -7,6 +7,10 @@
 //!   `https://s3.amazonaws.com/<bucket>/<key>`;
 //! * S3: `s3://<bucket>/<key>` (and `gs3://<bucket>/<key>`: Google Cloud
 //!   Storage through its S3-compatible API at `storage.googleapis.com`);
+//!   an `s3://` URL whose host is an AWS host is read as that host's form
+//!   (`s3://s3.us-west-1.amazonaws.com/bucket`), as netCDF-C does; unlike
+//!   netCDF-C, which reads any dotted `s3://` host as another server, a
+//!   dotted bucket (`s3://my.bucket/key`) stays a bucket;
 //! * Other: `https://<host>/<bucket>/<key>`, an S3-compatible server; a
 //!   host `s3.<region>.<domain>` names the region, as netCDF-C reads it.
 //!
@@ -80,7 +84,8 @@ pub fn parse_address(scheme: &str, authority: &str, path: &str) -> Result<S3Addr
         return Err("no host or bucket".into());
     }
     let path = path.trim_matches('/');
-    if scheme.eq_ignore_ascii_case("s3") || scheme.eq_ignore_ascii_case("gs3") {
+    let aws_host = host_noport.ends_with(AWS_HOST_SUFFIX);
+    if (scheme.eq_ignore_ascii_case("s3") && !aws_host) || scheme.eq_ignore_ascii_case("gs3") {
         return Ok(S3Address {
             style: S3Style::S3,
             host: None,
@@ -112,6 +117,8 @@ pub fn parse_address(scheme: &str, authority: &str, path: &str) -> Result<S3Addr
     };
     let is_s3 = |p: &str| p == "s3" || p.starts_with("s3-");
     if let Some(aws) = host_noport.strip_suffix(AWS_HOST_SUFFIX) {
+        // Also `s3://s3.<region>.amazonaws.com/<bucket>` (the seed's ncgen
+        // example): an s3:// URL whose host is an AWS host.
         let parts: Vec<&str> = aws.split('.').collect();
         if is_s3(parts[0]) {
             let (bucket, key) = split_bucket(path)?;

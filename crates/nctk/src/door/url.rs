@@ -248,7 +248,20 @@ pub fn parse(s: &str) -> Result<DatasetUrl, UrlError> {
             if k.is_empty() {
                 return Err(url_err(s, format!("fragment item {item:?} has no key")));
             }
-            pairs.push((percent_decode(s, k)?, percent_decode(s, v)?));
+            let (k, v) = (percent_decode(s, k)?, percent_decode(s, v)?);
+            if k.eq_ignore_ascii_case("mode") && v.contains('=') {
+                // `mode=nczarr,awsprofile=unidata` (the seed's example): a
+                // `key=value` item in the mode list is a fragment pair.
+                let (pairs_in_mode, flags): (Vec<&str>, Vec<&str>) =
+                    v.split(',').partition(|m| m.contains('='));
+                for kv in pairs_in_mode {
+                    let (k2, v2) = kv.split_once('=').unwrap_or((kv, ""));
+                    pairs.push((k2.to_string(), v2.to_string()));
+                }
+                pairs.push((k, flags.join(",")));
+            } else {
+                pairs.push((k, v));
+            }
         }
     }
     let pairs = expand_macros(s, pairs)?;
@@ -648,5 +661,221 @@ mod tests {
             parse("https://h/x.nc#mode=bytes").unwrap().target,
             Target::Bytes(_)
         ));
+    }
+
+    fn s3(s: &str) -> S3Location {
+        match zarr(s).location {
+            StoreLocation::S3(l) => l,
+            other => panic!("{s}: {other:?}"),
+        }
+    }
+
+    fn cloud(s: &str) -> CloudLocation {
+        match zarr(s).location {
+            StoreLocation::Cloud(c) => c,
+            other => panic!("{s}: {other:?}"),
+        }
+    }
+
+    /// netCDF-C's URL forms, numbered as in `NC_s3urlrebuild`
+    /// (`libdispatch/ds3util.c`): bucket, key, region and endpoint.
+    #[test]
+    fn netcdf_c_s3_forms() {
+        let cases: &[(&str, S3Style, &str, &str, Option<&str>, Option<&str>)] = &[
+            // (1) virtual with region, (2) virtual without.
+            (
+                "https://bkt.s3.us-west-2.amazonaws.com/a/b",
+                S3Style::Virtual,
+                "bkt",
+                "a/b",
+                Some("us-west-2"),
+                None,
+            ),
+            (
+                "https://bkt.s3.amazonaws.com/a",
+                S3Style::Virtual,
+                "bkt",
+                "a",
+                None,
+                None,
+            ),
+            // (3) path with region, (4) path without.
+            (
+                "https://s3.eu-west-1.amazonaws.com/bkt/a/b",
+                S3Style::Path,
+                "bkt",
+                "a/b",
+                Some("eu-west-1"),
+                None,
+            ),
+            (
+                "https://s3.amazonaws.com/bkt/a",
+                S3Style::Path,
+                "bkt",
+                "a",
+                None,
+                None,
+            ),
+            // (5) s3://; (7) gs3:// (GCS's S3 API).
+            ("s3://bkt/a/b", S3Style::S3, "bkt", "a/b", None, None),
+            (
+                "gs3://bkt/a",
+                S3Style::S3,
+                "bkt",
+                "a",
+                None,
+                Some("https://storage.googleapis.com"),
+            ),
+            // (6) Google's host.
+            (
+                "https://storage.googleapis.com/bkt/a",
+                S3Style::Other,
+                "bkt",
+                "a",
+                None,
+                Some("https://storage.googleapis.com"),
+            ),
+            // (8) another host, (10) another host naming a region.
+            (
+                "http://127.0.0.1:9000/bkt/a#mode=nczarr,s3",
+                S3Style::Other,
+                "bkt",
+                "a",
+                None,
+                Some("http://127.0.0.1:9000"),
+            ),
+            (
+                "https://s3.region-9.example.com/bkt/a#s3",
+                S3Style::Other,
+                "bkt",
+                "a",
+                Some("region-9"),
+                Some("https://s3.region-9.example.com"),
+            ),
+            // The seed's ncgen example: an s3:// URL naming an AWS host.
+            (
+                "s3://s3.us-west-1.amazonaws.com/datasetbucket",
+                S3Style::Path,
+                "datasetbucket",
+                "",
+                Some("us-west-1"),
+                None,
+            ),
+        ];
+        for &(url, style, bucket, key, region, endpoint) in cases {
+            let text = if url.contains('#') {
+                url.to_string()
+            } else {
+                format!("{url}#mode=nczarr")
+            };
+            let l = s3(&text);
+            assert_eq!(
+                (
+                    l.style,
+                    l.bucket.as_str(),
+                    l.key.as_str(),
+                    l.region.as_deref(),
+                    l.endpoint.as_deref()
+                ),
+                (style, bucket, key, region, endpoint),
+                "{url}"
+            );
+            let t = l.target();
+            assert_eq!((t.bucket.as_str(), t.key.as_str()), (bucket, key));
+            assert_eq!(t.endpoint.as_deref(), endpoint);
+            assert_eq!(t.virtual_hosted, style == S3Style::Virtual);
+            assert_eq!(t.region, l.region);
+        }
+    }
+
+    /// The seeds' examples (NCZarr documentation, Appendix D and the
+    /// profile example).
+    #[test]
+    fn seed_examples() {
+        let goes = "https://s3.us-east-1.amazonaws.com/noaa-goes16/ABI-L1b-RadC/2017/059/03/OR_ABI-L1b-RadC-M3C13_G16_s20170590337505_e20170590340289_c20170590340316.nc#mode=bytes";
+        assert!(matches!(parse(goes).unwrap().target, Target::Bytes(u) if !u.contains('#')));
+        let thredds = "https://thredds-test.unidata.ucar.edu/thredds/fileServer/irma/metar/files/METAR_20170910_0000.nc#bytes";
+        assert!(matches!(parse(thredds).unwrap().target, Target::Bytes(_)));
+        let l = s3("s3://datasetbucket/rootkey#mode=nczarr,awsprofile=unidata");
+        assert_eq!(
+            (l.bucket.as_str(), l.key.as_str()),
+            ("datasetbucket", "rootkey")
+        );
+        assert_eq!(l.profile.as_deref(), Some("unidata"));
+        let l = s3("https://s3.us-west-1.amazonaws.com/ds#mode=nczarr,s3&aws.profile=xxx");
+        assert_eq!(l.target().profile.as_deref(), Some("xxx"));
+        let z = zarr("s3://s3.uswest-1.amazonaws.com/datasetbucket#mode=zarr");
+        assert!(z.pure_zarr);
+    }
+
+    /// GCS, Azure and plain HTTP(S) stores, as object_store names them.
+    #[test]
+    fn cloud_urls() {
+        let c = cloud("gs://bucket/a/ds.zarr#mode=zarr");
+        assert_eq!(
+            (c.service, c.url.as_str()),
+            (CloudService::Gcs, "gs://bucket/a/ds.zarr")
+        );
+        assert!(!c.read_only());
+        assert_eq!(
+            cloud("az://container/ds#mode=nczarr").service,
+            CloudService::Azure
+        );
+        assert_eq!(
+            cloud("abfs://container@account.dfs.core.windows.net/ds#mode=zarr").service,
+            CloudService::Azure
+        );
+        assert_eq!(
+            cloud("https://account.blob.core.windows.net/container/ds#mode=zarr").service,
+            CloudService::Azure
+        );
+        let c = cloud("https://data.example.org/pub/ds.zarr#mode=zarr");
+        assert_eq!(c.service, CloudService::Http);
+        assert!(c.read_only());
+        // With the s3 mode another host is an S3-compatible server.
+        assert!(matches!(
+            zarr("https://data.example.org/b/k#mode=zarr,s3").location,
+            StoreLocation::S3(_)
+        ));
+        assert!(parse("gs://bucket/ds#mode=zarr,s3").is_err());
+        assert!(parse("gs://bucket/ds").is_err(), "a store URL needs a mode");
+    }
+
+    #[test]
+    fn dot_dot_keys_are_refused() {
+        for url in [
+            "s3://b/a/../c#mode=zarr",
+            "s3://b/..#mode=zarr",
+            "https://s3.amazonaws.com/b/%2e%2e/x#mode=zarr",
+            "gs://b/x/../y#mode=zarr",
+            "https://h/a/../x.nc#mode=bytes",
+        ] {
+            let e = parse(url).unwrap_err();
+            assert!(e.to_string().contains(".."), "{url}: {e}");
+        }
+        assert!(parse("s3://b/a..b/c#mode=zarr").is_ok());
+    }
+
+    proptest::proptest! {
+        /// Any text parses or fails with an error naming it; never a panic.
+        #[test]
+        fn parse_never_panics(s in "\\PC{0,80}") {
+            let _ = parse(&s);
+        }
+
+        /// URL-shaped text (schemes, hosts, fragments the parser reads)
+        /// parses or fails with an error naming the URL.
+        #[test]
+        fn url_shaped_text_never_panics(
+            scheme in "(s3|gs3|gs|az|abfs|https?|file|ftp|S3)",
+            host in "[a-z0-9.:@-]{0,30}",
+            path in "[a-zA-Z0-9./%_-]{0,30}",
+            frag in "(#[a-z.=,&%0-9]{0,30})?",
+        ) {
+            let url = format!("{scheme}://{host}/{path}{frag}");
+            if let Err(e) = parse(&url) {
+                proptest::prop_assert_eq!(&e.url, &url);
+            }
+        }
     }
 }
