@@ -681,7 +681,16 @@ mod tests {
     /// (`libdispatch/ds3util.c`): bucket, key, region and endpoint.
     #[test]
     fn netcdf_c_s3_forms() {
-        let cases: &[(&str, S3Style, &str, &str, Option<&str>, Option<&str>)] = &[
+        /// URL, style, bucket, key, region, endpoint.
+        type Case<'a> = (
+            &'a str,
+            S3Style,
+            &'a str,
+            &'a str,
+            Option<&'a str>,
+            Option<&'a str>,
+        );
+        let cases: &[Case] = &[
             // (1) virtual with region, (2) virtual without.
             (
                 "https://bkt.s3.us-west-2.amazonaws.com/a/b",
