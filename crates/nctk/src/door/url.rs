@@ -342,7 +342,10 @@ pub fn parse(s: &str) -> Result<DatasetUrl, UrlError> {
     if storage.is_none() && scheme != "file" && !s3 {
         let url = s.split('#').next().unwrap_or(s);
         let Some(service) = cloud_service(url) else {
-            return Err(url_err(s, "not a URL object_store can open"));
+            return Err(url_err(
+                s,
+                "not a GCS, Azure or HTTP(S) store URL; add mode s3 for an S3-compatible server",
+            ));
         };
         refuse_dot_dot(s, before_query)?;
         return Ok(DatasetUrl {
