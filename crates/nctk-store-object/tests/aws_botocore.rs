@@ -56,7 +56,7 @@ const CASES: &[Case] = &[
     // merge, is an error to botocore: not compared).
     Case {
         files: &[
-            (".aws/config", "; c\r\n# c\r\n[profile q]\r\nregion=ap-south-1\r\ns3 =\r\n  addressing_style = path\r\n"),
+            (".aws/config", "; c\r\n# c\r\n[profile q]\r\n  region=ap-south-1\r\ns3 =\r\n  addressing_style = path\r\n"),
             (".aws/credentials", "[q]\naws_access_key_id   =   QID  \naws_secret_access_key=se=cret\n[default]\naws_access_key_id = D\naws_secret_access_key = d\n"),
         ],
         vars: &[("AWS_PROFILE", "q")],

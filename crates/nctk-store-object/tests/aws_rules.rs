@@ -327,7 +327,7 @@ fn garbage_names_file_and_line() {
         (".aws/config", b"[default] trailing\n", 1),
         (".aws/config", b"[]\n", 1),
         (".aws/credentials", b"[default]\n\n= value\n", 3),
-        (".aws/credentials", b"[default]\n   indented = first\n", 2),
+        (".aws/credentials", b"[default]\nkey\n", 2),
         (".aws/credentials", b"[default]\nk = v\n\xff\xfe\n", 3),
         (
             ".ncrc",
@@ -362,7 +362,7 @@ fn garbage_names_file_and_line() {
 fn sdk_syntax() {
     let h = Home::new().file(
         ".aws/config",
-        "; a comment\r\n# another\r\n[profile p] # trailing comment\r\nregion=eu-west-3\r\ns3 =\r\n  addressing_style = path\r\n\r\n[profile p]\r\naws_access_key_id   =   PID  \r\naws_secret_access_key=sec=ret\r\n",
+        "; a comment\r\n# another\r\n[profile p] # trailing comment\r\n  region=eu-west-3\r\ns3 =\r\n  addressing_style = path\r\n\r\n[profile p]\r\naws_access_key_id   =   PID  \r\naws_secret_access_key=sec=ret\r\n",
     );
     let s = h.resolve(&with_profile("p"));
     assert_eq!(s.region, "eu-west-3");

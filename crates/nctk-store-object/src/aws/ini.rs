@@ -7,7 +7,8 @@
 //!   file every section is a profile named exactly as written.
 //! * `key = value`; keys are matched without regard to case; a line
 //!   starting with whitespace continues the property above (the SDKs'
-//!   sub-properties, such as `s3 =` followed by indented settings).
+//!   sub-properties, such as `s3 =` followed by indented settings); with
+//!   no property above it, it is a property.
 //! * Lines whose first non-blank character is `#` or `;` are comments.
 //! * Repeated sections merge, later keys replacing earlier ones.
 //!
@@ -155,14 +156,9 @@ impl ProfileFile {
                     "a property before any [section] header".into(),
                 ));
             };
-            if line.starts_with([' ', '\t']) {
-                // A continuation: part of the property above.
-                let Some(key) = &last_key else {
-                    return Err(syntax(
-                        line_no,
-                        "an indented line with no property above it".into(),
-                    ));
-                };
+            if let (true, Some(key)) = (line.starts_with([' ', '\t']), &last_key) {
+                // A continuation: part of the property above (an indented
+                // line with no property above is a property, as in the SDKs).
                 if let Some(p) = current {
                     let profile = &mut out.profiles[p].1;
                     let value = profile.get(key).unwrap_or("").to_string();
