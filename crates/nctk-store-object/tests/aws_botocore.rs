@@ -11,22 +11,26 @@ use nctk_store_object::aws::{resolve_with, AwsEnvironment, S3Target};
 use nctk_store_object::S3Credentials;
 use nctk_test_support::require;
 
-/// botocore's credentials, region and S3 endpoint for `profile` (or its
-/// default) with HOME at `home` and `vars` set, as one line of text.
+/// botocore's credentials, region and S3 endpoint for each argument
+/// (`profile\tNAME=VALUE\t...`: the profile, empty for botocore's own
+/// choice, and the whole environment), one line each.
 const BOTO: &str = r#"
-import sys, boto3
-profile = sys.argv[1] or None
-s = boto3.Session(profile_name=profile)
-c = s.get_credentials()
-region = s.region_name or "us-east-1"
-endpoint = s.client("s3", region_name=region).meta.endpoint_url
-if endpoint.endswith("amazonaws.com"):
-    endpoint = "aws"
-if c is None:
-    print("none", "none", "none", region, endpoint)
-else:
-    f = c.get_frozen_credentials()
-    print(f.access_key, f.secret_key, f.token or "none", region, endpoint)
+import os, sys, boto3
+for arg in sys.argv[1:]:
+    profile, *pairs = arg.split("\t")
+    os.environ.clear()
+    os.environ.update(dict(p.split("=", 1) for p in pairs))
+    s = boto3.Session(profile_name=profile or None)
+    c = s.get_credentials()
+    region = s.region_name or "us-east-1"
+    endpoint = s.client("s3", region_name=region).meta.endpoint_url
+    if endpoint.endswith("amazonaws.com"):
+        endpoint = "aws"
+    if c is None:
+        print("none", "none", "none", region, endpoint)
+    else:
+        f = c.get_frozen_credentials()
+        print(f.access_key, f.secret_key, f.token or "none", region, endpoint)
 "#;
 
 struct Case {
@@ -85,35 +89,30 @@ fn files_read_as_botocore_reads_them() {
     if !require::python(&["boto3"]) {
         return;
     }
-    for (i, case) in CASES.iter().enumerate() {
-        let home = tempfile::tempdir().unwrap();
+    let homes: Vec<tempfile::TempDir> =
+        CASES.iter().map(|_| tempfile::tempdir().unwrap()).collect();
+    let mut ours = vec![];
+    let mut args = vec![];
+    for (case, home) in CASES.iter().zip(&homes) {
         for (rel, text) in case.files {
             let p = home.path().join(rel);
             std::fs::create_dir_all(p.parent().unwrap()).unwrap();
             std::fs::write(p, text).unwrap();
         }
-        let mut vars: Vec<(String, String)> =
-            vec![("HOME".into(), home.path().display().to_string())];
+        let mut vars: Vec<(String, String)> = vec![
+            ("HOME".into(), home.path().display().to_string()),
+            ("AWS_EC2_METADATA_DISABLED".into(), "true".into()),
+        ];
         vars.extend(
             case.vars
                 .iter()
                 .map(|(k, v)| (k.to_string(), v.to_string())),
         );
-
-        let out = Command::new("python3")
-            .args(["-c", BOTO, case.profile.unwrap_or("")])
-            .env_clear()
-            .env("PATH", std::env::var("PATH").unwrap_or_default())
-            .env("AWS_EC2_METADATA_DISABLED", "true")
-            .envs(vars.iter().cloned())
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "case {i}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let boto = String::from_utf8(out.stdout).unwrap().trim().to_string();
+        let mut arg = case.profile.unwrap_or("").to_string();
+        for (k, v) in &vars {
+            arg.push_str(&format!("\t{k}={v}"));
+        }
+        args.push(arg);
 
         let env = AwsEnvironment::load(vars, &home.path().join("no-cwd")).unwrap();
         let target = S3Target {
@@ -138,7 +137,23 @@ fn files_read_as_botocore_reads_them() {
             _ => ("none", "none", "none"),
         };
         let endpoint = s.endpoint.as_deref().unwrap_or("aws");
-        let ours = format!("{id} {secret} {token} {} {endpoint}", s.region);
+        ours.push(format!("{id} {secret} {token} {} {endpoint}", s.region));
+    }
+    let out = Command::new("python3")
+        .arg("-c")
+        .arg(BOTO)
+        .args(&args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let boto = String::from_utf8(out.stdout).unwrap();
+    let boto: Vec<&str> = boto.lines().collect();
+    assert_eq!(boto.len(), CASES.len());
+    for (i, (ours, boto)) in ours.iter().zip(boto).enumerate() {
         assert_eq!(ours, boto, "case {i}");
     }
 }
