@@ -4,10 +4,16 @@
 //! Python peers and build the C peers against libnetcdf.
 
 use std::path::{Path, PathBuf};
+use std::process::Command;
+
+pub mod s3s;
 
 use nctk_classic::{ClassicWriter, FillMode, Version};
 use nctk_model::{DataType, GroupId, Schema, Selection};
 pub use nctk_test_support::peer::build_c_peer;
+
+/// Time steps in the benchmarks' field.
+const NT: u64 = 100;
 
 /// Latitudes in the field.
 pub const NLAT: u64 = 721;
@@ -75,4 +81,78 @@ pub fn create_cdf5(path: &Path, schema: &Schema) -> ClassicWriter {
         FillMode::NoFill,
     )
     .unwrap()
+}
+
+/// The field of the classic bench, written by zarr-python (used when the
+/// classic file or nccopy is absent) with `compressor` (Python source).
+const PY_WRITE: &str = r#"
+import sys, numpy as np, zarr, numcodecs
+out, src, comp = sys.argv[1], sys.argv[2], sys.argv[3]
+compressor = eval(comp, {"numcodecs": numcodecs})
+z = zarr.open_group(out, mode='w', zarr_format=2)
+a = z.create_array('temp', shape=(100, 721, 1440), chunks=(1, 721, 1440), dtype='<f4',
+                   compressors=compressor, fill_value=None)
+a.attrs['_ARRAY_DIMENSIONS'] = ['time', 'lat', 'lon']
+if src != '-':
+    import netCDF4
+    v = netCDF4.Dataset(src)['temp']
+    v.set_auto_maskandscale(False)
+for t in range(100):
+    if src != '-':
+        a[t] = v[t]
+    else:
+        lat = (np.arange(721, dtype=np.float32) / np.float32(720) - np.float32(0.5)) * np.float32(np.pi)
+        lon = np.arange(1440, dtype=np.float32) / np.float32(1440) * np.float32(2 * np.pi)
+        c = np.cos(lat)[:, None]
+        a[t] = (np.float32(273.15) + np.float32(30) * c
+                + np.float32(5) * np.sin(np.float32(2) * lon[None, :] + np.float32(0.1 * t)) * c).astype('<f4')
+"#;
+
+/// The field `temp(100, 721, 1440)` as a Zarr store with chunks
+/// (1, 721, 1440) compressed by `compressor` (a numcodecs expression, or
+/// `None`), made once under [`data_dir`] as `name` (by `nccopy` from the
+/// classic file when uncompressed, else by zarr-python); `None` when it
+/// cannot be made here.
+pub fn zarr_store(name: &str, compressor: &str) -> Option<PathBuf> {
+    let dir = data_dir();
+    let path = dir.join(name);
+    if path.join("temp/.zarray").exists() {
+        return Some(path);
+    }
+    std::fs::create_dir_all(&dir).ok()?;
+    let classic = dir.join("classic_temp_cdf5.nc");
+    if !classic.exists() {
+        write_temp_field(&classic, NT);
+    }
+    eprintln!("generating {} ...", path.display());
+    let tmp = dir.join(format!("{name}.tmp"));
+    let _ = std::fs::remove_dir_all(&tmp);
+    if compressor == "None" && classic.exists() && have("nccopy") {
+        let url = format!(
+            "file://{}#mode=nczarr,file",
+            tmp.canonicalize().unwrap_or(tmp.clone()).display()
+        );
+        let ok = Command::new("nccopy")
+            .args(["-k", "nc4", "-c", "temp:1,721,1440"])
+            .arg(&classic)
+            .arg(&url)
+            .status()
+            .is_ok_and(|s| s.success());
+        let zarray = std::fs::read_to_string(tmp.join("temp/.zarray")).unwrap_or_default();
+        if ok && (zarray.contains("\"compressor\": null") || zarray.contains("\"compressor\":null"))
+        {
+            std::fs::rename(&tmp, &path).ok()?;
+            return Some(path);
+        }
+        eprintln!("nccopy did not give an uncompressed store; using zarr-python");
+        let _ = std::fs::remove_dir_all(&tmp);
+    }
+    let src = if classic.exists() {
+        classic.clone()
+    } else {
+        PathBuf::from("-")
+    };
+    python(PY_WRITE, &[&tmp, &src, Path::new(compressor)])?;
+    std::fs::rename(&tmp, &path).ok()?;
+    Some(path)
 }

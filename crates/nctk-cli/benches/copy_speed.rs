@@ -9,7 +9,9 @@
 //! checks the outputs: classic files byte-identical to nccopy's, NCZarr
 //! chunks byte-identical to nccopy's, compressed stores equal in value to
 //! xarray's (read back by zarr-python). Peers that are not installed are
-//! skipped. Prints markdown tables.
+//! skipped. Prints markdown tables. The last tables copy to NCZarr on S3
+//! (`s3s-fs` behind a latency proxy; see `nctk_bench_support::s3s`) beside
+//! xarray with s3fs.
 //!
 //! xarray's time is measured inside Python, from `open_dataset` to the end
 //! of `to_zarr` (interpreter start and imports left out); its RSS is the
@@ -21,7 +23,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
+use nctk_bench_support::s3s::{S3sFs, BUCKET, KEY, SECRET};
 use nctk_bench_support::{data_dir, write_temp_field};
+use nctk_test_servers::FaultProxy;
 
 const NT: u64 = 100;
 const RUNS: usize = 5;
@@ -145,14 +149,22 @@ import sys, time
 import xarray as xr
 from numcodecs import Blosc, Shuffle, Zlib
 src, out, which = sys.argv[1], sys.argv[2], sys.argv[3]
+# An s3:// output goes to the endpoint argv[4] with argv[5:7] as the keys.
+storage = None
+if out.startswith('s3://'):
+    storage = dict(endpoint_url=sys.argv[4], key=sys.argv[5], secret=sys.argv[6],
+                   client_kwargs={'region_name': 'us-east-1'})
 enc = {'chunks': (1, 721, 1440)}
-if which == 'zlib':
+if which == 'none':
+    enc.update(compressors=None, filters=None)
+elif which == 'zlib':
     enc.update(compressors=[Zlib(level=1)], filters=[Shuffle(elementsize=4)])
 else:
     enc.update(compressors=[Blosc(cname='lz4', clevel=5, shuffle=Blosc.SHUFFLE)], filters=None)
 t0 = time.perf_counter()
 ds = xr.open_dataset(src, engine='netcdf4', mask_and_scale=False)
-ds.to_zarr(out, mode='w', zarr_format=2, consolidated=False, encoding={'temp': enc})
+ds.to_zarr(out, mode='w', zarr_format=2, consolidated=False, encoding={'temp': enc},
+           storage_options=storage)
 print(time.perf_counter() - t0)
 "#;
 
@@ -355,5 +367,86 @@ fn main() {
         remove(&ours);
         remove(&theirs);
     }
+    s3_copies(&dir, &input_s, mb, &nctk, xarray);
     println!("\nChecked: classic outputs byte-identical to nccopy's; NCZarr chunks byte-identical to nccopy's; compressed stores equal to xarray's.");
+}
+
+/// classic -> NCZarr on S3 (`s3s-fs` on loopback behind a proxy adding 0
+/// or 20 ms per request), uncompressed and blosc-lz4, chunks (1, 721,
+/// 1440): nctk (time and peak RSS) beside xarray's `to_zarr` with s3fs.
+/// The stores land in the server's directory, so `race` removes them as
+/// local outputs between runs.
+fn s3_copies(dir: &Path, input: &str, mb: f64, nctk: &str, xarray: bool) {
+    let root = dir.join("s3s-root");
+    let Some(server) = S3sFs::start(&root) else {
+        println!("\ns3s-fs is not available: the S3 copy rows are left out");
+        return;
+    };
+    // The bucket exists once anything was uploaded; make it with an empty store.
+    let empty = tempfile::tempdir().unwrap();
+    server.upload(empty.path(), "empty");
+    let proxy = FaultProxy::start(&server.endpoint).unwrap();
+    std::env::set_var("AWS_ACCESS_KEY_ID", KEY);
+    std::env::set_var("AWS_SECRET_ACCESS_KEY", SECRET);
+    std::env::set_var("AWS_REGION", "us-east-1");
+    let endpoint = proxy.endpoint();
+    for latency in [0u64, 20] {
+        proxy.set_latency(std::time::Duration::from_millis(latency));
+        println!(
+            "\n| classic -> NCZarr on S3 (s3s-fs), {latency} ms per request, {mb:.0} MB | tool | best of {RUNS} | MB/s | peak RSS | |"
+        );
+        println!("| --- | --- | --- | --- | --- | --- |");
+        for (label, flags, which) in [
+            ("uncompressed", vec![], "none"),
+            (
+                "blosc-lz4 + shuffle",
+                vec!["-F", "temp,32001,0,0,4,0,5,1,1"],
+                "blosc",
+            ),
+        ] {
+            let url = format!("{endpoint}/{BUCKET}/copy_nctk_s3.zarr#mode=nczarr,s3");
+            let mut a = vec!["copy", "-k", "nc4", "-c", "temp:1,721,1440"];
+            a.extend(&flags);
+            a.extend([input, url.as_str()]);
+            let ours = root.join(BUCKET).join("copy_nctk_s3.zarr");
+            let mut tools = vec![Tool {
+                name: "nctk copy",
+                program: nctk.to_string(),
+                args: a.iter().map(|s| s.to_string()).collect(),
+                inner_time: false,
+                output: ours.clone(),
+            }];
+            let theirs = root.join(BUCKET).join("copy_xarray_s3.zarr");
+            if xarray {
+                let out = format!("s3://{BUCKET}/copy_xarray_s3.zarr");
+                tools.push(Tool {
+                    name: "xarray to_zarr + s3fs",
+                    program: "python3".into(),
+                    args: ["-c", PY_XARRAY, input, &out, which, &endpoint, KEY, SECRET]
+                        .iter()
+                        .map(|s| s.to_string())
+                        .collect(),
+                    inner_time: true,
+                    output: theirs.clone(),
+                });
+            }
+            let rows = race(&tools);
+            print_rows(label, mb, &tools, &rows);
+            if xarray {
+                let same = Command::new("python3")
+                    .args(["-c", PY_SAME])
+                    .arg(&ours)
+                    .arg(&theirs)
+                    .output()
+                    .unwrap();
+                assert_eq!(
+                    String::from_utf8_lossy(&same.stdout).trim(),
+                    "True",
+                    "{label} on S3: values differ from xarray's"
+                );
+            }
+            remove(&ours);
+            remove(&theirs);
+        }
+    }
 }

@@ -7,7 +7,6 @@ use std::sync::Arc;
 use object_store::aws::AmazonS3Builder;
 use object_store::azure::MicrosoftAzureBuilder;
 use object_store::gcp::GoogleCloudStorageBuilder;
-use object_store::http::HttpBuilder;
 use object_store::{ObjectStore, ObjectStoreScheme};
 
 use crate::{Remote, RemoteError, RemoteOptions};
@@ -104,6 +103,21 @@ pub fn s3(
     Ok(Arc::new(store))
 }
 
+/// The plain HTTP(S) server at `base` (`scheme://host[:port]`), read-only:
+/// objects are addressed by their URL path.
+pub fn http(base: &str, options: &RemoteOptions) -> Result<Arc<dyn ObjectStore>, RemoteError> {
+    let store = object_store::http::HttpBuilder::new()
+        .with_url(base)
+        .with_retry(options.retry.clone())
+        .with_client_options(options.client_options(base.starts_with("http://")))
+        .build()
+        .map_err(|source| RemoteError::Config {
+            url: base.to_string(),
+            source,
+        })?;
+    Ok(Arc::new(store))
+}
+
 /// An object store service other than S3, as `object_store` names it
 /// from a URL ([`object_store::ObjectStoreScheme`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -185,13 +199,7 @@ pub fn cloud(url: &str, access: Access, options: &RemoteOptions) -> Result<Remot
         }
         ObjectStoreScheme::Http => {
             let base = url.trim_end_matches('/');
-            let store = HttpBuilder::new()
-                .with_url(base)
-                .with_retry(options.retry.clone())
-                .with_client_options(client)
-                .build()
-                .map_err(config)?;
-            return Ok(Remote::new(Arc::new(store), base, "", options.clone()));
+            return Ok(Remote::new(http(base, options)?, base, "", options.clone()));
         }
         _ => {
             return Err(not_supported(

@@ -6,6 +6,8 @@
 //!   messages) and the key prefix under which a dataset lives;
 //!   [`RemoteOptions`]: retries, timeouts and concurrency, exposed;
 //! * [`connect`]: building the object store for S3 ([`S3Settings`]);
+//! * [`RemoteSource`]: one object as a byte source (`#mode=bytes`): range
+//!   requests, coalesced and concurrent, through a bounded block cache;
 //! * [`RemoteError`]: what a request failed with, telling "not found",
 //!   "access denied" and "not authenticated" apart from other failures.
 //!
@@ -18,7 +20,9 @@ pub mod connect;
 mod error;
 mod remote;
 pub mod runtime;
+mod source;
 
 pub use connect::{S3Credentials, S3Settings};
 pub use error::RemoteError;
 pub use remote::{Remote, RemoteOptions};
+pub use source::{RemoteSource, RemoteSourceError, BLOCK, CACHE_BLOCKS, PART, REMOTE_COALESCE};

@@ -1,98 +1,24 @@
-//! Settings resolved by the AWS rules reach a real S3 server (moto), and
-//! `connect::cloud` reads a real HTTP server (Python's `http.server`),
-//! refusing writes to it. boto3 and the files on disk are the truth.
-//!
-//! The servers are started by a small helper here until the shared test
-//! servers crate lands.
-
-use std::net::{TcpListener, TcpStream};
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+//! Settings resolved by the AWS rules reach a real S3 server (moto: the
+//! object is read back from it), and `connect::cloud` reads a plain HTTP
+//! server (the tests' range server over a directory), refusing writes to it.
 
 use bytes::Bytes;
 use nctk_store_object::aws::{resolve_with, AwsEnvironment, S3Target};
 use nctk_store_object::connect::{self, Access, CloudService};
 use nctk_store_object::{runtime, RemoteError, RemoteOptions};
-use nctk_test_support::require;
+use nctk_test_servers::{Behaviour, RangeFileServer};
 use object_store::{ObjectStoreExt, PutPayload};
-
-/// A server process on a free loopback port, killed on drop.
-struct Server {
-    child: Child,
-    port: u16,
-}
-
-impl Server {
-    fn start(program: &str, args: impl Fn(u16) -> Vec<String>) -> Server {
-        let port = TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        let child = Command::new(program)
-            .args(args(port))
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap_or_else(|e| panic!("{program}: {e}"));
-        let server = Server { child, port };
-        let start = Instant::now();
-        while TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(
-                start.elapsed() < Duration::from_secs(30),
-                "{program} did not start"
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        server
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-const BOTO: &str = r#"
-import sys, boto3
-endpoint, action, bucket = sys.argv[1], sys.argv[2], sys.argv[3]
-s3 = boto3.client("s3", endpoint_url=endpoint, region_name="eu-west-3",
-                  aws_access_key_id="x", aws_secret_access_key="x")
-if action == "create":
-    s3.create_bucket(Bucket=bucket, CreateBucketConfiguration={"LocationConstraint": "eu-west-3"})
-else:
-    print(s3.get_object(Bucket=bucket, Key=sys.argv[4])["Body"].read().decode())
-"#;
-
-fn boto(endpoint: &str, args: &[&str]) -> String {
-    let out = Command::new("python3")
-        .args(["-c", BOTO, endpoint])
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap().trim().to_string()
-}
 
 /// A profile in a temporary HOME names moto as its `endpoint_url`, its
 /// keys and its region; an `s3://` target resolved with it writes an
-/// object that boto3 reads back from moto.
+/// object that moto then serves.
 #[test]
 fn resolved_profile_reaches_moto() {
-    if !require::tools(&["moto_server"]) || !require::python(&["boto3"]) {
+    let Some(moto) = nctk_test_servers::moto() else {
         return;
-    }
-    let moto = Server::start("moto_server", |p| {
-        vec!["-H".into(), "127.0.0.1".into(), "-p".into(), p.to_string()]
-    });
-    let endpoint = format!("http://127.0.0.1:{}", moto.port);
-    boto(&endpoint, &["create", "nctk-aws"]);
+    };
+    let endpoint = moto.endpoint();
+    moto.create_bucket("nctk-aws").unwrap();
 
     let home = tempfile::tempdir().unwrap();
     std::fs::create_dir(home.path().join(".aws")).unwrap();
@@ -134,8 +60,10 @@ fn resolved_profile_reaches_moto() {
     })
     .unwrap();
     assert_eq!(
-        boto(&endpoint, &["get", "nctk-aws", "ds/.zgroup"]),
-        "{\"zarr_format\": 2}"
+        moto.get_object("nctk-aws", "ds/.zgroup")
+            .unwrap()
+            .as_deref(),
+        Some(&b"{\"zarr_format\": 2}"[..])
     );
 }
 
@@ -143,9 +71,6 @@ fn resolved_profile_reaches_moto() {
 /// a missing key is "not found", and asking to write is refused.
 #[test]
 fn plain_http_is_read_only() {
-    if !require::python(&[]) {
-        return;
-    }
     let root = tempfile::tempdir().unwrap();
     std::fs::create_dir_all(root.path().join("pub/ds.zarr")).unwrap();
     std::fs::write(
@@ -153,19 +78,8 @@ fn plain_http_is_read_only() {
         b"{\"zarr_format\":2}",
     )
     .unwrap();
-    let dir = root.path().display().to_string();
-    let http = Server::start("python3", |p| {
-        vec![
-            "-m".into(),
-            "http.server".into(),
-            "--bind".into(),
-            "127.0.0.1".into(),
-            "--directory".into(),
-            dir.clone(),
-            p.to_string(),
-        ]
-    });
-    let url = format!("http://127.0.0.1:{}/pub/ds.zarr/", http.port);
+    let http = RangeFileServer::start_dir(root.path(), Behaviour::Honest).unwrap();
+    let url = format!("{}/", http.url("pub/ds.zarr"));
     assert_eq!(connect::cloud_service(&url), Some(CloudService::Http));
     let options = RemoteOptions::default();
     let remote = connect::cloud(&url, Access::Read, &options).unwrap();

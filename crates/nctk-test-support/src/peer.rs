@@ -76,6 +76,13 @@ pub fn python_module(module: &str) -> bool {
     })
 }
 
+/// Whether moto's S3 server runs here: `moto_server` on the `PATH` and
+/// `python3` importing `moto.server` (the `moto[server]` extra; a pyenv
+/// shim alone is not enough).
+pub fn moto_server() -> bool {
+    tool("moto_server") && python_module("moto.server")
+}
+
 /// Runs `command`; its stdout (lossily UTF-8) when it exits successfully.
 pub fn output(command: &mut Command) -> Result<String, PeerError> {
     let program = command.get_program().to_string_lossy().into_owned();

@@ -109,6 +109,15 @@ pub fn python(modules: &[&str]) -> bool {
     })
 }
 
+/// Whether moto's S3 server is installed ([`peer::moto_server`]);
+/// [`missing`] says how to install it when it is not.
+#[track_caller]
+pub fn moto_server() -> bool {
+    check(peer::moto_server(), || {
+        "moto_server is not installed (pip install 'moto[server]')".into()
+    })
+}
+
 /// `python3 -c script args...`'s stdout when `python3` imports every one
 /// of `modules`, else `None` after [`missing`]; a failing script panics
 /// with its stderr.

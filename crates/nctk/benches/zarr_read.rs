@@ -23,40 +23,15 @@
 #[path = "../tests/stores/mod.rs"]
 mod stores;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 use std::time::Instant;
 
-use nctk_bench_support::{build_c_peer, data_dir, have, python, write_temp_field, NLAT, NLON};
+use nctk_bench_support::{build_c_peer, data_dir, python, zarr_store, NLAT, NLON};
 use nctk_model::{DataSource, Selection, Values};
 use nctk_zarr::ZarrOptions;
 
 const NT: u64 = 100;
-
-/// The field of the classic bench, written by zarr-python (used when the
-/// classic file or nccopy is absent) with `compressor` (Python source).
-const PY_WRITE: &str = r#"
-import sys, numpy as np, zarr, numcodecs
-out, src, comp = sys.argv[1], sys.argv[2], sys.argv[3]
-compressor = eval(comp, {"numcodecs": numcodecs})
-z = zarr.open_group(out, mode='w', zarr_format=2)
-a = z.create_array('temp', shape=(100, 721, 1440), chunks=(1, 721, 1440), dtype='<f4',
-                   compressors=compressor, fill_value=None)
-a.attrs['_ARRAY_DIMENSIONS'] = ['time', 'lat', 'lon']
-if src != '-':
-    import netCDF4
-    v = netCDF4.Dataset(src)['temp']
-    v.set_auto_maskandscale(False)
-for t in range(100):
-    if src != '-':
-        a[t] = v[t]
-    else:
-        lat = (np.arange(721, dtype=np.float32) / np.float32(720) - np.float32(0.5)) * np.float32(np.pi)
-        lon = np.arange(1440, dtype=np.float32) / np.float32(1440) * np.float32(2 * np.pi)
-        c = np.cos(lat)[:, None]
-        a[t] = (np.float32(273.15) + np.float32(30) * c
-                + np.float32(5) * np.sin(np.float32(2) * lon[None, :] + np.float32(0.1 * t)) * c).astype('<f4')
-"#;
 
 const PY_READ: &str = r#"
 import sys, time, zarr
@@ -68,51 +43,6 @@ for _ in range(3):
 print(best)
 print(float(a.reshape(-1)[::9973].astype('f8').sum()))
 "#;
-
-/// Makes a store once; `None` when it cannot be made here.
-fn store(name: &str, compressor: &str) -> Option<PathBuf> {
-    let dir = data_dir();
-    let path = dir.join(name);
-    if path.join("temp/.zarray").exists() {
-        return Some(path);
-    }
-    std::fs::create_dir_all(&dir).ok()?;
-    let classic = dir.join("classic_temp_cdf5.nc");
-    if !classic.exists() {
-        write_temp_field(&classic, NT);
-    }
-    eprintln!("generating {} ...", path.display());
-    let tmp = dir.join(format!("{name}.tmp"));
-    let _ = std::fs::remove_dir_all(&tmp);
-    if compressor == "None" && classic.exists() && have("nccopy") {
-        let url = format!(
-            "file://{}#mode=nczarr,file",
-            tmp.canonicalize().unwrap_or(tmp.clone()).display()
-        );
-        let ok = Command::new("nccopy")
-            .args(["-k", "nc4", "-c", "temp:1,721,1440"])
-            .arg(&classic)
-            .arg(&url)
-            .status()
-            .is_ok_and(|s| s.success());
-        let zarray = std::fs::read_to_string(tmp.join("temp/.zarray")).unwrap_or_default();
-        if ok && (zarray.contains("\"compressor\": null") || zarray.contains("\"compressor\":null"))
-        {
-            std::fs::rename(&tmp, &path).ok()?;
-            return Some(path);
-        }
-        eprintln!("nccopy did not give an uncompressed store; using zarr-python");
-        let _ = std::fs::remove_dir_all(&tmp);
-    }
-    let src = if classic.exists() {
-        classic.clone()
-    } else {
-        PathBuf::from("-")
-    };
-    python(PY_WRITE, &[&tmp, &src, Path::new(compressor)])?;
-    std::fs::rename(&tmp, &path).ok()?;
-    Some(path)
-}
 
 fn nctk_read(path: &Path, threads: usize) -> (f64, f64) {
     let pool = rayon::ThreadPoolBuilder::new()
@@ -337,7 +267,7 @@ fn main() {
         floor(2)
     )];
     for (label, name, comp, with_c) in stores {
-        let Some(path) = store(name, comp) else {
+        let Some(path) = zarr_store(name, comp) else {
             println!("| {label} | (store not available) | | | | | | |");
             continue;
         };

@@ -49,13 +49,6 @@ fn unavailable_storage_is_named() {
         .unwrap_err()
         .to_string();
     assert!(s3.contains("s3 storage is not available yet"), "{s3}");
-    let bytes = nctk::open("https://h/x.nc#mode=bytes")
-        .unwrap_err()
-        .to_string();
-    assert!(
-        bytes.contains("#mode=bytes) is not available yet"),
-        "{bytes}"
-    );
     let w = nctk::create("s3://b/k#mode=zarr", nctk::Format::Netcdf4)
         .unwrap_err()
         .to_string();

@@ -47,6 +47,18 @@ pub enum ByteError {
         #[source]
         source: Box<crate::kv::StoreError>,
     },
+    /// A request for the blob on a remote server (HTTP, S3, ...) failed or
+    /// was answered wrongly (a wrong `Content-Range`, a short body).
+    #[error("{path}: read at offset {offset}: {source}")]
+    Remote {
+        /// The URL of the blob.
+        path: String,
+        /// Byte offset of the read.
+        offset: u64,
+        /// What went wrong.
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
 }
 
 impl ByteError {

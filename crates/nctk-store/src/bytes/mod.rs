@@ -21,7 +21,7 @@ mod replace;
 pub use error::ByteError;
 pub use file::{FileSink, FileSource};
 pub use mem::{MemSink, MemSource};
-pub use ranges::{Coalesce, COALESCE_GAP};
+pub use ranges::{Coalesce, MergedRequest, COALESCE_GAP};
 pub use replace::{MemReplacement, Replacement};
 
 use bytes::Bytes;

@@ -45,6 +45,15 @@ impl Coalesce {
         max_span: 8 << 20,
     };
 
+    /// The requests that read `ranges` under this policy: the indices of
+    /// the non-empty ranges sorted by offset, and the requests, each the
+    /// span to read and the positions (in that order) of the ranges it
+    /// covers. For sources that run the requests themselves (a remote
+    /// source, concurrently).
+    pub fn plan(&self, ranges: &[Range<u64>]) -> (Vec<usize>, Vec<MergedRequest>) {
+        requests(ranges, *self)
+    }
+
     /// Whether a range `next` (starting at or after the group's start)
     /// joins a group spanning `group` and ending with a range of `last_len`.
     fn joins(&self, group: &Range<u64>, last_len: u64, next: &Range<u64>) -> bool {
@@ -58,18 +67,18 @@ impl Coalesce {
 
 /// A request: the span to read and the positions (in the sorted order) of
 /// the ranges it covers.
-type Request = (Range<u64>, Range<usize>);
+pub type MergedRequest = (Range<u64>, Range<usize>);
 
 /// The ranges' requests under `policy`: the indices of the non-empty
 /// ranges sorted by offset, and the requests, each a span to read and the
 /// positions (in that order) of the ranges it covers. Empty and reversed
 /// ranges belong to no request.
-fn requests(ranges: &[Range<u64>], policy: Coalesce) -> (Vec<usize>, Vec<Request>) {
+fn requests(ranges: &[Range<u64>], policy: Coalesce) -> (Vec<usize>, Vec<MergedRequest>) {
     let mut order: Vec<usize> = (0..ranges.len())
         .filter(|&i| ranges[i].end > ranges[i].start)
         .collect();
     order.sort_by_key(|&i| ranges[i].start);
-    let mut out: Vec<Request> = Vec::new();
+    let mut out: Vec<MergedRequest> = Vec::new();
     let mut last_len = 0;
     for (pos, &i) in order.iter().enumerate() {
         let r = &ranges[i];

@@ -3,7 +3,8 @@
 //! Everything below the facade receives a [`ByteSource`] / [`ByteSink`] or
 //! a store, never a path or URL: this module is the only place that parses
 //! URLs ([`url`]), matches on what they name, opens files and directories,
-//! and answers "not available yet" (S3 and HTTP storage, `#mode=bytes`).
+//! and answers "not available yet" (S3 and HTTP stores); `#mode=bytes`
+//! files are read by range requests ([`bytes`]).
 //! A new kind of storage or a new format is added here, once.
 //!
 //! * Reading: [`open_target`] gives an [`Opened`]: a byte source and the
@@ -15,6 +16,7 @@
 //!   output); [`open_file`] reopens a file to append; [`read_file`] reads
 //!   one whatever it holds.
 
+mod bytes;
 pub mod url;
 
 use std::path::{Path, PathBuf};
@@ -101,14 +103,17 @@ fn parse(target: &Path) -> Result<url::DatasetUrl, Error> {
 /// * `file:///abs/x.zarr#mode=nczarr,file`, `...#mode=zarr,zip`, ...: the
 ///   store the URL names, read as its mode flags ask; `file:///abs/x.nc`: a file.
 ///
-/// S3 and HTTP storage and byte-range access (`#mode=bytes`) are parsed
-/// but not available yet.
+/// * `http(s)://host/x.nc#mode=bytes`, `s3://bucket/x.nc#mode=bytes`: a
+///   file (or a zip store) read by range requests.
+///
+/// S3 and HTTP stores are parsed but not available yet.
 pub fn open_target(target: &Path) -> Result<Opened, Error> {
     let name = target.display().to_string();
     if !looks_like_url(target) {
         return open_local(target, &name);
     }
-    match parse(target)?.target {
+    let parsed = parse(target)?;
+    match parsed.target {
         Target::Path(p) | Target::File(p) => open_local(&p, &name),
         Target::Zarr(z) => {
             let store: Arc<dyn ReadListStore> = match &z.location {
@@ -136,10 +141,10 @@ pub fn open_target(target: &Path) -> Result<Opened, Error> {
                 options: z.options(),
             })
         }
-        Target::Bytes(_) => Err(unsupported(
-            &name,
-            "byte-range access (#mode=bytes) is not available yet",
-        )),
+        Target::Bytes(url) => {
+            let source = bytes::source(&url, &parsed.fragment, &name)?;
+            open_source(Arc::new(source), &name)
+        }
     }
 }
 
@@ -160,7 +165,11 @@ fn open_local(path: &Path, name: &str) -> Result<Opened, Error> {
         },
         e => open_error(name, e),
     })?;
-    let source: Arc<dyn ByteSource> = Arc::new(source);
+    open_source(Arc::new(source), name)
+}
+
+/// A single blob: a zip store or a file, as its magic number says.
+fn open_source(source: Arc<dyn ByteSource>, name: &str) -> Result<Opened, Error> {
     match detect_source(source.as_ref())? {
         Container::Zarr => {
             let zip = ZipStore::new(source, ZipRoot::Auto).map_err(|e| open_error(name, e))?;

@@ -1,0 +1,90 @@
+//! What a server saw: its requests and the body bytes it sent.
+
+use std::sync::Mutex;
+
+use hyper::header::{HeaderName, HOST, RANGE};
+use hyper::Request;
+
+/// One request as a server received it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Seen {
+    /// The method (`GET`, `HEAD`, `PUT`, ...).
+    pub method: String,
+    /// The path, percent-encoded as sent.
+    pub path: String,
+    /// The query string, without the `?`, when there was one.
+    pub query: Option<String>,
+    /// The `Range` header's value, when there was one.
+    pub range: Option<String>,
+    /// The `Host` header's value, when there was one.
+    pub host: Option<String>,
+}
+
+/// A server's counts since it started (or since its last `reset_stats`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Stats {
+    /// The requests received, in order of arrival.
+    pub seen: Vec<Seen>,
+    /// The response body bytes sent (what a client was given, cut bodies
+    /// counting what was sent before the cut).
+    pub bytes_sent: u64,
+}
+
+impl Stats {
+    /// How many requests were received.
+    pub fn requests(&self) -> usize {
+        self.seen.len()
+    }
+
+    /// The `Range` headers of the requests that had one, in order.
+    pub fn ranges(&self) -> Vec<&str> {
+        self.seen
+            .iter()
+            .filter_map(|s| s.range.as_deref())
+            .collect()
+    }
+}
+
+/// A request header's value, lossily as text.
+fn header<B>(req: &Request<B>, name: HeaderName) -> Option<String> {
+    req.headers()
+        .get(name)
+        .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned())
+}
+
+/// The thread-safe recorder behind a server's [`Stats`].
+#[derive(Debug, Default)]
+pub(crate) struct Recorder(Mutex<Stats>);
+
+impl Recorder {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Stats> {
+        crate::lock(&self.0)
+    }
+
+    /// Notes a request's arrival.
+    pub(crate) fn request<B>(&self, req: &Request<B>) {
+        let seen = Seen {
+            method: req.method().to_string(),
+            path: req.uri().path().to_owned(),
+            query: req.uri().query().map(str::to_owned),
+            range: header(req, RANGE),
+            host: header(req, HOST),
+        };
+        self.lock().seen.push(seen);
+    }
+
+    /// Adds `n` body bytes sent.
+    pub(crate) fn add_bytes(&self, n: u64) {
+        self.lock().bytes_sent += n;
+    }
+
+    /// A copy of the counts.
+    pub(crate) fn snapshot(&self) -> Stats {
+        self.lock().clone()
+    }
+
+    /// Forgets every count.
+    pub(crate) fn reset(&self) {
+        *self.lock() = Stats::default();
+    }
+}
