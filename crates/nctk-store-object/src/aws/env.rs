@@ -27,7 +27,10 @@ impl AwsEnvironment {
     /// rc files.
     pub fn from_process() -> Result<Self, AwsConfigError> {
         let cwd = std::env::current_dir().unwrap_or_default();
-        Self::load(std::env::vars(), &cwd)
+        // vars_os, not vars: a variable that is not Unicode is skipped, not a panic.
+        let vars = std::env::vars_os()
+            .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)));
+        Self::load(vars, &cwd)
     }
 
     /// The environment `vars` describe, reading the files they point to:
