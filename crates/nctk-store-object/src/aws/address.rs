@@ -76,10 +76,7 @@ impl S3Address {
 /// (decoded, without the leading `/`). The error says what is missing.
 pub fn parse_address(scheme: &str, authority: &str, path: &str) -> Result<S3Address, String> {
     let host = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
-    let host_noport = host
-        .split_once(':')
-        .map_or(host, |(h, _)| h)
-        .to_ascii_lowercase();
+    let host_noport = host_name(authority);
     if host_noport.is_empty() {
         return Err("no host or bucket".into());
     }
@@ -139,4 +136,25 @@ pub fn parse_address(scheme: &str, authority: &str, path: &str) -> Result<S3Addr
     let parts: Vec<&str> = host_noport.split('.').collect();
     let region = (parts.len() > 2 && parts[0] == "s3").then(|| parts[1].to_string());
     Ok(address(S3Style::Other, bucket, key, region))
+}
+
+/// The host name of an authority (`user@host:port`), in lower case.
+fn host_name(authority: &str) -> String {
+    let host = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+    host.split_once(':')
+        .map_or(host, |(h, _)| h)
+        .to_ascii_lowercase()
+}
+
+/// Whether an authority (`user@host:port`) is AWS's S3 (`*.amazonaws.com`)
+/// or Google's S3-compatible API (`storage.googleapis.com`): netCDF-C
+/// reads such a URL as S3 whatever its mode (`NC_iss3`).
+pub fn is_s3_host(authority: &str) -> bool {
+    let host = host_name(authority);
+    host.ends_with(AWS_HOST_SUFFIX) || host == GOOGLE_HOST
+}
+
+/// Whether an authority is AWS's (`*.amazonaws.com`).
+pub fn is_aws_host(authority: &str) -> bool {
+    host_name(authority).ends_with(AWS_HOST_SUFFIX)
 }

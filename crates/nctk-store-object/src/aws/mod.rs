@@ -43,7 +43,9 @@ pub mod ini;
 pub mod rc;
 mod resolve;
 
-pub use address::{parse_address, S3Address, S3Style, AWS_HOST_SUFFIX, GOOGLE_HOST};
+pub use address::{
+    is_aws_host, is_s3_host, parse_address, S3Address, S3Style, AWS_HOST_SUFFIX, GOOGLE_HOST,
+};
 pub use env::AwsEnvironment;
 pub use resolve::resolve_with;
 

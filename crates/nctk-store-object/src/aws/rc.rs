@@ -17,7 +17,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::address::{parse_address, AWS_HOST_SUFFIX};
+use super::address::{is_aws_host, parse_address};
 use super::{AwsConfigError, S3Target};
 use crate::aws::ini::MAX_CONFIG_BYTES;
 
@@ -191,13 +191,8 @@ fn scope_of(url: &str) -> Result<Scope, String> {
         // A host alone: every bucket there.
         Err(_) if path.trim_matches('/').is_empty() => {
             let host = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
-            let hostport = host.to_ascii_lowercase();
-            let aws = hostport
-                .split(':')
-                .next()
-                .is_some_and(|h| h.ends_with(AWS_HOST_SUFFIX));
             return Ok(Scope {
-                endpoint: (!aws).then_some(hostport),
+                endpoint: (!is_aws_host(authority)).then(|| host.to_ascii_lowercase()),
                 bucket: None,
                 key: String::new(),
             });

@@ -28,7 +28,7 @@
 
 use std::path::PathBuf;
 
-use nctk_store_object::aws::{parse_address, S3Target, AWS_HOST_SUFFIX, GOOGLE_HOST};
+use nctk_store_object::aws::{is_s3_host, parse_address, S3Target};
 use nctk_store_object::connect::{cloud_service, CloudService};
 
 pub use nctk_store_object::aws::S3Style;
@@ -330,15 +330,11 @@ pub fn parse(s: &str) -> Result<DatasetUrl, UrlError> {
         .rev()
         .map(String::as_str)
         .find(|m| matches!(*m, "file" | "zip" | "s3"));
-    let s3_host = || {
-        let host = before_query.split('/').next().unwrap_or("");
-        let host = host.rsplit_once('@').map_or(host, |(_, h)| h);
-        let host = host.split(':').next().unwrap_or("").to_ascii_lowercase();
-        host.ends_with(AWS_HOST_SUFFIX) || host == GOOGLE_HOST
-    };
     // netCDF-C's NC_iss3: the s3 or gs3 scheme or mode, or an AWS or
     // Google host; any other remote URL is a store as object_store names it.
-    let s3 = matches!(scheme.as_str(), "s3" | "gs3") || has("gs3") || s3_host();
+    let s3 = matches!(scheme.as_str(), "s3" | "gs3")
+        || has("gs3")
+        || is_s3_host(before_query.split('/').next().unwrap_or(""));
     if storage.is_none() && scheme != "file" && !s3 {
         let url = s.split('#').next().unwrap_or(s);
         let Some(service) = cloud_service(url) else {
