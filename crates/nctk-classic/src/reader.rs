@@ -14,8 +14,6 @@ use nctk_model::{
 use nctk_store::bytes::{ByteSource, MemSource};
 use std::sync::Arc;
 
-/// The most bytes handed to the source in one batch of ranges.
-const BATCH_BYTES: u64 = 8 << 20;
 /// The most ranges handed to the source in one batch.
 const BATCH_RANGES: usize = 4096;
 
@@ -281,20 +279,22 @@ impl ClassicReader {
     /// Reads `pieces` (file offset and length, in output order) into
     /// `out`, one after another; bytes past the end of the file read as
     /// `fill`. A single piece is read straight into `out`; several go to
-    /// the source in batches of at most [`BATCH_BYTES`] and
-    /// [`BATCH_RANGES`], and the source decides which to merge.
+    /// the source in batches of at most its
+    /// [`batch_bytes`](ByteSource::batch_bytes) and [`BATCH_RANGES`], and
+    /// the source decides which to merge.
     fn read_pieces(&self, pieces: &[(u64, u64)], out: &mut [u8], fill: &[u8]) -> Result<()> {
         if let [(off, _)] = pieces {
             let got = self.source.read_full(*off, out)?;
             fill_tail(out, got, fill);
             return Ok(());
         }
+        let batch_bytes = self.source.batch_bytes();
         let mut rest = out;
         let mut i = 0;
         while i < pieces.len() {
             let mut reads: Vec<(u64, &mut [u8])> = Vec::new();
             let mut bytes = 0u64;
-            while i < pieces.len() && reads.len() < BATCH_RANGES && bytes < BATCH_BYTES {
+            while i < pieces.len() && reads.len() < BATCH_RANGES && bytes < batch_bytes {
                 let (off, len) = pieces[i];
                 let (dst, tail) = std::mem::take(&mut rest).split_at_mut(len as usize);
                 reads.push((off, dst));

@@ -11,6 +11,8 @@
 //!   for GCS, Azure and plain HTTP(S) from their URL ([`connect::cloud`]);
 //! * [`RemoteSource`]: one object as a byte source (`#mode=bytes`): range
 //!   requests, coalesced and concurrent, through a bounded block cache;
+//! * [`ObjectKvStore`]: the key/value store seam (Zarr / NCZarr stores) on
+//!   an object store;
 //! * [`RemoteError`]: what a request failed with, telling "not found",
 //!   "access denied" and "not authenticated" apart from other failures.
 //!
@@ -21,11 +23,13 @@
 pub mod aws;
 pub mod connect;
 mod error;
+pub mod kv;
 mod remote;
 pub mod runtime;
 mod source;
 
 pub use connect::{S3Credentials, S3Settings};
 pub use error::RemoteError;
+pub use kv::ObjectKvStore;
 pub use remote::{Remote, RemoteOptions};
 pub use source::{RemoteSource, RemoteSourceError, BLOCK, CACHE_BLOCKS, PART, REMOTE_COALESCE};

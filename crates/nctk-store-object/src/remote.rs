@@ -87,15 +87,20 @@ impl Remote {
         &self.options
     }
 
-    /// The object path of `key` (relative to the dataset's prefix).
+    /// The object path of `key` (relative to the dataset's prefix), as
+    /// written: `café/.zarray` is the object `café/.zarray`, as other
+    /// clients name it, not percent-encoded.
     pub fn path(&self, key: &str) -> Path {
-        if self.prefix.is_empty() {
-            Path::from(key)
+        let whole = if self.prefix.is_empty() {
+            key.to_string()
         } else if key.is_empty() {
-            Path::from(self.prefix.as_str())
+            self.prefix.clone()
         } else {
-            Path::from(format!("{}/{}", self.prefix, key))
-        }
+            format!("{}/{}", self.prefix, key)
+        };
+        // Validated store keys always parse; anything else is escaped
+        // rather than sent as written.
+        Path::parse(&whole).unwrap_or_else(|_| Path::from(whole))
     }
 
     /// The key of an object path under the dataset's prefix (`None` when

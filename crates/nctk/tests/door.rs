@@ -41,16 +41,3 @@ fn no_format_crate_names_a_file_or_parses_a_url() {
     }
     assert!(found.is_empty(), "{found:#?}");
 }
-
-/// Storage the door parses but cannot reach yet gives one clear answer.
-#[test]
-fn unavailable_storage_is_named() {
-    let s3 = nctk::open("s3://bucket/key#mode=nczarr")
-        .unwrap_err()
-        .to_string();
-    assert!(s3.contains("s3 storage is not available yet"), "{s3}");
-    let w = nctk::create("s3://b/k#mode=zarr", nctk::Format::Netcdf4)
-        .unwrap_err()
-        .to_string();
-    assert!(w.contains("S3 storage is not available yet"), "{w}");
-}

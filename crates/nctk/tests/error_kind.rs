@@ -60,15 +60,15 @@ fn a_truncated_classic_file_is_invalid_data_as_netcdf_c_finds_it() {
     );
 }
 
+/// Debian's netCDF-C 4.9.0 is built without S3 (nctk reads and writes S3
+/// stores: `tests/s3_stores.rs`), so it is no peer for them.
 #[test]
-fn an_s3_url_is_unsupported_as_in_a_netcdf_c_built_without_s3() {
+fn netcdf_c_4_9_is_built_without_s3() {
     let url = "s3://bucket/data.zarr#mode=nczarr,s3";
     if require::tools(&["ncdump"]) {
         let (ok, stderr) = peer("ncdump", &["-h", url]);
         assert!(!ok && stderr.contains("not turned on"), "{stderr}");
     }
-    let err = nctk::open(url).unwrap_err();
-    assert_eq!(err.kind(), ErrorKind::Unsupported, "{err}");
 }
 
 #[test]

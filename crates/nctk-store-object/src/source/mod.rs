@@ -26,7 +26,7 @@ use std::ops::Range;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use bytes::Bytes;
-use futures::{StreamExt, TryStreamExt};
+use futures::{SinkExt, StreamExt};
 use nctk_store::bytes::{ByteError, ByteSource, Coalesce};
 use object_store::path::Path;
 use object_store::{GetOptions, ObjectStore, ObjectStoreExt};
@@ -44,6 +44,9 @@ pub const CACHE_BLOCKS: usize = 32;
 /// The most bytes one request of a batch asks for: longer spans are cut
 /// into parts fetched concurrently.
 pub const PART: u64 = 2 << 20;
+
+/// The bytes a reader hands a remote source in one batch.
+pub const REMOTE_BATCH: u64 = 256 << 20;
 
 /// How a remote source merges a batch's ranges: a request costs a round
 /// trip (tens of milliseconds on a real object store), so gaps under
@@ -234,16 +237,24 @@ impl RemoteSource {
         Ok(copy)
     }
 
-    /// Fetches `spans` (sorted, non-empty) with up to `concurrency`
-    /// requests in flight, checking each answer's length.
-    fn fetch(&self, spans: Vec<Range<u64>>) -> Result<Fetched, ByteError> {
+    /// Fetches `spans` (non-empty) with up to `concurrency` requests in
+    /// flight and hands each answer, checked for length, to `take` (its
+    /// span's index and bytes) on the calling thread as it arrives, so that
+    /// copying overlaps the transfers and at most `concurrency` answers
+    /// wait in memory. `Ok(false)` when the server ignores `Range`.
+    fn fetch_each(
+        &self,
+        spans: Vec<Range<u64>>,
+        mut take: impl FnMut(usize, Bytes),
+    ) -> Result<bool, ByteError> {
         let (_, etag) = self.meta()?;
         let store = self.store.clone();
         let path = self.path.clone();
         let concurrency = self.concurrency;
-        let answers = runtime::block_on(async move {
-            futures::stream::iter(spans)
-                .map(|r| {
+        let (mut tx, mut rx) = futures::channel::mpsc::channel(concurrency);
+        let task = runtime::spawn(async move {
+            let mut answers = futures::stream::iter(spans.into_iter().enumerate())
+                .map(|(i, r)| {
                     let (store, path) = (store.clone(), path.clone());
                     let options = GetOptions {
                         range: Some(r.clone().into()),
@@ -255,31 +266,50 @@ impl RemoteSource {
                             Ok(answer) => answer.bytes().await,
                             Err(e) => Err(e),
                         };
-                        answer.map(|b| (r.clone(), b)).map_err(|e| (r.start, e))
+                        answer.map(|b| (i, r.clone(), b)).map_err(|e| (r.start, e))
                     }
                 })
-                .buffered(concurrency)
-                .try_collect::<Vec<_>>()
-                .await
-        });
-        let answers = match answers {
-            Ok(a) => a,
-            Err((_, e)) if ignores_range(&e) => return Ok(Fetched::RangeIgnored),
-            Err((offset, e)) => return Err(request_error(&self.url, offset, e)),
-        };
-        let mut parts = Vec::with_capacity(answers.len());
-        for (r, bytes) in answers {
-            let got = bytes.len() as u64;
-            if got != r.end - r.start {
-                let e = RemoteSourceError::Length {
-                    start: r.start,
-                    end: r.end,
-                    got,
-                };
-                return Err(remote_error(&self.url, r.start, e));
+                .buffer_unordered(concurrency);
+            while let Some(answer) = answers.next().await {
+                let failed = answer.is_err();
+                if tx.send(answer).await.is_err() || failed {
+                    break;
+                }
             }
-            parts.push((r.start, bytes));
+        });
+        let outcome = loop {
+            match futures::executor::block_on(rx.next()) {
+                None => break Ok(true),
+                Some(Ok((i, r, bytes))) => {
+                    let got = bytes.len() as u64;
+                    if got != r.end - r.start {
+                        let e = RemoteSourceError::Length {
+                            start: r.start,
+                            end: r.end,
+                            got,
+                        };
+                        break Err(remote_error(&self.url, r.start, e));
+                    }
+                    take(i, bytes);
+                }
+                Some(Err((_, e))) if ignores_range(&e) => break Ok(false),
+                Some(Err((offset, e))) => break Err(request_error(&self.url, offset, e)),
+            }
+        };
+        // Stops the requests still in flight after a failure.
+        task.abort();
+        outcome
+    }
+
+    /// Fetches `spans` (sorted, non-empty) as [`fetch_each`](Self::fetch_each)
+    /// does, keeping every answer.
+    fn fetch(&self, spans: Vec<Range<u64>>) -> Result<Fetched, ByteError> {
+        let starts: Vec<u64> = spans.iter().map(|r| r.start).collect();
+        let mut parts = Vec::with_capacity(spans.len());
+        if !self.fetch_each(spans, |i, bytes| parts.push((starts[i], bytes)))? {
+            return Ok(Fetched::RangeIgnored);
         }
+        parts.sort_by_key(|(start, _)| *start);
         Ok(Fetched::Parts(parts))
     }
 
@@ -363,10 +393,7 @@ impl ByteSource for RemoteSource {
         if end - offset < BLOCK {
             return self.read_cached(offset, end, len, dst);
         }
-        match self.fetch(parts(offset..end).collect())? {
-            Fetched::Parts(p) => Ok(copy_out(&p, offset, dst)),
-            Fetched::RangeIgnored => self.make_copy()?.source.read_full(offset, dst),
-        }
+        Ok(self.read_ranges_into(&mut [(offset, dst)])?[0])
     }
 
     fn read_full(&self, offset: u64, buf: &mut [u8]) -> Result<usize, ByteError> {
@@ -379,6 +406,12 @@ impl ByteSource for RemoteSource {
 
     fn coalesce(&self) -> Coalesce {
         REMOTE_COALESCE
+    }
+
+    /// Large: a batch costs a round trip, and its parts land straight in
+    /// the caller's buffers (at most `concurrency` parts wait in memory).
+    fn batch_bytes(&self) -> u64 {
+        REMOTE_BATCH
     }
 
     fn read_ranges(&self, ranges: &[Range<u64>]) -> Result<Vec<Bytes>, ByteError> {
@@ -431,24 +464,37 @@ impl ByteSource for RemoteSource {
             return Ok(got);
         }
         let ranges: Vec<Range<u64>> = misses.iter().map(|(_, r)| r.clone()).collect();
-        let (_, requests) = self.coalesce().plan(&ranges);
-        let spans = requests
+        let (order, requests) = self.coalesce().plan(&ranges);
+        // Each part's span, and the positions (in `order`) of the ranges
+        // its request covers.
+        let (spans, covers): (Vec<Range<u64>>, Vec<Range<usize>>) = requests
             .into_iter()
-            .flat_map(|(span, _)| parts(span))
-            .collect();
-        match self.fetch(spans)? {
-            Fetched::Parts(p) => {
-                for (i, r) in misses {
-                    let dst = &mut reads[i].1[..(r.end - r.start) as usize];
-                    got[i] = copy_out(&p, r.start, dst);
+            .flat_map(|(span, covered)| parts(span).map(move |p| (p, covered.clone())))
+            .unzip();
+        let starts: Vec<u64> = spans.iter().map(|r| r.start).collect();
+        let complete = self.fetch_each(spans, |i, bytes| {
+            let part = starts[i]..starts[i] + bytes.len() as u64;
+            for &m in &order[covers[i].clone()] {
+                let (read, r) = &misses[m];
+                let (from, to) = (r.start.max(part.start), r.end.min(part.end));
+                if from < to {
+                    let dst =
+                        &mut reads[*read].1[(from - r.start) as usize..(to - r.start) as usize];
+                    dst.copy_from_slice(
+                        &bytes[(from - part.start) as usize..(to - part.start) as usize],
+                    );
                 }
             }
-            Fetched::RangeIgnored => {
-                let copy = self.make_copy()?;
-                for (i, _) in misses {
-                    let (offset, buf) = &mut reads[i];
-                    got[i] = copy.source.read_full(*offset, buf)?;
-                }
+        })?;
+        if complete {
+            for (i, r) in misses {
+                got[i] = (r.end - r.start) as usize;
+            }
+        } else {
+            let copy = self.make_copy()?;
+            for (i, _) in misses {
+                let (offset, buf) = &mut reads[i];
+                got[i] = copy.source.read_full(*offset, buf)?;
             }
         }
         Ok(got)

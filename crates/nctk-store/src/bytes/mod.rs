@@ -84,6 +84,14 @@ pub trait ByteSource: Send + Sync {
         Coalesce::DEFAULT
     }
 
+    /// How many bytes a reader should hand over in one batch
+    /// ([`read_ranges_into`](Self::read_ranges_into)): batches run one
+    /// after another, so a source whose requests cost a round trip asks
+    /// for larger ones. 8 MiB by default.
+    fn batch_bytes(&self) -> u64 {
+        8 << 20
+    }
+
     /// Reads several ranges, merging nearby ones as [`coalesce`](Self::coalesce)
     /// says. Results come back in the order of `ranges`, each shorter when
     /// the blob ends inside its range (empty for an empty or reversed range).
@@ -169,6 +177,9 @@ macro_rules! forward_source {
             }
             fn coalesce(&self) -> Coalesce {
                 (**self).coalesce()
+            }
+            fn batch_bytes(&self) -> u64 {
+                (**self).batch_bytes()
             }
             fn read_ranges(&self, ranges: &[Range<u64>]) -> Result<Vec<Bytes>, ByteError> {
                 (**self).read_ranges(ranges)

@@ -57,4 +57,7 @@ impl<S: ByteSource> ByteSource for CountingSource<S> {
     fn coalesce(&self) -> Coalesce {
         self.inner.coalesce()
     }
+    fn batch_bytes(&self) -> u64 {
+        self.inner.batch_bytes()
+    }
 }

@@ -3,8 +3,8 @@
 //! Everything below the facade receives a [`ByteSource`] / [`ByteSink`] or
 //! a store, never a path or URL: this module is the only place that parses
 //! URLs ([`url`]), matches on what they name, opens files and directories,
-//! and answers "not available yet" (S3 and HTTP stores); `#mode=bytes`
-//! files are read by range requests ([`bytes`]).
+//! and answers what is not available; `#mode=bytes` files are read by
+//! range requests (`bytes`), stores on S3 through `object`.
 //! A new kind of storage or a new format is added here, once.
 //!
 //! * Reading: [`open_target`] gives an [`Opened`]: a byte source and the
@@ -17,7 +17,12 @@
 //!   one whatever it holds.
 
 mod bytes;
+mod object;
+mod publish;
 pub mod url;
+
+pub(crate) use object::STORE_MARKERS;
+pub use object::{create_store as create_object_store, ObjectTarget};
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -104,9 +109,9 @@ fn parse(target: &Path) -> Result<url::DatasetUrl, Error> {
 ///   store the URL names, read as its mode flags ask; `file:///abs/x.nc`: a file.
 ///
 /// * `http(s)://host/x.nc#mode=bytes`, `s3://bucket/x.nc#mode=bytes`: a
-///   file (or a zip store) read by range requests.
-///
-/// S3 and HTTP stores are parsed but not available yet.
+///   file (or a zip store) read by range requests;
+/// * `s3://bucket/key#mode=nczarr,s3`, `http://host:port/bucket/key#mode=zarr,s3`:
+///   a store on S3 or an S3-compatible server.
 pub fn open_target(target: &Path) -> Result<Opened, Error> {
     let name = target.display().to_string();
     if !looks_like_url(target) {
@@ -123,12 +128,7 @@ pub fn open_target(target: &Path) -> Result<Opened, Error> {
                 StoreLocation::Zip(p) => {
                     Arc::new(ZipStore::open_file(p).map_err(|e| open_error(&name, e))?)
                 }
-                StoreLocation::S3(_) => {
-                    return Err(unsupported(
-                        &name,
-                        format!("{}: s3 storage is not available yet", z.url),
-                    ))
-                }
+                StoreLocation::S3(loc) => return object::open(loc, &z),
                 StoreLocation::Cloud(_) => {
                     return Err(unsupported(
                         &name,
@@ -208,6 +208,8 @@ pub struct StoreTarget {
     pub layout: Option<StoreLayout>,
     /// `mode=consolidated`: also write the consolidated `.zmetadata`.
     pub consolidated: bool,
+    /// A store on an object store (`path` is then its URL, for messages).
+    pub object: Option<ObjectTarget>,
 }
 
 /// Reads where a store output goes (no I/O):
@@ -217,7 +219,10 @@ pub struct StoreTarget {
 ///   `consolidated` asking for `.zmetadata`;
 /// * a plain path or `file://` URL: a zip when it ends in `.zip`, else a directory.
 ///
-/// S3 storage and `#mode=bytes` are refused.
+/// * `s3://bucket/key#mode=nczarr,s3`, `https://host/bucket/key#mode=zarr,s3`:
+///   a store on S3 ([`StoreTarget::object`]).
+///
+/// `#mode=bytes` is refused.
 pub fn store_target(text: &str) -> Result<StoreTarget, Error> {
     let refuse = |reason: &str| unsupported(text, reason);
     let parsed = url::parse(text).map_err(|e| open_error(text, e))?;
@@ -227,14 +232,17 @@ pub fn store_target(text: &str) -> Result<StoreTarget, Error> {
             path,
             layout: None,
             consolidated: false,
+            object: None,
         }),
         Target::Zarr(z) => {
             let layout = layout_for_modes(&z.modes);
             let consolidated = z.modes.iter().any(|m| m == "consolidated");
-            let (path, zip) = match z.location {
-                StoreLocation::Directory(p) => (p, false),
-                StoreLocation::Zip(p) => (p, true),
-                StoreLocation::S3(_) => return Err(refuse("S3 storage is not available yet")),
+            let (path, zip) = match &z.location {
+                StoreLocation::Directory(p) => (p.clone(), false),
+                StoreLocation::Zip(p) => (p.clone(), true),
+                StoreLocation::S3(loc) => {
+                    return Ok(object::store_target(loc, &z, layout, consolidated))
+                }
                 StoreLocation::Cloud(_) => {
                     return Err(refuse("cloud storage is not available yet"))
                 }
@@ -244,6 +252,7 @@ pub fn store_target(text: &str) -> Result<StoreTarget, Error> {
                 zip,
                 layout,
                 consolidated,
+                object: None,
             })
         }
         Target::Bytes(_) => Err(refuse("mode=bytes is read-only")),

@@ -3,7 +3,8 @@
 //! netCDF-C URL or a `.zarr` / `.zip` path), written behind the
 //! [`DataSink`] seam under a temporary name and renamed into place when
 //! complete (`SafeOutput`); an output dropped or aborted before that is
-//! aborted and removed. The library's [`crate::create`] and through it
+//! aborted and removed. A store on S3, which cannot be renamed, is written
+//! in place and made visible last (`door::create_object_store`). The library's [`crate::create`] and through it
 //! `nctk copy` and `nctk gen` write here; what is public is the error
 //! type and the signal handlers' [`remove_temporaries`].
 
@@ -139,8 +140,8 @@ pub fn output_error(target: &Path, error: Error) -> OutputError {
     }
 }
 
-/// Where the store `output` (a path or a netCDF-C URL) goes; a URL nctk
-/// cannot write (S3, ...) is refused naming why.
+/// Where the store `output` (a path or a netCDF-C URL, S3 included) goes;
+/// a URL nctk cannot write (`#mode=bytes`, ...) is refused naming why.
 pub(crate) fn store_target(output: &Path) -> Result<door::StoreTarget, OutputError> {
     door::store_target(&output.to_string_lossy()).map_err(|e| match e {
         crate::Error::Unsupported { path, reason } => OutputError::Unsupported {
@@ -173,6 +174,9 @@ pub(crate) fn create_output(
         let store = store_target(output)?;
         opts.layout = store.layout.or(opts.layout);
         opts.consolidated |= store.consolidated;
+        if let Some(object) = &store.object {
+            return create_object_output(output, object, schema, &opts);
+        }
         (SafeOutput::for_store(&store.path, store.zip)?, store.zip)
     } else {
         (SafeOutput::new(output)?, false)
@@ -185,6 +189,24 @@ pub(crate) fn create_output(
     Ok(Output {
         sink: Some(sink),
         safe,
+        in_place: false,
+    })
+}
+
+/// A store on an object store, which has no rename: written in place, made
+/// visible by its writer's `finish` and deleted when dropped before that
+/// ([`door::create_object_store`]).
+fn create_object_output(
+    output: &Path,
+    object: &door::ObjectTarget,
+    schema: &Schema,
+    opts: &CreateOptions,
+) -> Result<Output, OutputError> {
+    let store = door::create_object_store(object).map_err(|e| output_error(output, e))?;
+    let sink = writer::store_sink(store, output, schema, opts)?;
+    Ok(Output {
+        sink: Some(sink),
+        safe: SafeOutput::in_place(output),
         in_place: false,
     })
 }

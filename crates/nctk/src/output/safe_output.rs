@@ -20,6 +20,7 @@ use std::time::Duration;
 use nctk_model::SourceError;
 
 use super::OutputError;
+use crate::door::STORE_MARKERS;
 
 /// Marks temporary names: `.<name>.nctk-tmp-<pid>-<n>.part` (`.old` for an
 /// output moved aside while its replacement is renamed in).
@@ -27,10 +28,6 @@ const MARK: &str = ".nctk-tmp-";
 
 /// The mark earlier versions used (for `nctk copy` only), still recognised.
 const OLD_MARK: &str = ".nctk-copy-";
-
-/// Files at the top of a directory that make it a Zarr v2 / NCZarr store
-/// (`.nczarr` is netCDF-C 4.8's).
-const STORE_MARKERS: [&str; 5] = [".zgroup", ".zarray", ".zattrs", ".zmetadata", ".nczarr"];
 
 /// The temporaries of this process not yet committed or removed.
 static LIVE: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());

@@ -9,6 +9,7 @@ use std::sync::Arc;
 use nctk_classic::{ClassicWriter, FillMode, Version};
 use nctk_model::{DataSink, Schema, Selection, SinkError, Values, VarId};
 use nctk_store::bytes::MemSink;
+use nctk_zarr::write::ReadWriteStore;
 
 use super::OutputError;
 use crate::{Container, StoreLayout, StoreOptions};
@@ -180,6 +181,22 @@ fn create_store_output(
     schema: &Schema,
     opts: &CreateOptions,
 ) -> Result<Sink, OutputError> {
+    let layout = opts.layout.unwrap_or(StoreOptions::default().layout);
+    let store = crate::door::create_store(path, zip, layout).map_err(|e| OutputError::Output {
+        path: path.display().to_string(),
+        source: Box::new(e),
+    })?;
+    store_sink(store, path, schema, opts)
+}
+
+/// A store writer of `schema` into `store` (named `path` in errors), each
+/// variable's storage as `opts` gives it.
+pub(crate) fn store_sink(
+    store: Arc<dyn ReadWriteStore>,
+    path: &Path,
+    schema: &Schema,
+    opts: &CreateOptions,
+) -> Result<Sink, OutputError> {
     let defaults = StoreOptions::default();
     let store_opts = StoreOptions {
         layout: opts.layout.unwrap_or(defaults.layout),
@@ -192,8 +209,6 @@ fn create_store_output(
         path: path.display().to_string(),
         source,
     };
-    let store =
-        crate::door::create_store(path, zip, store_opts.layout).map_err(|e| err(Box::new(e)))?;
     let writer =
         crate::StoreWriter::create(store, schema, &store_opts).map_err(|e| err(Box::new(e)))?;
     Ok(Sink::Store(writer))

@@ -1,0 +1,317 @@
+//! The object store's key/value store against a real S3 server (moto):
+//! the store contract every backend keeps, multipart uploads, and failures
+//! that are errors, never missing keys.
+
+use std::time::Duration;
+
+use nctk_store::conformance;
+use nctk_store::kv::{
+    Bytes, ListableStore, ReadableStore, StoreError, StoreKey, StorePrefix, WritableStore,
+};
+use nctk_store_object::{connect, ObjectKvStore, Remote, RemoteOptions, S3Credentials, S3Settings};
+use nctk_test_servers::{moto, Fault, FaultProxy, MotoServer as Moto};
+use object_store::{ObjectStoreExt, RetryConfig};
+
+/// The settings for `bucket` on `s3` (any key pair).
+fn settings(endpoint: String, bucket: &str) -> S3Settings {
+    S3Settings {
+        bucket: bucket.into(),
+        region: "us-east-1".into(),
+        endpoint: Some(endpoint),
+        virtual_hosted: false,
+        credentials: S3Credentials::Static {
+            access_key_id: "test".into(),
+            secret_access_key: "test".into(),
+            session_token: None,
+        },
+    }
+}
+
+/// The dataset under `prefix` of `bucket` (created first) on `s3`.
+fn remote(s3: &Moto, bucket: &str, prefix: &str, options: RemoteOptions) -> Remote {
+    s3.create_bucket(bucket).unwrap();
+    remote_at(s3.endpoint(), bucket, prefix, options)
+}
+
+/// The dataset under `prefix` of `bucket` at `endpoint` (a server or a
+/// proxy in front of one).
+fn remote_at(endpoint: String, bucket: &str, prefix: &str, options: RemoteOptions) -> Remote {
+    let url = format!("{endpoint}/{bucket}/{prefix}");
+    let store = connect::s3(&settings(endpoint, bucket), &options, &url).expect("connect");
+    Remote::new(store, url, prefix, options)
+}
+
+fn key(s: &str) -> StoreKey {
+    StoreKey::new(s).unwrap()
+}
+
+/// Options failing fast: no retries, short timeouts.
+fn impatient() -> RemoteOptions {
+    RemoteOptions {
+        retry: RetryConfig {
+            max_retries: 0,
+            retry_timeout: Duration::from_secs(1),
+            ..RetryConfig::default()
+        },
+        timeout: Duration::from_secs(5),
+        connect_timeout: Duration::from_secs(1),
+        concurrency: 4,
+    }
+}
+
+#[test]
+fn passes_the_store_contract_at_the_root_and_under_a_prefix() {
+    let Some(s3) = moto() else { return };
+    conformance::kv_store(|| {
+        ObjectKvStore::new(remote(&s3, "root-bucket", "", RemoteOptions::default()))
+    });
+    conformance::kv_store(|| {
+        ObjectKvStore::new(remote(
+            &s3,
+            "prefix-bucket",
+            "deep/data.zarr",
+            RemoteOptions::default(),
+        ))
+    });
+    // One request at a time, too (uploads and batch reads at concurrency 1).
+    let one = RemoteOptions {
+        concurrency: 1,
+        ..RemoteOptions::default()
+    };
+    conformance::kv_store(|| ObjectKvStore::new(remote(&s3, "serial-bucket", "x", one)));
+}
+
+/// A value above the multipart threshold goes up in parts (S3 marks a
+/// multipart object's ETag with `-<parts>`) and reads back whole and in
+/// ranges across part boundaries.
+#[test]
+fn large_values_are_uploaded_in_parts() {
+    let Some(s3) = moto() else { return };
+    let remote = remote(&s3, "big-bucket", "p", RemoteOptions::default());
+    let store = ObjectKvStore::new(remote.clone());
+    let n = nctk_store_object::kv::MULTIPART_THRESHOLD * 2 + 12345;
+    let value: Vec<u8> = (0..n).map(|i| (i * 7 % 251) as u8).collect();
+    let small = key("v/small");
+    store
+        .put(&key("v/0.0"), Bytes::from(value.clone()))
+        .unwrap();
+    store.put(&small, Bytes::from_static(b"small")).unwrap();
+    store.close().unwrap();
+    assert_eq!(store.size(&key("v/0.0")).unwrap(), Some(n as u64));
+    assert_eq!(
+        store.get(&key("v/0.0")).unwrap().as_deref(),
+        Some(&value[..])
+    );
+    let edge = nctk_store_object::kv::MULTIPART_THRESHOLD as u64;
+    let r = store
+        .get_range(&key("v/0.0"), edge - 10..edge + 10)
+        .unwrap()
+        .unwrap();
+    assert_eq!(&r[..], &value[edge as usize - 10..edge as usize + 10]);
+    let etag = |k: &str| {
+        let path = remote.path(k);
+        let s = remote.store().clone();
+        nctk_store_object::runtime::block_on(async move { s.head(&path).await })
+            .unwrap()
+            .e_tag
+            .unwrap()
+    };
+    assert!(
+        etag("v/0.0").trim_matches('"').ends_with("-3"),
+        "3 parts: {}",
+        etag("v/0.0")
+    );
+    assert!(!etag("v/small").contains('-'), "a small value is one PUT");
+}
+
+/// With the server gone, every read is an error naming the key, never a
+/// missing key (which a Zarr reader would turn into fill values).
+#[test]
+fn an_unreachable_server_is_an_error_not_a_missing_key() {
+    let Some(s3) = moto() else { return };
+    let remote = remote(&s3, "gone-bucket", "d", impatient());
+    let store = ObjectKvStore::new(remote);
+    store
+        .put(&key(".zgroup"), Bytes::from_static(b"{}"))
+        .unwrap();
+    store.close().unwrap();
+    drop(s3);
+    let k = key("v/0");
+    let named = |e: StoreError| {
+        let text = e.to_string();
+        assert!(text.contains("v/0") || text.contains("/d"), "{text}");
+    };
+    named(store.get(&k).unwrap_err());
+    named(store.size(&k).unwrap_err());
+    named(store.get_range(&k, 0..4).unwrap_err());
+    named(store.get_many(&[key(".zgroup"), k.clone()]).unwrap_err());
+    assert!(store.list_dir(&StorePrefix::root()).is_err());
+}
+
+/// An upload that fails is reported by `close` (or the next put), naming
+/// the key: the bucket does not exist.
+#[test]
+fn upload_failures_surface_at_close() {
+    let Some(s3) = moto() else { return };
+    let url = format!("{}/no-such-bucket", s3.endpoint());
+    let options = impatient();
+    let store = connect::s3(&settings(s3.endpoint(), "no-such-bucket"), &options, &url).unwrap();
+    let store = ObjectKvStore::new(Remote::new(store, url, "", options));
+    store.put(&key("v/0"), Bytes::from_static(b"abc")).unwrap();
+    let e = store.close().unwrap_err().to_string();
+    assert!(e.contains("v/0") && e.contains("put"), "{e}");
+    assert!(store.close().is_ok(), "an error is reported once");
+}
+
+/// A key the server lists outside the dataset (`..` segments) is an error
+/// naming it, never read as one of the dataset's keys.
+#[test]
+fn listed_keys_with_dot_dot_are_refused() {
+    let Some(s3) = moto() else { return };
+    let remote = remote(&s3, "dots-bucket", "ds", RemoteOptions::default());
+    let store = ObjectKvStore::new(remote.clone());
+    store
+        .put(&key("ok/.zgroup"), Bytes::from_static(b"{}"))
+        .unwrap();
+    store.close().unwrap();
+    // Written around the client's key checks, as another client could.
+    s3.put_object("dots-bucket", "ds/ok/../../escape", b"x".to_vec(), false)
+        .unwrap();
+    let e = store.keys().unwrap_err().to_string();
+    assert!(e.contains("escape"), "{e}");
+    let e = store
+        .list_dir(&StorePrefix::new("ok").unwrap())
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("ds/ok/..") && e.contains("dots-bucket"), "{e}");
+}
+
+/// Through a fault-injecting proxy: 503 SlowDown is retried and the value
+/// read; a 500 that outlasts the retries, a body cut short and a 403 are
+/// errors naming the key (a 403 as "access denied"), never a missing key.
+#[test]
+fn faults_are_retried_or_are_errors_never_missing_keys() {
+    let Some(s3) = moto() else { return };
+    s3.create_bucket("faults").unwrap();
+    let proxy = FaultProxy::start(&s3.endpoint()).unwrap();
+    let patient = RemoteOptions {
+        retry: RetryConfig {
+            max_retries: 4,
+            backoff: object_store::BackoffConfig {
+                init_backoff: Duration::from_millis(10),
+                max_backoff: Duration::from_millis(50),
+                base: 2.0,
+            },
+            retry_timeout: Duration::from_secs(20),
+        },
+        ..impatient()
+    };
+    let store = ObjectKvStore::new(remote_at(proxy.endpoint(), "faults", "d", patient));
+    let k = key("v/0");
+    let value: Bytes = (0..=255u8)
+        .cycle()
+        .take(100_000)
+        .collect::<Vec<u8>>()
+        .into();
+    store.put(&k, value.clone()).unwrap();
+    store.close().unwrap();
+
+    proxy.fail_next(2, Fault::SlowDown);
+    assert_eq!(
+        store.get(&k).unwrap(),
+        Some(value.clone()),
+        "SlowDown retried"
+    );
+    assert_eq!(proxy.pending_faults(), 0);
+
+    let failing = ObjectKvStore::new(remote_at(proxy.endpoint(), "faults", "d", impatient()));
+    let names_key = |e: StoreError| {
+        let text = e.to_string();
+        assert!(text.contains("v/0"), "{text}");
+        text
+    };
+    proxy.fail_next(1, Fault::Status(500));
+    names_key(failing.get(&k).unwrap_err());
+    proxy.fail_next_matching("/d/v/1", 1, Fault::Status(500));
+    // The failed request is for a key that does not exist: still an
+    // error, never `None`.
+    let e = failing.get_many(&[key("v/1"), k.clone()]).unwrap_err();
+    assert!(e.to_string().contains("v/1"), "{e}");
+    proxy.fail_next(1, Fault::Status(500));
+    assert!(
+        failing.size(&k).is_err(),
+        "a failed HEAD is not a missing key"
+    );
+    proxy.fail_next(1, Fault::TruncatedBody);
+    names_key(failing.get(&k).unwrap_err());
+    proxy.fail_next(1, Fault::Forbidden);
+    let denied = names_key(failing.get(&k).unwrap_err());
+    assert!(denied.contains("access denied"), "{denied}");
+    proxy.clear_faults();
+    assert_eq!(
+        failing.get(&key("v/missing")).unwrap(),
+        None,
+        "a 404 is missing"
+    );
+}
+
+/// A read-only store (plain HTTP) says so and refuses writes.
+#[test]
+fn read_only_stores_refuse_writes() {
+    let Some(s3) = moto() else { return };
+    let store = ObjectKvStore::read_only(remote(&s3, "readonly", "d", impatient()));
+    assert!(!store.capabilities().writable);
+    let k = key("v/0");
+    assert!(matches!(
+        store.put(&k, Bytes::from_static(b"x")),
+        Err(StoreError::Unsupported { .. })
+    ));
+    assert!(matches!(
+        store.delete(&k),
+        Err(StoreError::Unsupported { .. })
+    ));
+    assert_eq!(store.get(&k).unwrap(), None);
+}
+
+/// Puts run in the background, at most `concurrency` at once: with 300 ms
+/// added to every request, four puts return at once, the fifth waits for
+/// a slot, and eight take at least two rounds.
+#[test]
+fn puts_overlap_but_at_most_concurrency_are_in_flight() {
+    let Some(s3) = moto() else { return };
+    s3.create_bucket("bounded").unwrap();
+    let proxy = FaultProxy::start(&s3.endpoint()).unwrap();
+    let latency = Duration::from_millis(300);
+    proxy.set_latency(latency);
+    let options = RemoteOptions {
+        concurrency: 4,
+        ..impatient()
+    };
+    let store = ObjectKvStore::new(remote_at(proxy.endpoint(), "bounded", "d", options));
+    let start = std::time::Instant::now();
+    for i in 0..4 {
+        store
+            .put(&key(&format!("v/{i}")), Bytes::from(vec![i as u8; 1000]))
+            .unwrap();
+    }
+    assert!(
+        start.elapsed() < latency,
+        "the first puts do not wait: {:?}",
+        start.elapsed()
+    );
+    for i in 4..8 {
+        store
+            .put(&key(&format!("v/{i}")), Bytes::from(vec![i as u8; 1000]))
+            .unwrap();
+    }
+    store.close().unwrap();
+    assert!(
+        start.elapsed() >= latency * 2,
+        "two rounds: {:?}",
+        start.elapsed()
+    );
+    for i in 0..8u8 {
+        let got = store.get(&key(&format!("v/{i}"))).unwrap().unwrap();
+        assert_eq!(&got[..], &vec![i; 1000][..]);
+    }
+}

@@ -1,0 +1,111 @@
+//! The door's arm for stores on S3 (and S3-compatible servers): from a
+//! parsed [`S3Location`] to an [`ObjectKvStore`], for reading and for
+//! writing.
+//!
+//! Region, endpoint and credentials follow netCDF-C's and the AWS SDKs'
+//! rules through [`nctk_store_object::aws::resolve`]. A store is read with
+//! its consolidated `.zmetadata` when it has one, so opening it needs no
+//! listing. A store is written in place (an object store has no rename):
+//! an existing store there is deleted first, and the new one appears only
+//! when complete ([`PublishOnClose`]).
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use nctk_store::kv::{ListableStore, StorePrefix};
+use nctk_store_object::aws;
+use nctk_store_object::{connect, ObjectKvStore, Remote, RemoteOptions};
+use nctk_zarr::write::ReadWriteStore;
+
+use super::publish::PublishOnClose;
+use super::url::{S3Location, ZarrTarget};
+use super::{open_error, Opened, StoreTarget};
+use crate::Error;
+
+/// Top-level objects that make a prefix a Zarr v2 / NCZarr store, which an
+/// output may replace (`.nczarr` is netCDF-C 4.8's).
+pub(crate) const STORE_MARKERS: [&str; 5] =
+    [".zgroup", ".zarray", ".zattrs", ".zmetadata", ".nczarr"];
+
+/// A store output on an object store: where it goes ([`StoreTarget::object`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ObjectTarget {
+    location: S3Location,
+    /// The URL without its fragment, for messages.
+    url: String,
+}
+
+/// The URL `text` without its fragment.
+fn without_fragment(text: &str) -> &str {
+    text.split('#').next().unwrap_or(text)
+}
+
+/// The object store and prefix `location` names; `url` names it in errors.
+fn remote(location: &S3Location, url: &str) -> Result<Remote, Error> {
+    let settings = aws::resolve(&location.target()).map_err(|e| open_error(url, e))?;
+    let options = RemoteOptions::default();
+    let store = connect::s3(&settings, &options, url).map_err(|e| open_error(url, e))?;
+    Ok(Remote::new(store, url, &location.key, options))
+}
+
+/// Opens the store `z` names on S3 for reading, with its consolidated
+/// metadata when present.
+pub(super) fn open(location: &S3Location, z: &ZarrTarget) -> Result<Opened, Error> {
+    let url = without_fragment(&z.url);
+    let store = ObjectKvStore::new(remote(location, url)?);
+    let mut options = z.options();
+    options.consolidated = true;
+    Ok(Opened::Store {
+        store: Arc::new(store),
+        options,
+    })
+}
+
+/// Where a store output on S3 goes: the URL (without fragment) stands for
+/// its path in messages.
+pub(super) fn store_target(
+    location: &S3Location,
+    z: &ZarrTarget,
+    layout: Option<crate::StoreLayout>,
+    consolidated: bool,
+) -> StoreTarget {
+    let url = without_fragment(&z.url).to_string();
+    StoreTarget {
+        path: PathBuf::from(&url),
+        zip: false,
+        layout,
+        consolidated,
+        object: Some(ObjectTarget {
+            location: location.clone(),
+            url,
+        }),
+    }
+}
+
+/// Makes an empty store at `target` for writing: a Zarr/NCZarr store
+/// already there is deleted (anything else under the prefix is refused, as
+/// a local directory that is not a store is); the new one is visible only
+/// once closed, and deleted when dropped unclosed.
+pub fn create_store(target: &ObjectTarget) -> Result<Arc<dyn ReadWriteStore>, Error> {
+    let url = &target.url;
+    let store = ObjectKvStore::new(remote(&target.location, url)?);
+    let top = store
+        .list_dir(&StorePrefix::root())
+        .map_err(|e| open_error(url, e))?;
+    if !top.is_empty() {
+        if !top.keys.iter().any(|k| STORE_MARKERS.contains(&k.name())) {
+            return Err(Error::Io {
+                path: url.clone(),
+                source: std::io::Error::new(
+                    std::io::ErrorKind::AlreadyExists,
+                    "not replacing it: it holds objects but is not a Zarr/NCZarr store (no \
+                     .zgroup, .zarray, .zattrs, .zmetadata or .nczarr at its top); delete them \
+                     or name another output",
+                ),
+            });
+        }
+        let old = store.keys().map_err(|e| open_error(url, e))?;
+        store.delete_all(&old).map_err(|e| open_error(url, e))?;
+    }
+    Ok(Arc::new(PublishOnClose::new(store)))
+}
