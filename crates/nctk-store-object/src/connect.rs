@@ -1,11 +1,15 @@
-//! Building the object store a URL names.
+//! Building the object store a URL names: S3 from [`S3Settings`] (see
+//! [`crate::aws`]), GCS, Azure and plain HTTP(S) from their URL and the
+//! environment ([`cloud`]).
 
 use std::sync::Arc;
 
 use object_store::aws::AmazonS3Builder;
-use object_store::ObjectStore;
+use object_store::azure::MicrosoftAzureBuilder;
+use object_store::gcp::GoogleCloudStorageBuilder;
+use object_store::{ObjectStore, ObjectStoreScheme};
 
-use crate::{RemoteError, RemoteOptions};
+use crate::{Remote, RemoteError, RemoteOptions};
 
 /// How S3 requests are signed.
 #[derive(Clone, PartialEq, Eq)]
@@ -112,4 +116,96 @@ pub fn http(base: &str, options: &RemoteOptions) -> Result<Arc<dyn ObjectStore>,
             source,
         })?;
     Ok(Arc::new(store))
+}
+
+/// An object store service other than S3, as `object_store` names it
+/// from a URL ([`object_store::ObjectStoreScheme`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CloudService {
+    /// Google Cloud Storage: `gs://bucket/key`.
+    Gcs,
+    /// Azure Blob Storage / Data Lake: `az://container/key`,
+    /// `abfs[s]://container@account.dfs.core.windows.net/key`, `azure://`,
+    /// `adl://`, `https://account.blob.core.windows.net/container/key`.
+    Azure,
+    /// A plain HTTP(S) server (read-only): `https://host/path`.
+    Http,
+}
+
+/// What is done with a store: a plain HTTP(S) server can only be read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Access {
+    /// Reads only.
+    Read,
+    /// Reads and writes.
+    Write,
+}
+
+/// The service `url` names as `object_store` reads it (S3 and local URLs,
+/// which nctk reads by netCDF-C's rules, and unknown schemes give `None`).
+pub fn cloud_service(url: &str) -> Option<CloudService> {
+    let parsed = url::Url::parse(url).ok()?;
+    match ObjectStoreScheme::parse(&parsed).ok()?.0 {
+        ObjectStoreScheme::GoogleCloudStorage => Some(CloudService::Gcs),
+        ObjectStoreScheme::MicrosoftAzure => Some(CloudService::Azure),
+        ObjectStoreScheme::Http => Some(CloudService::Http),
+        _ => None,
+    }
+}
+
+/// The GCS, Azure or HTTP(S) store `url` (without fragment) names, and the
+/// dataset's prefix in it. Credentials come from the environment as
+/// `object_store` reads it (`GoogleCloudStorageBuilder::from_env`:
+/// `GOOGLE_SERVICE_ACCOUNT`, `GOOGLE_APPLICATION_CREDENTIALS`, ...;
+/// `MicrosoftAzureBuilder::from_env`: `AZURE_STORAGE_ACCOUNT_NAME`,
+/// `AZURE_STORAGE_ACCOUNT_KEY`, ...). A plain HTTP(S) server is read-only:
+/// asking to write to one is refused here.
+pub fn cloud(url: &str, access: Access, options: &RemoteOptions) -> Result<Remote, RemoteError> {
+    let config = |source: object_store::Error| RemoteError::Config {
+        url: url.to_string(),
+        source,
+    };
+    let not_supported = |reason: String| {
+        config(object_store::Error::NotSupported {
+            source: reason.into(),
+        })
+    };
+    let parsed = url::Url::parse(url).map_err(|e| not_supported(format!("not a URL: {e}")))?;
+    let (scheme, prefix) = ObjectStoreScheme::parse(&parsed).map_err(|e| config(e.into()))?;
+    let allow_http = parsed.scheme() == "http";
+    let client = options.client_options(allow_http);
+    let store: Arc<dyn ObjectStore> = match scheme {
+        ObjectStoreScheme::GoogleCloudStorage => Arc::new(
+            GoogleCloudStorageBuilder::from_env()
+                .with_url(url)
+                .with_retry(options.retry.clone())
+                .with_client_options(client)
+                .build()
+                .map_err(config)?,
+        ),
+        ObjectStoreScheme::MicrosoftAzure => Arc::new(
+            MicrosoftAzureBuilder::from_env()
+                .with_url(url)
+                .with_retry(options.retry.clone())
+                .with_client_options(client)
+                .build()
+                .map_err(config)?,
+        ),
+        ObjectStoreScheme::Http if access == Access::Write => {
+            return Err(not_supported(
+                "a plain HTTP(S) server is read-only; write to s3://, gs:// or az:// storage"
+                    .into(),
+            ))
+        }
+        ObjectStoreScheme::Http => {
+            let base = url.trim_end_matches('/');
+            return Ok(Remote::new(http(base, options)?, base, "", options.clone()));
+        }
+        _ => {
+            return Err(not_supported(
+                "not a GCS, Azure or HTTP(S) URL (S3 URLs are read by netCDF-C's rules)".into(),
+            ))
+        }
+    };
+    Ok(Remote::new(store, url, prefix.as_ref(), options.clone()))
 }

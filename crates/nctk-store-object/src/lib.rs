@@ -5,7 +5,10 @@
 //! * [`Remote`]: one object store, the location it was opened at (for
 //!   messages) and the key prefix under which a dataset lives;
 //!   [`RemoteOptions`]: retries, timeouts and concurrency, exposed;
-//! * [`connect`]: building the object store for S3 ([`S3Settings`]);
+//! * [`aws`]: from an S3 URL to its region, endpoint and credentials, by
+//!   netCDF-C's rules (fragment, rc files, `~/.aws` files, environment);
+//! * [`connect`]: building the object store for S3 ([`S3Settings`]), and
+//!   for GCS, Azure and plain HTTP(S) from their URL ([`connect::cloud`]);
 //! * [`RemoteSource`]: one object as a byte source (`#mode=bytes`): range
 //!   requests, coalesced and concurrent, through a bounded block cache;
 //! * [`ObjectKvStore`]: the key/value store seam (Zarr / NCZarr stores) on

@@ -14,7 +14,7 @@
 use nctk_store_object::aws::{self, S3Target};
 use nctk_store_object::{connect, Remote, RemoteOptions, RemoteSource};
 
-use super::url::{self, S3Location, S3Style, StoreLocation, Target};
+use super::url::{self, S3Location, StoreLocation, Target};
 use super::{open_error, unsupported};
 use crate::Error;
 
@@ -91,25 +91,15 @@ fn s3_object(url: &str, fragment: &[(String, String)], name: &str) -> Result<S3O
     if loc.key.is_empty() {
         return Err(unsupported(name, "mode=bytes needs the key of an object"));
     }
-    let endpoint = match (&loc.style, &loc.host) {
-        (S3Style::Other, Some(host)) => {
-            let scheme = url.split_once("://").map_or("https", |(s, _)| s);
-            Some(format!("{scheme}://{host}"))
-        }
-        _ => None,
-    };
     let base = url
         .strip_suffix(loc.key.as_str())
         .map(|b| b.trim_end_matches('/').to_string())
         .unwrap_or_else(|| format!("s3://{}", loc.bucket));
+    let mut target = loc.target();
+    target.region = fragment_value(fragment, "aws.region").or(target.region);
+    target.profile = fragment_value(fragment, "aws.profile");
     Ok(S3Object {
-        target: S3Target {
-            endpoint,
-            bucket: loc.bucket,
-            virtual_hosted: loc.style == S3Style::Virtual,
-            region: fragment_value(fragment, "aws.region").or(loc.region),
-            profile: fragment_value(fragment, "aws.profile"),
-        },
+        target,
         key: loc.key,
         base,
     })

@@ -129,6 +129,12 @@ pub fn open_target(target: &Path) -> Result<Opened, Error> {
                     Arc::new(ZipStore::open_file(p).map_err(|e| open_error(&name, e))?)
                 }
                 StoreLocation::S3(loc) => return object::open(loc, &z),
+                StoreLocation::Cloud(_) => {
+                    return Err(unsupported(
+                        &name,
+                        format!("{}: cloud storage is not available yet", z.url),
+                    ))
+                }
             };
             Ok(Opened::Store {
                 store,
@@ -184,7 +190,7 @@ pub fn local_path(target: &Path) -> PathBuf {
         Some(Target::Path(p) | Target::File(p)) => p,
         Some(Target::Zarr(z)) => match z.location {
             StoreLocation::Directory(p) | StoreLocation::Zip(p) => p,
-            StoreLocation::S3(_) => target.to_path_buf(),
+            StoreLocation::S3(_) | StoreLocation::Cloud(_) => target.to_path_buf(),
         },
         _ => target.to_path_buf(),
     }
@@ -236,6 +242,9 @@ pub fn store_target(text: &str) -> Result<StoreTarget, Error> {
                 StoreLocation::Zip(p) => (p.clone(), true),
                 StoreLocation::S3(loc) => {
                     return Ok(object::store_target(loc, &z, layout, consolidated))
+                }
+                StoreLocation::Cloud(_) => {
+                    return Err(refuse("cloud storage is not available yet"))
                 }
             };
             Ok(StoreTarget {

@@ -13,12 +13,12 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use nctk_store::kv::{ListableStore, StorePrefix};
-use nctk_store_object::aws::{self, S3Target};
+use nctk_store_object::aws;
 use nctk_store_object::{connect, ObjectKvStore, Remote, RemoteOptions};
 use nctk_zarr::write::ReadWriteStore;
 
 use super::publish::PublishOnClose;
-use super::url::{S3Location, S3Style, ZarrTarget};
+use super::url::{S3Location, ZarrTarget};
 use super::{open_error, Opened, StoreTarget};
 use crate::Error;
 
@@ -40,29 +40,9 @@ fn without_fragment(text: &str) -> &str {
     text.split('#').next().unwrap_or(text)
 }
 
-/// What the location names, for [`aws::resolve`]: AWS hosts and `s3://`
-/// have no endpoint; another host is an S3-compatible endpoint reached with
-/// the URL's scheme.
-fn s3_target(location: &S3Location, url: &str) -> S3Target {
-    let endpoint = match (location.style, &location.host) {
-        (S3Style::Other, Some(host)) => {
-            let scheme = url.split_once("://").map_or("https", |(s, _)| s);
-            Some(format!("{}://{host}", scheme.to_ascii_lowercase()))
-        }
-        _ => None,
-    };
-    S3Target {
-        endpoint,
-        bucket: location.bucket.clone(),
-        virtual_hosted: location.style == S3Style::Virtual,
-        region: location.region.clone(),
-        profile: location.profile.clone(),
-    }
-}
-
 /// The object store and prefix `location` names; `url` names it in errors.
 fn remote(location: &S3Location, url: &str) -> Result<Remote, Error> {
-    let settings = aws::resolve(&s3_target(location, url)).map_err(|e| open_error(url, e))?;
+    let settings = aws::resolve(&location.target()).map_err(|e| open_error(url, e))?;
     let options = RemoteOptions::default();
     let store = connect::s3(&settings, &options, url).map_err(|e| open_error(url, e))?;
     Ok(Remote::new(store, url, &location.key, options))

@@ -2,8 +2,20 @@
 //!
 //! * `file:///abs/x.zarr#mode=nczarr,file`, `...#mode=zarr,zip`: a local store;
 //! * `s3://bucket/key#mode=nczarr`, `https://bucket.s3.<region>.amazonaws.com/key#mode=zarr`,
-//!   `https://s3.<region>.amazonaws.com/bucket/key#mode=zarr`, other hosts
-//!   (path style): a store in the cloud, parsed now, not yet readable;
+//!   `https://s3.<region>.amazonaws.com/bucket/key#mode=zarr`,
+//!   `https://s3.amazonaws.com/bucket/key#mode=zarr`, other hosts with the
+//!   `s3` mode (`http://127.0.0.1:9000/bucket/key#mode=nczarr,s3`, path
+//!   style), `gs3://bucket/key` and `https://storage.googleapis.com/...`
+//!   (GCS's S3 API): an S3 store ([`S3Location`], whose
+//!   [`S3Location::target`] is what `nctk_store_object::aws::resolve` reads);
+//! * `gs://bucket/key`, `az://container/key`,
+//!   `abfs[s]://container@account.dfs.core.windows.net/key`,
+//!   `https://account.blob.core.windows.net/container/key` and any other
+//!   `http(s)://host/path` without the `s3` mode, with a Zarr mode: a
+//!   store as `object_store` names it ([`CloudLocation`]; plain HTTP(S) is
+//!   read-only);
+//! * `http(s)://...#mode=bytes` (and `s3://` or the AWS forms): one
+//!   object read by byte ranges;
 //! * anything else without a scheme: a local path whose kind (classic file,
 //!   directory store, zip store) the door decides by looking (`door::open_target`).
 //!
@@ -15,6 +27,11 @@
 //! error rather than silently ignored.
 
 use std::path::PathBuf;
+
+use nctk_store_object::aws::{is_s3_host, parse_address, S3Target};
+use nctk_store_object::connect::{cloud_service, CloudService};
+
+pub use nctk_store_object::aws::S3Style;
 
 /// A path or URL that cannot be parsed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -66,19 +83,24 @@ pub enum StoreLocation {
     Zip(PathBuf),
     /// An S3 (or S3-compatible) bucket and key.
     S3(S3Location),
+    /// A GCS, Azure or plain HTTP(S) store, as `object_store` names it.
+    Cloud(CloudLocation),
 }
 
-/// How an S3 URL names its bucket.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum S3Style {
-    /// `https://<bucket>.s3.<region>.amazonaws.com/<key>`.
-    Virtual,
-    /// `https://s3.<region>.amazonaws.com/<bucket>/<key>`.
-    Path,
-    /// `s3://<bucket>/<key>`.
-    S3,
-    /// Another host, path style: `https://<host>/<bucket>/<key>`.
-    Other,
+/// A store on GCS, Azure or a plain HTTP(S) server.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CloudLocation {
+    /// The URL without its fragment (what `nctk_store_object::connect::cloud` opens).
+    pub url: String,
+    /// The service.
+    pub service: CloudService,
+}
+
+impl CloudLocation {
+    /// Whether the store can only be read (a plain HTTP(S) server).
+    pub fn read_only(&self) -> bool {
+        self.service == CloudService::Http
+    }
 }
 
 /// An S3 location.
@@ -88,6 +110,9 @@ pub struct S3Location {
     pub style: S3Style,
     /// The host as written (`None` for `s3://`).
     pub host: Option<String>,
+    /// The endpoint requests go to: `None` for AWS, `scheme://host[:port]`
+    /// for another host, `https://storage.googleapis.com` for `gs3://`.
+    pub endpoint: Option<String>,
     /// The bucket.
     pub bucket: String,
     /// The key of the dataset's root within the bucket (may be empty).
@@ -110,11 +135,24 @@ impl ZarrTarget {
 }
 
 impl S3Location {
-    /// The region to use: the one given, else netCDF-C's default `us-east-1`
-    /// (netCDF-C also consults `~/.aws/config` and `.rc` files; nctk leaves
-    /// that to the storage layer).
+    /// The region the URL alone names, else netCDF-C's default `us-east-1`
+    /// (the region used is `nctk_store_object::aws::resolve(&self.target())`'s,
+    /// which also reads the profile, the rc files and the environment).
     pub fn effective_region(&self) -> &str {
         self.region.as_deref().unwrap_or("us-east-1")
+    }
+
+    /// What the AWS rules (`nctk_store_object::aws::resolve`) need to know
+    /// of this location.
+    pub fn target(&self) -> S3Target {
+        S3Target {
+            endpoint: self.endpoint.clone(),
+            bucket: self.bucket.clone(),
+            key: self.key.clone(),
+            virtual_hosted: self.style == S3Style::Virtual,
+            region: self.region.clone(),
+            profile: self.profile.clone(),
+        }
     }
 }
 
@@ -195,6 +233,7 @@ pub fn parse(s: &str) -> Result<DatasetUrl, UrlError> {
     let mut pairs: Vec<(String, String)> = vec![];
     match scheme.as_str() {
         "file" | "http" | "https" => {}
+        "gs" | "az" | "azure" | "abfs" | "abfss" | "adl" => {}
         "s3" => pairs.push(("mode".into(), "s3".into())),
         "gs3" => pairs.push(("mode".into(), "gs3".into())),
         "dods" | "dap4" => return Err(url_err(s, "DAP servers are not supported")),
@@ -209,7 +248,20 @@ pub fn parse(s: &str) -> Result<DatasetUrl, UrlError> {
             if k.is_empty() {
                 return Err(url_err(s, format!("fragment item {item:?} has no key")));
             }
-            pairs.push((percent_decode(s, k)?, percent_decode(s, v)?));
+            let (k, v) = (percent_decode(s, k)?, percent_decode(s, v)?);
+            if k.eq_ignore_ascii_case("mode") && v.contains('=') {
+                // `mode=nczarr,awsprofile=unidata` (the seed's example): a
+                // `key=value` item in the mode list is a fragment pair.
+                let (pairs_in_mode, flags): (Vec<&str>, Vec<&str>) =
+                    v.split(',').partition(|m| m.contains('='));
+                for kv in pairs_in_mode {
+                    let (k2, v2) = kv.split_once('=').unwrap_or((kv, ""));
+                    pairs.push((k2.to_string(), v2.to_string()));
+                }
+                pairs.push((k, flags.join(",")));
+            } else {
+                pairs.push((k, v));
+            }
         }
     }
     let pairs = expand_macros(s, pairs)?;
@@ -252,7 +304,10 @@ pub fn parse(s: &str) -> Result<DatasetUrl, UrlError> {
     if !zarr {
         let target = match scheme.as_str() {
             "file" if !has("bytes") => Target::File(PathBuf::from(file_path(s, before_query)?)),
-            _ if has("bytes") => Target::Bytes(s.split('#').next().unwrap_or(s).to_string()),
+            _ if has("bytes") => {
+                refuse_dot_dot(s, before_query)?;
+                Target::Bytes(s.split('#').next().unwrap_or(s).to_string())
+            }
             _ => {
                 return Err(url_err(
                     s,
@@ -275,12 +330,48 @@ pub fn parse(s: &str) -> Result<DatasetUrl, UrlError> {
         .rev()
         .map(String::as_str)
         .find(|m| matches!(*m, "file" | "zip" | "s3"));
+    // netCDF-C's NC_iss3: the s3 or gs3 scheme or mode, or an AWS or
+    // Google host; any other remote URL is a store as object_store names it.
+    let s3 = matches!(scheme.as_str(), "s3" | "gs3")
+        || has("gs3")
+        || is_s3_host(before_query.split('/').next().unwrap_or(""));
+    if storage.is_none() && scheme != "file" && !s3 {
+        let url = s.split('#').next().unwrap_or(s);
+        let Some(service) = cloud_service(url) else {
+            return Err(url_err(
+                s,
+                "not a GCS, Azure or HTTP(S) store URL; add mode s3 for an S3-compatible server",
+            ));
+        };
+        refuse_dot_dot(s, before_query)?;
+        return Ok(DatasetUrl {
+            original: s.to_string(),
+            target: Target::Zarr(ZarrTarget {
+                url: s.to_string(),
+                location: StoreLocation::Cloud(CloudLocation {
+                    url: url.to_string(),
+                    service,
+                }),
+                pure_zarr: has("zarr"),
+                xarray: !has("noxarray"),
+                consolidated: has("consolidated"),
+                modes,
+            }),
+            fragment,
+        });
+    }
     let local = match storage {
         Some("s3") if scheme == "file" => {
             return Err(url_err(
                 s,
                 "mode s3 names S3 storage, which a file:// URL cannot reach; \
                  use an s3:// or https:// URL, or mode file or zip for a local store",
+            ))
+        }
+        Some("s3") if !matches!(scheme.as_str(), "http" | "https" | "s3" | "gs3") => {
+            return Err(url_err(
+                s,
+                format!("mode s3 names S3 storage, which a {scheme}:// URL cannot reach"),
             ))
         }
         Some("s3") => false,
@@ -437,83 +528,29 @@ pub fn infer_modes(mode: &str) -> Vec<String> {
 }
 
 fn s3_location(url: &str, scheme: &str, rest: &str) -> Result<S3Location, UrlError> {
-    let (host, path) = match rest.split_once('/') {
-        Some((h, p)) => (h, p),
-        None => (rest, ""),
-    };
-    let host = host.rsplit_once('@').map_or(host, |(_, h)| h); // drop user info
-    let host_noport = host
-        .split_once(':')
-        .map_or(host, |(h, _)| h)
-        .to_ascii_lowercase();
-    if host_noport.is_empty() {
-        return Err(url_err(url, "no host or bucket"));
-    }
-    let path = percent_decode(url, path.trim_end_matches('/'))?;
-    if scheme == "s3" || scheme == "gs3" {
-        return Ok(S3Location {
-            style: S3Style::S3,
-            host: None,
-            bucket: host.to_string(),
-            key: path,
-            region: None,
-            profile: None,
-        });
-    }
-    let split_bucket = |path: &str| -> Result<(String, String), UrlError> {
-        let (b, k) = path.split_once('/').unwrap_or((path, ""));
-        if b.is_empty() {
-            return Err(url_err(url, "no bucket in the URL's path"));
-        }
-        Ok((b.to_string(), k.to_string()))
-    };
-    if let Some(aws) = host_noport.strip_suffix(".amazonaws.com") {
-        let parts: Vec<&str> = aws.split('.').collect();
-        // s3 | s3.<region> | s3-<region> : path style
-        if parts[0] == "s3" || parts[0].starts_with("s3-") {
-            let region = parts
-                .get(1)
-                .map(|r| r.to_string())
-                .or_else(|| parts[0].strip_prefix("s3-").map(str::to_string));
-            let (bucket, key) = split_bucket(&path)?;
-            return Ok(S3Location {
-                style: S3Style::Path,
-                host: Some(host.to_string()),
-                bucket,
-                key,
-                region,
-                profile: None,
-            });
-        }
-        // <bucket>.s3[.<region>] : virtual style
-        if let Some(i) = parts
-            .iter()
-            .position(|p| *p == "s3" || p.starts_with("s3-"))
-        {
-            let bucket = parts[..i].join(".");
-            let region = parts
-                .get(i + 1)
-                .map(|r| r.to_string())
-                .or_else(|| parts[i].strip_prefix("s3-").map(str::to_string));
-            return Ok(S3Location {
-                style: S3Style::Virtual,
-                host: Some(host.to_string()),
-                bucket,
-                key: path,
-                region,
-                profile: None,
-            });
-        }
-    }
-    let (bucket, key) = split_bucket(&path)?;
+    let (authority, path) = rest.split_once('/').unwrap_or((rest, ""));
+    let path = percent_decode(url, path)?;
+    let a = parse_address(scheme, authority, &path).map_err(|reason| url_err(url, reason))?;
+    refuse_dot_dot(url, &a.key)?;
     Ok(S3Location {
-        style: S3Style::Other,
-        host: Some(host.to_string()),
-        bucket,
-        key,
-        region: None,
+        endpoint: a.endpoint(scheme),
+        style: a.style,
+        host: a.host,
+        bucket: a.bucket,
+        key: a.key,
+        region: a.region,
         profile: None,
     })
+}
+
+/// A key or path with a `..` segment (after percent decoding) names
+/// something outside the dataset: refused.
+fn refuse_dot_dot(url: &str, path: &str) -> Result<(), UrlError> {
+    let decoded = percent_decode(url, path)?;
+    if decoded.split('/').any(|seg| seg == "..") {
+        return Err(url_err(url, "a key with a `..` segment"));
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -623,5 +660,230 @@ mod tests {
             parse("https://h/x.nc#mode=bytes").unwrap().target,
             Target::Bytes(_)
         ));
+    }
+
+    fn s3(s: &str) -> S3Location {
+        match zarr(s).location {
+            StoreLocation::S3(l) => l,
+            other => panic!("{s}: {other:?}"),
+        }
+    }
+
+    fn cloud(s: &str) -> CloudLocation {
+        match zarr(s).location {
+            StoreLocation::Cloud(c) => c,
+            other => panic!("{s}: {other:?}"),
+        }
+    }
+
+    /// netCDF-C's URL forms, numbered as in `NC_s3urlrebuild`
+    /// (`libdispatch/ds3util.c`): bucket, key, region and endpoint.
+    #[test]
+    fn netcdf_c_s3_forms() {
+        /// URL, style, bucket, key, region, endpoint.
+        type Case<'a> = (
+            &'a str,
+            S3Style,
+            &'a str,
+            &'a str,
+            Option<&'a str>,
+            Option<&'a str>,
+        );
+        let cases: &[Case] = &[
+            // (1) virtual with region, (2) virtual without.
+            (
+                "https://bkt.s3.us-west-2.amazonaws.com/a/b",
+                S3Style::Virtual,
+                "bkt",
+                "a/b",
+                Some("us-west-2"),
+                None,
+            ),
+            (
+                "https://bkt.s3.amazonaws.com/a",
+                S3Style::Virtual,
+                "bkt",
+                "a",
+                None,
+                None,
+            ),
+            // (3) path with region, (4) path without.
+            (
+                "https://s3.eu-west-1.amazonaws.com/bkt/a/b",
+                S3Style::Path,
+                "bkt",
+                "a/b",
+                Some("eu-west-1"),
+                None,
+            ),
+            (
+                "https://s3.amazonaws.com/bkt/a",
+                S3Style::Path,
+                "bkt",
+                "a",
+                None,
+                None,
+            ),
+            // (5) s3://; (7) gs3:// (GCS's S3 API).
+            ("s3://bkt/a/b", S3Style::S3, "bkt", "a/b", None, None),
+            (
+                "gs3://bkt/a",
+                S3Style::S3,
+                "bkt",
+                "a",
+                None,
+                Some("https://storage.googleapis.com"),
+            ),
+            // (6) Google's host.
+            (
+                "https://storage.googleapis.com/bkt/a",
+                S3Style::Other,
+                "bkt",
+                "a",
+                None,
+                Some("https://storage.googleapis.com"),
+            ),
+            // (8) another host, (10) another host naming a region.
+            (
+                "http://127.0.0.1:9000/bkt/a#mode=nczarr,s3",
+                S3Style::Other,
+                "bkt",
+                "a",
+                None,
+                Some("http://127.0.0.1:9000"),
+            ),
+            (
+                "https://s3.region-9.example.com/bkt/a#s3",
+                S3Style::Other,
+                "bkt",
+                "a",
+                Some("region-9"),
+                Some("https://s3.region-9.example.com"),
+            ),
+            // The seed's ncgen example: an s3:// URL naming an AWS host.
+            (
+                "s3://s3.us-west-1.amazonaws.com/datasetbucket",
+                S3Style::Path,
+                "datasetbucket",
+                "",
+                Some("us-west-1"),
+                None,
+            ),
+        ];
+        for &(url, style, bucket, key, region, endpoint) in cases {
+            let text = if url.contains('#') {
+                url.to_string()
+            } else {
+                format!("{url}#mode=nczarr")
+            };
+            let l = s3(&text);
+            assert_eq!(
+                (
+                    l.style,
+                    l.bucket.as_str(),
+                    l.key.as_str(),
+                    l.region.as_deref(),
+                    l.endpoint.as_deref()
+                ),
+                (style, bucket, key, region, endpoint),
+                "{url}"
+            );
+            let t = l.target();
+            assert_eq!((t.bucket.as_str(), t.key.as_str()), (bucket, key));
+            assert_eq!(t.endpoint.as_deref(), endpoint);
+            assert_eq!(t.virtual_hosted, style == S3Style::Virtual);
+            assert_eq!(t.region, l.region);
+        }
+    }
+
+    /// The seeds' examples (NCZarr documentation, Appendix D and the
+    /// profile example).
+    #[test]
+    fn seed_examples() {
+        let goes = "https://s3.us-east-1.amazonaws.com/noaa-goes16/ABI-L1b-RadC/2017/059/03/OR_ABI-L1b-RadC-M3C13_G16_s20170590337505_e20170590340289_c20170590340316.nc#mode=bytes";
+        assert!(matches!(parse(goes).unwrap().target, Target::Bytes(u) if !u.contains('#')));
+        let thredds = "https://thredds-test.unidata.ucar.edu/thredds/fileServer/irma/metar/files/METAR_20170910_0000.nc#bytes";
+        assert!(matches!(parse(thredds).unwrap().target, Target::Bytes(_)));
+        let l = s3("s3://datasetbucket/rootkey#mode=nczarr,awsprofile=unidata");
+        assert_eq!(
+            (l.bucket.as_str(), l.key.as_str()),
+            ("datasetbucket", "rootkey")
+        );
+        assert_eq!(l.profile.as_deref(), Some("unidata"));
+        let l = s3("https://s3.us-west-1.amazonaws.com/ds#mode=nczarr,s3&aws.profile=xxx");
+        assert_eq!(l.target().profile.as_deref(), Some("xxx"));
+        let z = zarr("s3://s3.uswest-1.amazonaws.com/datasetbucket#mode=zarr");
+        assert!(z.pure_zarr);
+    }
+
+    /// GCS, Azure and plain HTTP(S) stores, as object_store names them.
+    #[test]
+    fn cloud_urls() {
+        let c = cloud("gs://bucket/a/ds.zarr#mode=zarr");
+        assert_eq!(
+            (c.service, c.url.as_str()),
+            (CloudService::Gcs, "gs://bucket/a/ds.zarr")
+        );
+        assert!(!c.read_only());
+        assert_eq!(
+            cloud("az://container/ds#mode=nczarr").service,
+            CloudService::Azure
+        );
+        assert_eq!(
+            cloud("abfs://container@account.dfs.core.windows.net/ds#mode=zarr").service,
+            CloudService::Azure
+        );
+        assert_eq!(
+            cloud("https://account.blob.core.windows.net/container/ds#mode=zarr").service,
+            CloudService::Azure
+        );
+        let c = cloud("https://data.example.org/pub/ds.zarr#mode=zarr");
+        assert_eq!(c.service, CloudService::Http);
+        assert!(c.read_only());
+        // With the s3 mode another host is an S3-compatible server.
+        assert!(matches!(
+            zarr("https://data.example.org/b/k#mode=zarr,s3").location,
+            StoreLocation::S3(_)
+        ));
+        assert!(parse("gs://bucket/ds#mode=zarr,s3").is_err());
+        assert!(parse("gs://bucket/ds").is_err(), "a store URL needs a mode");
+    }
+
+    #[test]
+    fn dot_dot_keys_are_refused() {
+        for url in [
+            "s3://b/a/../c#mode=zarr",
+            "s3://b/..#mode=zarr",
+            "https://s3.amazonaws.com/b/%2e%2e/x#mode=zarr",
+            "gs://b/x/../y#mode=zarr",
+            "https://h/a/../x.nc#mode=bytes",
+        ] {
+            let e = parse(url).unwrap_err();
+            assert!(e.to_string().contains(".."), "{url}: {e}");
+        }
+        assert!(parse("s3://b/a..b/c#mode=zarr").is_ok());
+    }
+
+    proptest::proptest! {
+        /// Any text parses or fails with an error naming it; never a panic.
+        #[test]
+        fn parse_never_panics(s in "\\PC{0,80}") {
+            let _ = parse(&s);
+        }
+
+        /// URL-shaped text (schemes, hosts, fragments the parser reads)
+        /// parses or fails with an error naming the URL.
+        #[test]
+        fn url_shaped_text_never_panics(
+            scheme in "(s3|gs3|gs|az|abfs|https?|file|ftp|S3)",
+            host in "[a-z0-9.:@-]{0,30}",
+            path in "[a-zA-Z0-9./%_-]{0,30}",
+            frag in "(#[a-z.=,&%0-9]{0,30})?",
+        ) {
+            let url = format!("{scheme}://{host}/{path}{frag}");
+            if let Err(e) = parse(&url) {
+                proptest::prop_assert_eq!(&e.url, &url);
+            }
+        }
     }
 }
