@@ -24,10 +24,8 @@ import sys, os, boto3
 endpoint, key, secret, bucket, local, prefix = sys.argv[1:7]
 s3 = boto3.client('s3', endpoint_url=endpoint, aws_access_key_id=key,
                   aws_secret_access_key=secret, region_name='us-east-1')
-try:
+if bucket not in [b['Name'] for b in s3.list_buckets().get('Buckets', [])]:
     s3.create_bucket(Bucket=bucket)
-except s3.exceptions.BucketAlreadyOwnedByYou:
-    pass
 if os.path.isdir(local):
     for d, _, files in os.walk(local):
         for f in files:
