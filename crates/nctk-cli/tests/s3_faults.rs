@@ -7,7 +7,7 @@
 //! through the environment (`NCTK_S3_MAX_RETRIES`, `NCTK_S3_RETRY_TIMEOUT`),
 //! and an unusable setting there is refused by name.
 
-use std::path::PathBuf;
+use std::path::Path;
 use std::process::{Command, Output};
 
 use nctk_test_servers::{moto, Fault, FaultProxy, MotoServer as Moto};
@@ -31,7 +31,7 @@ fn nctk_with(env: &[(&str, &str)], args: &[&str]) -> Output {
 
 /// The corpus store uploaded to `bucket` on `s3`, a proxy in front of
 /// `s3`, the store's URL through it, and its local dump's body.
-fn setup(s3: &Moto, bucket: &str, local: &PathBuf) -> (FaultProxy, String, String) {
+fn setup(s3: &Moto, bucket: &str, local: &Path) -> (FaultProxy, String, String) {
     s3.create_bucket(bucket).unwrap();
     s3.upload_dir(bucket, "codecs.zarr", local).unwrap();
     let proxy = FaultProxy::start(&s3.endpoint()).unwrap();
