@@ -10,11 +10,23 @@
 //! first waits for the uploads it could observe, so a store reads its own
 //! writes.
 //!
+//! A misbehaving server cannot hang or exhaust the client: a listing runs
+//! under [`RemoteOptions::list_timeout`] (a server may answer every page
+//! with "more to come"; `object_store` follows continuation tokens without
+//! bound and its page-by-page `PaginatedListStore` is not reachable
+//! through a `dyn ObjectStore`), and a whole value is read as a stream,
+//! refused when its declared length passes
+//! [`RemoteOptions::max_object_size`] and when its body runs past its
+//! declared length ([`LimitError`]).
+//!
 //! [`RemoteOptions::concurrency`]: crate::RemoteOptions::concurrency
+//! [`RemoteOptions::list_timeout`]: crate::RemoteOptions::list_timeout
+//! [`RemoteOptions::max_object_size`]: crate::RemoteOptions::max_object_size
 
 use std::collections::HashMap;
 use std::ops::Range;
 use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
 
 use bytes::Bytes;
 use futures::{StreamExt, TryStreamExt};
@@ -32,6 +44,44 @@ use crate::{Remote, RemoteError};
 
 /// Values larger than this are uploaded in parts of this size.
 pub const MULTIPART_THRESHOLD: usize = 8 << 20;
+
+/// A server broke a bound the client keeps: each names the URL.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum LimitError {
+    /// A listing did not end in time (the server keeps saying more pages
+    /// follow, or answers too slowly).
+    #[error(
+        "{url}: listing the prefix {prefix} did not finish within {after:?} (the server keeps \
+         answering that more pages follow, or is too slow); see NCTK_S3_LIST_TIMEOUT"
+    )]
+    ListTimeout {
+        /// The store's URL.
+        url: String,
+        /// The prefix listed (`/` for the root).
+        prefix: String,
+        /// The time allowed.
+        after: Duration,
+    },
+    /// An object declares a length above the largest read whole.
+    #[error("{url}: the server declares {declared} bytes, more than the {limit} bytes read whole")]
+    TooLarge {
+        /// The object's URL.
+        url: String,
+        /// The length the server declared.
+        declared: u64,
+        /// [`RemoteOptions::max_object_size`](crate::RemoteOptions::max_object_size).
+        limit: u64,
+    },
+    /// An object's body runs past the length the server declared for it.
+    #[error("{url}: the body runs past the {declared} bytes the server declared")]
+    LongerThanDeclared {
+        /// The object's URL.
+        url: String,
+        /// The length the server declared.
+        declared: u64,
+    },
+}
 
 /// A background upload of one key.
 type Upload = JoinHandle<Result<(), StoreError>>;
@@ -189,19 +239,43 @@ impl ObjectKvStore {
         let store = self.remote.store().clone();
         let root = self.remote.path("");
         let prefix = (!root.as_ref().is_empty()).then_some(root);
-        let listed: object_store::Result<Vec<_>> =
-            block_on(async move { store.list(prefix.as_ref()).try_collect().await });
-        let metas = listed.map_err(|e| {
-            backend(
-                "/",
-                "list",
-                RemoteError::from_object_store(self.remote.url(), e),
-            )
+        let metas: Vec<_> = self.listing(&StorePrefix::root(), async move {
+            store.list(prefix.as_ref()).try_collect().await
         })?;
         metas
             .iter()
             .map(|m| self.listed_key(&m.location, &StorePrefix::root()))
             .collect()
+    }
+
+    /// Runs the listing `list` of `prefix` under the list deadline; its
+    /// failure, or its not ending in time, is an error naming the URL and
+    /// the prefix.
+    fn listing<T, F>(&self, prefix: &StorePrefix, list: F) -> Result<T, StoreError>
+    where
+        F: std::future::Future<Output = object_store::Result<T>> + Send + 'static,
+        T: Send + 'static,
+    {
+        let after = self.remote.options().list_timeout;
+        let url = self.remote.key_url(prefix.as_str());
+        let name = prefix.to_string();
+        match block_on(async move { tokio::time::timeout(after, list).await }) {
+            Ok(Ok(listed)) => Ok(listed),
+            Ok(Err(e)) => Err(backend(
+                &name,
+                "list",
+                RemoteError::from_object_store(url, e),
+            )),
+            Err(_) => Err(StoreError::Backend {
+                key: name.clone(),
+                op: "list",
+                source: Box::new(LimitError::ListTimeout {
+                    url: self.remote.url().to_string(),
+                    prefix: name,
+                    after,
+                }),
+            }),
+        }
     }
 
     /// Deletes every key in `keys`, `concurrency` requests at a time.
@@ -253,14 +327,50 @@ impl ObjectKvStore {
         Ok(key)
     }
 
-    /// One whole object (spawned by `get_many`).
+    /// One whole object (spawned by `get_many`), read as a stream within
+    /// the length the server declared and [`RemoteOptions::max_object_size`].
+    ///
+    /// [`RemoteOptions::max_object_size`]: crate::RemoteOptions::max_object_size
     async fn fetch(remote: Remote, key: StoreKey) -> Result<Option<Bytes>, StoreError> {
         let path = remote.path(key.as_str());
-        let r = match remote.store().get(&path).await {
-            Ok(r) => r.bytes().await,
-            Err(e) => Err(e),
+        let got = match remote.store().get(&path).await {
+            Ok(got) => got,
+            Err(e) => return found(&remote, key.as_str(), "get", Err(e)),
         };
-        found(&remote, key.as_str(), "get", r)
+        let url = || remote.key_url(key.as_str());
+        let limit = |e: LimitError| StoreError::Backend {
+            key: key.to_string(),
+            op: "get",
+            source: Box::new(e),
+        };
+        let declared = got.meta.size;
+        let max = remote.options().max_object_size;
+        if declared > max {
+            return Err(limit(LimitError::TooLarge {
+                url: url(),
+                declared,
+                limit: max,
+            }));
+        }
+        // Grown as the body arrives: a declared length is not trusted with
+        // more than a first reservation.
+        const FIRST: u64 = 64 << 20;
+        let mut body = Vec::with_capacity(usize::try_from(declared.min(FIRST)).unwrap_or(0));
+        let mut stream = got.into_stream();
+        while let Some(part) = stream.next().await {
+            let part = match part {
+                Ok(part) => part,
+                Err(e) => return found(&remote, key.as_str(), "get", Err(e)),
+            };
+            if (body.len() + part.len()) as u64 > declared {
+                return Err(limit(LimitError::LongerThanDeclared {
+                    url: url(),
+                    declared,
+                }));
+            }
+            body.extend_from_slice(&part);
+        }
+        Ok(Some(Bytes::from(body)))
     }
 
     /// Uploads `value` at `path`: one PUT, or a multipart upload above
@@ -378,20 +488,14 @@ impl ReadableStore for ObjectKvStore {
 }
 
 impl ListableStore for ObjectKvStore {
-    /// A delimiter listing (every page).
+    /// A delimiter listing (every page, within the list deadline).
     fn list_dir(&self, prefix: &StorePrefix) -> Result<Listing, StoreError> {
         self.settle()?;
         let store = self.remote.store().clone();
         let path = self.remote.path(prefix.as_str());
         let at = (!path.as_ref().is_empty()).then_some(path);
-        let r = block_on(async move { store.list_with_delimiter(at.as_ref()).await });
-        let listed = r.map_err(|e| {
-            let url = self.remote.key_url(prefix.as_str());
-            backend(
-                &prefix.to_string(),
-                "list",
-                RemoteError::from_object_store(url, e),
-            )
+        let listed = self.listing(prefix, async move {
+            store.list_with_delimiter(at.as_ref()).await
         })?;
         let mut out = Listing::default();
         for meta in &listed.objects {

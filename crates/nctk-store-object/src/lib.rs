@@ -31,5 +31,5 @@ mod source;
 pub use connect::{S3Credentials, S3Settings};
 pub use error::RemoteError;
 pub use kv::ObjectKvStore;
-pub use remote::{Remote, RemoteOptions};
+pub use remote::{EnvError, Remote, RemoteOptions, DEFAULT_MAX_OBJECT_SIZE};
 pub use source::{RemoteSource, RemoteSourceError, BLOCK, CACHE_BLOCKS, PART, REMOTE_COALESCE};

@@ -6,8 +6,13 @@ use std::time::Duration;
 use object_store::path::Path;
 use object_store::{ClientOptions, ObjectStore, RetryConfig};
 
-/// How requests are made: `object_store`'s retry and client settings, and
-/// how many requests nctk keeps in flight.
+/// How requests are made: `object_store`'s retry and client settings, how
+/// many requests nctk keeps in flight, and the bounds that keep a
+/// misbehaving server from hanging or exhausting the client.
+///
+/// [`RemoteOptions::from_env`] is the one place these are read from the
+/// environment (`NCTK_S3_MAX_RETRIES`, `NCTK_S3_RETRY_TIMEOUT`,
+/// `NCTK_S3_LIST_TIMEOUT`).
 #[derive(Debug, Clone)]
 pub struct RemoteOptions {
     /// Retries of 5xx, 429/SlowDown, timeouts and broken connections, with
@@ -20,6 +25,15 @@ pub struct RemoteOptions {
     pub connect_timeout: Duration,
     /// Requests kept in flight by batch reads and background uploads.
     pub concurrency: usize,
+    /// Time allowed for one whole listing, every page: a server that
+    /// answers every page with "more to come" (`IsTruncated`) would
+    /// otherwise be listed for ever (`object_store` follows continuation
+    /// tokens without bound).
+    pub list_timeout: Duration,
+    /// The largest object read whole (a GET without a range): a larger
+    /// `Content-Length` is refused before any of the body is read or
+    /// memory is set aside for it.
+    pub max_object_size: u64,
 }
 
 impl Default for RemoteOptions {
@@ -29,11 +43,76 @@ impl Default for RemoteOptions {
             timeout: Duration::from_secs(60),
             connect_timeout: Duration::from_secs(10),
             concurrency: 16,
+            list_timeout: Duration::from_secs(300),
+            max_object_size: DEFAULT_MAX_OBJECT_SIZE,
         }
     }
 }
 
+/// The default [`RemoteOptions::max_object_size`]: 2 GiB (larger than any
+/// Zarr chunk or metadata object nctk writes or netCDF-C reads).
+pub const DEFAULT_MAX_OBJECT_SIZE: u64 = 2 << 30;
+
+/// An environment variable that [`RemoteOptions::from_env`] reads holds
+/// something it cannot use.
+#[derive(Debug, thiserror::Error)]
+#[error("environment variable {var}={value:?}: {reason}")]
+pub struct EnvError {
+    /// The variable.
+    pub var: &'static str,
+    /// Its value.
+    pub value: String,
+    /// What it should be.
+    pub reason: &'static str,
+}
+
+/// The value of `var`, parsed, when it is set.
+fn env_number<T: std::str::FromStr>(
+    var: &'static str,
+    reason: &'static str,
+) -> Result<Option<T>, EnvError> {
+    match std::env::var(var) {
+        Err(_) => Ok(None),
+        Ok(value) => value
+            .trim()
+            .parse()
+            .map(Some)
+            .map_err(|_| EnvError { var, value, reason }),
+    }
+}
+
 impl RemoteOptions {
+    /// The defaults, with what the environment sets:
+    /// `NCTK_S3_MAX_RETRIES` (retries of a failed request, a whole
+    /// number), `NCTK_S3_RETRY_TIMEOUT` (seconds within which retries may
+    /// be made) and `NCTK_S3_LIST_TIMEOUT` (seconds allowed for one
+    /// listing). An unusable value is an error naming the variable.
+    pub fn from_env() -> Result<Self, EnvError> {
+        const SECONDS: &str = "not a number of seconds";
+        let seconds = |var| -> Result<Option<Duration>, EnvError> {
+            let s: Option<f64> = env_number(var, SECONDS)?;
+            s.map(|s| {
+                Duration::try_from_secs_f64(s).map_err(|_| EnvError {
+                    var,
+                    value: s.to_string(),
+                    reason: SECONDS,
+                })
+            })
+            .transpose()
+        };
+        let mut options = RemoteOptions::default();
+        if let Some(n) = env_number("NCTK_S3_MAX_RETRIES", "not a whole number of retries")? {
+            options.retry.max_retries = n;
+        }
+        if let Some(t) = seconds("NCTK_S3_RETRY_TIMEOUT")? {
+            options.retry.retry_timeout = t;
+        }
+        if let Some(t) = seconds("NCTK_S3_LIST_TIMEOUT")? {
+            options.list_timeout = t;
+        }
+        Ok(options)
+    }
+
     /// The `object_store` client options these settings stand for;
     /// `allow_http` permits plain-HTTP endpoints (local and test servers).
     pub fn client_options(&self, allow_http: bool) -> ClientOptions {

@@ -56,6 +56,7 @@ fn impatient() -> RemoteOptions {
         timeout: Duration::from_secs(5),
         connect_timeout: Duration::from_secs(1),
         concurrency: 4,
+        ..RemoteOptions::default()
     }
 }
 

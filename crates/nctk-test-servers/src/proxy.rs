@@ -33,6 +33,42 @@ pub enum Fault {
     /// The upstream's status, headers (the full `Content-Length`) and about
     /// half of its body, then the connection is closed (FIN).
     TruncatedBody,
+    /// This status, `Content-Type` and body, without asking the upstream:
+    /// malformed XML or JSON where a listing, an error document or a
+    /// metadata object is expected (a number that is no status gives 500).
+    Respond {
+        /// The status.
+        status: u16,
+        /// The `Content-Type`.
+        content_type: &'static str,
+        /// The body.
+        body: &'static str,
+    },
+    /// The upstream's status and headers, but `Content-Length: declared`,
+    /// and a body of zeros that never ends (the connection carries at most
+    /// `declared` bytes of it): an object far larger than its listing said.
+    Endless {
+        /// The length the answer declares.
+        declared: u64,
+    },
+}
+
+/// A body of zeros without end, of no known length.
+struct Zeros;
+
+impl hyper::body::Body for Zeros {
+    type Data = Bytes;
+    type Error = std::convert::Infallible;
+
+    fn poll_frame(
+        self: std::pin::Pin<&mut Self>,
+        _: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<std::result::Result<hyper::body::Frame<Bytes>, Self::Error>>> {
+        static ZEROS: [u8; 64 << 10] = [0; 64 << 10];
+        std::task::Poll::Ready(Some(Ok(hyper::body::Frame::data(Bytes::from_static(
+            &ZEROS,
+        )))))
+    }
 }
 
 /// `count` more requests whose path and query contain `pattern` (any
@@ -262,7 +298,21 @@ impl Control {
                     &path,
                 )
             }
-            Some(Fault::ResetMidBody | Fault::TruncatedBody) | None => {}
+            Some(Fault::Respond {
+                status,
+                content_type,
+                body,
+            }) => {
+                let mut response = status_only(
+                    StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR),
+                );
+                *response.body_mut() = http::full(body);
+                if let Ok(value) = content_type.parse() {
+                    response.headers_mut().insert(CONTENT_TYPE, value);
+                }
+                return response;
+            }
+            Some(Fault::ResetMidBody | Fault::TruncatedBody | Fault::Endless { .. }) | None => {}
         }
         let (mut parts, body) = req.into_parts();
         let mut uri = self.upstream.clone().into_parts();
@@ -297,6 +347,10 @@ impl Control {
         let body = match fault {
             Some(Fault::ResetMidBody) => body.cut_after(half(), Cut::Reset, reset),
             Some(Fault::TruncatedBody) => body.cut_after(half(), Cut::Close, reset),
+            Some(Fault::Endless { declared }) => {
+                parts.headers.insert(CONTENT_LENGTH, declared.into());
+                Metered::new(http::boxed(Zeros), self.recorder.clone())
+            }
             _ => body,
         };
         Response::from_parts(parts, http::boxed(body))

@@ -225,3 +225,40 @@ fn a_bad_upstream_is_refused() {
         assert!(e.to_string().contains(bad), "{e}");
     }
 }
+
+/// Respond: the status and body given, the upstream not asked; Endless:
+/// the upstream's status with the declared length, and zeros to fill it
+/// (the upstream's own 100 bytes are not sent).
+#[test]
+fn made_up_answers_are_what_the_client_gets() {
+    let (server, proxy, _) = proxied(100);
+    let url = format!("{}/x", proxy.endpoint());
+    proxy.fail_next(
+        1,
+        Fault::Respond {
+            status: 200,
+            content_type: "application/xml",
+            body: "<not xml",
+        },
+    );
+    proxy.fail_next(
+        1,
+        Fault::Respond {
+            status: 503,
+            content_type: "text/plain",
+            body: "busy",
+        },
+    );
+    proxy.fail_next(1, Fault::Endless { declared: 1000 });
+    let Some(lines) = urllib(&vec![("GET", url, "-"); 3]) else {
+        return;
+    };
+    assert_eq!(lines[0], format!("200 None 8 None {}", hex(b"<not xml")));
+    assert_eq!(lines[1], format!("503 None {}", hex(b"busy")));
+    assert_eq!(lines[2], format!("200 None 1000 bytes {}", hex(&[0; 1000])));
+    assert_eq!(
+        server.stats().requests(),
+        1,
+        "only Endless asks the upstream"
+    );
+}

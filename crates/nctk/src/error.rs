@@ -45,8 +45,8 @@ pub enum Error {
         reason: String,
     },
     /// The path or URL names a format or storage nctk cannot use yet
-    /// (netCDF-4/HDF5 files, byte-range access, creating a store format
-    /// through the classic API).
+    /// (netCDF-4/HDF5 files, object stores other than S3, creating a store
+    /// format through the classic API).
     #[error("{}", named_once(path, reason))]
     Unsupported {
         /// The path or URL (empty when none is concerned).

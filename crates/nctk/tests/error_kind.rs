@@ -119,3 +119,61 @@ fn a_corrupt_zarr_chunk_is_invalid_data_with_the_codec_error_as_source() {
     }
     assert!(codec, "no CodecError in the source chain of {err:?}");
 }
+
+/// Puts what the door reads for S3 in this process's environment, before
+/// any S3 test opens a URL: a key pair (moto takes any) and few, quick
+/// retries (`NCTK_S3_MAX_RETRIES`, `NCTK_S3_RETRY_TIMEOUT`).
+fn s3_environment() {
+    static SET: std::sync::Once = std::sync::Once::new();
+    SET.call_once(|| {
+        std::env::set_var("AWS_ACCESS_KEY_ID", "test");
+        std::env::set_var("AWS_SECRET_ACCESS_KEY", "test");
+        std::env::remove_var("AWS_PROFILE");
+        std::env::set_var("NCTK_S3_MAX_RETRIES", "1");
+        std::env::set_var("NCTK_S3_RETRY_TIMEOUT", "2");
+    });
+}
+
+/// A 404 from the server is "not found" (moto's own answer for the key is
+/// the truth); a 403 and a 401 are "permission denied"; a 503 that
+/// outlasts the retries is I/O (transient), naming the URL.
+#[test]
+fn remote_failures_have_the_kind_of_their_http_status() {
+    let Some(s3) = nctk_test_servers::moto() else {
+        return;
+    };
+    s3_environment();
+    s3.create_bucket("kinds").unwrap();
+    s3.put_object("kinds", "d/.zgroup", &b"{\"zarr_format\": 2}"[..], false)
+        .unwrap();
+    assert_eq!(s3.get_object("kinds", "absent.nc").unwrap(), None);
+    let absent = format!("{}/kinds/absent.nc#mode=bytes,s3", s3.endpoint());
+    let err = nctk::open(&absent).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::NotFound, "{err}");
+
+    let proxy = nctk_test_servers::FaultProxy::start(&s3.endpoint()).unwrap();
+    let url = format!("{}/kinds/d#mode=zarr,s3", proxy.endpoint());
+    nctk::open(&url).expect("the store opens through the proxy");
+    let cases = [
+        (
+            nctk_test_servers::Fault::Forbidden,
+            ErrorKind::PermissionDenied,
+        ),
+        (
+            nctk_test_servers::Fault::Status(401),
+            ErrorKind::PermissionDenied,
+        ),
+        (nctk_test_servers::Fault::Status(503), ErrorKind::Io),
+    ];
+    for (fault, kind) in cases {
+        proxy.fail_next(usize::MAX, fault);
+        let err = nctk::open(&url).unwrap_err();
+        assert_eq!(err.kind(), kind, "{fault:?}: {err}");
+        assert!(
+            err.to_string()
+                .contains(&format!("{}/kinds/d", proxy.endpoint())),
+            "{err}"
+        );
+        proxy.clear_faults();
+    }
+}

@@ -25,7 +25,7 @@ pub(super) fn source(
     fragment: &[(String, String)],
     name: &str,
 ) -> Result<RemoteSource, Error> {
-    let options = RemoteOptions::default();
+    let options = RemoteOptions::from_env().map_err(|e| open_error(name, e))?;
     let (scheme, rest) = url.split_once("://").unwrap_or(("", url));
     let scheme = scheme.to_ascii_lowercase();
     let host = rest.split('/').next().unwrap_or("").to_ascii_lowercase();

@@ -43,7 +43,7 @@ fn without_fragment(text: &str) -> &str {
 /// The object store and prefix `location` names; `url` names it in errors.
 fn remote(location: &S3Location, url: &str) -> Result<Remote, Error> {
     let settings = aws::resolve(&location.target()).map_err(|e| open_error(url, e))?;
-    let options = RemoteOptions::default();
+    let options = RemoteOptions::from_env().map_err(|e| open_error(url, e))?;
     let store = connect::s3(&settings, &options, url).map_err(|e| open_error(url, e))?;
     Ok(Remote::new(store, url, &location.key, options))
 }

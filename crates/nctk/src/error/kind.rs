@@ -10,6 +10,8 @@ use nctk_codec::CodecError;
 use nctk_model::{AttributeError, ModelError};
 use nctk_store::bytes::ByteError;
 use nctk_store::kv::StoreError;
+use nctk_store_object::kv::LimitError;
+use nctk_store_object::{EnvError, RemoteError};
 use nctk_zarr::{WriteError, ZarrError};
 
 use crate::door::url::UrlError;
@@ -22,18 +24,26 @@ use crate::ProbeError;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum ErrorKind {
-    /// A file, store, key, variable, dimension or group does not exist.
+    /// A file, store, key, variable, dimension or group does not exist
+    /// (an object store's HTTP 404 included).
     NotFound,
+    /// Access was refused: the operating system's permission error, an
+    /// object store's HTTP 403 ("access denied") or 401 ("not
+    /// authenticated").
+    PermissionDenied,
     /// The caller asked for something invalid: a bad argument or option,
     /// a bad name, a selection that does not fit, a value out of range.
     InvalidInput,
     /// A file or store breaks its format (a truncated or corrupt file,
     /// malformed metadata, a chunk that does not decode).
     InvalidData,
-    /// Valid, but not supported (yet): S3 storage, netCDF-4/HDF5 files, a
-    /// type the format cannot hold, an unknown codec.
+    /// Valid, but not supported (yet): netCDF-4/HDF5 files, writing to a
+    /// plain HTTP server, a type the format cannot hold, an unknown codec.
     Unsupported,
-    /// The operating system reported an I/O error.
+    /// The operating system reported an I/O error, or a request to an
+    /// object store or HTTP server failed after its retries (a 5xx, a
+    /// timeout, a connection reset, a listing that did not end in time):
+    /// a transient failure, never read as a missing key.
     Io,
     /// None of the above.
     Other,
@@ -102,6 +112,15 @@ fn own_kind(e: &(dyn StdError + 'static)) -> Option<ErrorKind> {
     if e.is::<AttributeError>() {
         return Some(ErrorKind::InvalidInput);
     }
+    if let Some(e) = e.downcast_ref::<RemoteError>() {
+        return Some(remote(e));
+    }
+    if let Some(e) = e.downcast_ref::<LimitError>() {
+        return Some(limit(e));
+    }
+    if e.is::<EnvError>() {
+        return Some(ErrorKind::InvalidInput);
+    }
     if e.is::<ProbeError>() || e.is::<serde_json::Error>() {
         return Some(ErrorKind::InvalidData);
     }
@@ -112,10 +131,33 @@ fn own_kind(e: &(dyn StdError + 'static)) -> Option<ErrorKind> {
 pub(crate) fn io_kind(e: &io::Error) -> ErrorKind {
     match e.kind() {
         io::ErrorKind::NotFound => ErrorKind::NotFound,
+        io::ErrorKind::PermissionDenied => ErrorKind::PermissionDenied,
         io::ErrorKind::InvalidInput => ErrorKind::InvalidInput,
         io::ErrorKind::InvalidData | io::ErrorKind::UnexpectedEof => ErrorKind::InvalidData,
         io::ErrorKind::Unsupported => ErrorKind::Unsupported,
         _ => ErrorKind::Io,
+    }
+}
+
+/// A 404 is "not found", a 403 or 401 "permission denied", a bad store
+/// setting bad input; any other failure (after the retries) is I/O.
+fn remote(e: &RemoteError) -> ErrorKind {
+    match e {
+        RemoteError::NotFound { .. } => ErrorKind::NotFound,
+        RemoteError::Forbidden { .. } | RemoteError::Unauthenticated { .. } => {
+            ErrorKind::PermissionDenied
+        }
+        RemoteError::Config { .. } => ErrorKind::InvalidInput,
+        _ => ErrorKind::Io,
+    }
+}
+
+/// A listing that did not end in time is a failure of the server (I/O);
+/// an object larger than allowed or than declared breaks its store.
+fn limit(e: &LimitError) -> ErrorKind {
+    match e {
+        LimitError::ListTimeout { .. } => ErrorKind::Io,
+        _ => ErrorKind::InvalidData,
     }
 }
 
@@ -159,6 +201,12 @@ fn bytes(e: &ByteError) -> ErrorKind {
     match e {
         ByteError::Io { source, .. } => io_kind(source),
         ByteError::Store { source, .. } => store(source),
+        // A failed request has its status's kind; an answer that is wrong
+        // (a bad `Content-Range`, a short body) is invalid data.
+        ByteError::Remote { source, .. } => match kind_of(&**source) {
+            ErrorKind::Other => ErrorKind::InvalidData,
+            kind => kind,
+        },
         _ => ErrorKind::InvalidData,
     }
 }

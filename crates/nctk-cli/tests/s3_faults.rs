@@ -1,0 +1,158 @@
+//! `nctk dump` of a Zarr store on S3 (moto) through the fault proxy when
+//! the server misbehaves: a listing that is not XML, a `.zarray` that is
+//! not JSON, a 403, a chunk whose GET keeps failing with 503. Each run
+//! exits non-zero with a message naming the URL and the key or prefix,
+//! and prints no value it did not read (never fill values for a failure):
+//! what it printed is a prefix of the store's local dump. Retries are set
+//! through the environment (`NCTK_S3_MAX_RETRIES`, `NCTK_S3_RETRY_TIMEOUT`),
+//! and an unusable setting there is refused by name.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use nctk_test_servers::{moto, Fault, FaultProxy, MotoServer as Moto};
+use nctk_test_support::require;
+
+const STORE: &str = "generated/other-writers/zarr-python-v2/codecs.zarr";
+
+/// Runs `nctk` with a key pair for moto, quick retries and `env`.
+fn nctk_with(env: &[(&str, &str)], args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_nctk"))
+        .args(args)
+        .env("AWS_ACCESS_KEY_ID", "test")
+        .env("AWS_SECRET_ACCESS_KEY", "test")
+        .env_remove("AWS_PROFILE")
+        .env("NCTK_S3_MAX_RETRIES", "1")
+        .env("NCTK_S3_RETRY_TIMEOUT", "2")
+        .envs(env.iter().copied())
+        .output()
+        .expect("run nctk")
+}
+
+/// The corpus store uploaded to `bucket` on `s3`, a proxy in front of
+/// `s3`, the store's URL through it, and its local dump's body.
+fn setup(s3: &Moto, bucket: &str, local: &Path) -> (FaultProxy, String, String) {
+    s3.create_bucket(bucket).unwrap();
+    s3.upload_dir(bucket, "codecs.zarr", local).unwrap();
+    let proxy = FaultProxy::start(&s3.endpoint()).unwrap();
+    let url = format!("{}/{bucket}/codecs.zarr#mode=zarr,s3", proxy.endpoint());
+    let local_dump = nctk_with(
+        &[],
+        &[
+            "dump",
+            &format!("file://{}#mode=zarr,file", local.display()),
+        ],
+    );
+    assert!(local_dump.status.success());
+    let good = nctk_with(&[], &["dump", &url]);
+    assert!(
+        good.status.success(),
+        "{}",
+        String::from_utf8_lossy(&good.stderr)
+    );
+    assert_eq!(body(&good.stdout), body(&local_dump.stdout));
+    (proxy, url, body(&local_dump.stdout))
+}
+
+/// A dump without its first line (which names the dataset).
+fn body(out: &[u8]) -> String {
+    let text = String::from_utf8_lossy(out);
+    text.split_once('\n')
+        .map_or_else(String::new, |(_, b)| b.to_string())
+}
+
+/// `out` failed, its stderr contains each of `names`, and its stdout is a
+/// prefix of `whole` (nothing printed that was not read).
+fn failed_naming(out: &Output, names: &[&str], whole: &str) -> String {
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(!out.status.success(), "exit 0; stderr {stderr}");
+    for name in names {
+        assert!(stderr.contains(name), "{name} not in: {stderr}");
+    }
+    eprintln!("STDERR: {stderr}");
+    let printed = body(&out.stdout);
+    assert!(
+        whole.starts_with(&printed),
+        "printed what the store does not hold:\n{printed}"
+    );
+    assert!(printed.len() < whole.len(), "the whole dump was printed");
+    stderr
+}
+
+#[test]
+fn a_listing_or_metadata_that_does_not_parse_is_an_error_naming_it() {
+    let Some(local) = require::corpus_path(STORE) else {
+        return;
+    };
+    let Some(s3) = moto() else { return };
+    let (proxy, url, whole) = setup(&s3, "malformed", &local);
+    let at = format!("{}/malformed/codecs.zarr", proxy.endpoint());
+    // A pure Zarr store without .zmetadata is listed to find its arrays.
+    proxy.fail_next_matching(
+        "list-type=2",
+        usize::MAX,
+        Fault::Respond {
+            status: 200,
+            content_type: "application/xml",
+            body: "<?xml version=\"1.0\"?><ListBucketResult><Name>malfor",
+        },
+    );
+    let out = nctk_with(&[], &["dump", &url]);
+    let stderr = failed_naming(&out, &[&at, "list"], &whole);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    proxy.clear_faults();
+    proxy.fail_next_matching(
+        "/zlib/.zarray",
+        usize::MAX,
+        Fault::Respond {
+            status: 200,
+            content_type: "application/json",
+            body: "{\"shape\": [10, 100], \"chunks\": [4,",
+        },
+    );
+    let out = nctk_with(&[], &["dump", &url]);
+    failed_naming(&out, &["zlib/.zarray"], &whole);
+}
+
+#[test]
+fn access_denied_and_failures_after_retries_are_errors_never_fill_values() {
+    let Some(local) = require::corpus_path(STORE) else {
+        return;
+    };
+    let Some(s3) = moto() else { return };
+    let (proxy, url, whole) = setup(&s3, "denied", &local);
+    let at = format!("{}/denied/codecs.zarr", proxy.endpoint());
+    proxy.fail_next(usize::MAX, Fault::Forbidden);
+    let out = nctk_with(&[], &["dump", &url]);
+    failed_naming(&out, &[&at, "access denied"], &whole);
+    proxy.clear_faults();
+    // One chunk of one variable keeps failing: the dump stops there.
+    proxy.fail_next_matching("/zlib/1.2", usize::MAX, Fault::Status(503));
+    proxy.reset_stats();
+    let out = nctk_with(&[], &["dump", &url]);
+    failed_naming(&out, &[&format!("{at}/zlib/1.2")], &whole);
+    let asked = proxy
+        .stats()
+        .seen
+        .iter()
+        .filter(|s| s.path.contains("/zlib/1.2"))
+        .count();
+    assert_eq!(
+        asked, 2,
+        "one request and the one retry NCTK_S3_MAX_RETRIES allows"
+    );
+}
+
+#[test]
+fn an_unusable_retry_setting_is_refused_by_name() {
+    let out = nctk_with(
+        &[("NCTK_S3_MAX_RETRIES", "many")],
+        &["dump", "s3://bucket/store.zarr#mode=zarr,s3"],
+    );
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("NCTK_S3_MAX_RETRIES") && stderr.contains("many"),
+        "{stderr}"
+    );
+}
