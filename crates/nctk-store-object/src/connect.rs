@@ -132,6 +132,10 @@ pub enum CloudService {
     Http,
 }
 
+/// Why a store on a plain HTTP(S) server cannot be written.
+pub const HTTP_READ_ONLY: &str =
+    "a plain HTTP(S) server is read-only; write to s3://, gs:// or az:// storage";
+
 /// What is done with a store: a plain HTTP(S) server can only be read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Access {
@@ -192,10 +196,7 @@ pub fn cloud(url: &str, access: Access, options: &RemoteOptions) -> Result<Remot
                 .map_err(config)?,
         ),
         ObjectStoreScheme::Http if access == Access::Write => {
-            return Err(not_supported(
-                "a plain HTTP(S) server is read-only; write to s3://, gs:// or az:// storage"
-                    .into(),
-            ))
+            return Err(not_supported(HTTP_READ_ONLY.into()))
         }
         ObjectStoreScheme::Http => {
             let base = url.trim_end_matches('/');

@@ -21,6 +21,7 @@ mod object;
 mod publish;
 pub mod url;
 
+use object::ObjectLocation;
 pub(crate) use object::STORE_MARKERS;
 pub use object::{create_store as create_object_store, ObjectTarget};
 
@@ -128,12 +129,9 @@ pub fn open_target(target: &Path) -> Result<Opened, Error> {
                 StoreLocation::Zip(p) => {
                     Arc::new(ZipStore::open_file(p).map_err(|e| open_error(&name, e))?)
                 }
-                StoreLocation::S3(loc) => return object::open(loc, &z),
-                StoreLocation::Cloud(_) => {
-                    return Err(unsupported(
-                        &name,
-                        format!("{}: cloud storage is not available yet", z.url),
-                    ))
+                StoreLocation::S3(l) => return object::open(&ObjectLocation::S3(l.clone()), &z),
+                StoreLocation::Cloud(l) => {
+                    return object::open(&ObjectLocation::Cloud(l.clone()), &z)
                 }
             };
             Ok(Opened::Store {
@@ -240,11 +238,16 @@ pub fn store_target(text: &str) -> Result<StoreTarget, Error> {
             let (path, zip) = match &z.location {
                 StoreLocation::Directory(p) => (p.clone(), false),
                 StoreLocation::Zip(p) => (p.clone(), true),
-                StoreLocation::S3(loc) => {
-                    return Ok(object::store_target(loc, &z, layout, consolidated))
+                StoreLocation::S3(l) => {
+                    let location = ObjectLocation::S3(l.clone());
+                    return Ok(object::store_target(&location, &z, layout, consolidated));
                 }
-                StoreLocation::Cloud(_) => {
-                    return Err(refuse("cloud storage is not available yet"))
+                StoreLocation::Cloud(l) if l.read_only() => {
+                    return Err(refuse(nctk_store_object::connect::HTTP_READ_ONLY))
+                }
+                StoreLocation::Cloud(l) => {
+                    let location = ObjectLocation::Cloud(l.clone());
+                    return Ok(object::store_target(&location, &z, layout, consolidated));
                 }
             };
             Ok(StoreTarget {

@@ -1,9 +1,11 @@
-//! The door's arm for stores on S3 (and S3-compatible servers): from a
-//! parsed [`S3Location`] to an [`ObjectKvStore`], for reading and for
-//! writing.
+//! The door's arm for stores on object stores: from a parsed
+//! [`S3Location`] (S3 and S3-compatible servers) or [`CloudLocation`]
+//! (GCS, Azure, plain HTTP(S), read-only) to an [`ObjectKvStore`], for
+//! reading and for writing.
 //!
-//! Region, endpoint and credentials follow netCDF-C's and the AWS SDKs'
-//! rules through [`nctk_store_object::aws::resolve`]. A store is read with
+//! S3's region, endpoint and credentials follow netCDF-C's and the AWS
+//! SDKs' rules through [`nctk_store_object::aws::resolve`]; GCS and Azure
+//! are configured from the environment as `object_store` reads it. A store is read with
 //! its consolidated `.zmetadata` when it has one, so opening it needs no
 //! listing. A store is written in place (an object store has no rename):
 //! an existing store there is deleted first, and the new one appears only
@@ -14,11 +16,12 @@ use std::sync::Arc;
 
 use nctk_store::kv::{ListableStore, StorePrefix};
 use nctk_store_object::aws;
+use nctk_store_object::connect::Access;
 use nctk_store_object::{connect, ObjectKvStore, Remote, RemoteOptions};
 use nctk_zarr::write::ReadWriteStore;
 
 use super::publish::PublishOnClose;
-use super::url::{S3Location, ZarrTarget};
+use super::url::{CloudLocation, S3Location, ZarrTarget};
 use super::{open_error, Opened, StoreTarget};
 use crate::Error;
 
@@ -30,9 +33,18 @@ pub(crate) const STORE_MARKERS: [&str; 5] =
 /// A store output on an object store: where it goes ([`StoreTarget::object`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ObjectTarget {
-    location: S3Location,
+    location: ObjectLocation,
     /// The URL without its fragment, for messages.
     url: String,
+}
+
+/// Where on an object store a dataset lives.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum ObjectLocation {
+    /// S3 or an S3-compatible server.
+    S3(S3Location),
+    /// GCS, Azure or a plain HTTP(S) server.
+    Cloud(CloudLocation),
 }
 
 /// The URL `text` without its fragment.
@@ -40,19 +52,27 @@ fn without_fragment(text: &str) -> &str {
     text.split('#').next().unwrap_or(text)
 }
 
-/// The object store and prefix `location` names; `url` names it in errors.
-fn remote(location: &S3Location, url: &str) -> Result<Remote, Error> {
-    let settings = aws::resolve(&location.target()).map_err(|e| open_error(url, e))?;
+/// The object store and prefix `location` names, for `access`; `url`
+/// names it in errors.
+fn remote(location: &ObjectLocation, url: &str, access: Access) -> Result<Remote, Error> {
     let options = RemoteOptions::from_env().map_err(|e| open_error(url, e))?;
-    let store = connect::s3(&settings, &options, url).map_err(|e| open_error(url, e))?;
-    Ok(Remote::new(store, url, &location.key, options))
+    match location {
+        ObjectLocation::S3(s3) => {
+            let settings = aws::resolve(&s3.target()).map_err(|e| open_error(url, e))?;
+            let store = connect::s3(&settings, &options, url).map_err(|e| open_error(url, e))?;
+            Ok(Remote::new(store, url, &s3.key, options))
+        }
+        ObjectLocation::Cloud(cloud) => {
+            connect::cloud(&cloud.url, access, &options).map_err(|e| open_error(url, e))
+        }
+    }
 }
 
-/// Opens the store `z` names on S3 for reading, with its consolidated
-/// metadata when present.
-pub(super) fn open(location: &S3Location, z: &ZarrTarget) -> Result<Opened, Error> {
+/// Opens the store `z` names on an object store for reading, with its
+/// consolidated metadata when present.
+pub(super) fn open(location: &ObjectLocation, z: &ZarrTarget) -> Result<Opened, Error> {
     let url = without_fragment(&z.url);
-    let store = ObjectKvStore::new(remote(location, url)?);
+    let store = ObjectKvStore::read_only(remote(location, url, Access::Read)?);
     let mut options = z.options();
     options.consolidated = true;
     Ok(Opened::Store {
@@ -61,10 +81,10 @@ pub(super) fn open(location: &S3Location, z: &ZarrTarget) -> Result<Opened, Erro
     })
 }
 
-/// Where a store output on S3 goes: the URL (without fragment) stands for
-/// its path in messages.
+/// Where a store output on an object store goes: the URL (without
+/// fragment) stands for its path in messages.
 pub(super) fn store_target(
-    location: &S3Location,
+    location: &ObjectLocation,
     z: &ZarrTarget,
     layout: Option<crate::StoreLayout>,
     consolidated: bool,
@@ -88,7 +108,7 @@ pub(super) fn store_target(
 /// once closed, and deleted when dropped unclosed.
 pub fn create_store(target: &ObjectTarget) -> Result<Arc<dyn ReadWriteStore>, Error> {
     let url = &target.url;
-    let store = ObjectKvStore::new(remote(&target.location, url)?);
+    let store = ObjectKvStore::new(remote(&target.location, url, Access::Write)?);
     let top = store
         .list_dir(&StorePrefix::root())
         .map_err(|e| open_error(url, e))?;
