@@ -36,10 +36,10 @@ fn stores_on_a_plain_http_server_dump_as_on_disk() {
     // HTTP server cannot do (object_store lists by WebDAV PROPFIND): a
     // clear error naming the URL, not an empty dataset.
     let remote = format!("{}#mode=zarr", server.url("zarr-python-v2/codecs.zarr"));
-    let err = nctk::open(&remote)
-        .err()
-        .expect("listing needed")
-        .to_string();
+    let err = match nctk::open(&remote) {
+        Ok(_) => panic!("{remote}: opened without a listing"),
+        Err(e) => e.to_string(),
+    };
     assert!(
         err.contains(&server.url("zarr-python-v2/codecs.zarr")),
         "{err}"
