@@ -3,8 +3,9 @@
 //!
 //! Reads are real requests (a ranged GET for `get_range`, a HEAD for
 //! `size`); `get_many` keeps up to [`RemoteOptions::concurrency`] requests in
-//! flight. Puts run in the background, at most `concurrency` at once (a
-//! `put` waits for a free slot, so memory stays bounded), large values by
+//! flight. Puts run in the background, at most `concurrency` at once and
+//! at most [`UPLOAD_BUDGET`] bytes of values at once (a `put` waits for a
+//! free slot and room, so memory stays bounded), large values by
 //! multipart upload; an upload's failure is returned by the next `put`, by
 //! `close`, or by the next read of that key. A read, listing or delete
 //! first waits for the uploads it could observe, so a store reads its own
@@ -83,6 +84,14 @@ pub enum LimitError {
     },
 }
 
+/// The most bytes of values uploading at once: `put` waits beyond it, so
+/// a writer's memory stays bounded whatever the chunk size (a value larger
+/// than this uploads alone).
+pub const UPLOAD_BUDGET: u64 = 32 << 20;
+
+/// [`UPLOAD_BUDGET`] in the budget semaphore's units (KiB).
+const BUDGET_PERMITS: u32 = (UPLOAD_BUDGET >> 10) as u32;
+
 /// A background upload of one key.
 type Upload = JoinHandle<Result<(), StoreError>>;
 
@@ -92,6 +101,8 @@ pub struct ObjectKvStore {
     writable: bool,
     /// Free upload slots (`concurrency` of them).
     slots: Arc<Semaphore>,
+    /// Free upload memory, in KiB ([`UPLOAD_BUDGET`] in all).
+    budget: Arc<Semaphore>,
     /// Uploads not yet waited for, by key.
     uploads: Mutex<HashMap<StoreKey, Upload>>,
 }
@@ -150,6 +161,7 @@ impl ObjectKvStore {
             remote,
             writable,
             slots,
+            budget: Arc::new(Semaphore::new(BUDGET_PERMITS as usize)),
             uploads: Mutex::new(HashMap::new()),
         }
     }
@@ -517,8 +529,15 @@ impl WritableStore for ObjectKvStore {
         // Two uploads of one key must not race: the last put wins.
         self.settle_key(key)?;
         self.reap()?;
-        let slots = self.slots.clone();
-        let permit = block_on(async move { slots.acquire_owned().await });
+        let (slots, budget) = (self.slots.clone(), self.budget.clone());
+        let kib = u32::try_from(value.len().div_ceil(1024))
+            .unwrap_or(u32::MAX)
+            .clamp(1, BUDGET_PERMITS);
+        let permit = block_on(async move {
+            let slot = slots.acquire_owned().await?;
+            let memory = budget.acquire_many_owned(kib).await?;
+            Ok::<_, tokio::sync::AcquireError>((slot, memory))
+        });
         let permit = permit.map_err(|e| StoreError::Backend {
             key: key.to_string(),
             op: "put",

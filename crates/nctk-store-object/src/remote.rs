@@ -42,7 +42,7 @@ impl Default for RemoteOptions {
             retry: RetryConfig::default(),
             timeout: Duration::from_secs(60),
             connect_timeout: Duration::from_secs(10),
-            concurrency: 16,
+            concurrency: 32,
             list_timeout: Duration::from_secs(300),
             max_object_size: DEFAULT_MAX_OBJECT_SIZE,
         }

@@ -383,7 +383,7 @@ type Fetched = Vec<((u64, StoreKey), Option<Bytes>)>;
 /// Raw chunk bytes fetched in one batch (about: at least one chunk per
 /// rayon worker). One batch is decoded while the next is fetched, so this
 /// bounds the fetched bytes held at once to about twice as much.
-const FETCH_BATCH_BYTES: u64 = 32 << 20;
+const FETCH_BATCH_BYTES: u64 = 64 << 20;
 /// The most chunks fetched in one batch.
 const FETCH_BATCH_CHUNKS: u64 = 1024;
 

@@ -152,9 +152,44 @@ fn nctk_read(url: &str, all: bool) -> (f64, f64) {
 /// A Python peer's (seconds, checksum) lines.
 fn peer(script: &str, args: &[&str]) -> Option<(f64, f64)> {
     let paths: Vec<&Path> = args.iter().map(Path::new).collect();
-    let out = python(script, &paths)?;
+    parse_peer(&python(script, &paths)?)
+}
+
+fn parse_peer(out: &str) -> Option<(f64, f64)> {
     let mut l = out.lines().map(|x| x.trim().parse::<f64>().ok());
     Some((l.next()??, l.next()??))
+}
+
+/// How long netCDF-C may take for one read: it fetches a whole variable
+/// 16 KiB per request, one request at a time, which at 20 ms per request
+/// takes many minutes.
+const PEER_LIMIT_S: u64 = 120;
+
+/// What a capped peer run gave.
+enum Capped {
+    Done(f64, f64),
+    /// Still running after [`PEER_LIMIT_S`].
+    Stopped,
+}
+
+/// A Python peer run under `timeout`; `None` when it failed otherwise.
+fn peer_capped(script: &str, args: &[&str]) -> Option<Capped> {
+    let mut cmd = std::process::Command::new("timeout");
+    cmd.arg(PEER_LIMIT_S.to_string())
+        .args(["python3", "-c", script])
+        .args(args);
+    match nctk_test_support::peer::output(&mut cmd) {
+        Ok(out) => parse_peer(&out).map(|(s, c)| Capped::Done(s, c)),
+        Err(nctk_test_support::peer::PeerError::Failed { status, .. })
+            if status.code() == Some(124) =>
+        {
+            Some(Capped::Stopped)
+        }
+        Err(e) => {
+            eprintln!("{e}");
+            None
+        }
+    }
 }
 
 fn main() {
@@ -246,18 +281,24 @@ fn main() {
                 check,
             });
             http_proxy.reset_stats();
-            if let Some((s, check)) =
-                peer(PY_NETCDF, &[&bytes_url, if all { "all" } else { "point" }])
-            {
-                rows.push(Row {
-                    section,
-                    latency_ms,
-                    reader: "netCDF-C 4.10.1 (netCDF4-python)".into(),
-                    seconds: s,
-                    requests: Some(http_proxy.stats().requests()),
-                    check,
-                });
-            }
+            let what = if all { "all" } else { "point" };
+            let (reader, seconds, check) = match peer_capped(PY_NETCDF, &[&bytes_url, what]) {
+                Some(Capped::Done(s, check)) => ("netCDF-C 4.10.1 (netCDF4-python)".into(), s, check),
+                Some(Capped::Stopped) => (
+                    format!("netCDF-C 4.10.1 (netCDF4-python): stopped after {PEER_LIMIT_S} s, unfinished"),
+                    PEER_LIMIT_S as f64,
+                    f64::NAN,
+                ),
+                None => continue,
+            };
+            rows.push(Row {
+                section,
+                latency_ms,
+                reader,
+                seconds,
+                requests: Some(http_proxy.stats().requests()),
+                check,
+            });
         }
 
         if let Some(proxy) = &s3_proxy {
@@ -326,7 +367,7 @@ fn main() {
     println!("| what | latency | reader | time | MB/s | requests | checksum |");
     println!("| --- | --- | --- | --- | --- | --- | --- |");
     for r in &rows {
-        let rate = if r.section.contains("360") {
+        let rate = if r.section.contains("360") || r.check.is_nan() {
             "-".to_string()
         } else {
             format!("{:.0}", mb / r.seconds)
