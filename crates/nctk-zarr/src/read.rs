@@ -381,15 +381,22 @@ impl Plan<'_> {
 type Fetched = Vec<((u64, StoreKey), Option<Bytes>)>;
 
 /// Raw chunk bytes fetched in one batch (about: at least one chunk per
-/// rayon worker). One batch is decoded while the next is fetched, so this
-/// bounds the fetched bytes held at once to about twice as much.
-const FETCH_BATCH_BYTES: u64 = 64 << 20;
+/// rayon worker and [`FETCH_BATCH_MIN_CHUNKS`] chunks). One batch is
+/// decoded while the next is fetched, so this bounds the fetched bytes held
+/// at once to about twice as much.
+const FETCH_BATCH_BYTES: u64 = 32 << 20;
 /// The most chunks fetched in one batch.
 const FETCH_BATCH_CHUNKS: u64 = 1024;
+
+/// The fewest chunks fetched in one batch: enough keys to keep a network
+/// store's requests busy (the object stores keep 32 in flight), since a
+/// batch waits for its slowest request.
+const FETCH_BATCH_MIN_CHUNKS: u64 = 32;
 
 /// Chunks per fetch batch for chunks of `chunk_bytes` decoded bytes.
 fn batch_len(chunk_bytes: u64) -> u64 {
     (FETCH_BATCH_BYTES / chunk_bytes.max(1))
+        .max(FETCH_BATCH_MIN_CHUNKS)
         .max(rayon::current_num_threads() as u64)
         .clamp(1, FETCH_BATCH_CHUNKS)
 }
