@@ -17,7 +17,8 @@
 //! of `to_zarr` (interpreter start and imports left out); its RSS is the
 //! whole process's.
 //!
-//! Run: `cargo bench -p nctk-cli --bench copy_speed`
+//! Run: `cargo bench -p nctk-cli --bench copy_speed` (`-- s3` for the S3
+//! tables only)
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -229,6 +230,15 @@ fn main() {
     let input_s = input.to_str().unwrap().to_string();
     let mb = std::fs::metadata(&input).unwrap().len() as f64 / 1e6;
     let nctk = env!("CARGO_BIN_EXE_nctk").to_string();
+    let xarray = Command::new("python3")
+        .args(["-c", "import xarray, zarr, numcodecs, netCDF4"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    // `cargo bench -p nctk-cli --bench copy_speed -- s3`: the S3 tables only.
+    if std::env::args().any(|a| a == "s3") {
+        s3_copies(&dir, &input_s, mb, &nctk, xarray);
+        return;
+    }
     let tool = |name, program: &str, args: &[&str], inner_time, output: &Path| Tool {
         name,
         program: program.to_string(),
@@ -323,10 +333,6 @@ fn main() {
     }
 
     head("classic -> NCZarr, compressed, chunks (1, 721, 1440)");
-    let xarray = Command::new("python3")
-        .args(["-c", "import xarray, zarr, numcodecs, netCDF4"])
-        .output()
-        .is_ok_and(|o| o.status.success());
     for (label, flags, which) in [
         ("zlib-1 + shuffle", vec!["-d", "1", "-s"], "zlib"),
         (
