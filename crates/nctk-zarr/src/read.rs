@@ -388,10 +388,14 @@ const FETCH_BATCH_BYTES: u64 = 32 << 20;
 /// The most chunks fetched in one batch.
 const FETCH_BATCH_CHUNKS: u64 = 1024;
 
-/// The fewest chunks fetched in one batch: enough keys to keep a network
-/// store's requests busy (the object stores keep 32 in flight), since a
-/// batch waits for its slowest request.
-const FETCH_BATCH_MIN_CHUNKS: u64 = 32;
+/// The fewest chunks fetched in one batch: enough keys, with the other
+/// fetcher's batch, to keep a network store's requests busy (the object
+/// stores keep 32 in flight).
+const FETCH_BATCH_MIN_CHUNKS: u64 = 16;
+
+/// Batches fetched at once, each by a thread of its own: a batch waits for
+/// its slowest request, so a second one keeps requests in flight meanwhile.
+const FETCHERS: u64 = 2;
 
 /// Chunks per fetch batch for chunks of `chunk_bytes` decoded bytes.
 fn batch_len(chunk_bytes: u64) -> u64 {
@@ -403,8 +407,9 @@ fn batch_len(chunk_bytes: u64) -> u64 {
 
 /// Runs `fetch` over consecutive batches of `per` tasks of `0..n` and
 /// `consume` on each result, in order. With more than one batch, fetching
-/// runs on a thread of its own one batch ahead of `consume` on the
-/// caller's thread; the first error of either stops both.
+/// runs on [`FETCHERS`] threads of their own (batch `i` on fetcher
+/// `i % FETCHERS`), ahead of `consume` on the caller's thread; the first
+/// error of any stops all.
 fn fetch_ahead<T: Send>(
     n: u64,
     per: u64,
@@ -415,22 +420,37 @@ fn fetch_ahead<T: Send>(
     if n <= per {
         return consume(fetch(0..n)?);
     }
+    let batches = n.div_ceil(per);
     std::thread::scope(|s| {
-        // A rendezvous channel: the fetcher holds at most one batch that
-        // `consume` has not taken yet.
-        let (tx, rx) = std::sync::mpsc::sync_channel(0);
         let fetch = &fetch;
-        s.spawn(move || {
-            for lo in (0..n).step_by(per as usize) {
-                let got = fetch(lo..(lo + per).min(n));
-                let failed = got.is_err();
-                if tx.send(got).is_err() || failed {
-                    break;
-                }
-            }
-        });
-        // Returning early drops `rx`, which stops the fetcher.
-        rx.into_iter().try_for_each(|got| consume(got?))
+        // Rendezvous channels: each fetcher holds at most one batch that
+        // `consume` has not taken yet.
+        let receivers: Vec<_> = (0..FETCHERS.min(batches))
+            .map(|first| {
+                let (tx, rx) = std::sync::mpsc::sync_channel(0);
+                s.spawn(move || {
+                    for b in (first..batches).step_by(FETCHERS as usize) {
+                        let lo = b * per;
+                        let got = fetch(lo..(lo + per).min(n));
+                        let failed = got.is_err();
+                        if tx.send(got).is_err() || failed {
+                            break;
+                        }
+                    }
+                });
+                rx
+            })
+            .collect();
+        // Returning early drops the receivers, which stops the fetchers.
+        for b in 0..batches {
+            // A fetcher stops without sending only when it panicked, and
+            // the scope re-raises that panic as it ends.
+            let Ok(got) = receivers[(b % FETCHERS) as usize].recv() else {
+                break;
+            };
+            consume(got?)?;
+        }
+        Ok(())
     })
 }
 
@@ -696,5 +716,47 @@ mod tests {
         let mut b = vec![0u8; 14];
         fill_pattern(&mut b, &[1, 2]);
         assert_eq!(b, [1, 2, 1, 2, 1, 2, 1, 2, 1, 2, 1, 2, 1, 2]);
+    }
+
+    /// Every batch is consumed once, in order, whatever fetcher fetched
+    /// it; a failing batch stops the read with its error.
+    #[test]
+    fn fetch_ahead_consumes_every_batch_in_order() {
+        for (n, per) in [(100, 7), (5, 7), (14, 7), (15, 7), (1, 1), (33, 16)] {
+            let mut seen = vec![];
+            fetch_ahead(
+                n,
+                per,
+                |r| Ok(r.collect::<Vec<u64>>()),
+                |b| {
+                    seen.extend(b);
+                    Ok(())
+                },
+            )
+            .unwrap();
+            assert_eq!(seen, (0..n).collect::<Vec<_>>(), "n={n} per={per}");
+        }
+        let mut consumed = 0;
+        let err = fetch_ahead(
+            100,
+            7,
+            |r| {
+                if r.contains(&50) {
+                    Err(ZarrError::NotZarr {
+                        key: "50".into(),
+                        reason: "test",
+                    })
+                } else {
+                    Ok(r.end - r.start)
+                }
+            },
+            |k| {
+                consumed += k;
+                Ok(())
+            },
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("50"), "{err}");
+        assert_eq!(consumed, 49, "the batches before the failing one");
     }
 }
