@@ -5,11 +5,14 @@
 //! key or prefix, in bounded time and memory; never a panic, a hang or a
 //! missing key.
 
+mod common;
+use common::settings;
+
 use std::time::{Duration, Instant};
 
 use nctk_store::kv::{ListableStore, ReadableStore, StoreError, StoreKey, StorePrefix};
 use nctk_store_object::kv::LimitError;
-use nctk_store_object::{connect, ObjectKvStore, Remote, RemoteOptions, S3Credentials, S3Settings};
+use nctk_store_object::{connect, ObjectKvStore, Remote, RemoteOptions};
 use nctk_test_servers::{moto, Fault, FaultProxy, MotoServer as Moto};
 
 /// Few, quick retries and short deadlines: these servers misbehave every
@@ -38,18 +41,7 @@ fn store_behind_proxy(
     let proxy = FaultProxy::start(&s3.endpoint()).unwrap();
     let endpoint = proxy.endpoint();
     let url = format!("{endpoint}/{bucket}/d");
-    let settings = S3Settings {
-        bucket: bucket.into(),
-        region: "us-east-1".into(),
-        endpoint: Some(endpoint),
-        virtual_hosted: false,
-        credentials: S3Credentials::Static {
-            access_key_id: "test".into(),
-            secret_access_key: "test".into(),
-            session_token: None,
-        },
-    };
-    let store = connect::s3(&settings, &options, &url).expect("connect");
+    let store = connect::s3(&settings(endpoint, bucket), &options, &url).expect("connect");
     let store = ObjectKvStore::new(Remote::new(store, url, "d", options));
     (proxy, store)
 }

@@ -2,30 +2,18 @@
 //! the store contract every backend keeps, multipart uploads, and failures
 //! that are errors, never missing keys.
 
+mod common;
+use common::settings;
+
 use std::time::Duration;
 
 use nctk_store::conformance;
 use nctk_store::kv::{
     Bytes, ListableStore, ReadableStore, StoreError, StoreKey, StorePrefix, WritableStore,
 };
-use nctk_store_object::{connect, ObjectKvStore, Remote, RemoteOptions, S3Credentials, S3Settings};
+use nctk_store_object::{connect, ObjectKvStore, Remote, RemoteOptions};
 use nctk_test_servers::{moto, Fault, FaultProxy, MotoServer as Moto};
 use object_store::{ObjectStoreExt, RetryConfig};
-
-/// The settings for `bucket` on `s3` (any key pair).
-fn settings(endpoint: String, bucket: &str) -> S3Settings {
-    S3Settings {
-        bucket: bucket.into(),
-        region: "us-east-1".into(),
-        endpoint: Some(endpoint),
-        virtual_hosted: false,
-        credentials: S3Credentials::Static {
-            access_key_id: "test".into(),
-            secret_access_key: "test".into(),
-            session_token: None,
-        },
-    }
-}
 
 /// The dataset under `prefix` of `bucket` (created first) on `s3`.
 fn remote(s3: &Moto, bucket: &str, prefix: &str, options: RemoteOptions) -> Remote {

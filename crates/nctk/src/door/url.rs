@@ -344,21 +344,11 @@ pub fn parse(s: &str) -> Result<DatasetUrl, UrlError> {
             ));
         };
         refuse_dot_dot(s, before_query)?;
-        return Ok(DatasetUrl {
-            original: s.to_string(),
-            target: Target::Zarr(ZarrTarget {
-                url: s.to_string(),
-                location: StoreLocation::Cloud(CloudLocation {
-                    url: url.to_string(),
-                    service,
-                }),
-                pure_zarr: has("zarr"),
-                xarray: !has("noxarray"),
-                consolidated: has("consolidated"),
-                modes,
-            }),
-            fragment,
+        let location = StoreLocation::Cloud(CloudLocation {
+            url: url.to_string(),
+            service,
         });
+        return Ok(store_url(s, location, modes, fragment));
     }
     let local = match storage {
         Some("s3") if scheme == "file" => {
@@ -403,7 +393,18 @@ pub fn parse(s: &str) -> Result<DatasetUrl, UrlError> {
         loc.profile = get("aws.profile").or_else(|| get("awsprofile"));
         StoreLocation::S3(loc)
     };
-    Ok(DatasetUrl {
+    Ok(store_url(s, location, modes, fragment))
+}
+
+/// The parsed URL `s` of a store at `location`, read as its `modes` say.
+fn store_url(
+    s: &str,
+    location: StoreLocation,
+    modes: Vec<String>,
+    fragment: Vec<(String, String)>,
+) -> DatasetUrl {
+    let has = |m: &str| modes.iter().any(|x| x == m);
+    DatasetUrl {
         original: s.to_string(),
         target: Target::Zarr(ZarrTarget {
             url: s.to_string(),
@@ -414,7 +415,7 @@ pub fn parse(s: &str) -> Result<DatasetUrl, UrlError> {
             modes,
         }),
         fragment,
-    })
+    }
 }
 
 /// `scheme://rest`, when `s` starts with a URL scheme.
