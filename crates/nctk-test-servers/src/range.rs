@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 
 use bytes::{Bytes, BytesMut};
 use hyper::body::{Frame, Incoming};
-use hyper::header::{ACCEPT_RANGES, CONTENT_LENGTH, CONTENT_RANGE, RANGE};
+use hyper::header::{ACCEPT_RANGES, CONTENT_LENGTH, CONTENT_RANGE, ETAG, RANGE};
 use hyper::{Method, Request, Response, StatusCode};
 use tokio::io::{AsyncReadExt, AsyncSeekExt};
 
@@ -139,14 +139,16 @@ impl RangeFileServer {
 /// Where a served object's bytes come from.
 enum Object {
     Blob(Bytes),
-    File(PathBuf, u64),
+    /// A file, its length and its entity tag (length and modification
+    /// time, as nginx makes them).
+    File(PathBuf, u64, String),
 }
 
 impl Object {
     fn len(&self) -> u64 {
         match self {
             Object::Blob(b) => b.len() as u64,
-            Object::File(_, len) => *len,
+            Object::File(_, len, _) => *len,
         }
     }
 
@@ -155,7 +157,7 @@ impl Object {
     fn body(&self, start: u64, end: u64) -> Body {
         match self {
             Object::Blob(b) => http::full(b.slice(start as usize..end as usize)),
-            Object::File(path, _) => {
+            Object::File(path, _, _) => {
                 let (mut tx, body) = http_body_util::channel::Channel::new(4);
                 let path = path.clone();
                 tokio::spawn(async move {
@@ -252,7 +254,13 @@ impl Content {
         }
         let path = self.root.as_ref()?.join(relative);
         let meta = tokio::fs::metadata(&path).await.ok()?;
-        meta.is_file().then(|| Object::File(path, meta.len()))
+        let modified = meta
+            .modified()
+            .ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .map_or(0, |d| d.as_nanos());
+        let etag = format!("\"{:x}-{modified:x}\"", meta.len());
+        meta.is_file().then(|| Object::File(path, meta.len(), etag))
     }
 
     async fn answer(&self, req: Request<Incoming>, reset: ResetFlag) -> Response<Body> {
@@ -318,6 +326,11 @@ impl Content {
         let headers = response.headers_mut();
         headers.insert(ACCEPT_RANGES, "bytes".parse().expect("ASCII"));
         headers.insert(CONTENT_LENGTH, (end - start).into());
+        if let Object::File(_, _, etag) = &object {
+            // Clients resume an interrupted body only when they can check
+            // that the object has not changed.
+            headers.insert(ETAG, etag.parse().expect("ASCII"));
+        }
         if status == StatusCode::PARTIAL_CONTENT {
             // The bytes named: the asked ones, or (on purpose) others.
             let (first, last) = match behaviour {
