@@ -87,7 +87,7 @@ pub enum LimitError {
 /// The most bytes of values uploading at once: `put` waits beyond it, so
 /// a writer's memory stays bounded whatever the chunk size (a value larger
 /// than this uploads alone).
-pub const UPLOAD_BUDGET: u64 = 32 << 20;
+pub const UPLOAD_BUDGET: u64 = 16 << 20;
 
 /// [`UPLOAD_BUDGET`] in the budget semaphore's units (KiB).
 const BUDGET_PERMITS: u32 = (UPLOAD_BUDGET >> 10) as u32;

@@ -1,8 +1,11 @@
 //! Opening a Zarr / NCZarr dataset: metadata to a netCDF [`Schema`], and the
 //! [`DataSource`] implementation.
 
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::sync::Arc;
+
+use bytes::Bytes;
 
 use nctk_codec::{CodecContext, CodecError, Pipeline};
 use nctk_model::{
@@ -67,6 +70,9 @@ fn key(s: &str) -> Result<StoreKey, ZarrError> {
 
 struct Builder<'a> {
     store: &'a dyn ReadListStore,
+    /// Metadata objects fetched ahead in one `get_many` (network stores),
+    /// by key: `None` for a missing one.
+    prefetched: RefCell<HashMap<String, Option<Bytes>>>,
     consolidated: Option<Map<String, Value>>,
     opts: ZarrOptions,
     nczarr: bool,
@@ -74,7 +80,45 @@ struct Builder<'a> {
     arrays: Vec<ArrayMeta>,
 }
 
+/// The metadata objects a group's or an array's opening may read.
+const GROUP_KEYS: [&str; 5] = [".zattrs", ".nczattr", ".nczattrs", ".nczgroup", ".nczarr"];
+/// The metadata objects of a group's children read while opening it.
+const CHILD_KEYS: [&str; 5] = [".zarray", ".zgroup", ".zattrs", ".nczattr", ".nczattrs"];
+
 impl Builder<'_> {
+    /// The object at `k`: fetched ahead, or fetched now.
+    fn get(&self, k: &StoreKey) -> Result<Option<Bytes>, ZarrError> {
+        if let Some(v) = self.prefetched.borrow().get(k.as_str()) {
+            return Ok(v.clone());
+        }
+        Ok(self.store.get(k)?)
+    }
+
+    /// Fetches `names` under each of `prefixes` in one batch when the
+    /// store is a network store (a request costs a round trip; opening
+    /// would otherwise pay one per metadata object) and the metadata is not
+    /// consolidated.
+    fn prefetch(&self, prefixes: &[StorePrefix], names: &[&str]) -> Result<(), ZarrError> {
+        if self.consolidated.is_some() || !self.store.capabilities().fetch_ahead {
+            return Ok(());
+        }
+        let mut keys = vec![];
+        for p in prefixes {
+            for n in names {
+                let k = p.key(n)?;
+                if !self.prefetched.borrow().contains_key(k.as_str()) {
+                    keys.push(k);
+                }
+            }
+        }
+        let got = self.store.get_many(&keys)?;
+        let mut memo = self.prefetched.borrow_mut();
+        for (k, v) in keys.into_iter().zip(got) {
+            memo.insert(k.as_str().to_string(), v);
+        }
+        Ok(())
+    }
+
     /// The JSON object at `k`, or `None` when absent.
     fn json(&self, k: &StoreKey) -> Result<Option<Value>, ZarrError> {
         if let Some(c) = &self.consolidated {
@@ -85,7 +129,7 @@ impl Builder<'_> {
                 return Ok(None);
             }
         }
-        match self.store.get(k)? {
+        match self.get(k)? {
             None => Ok(None),
             Some(bytes) => crate::json::parse(k.as_str(), &bytes).map(Some),
         }
@@ -97,7 +141,7 @@ impl Builder<'_> {
         let k = prefix.key(".zattrs")?;
         let v = match &self.consolidated {
             Some(c) => c.get(k.as_str()).cloned(),
-            None => match self.store.get(&k)? {
+            None => match self.get(&k)? {
                 None => None,
                 Some(bytes) => Some(crate::json::parse_attrs(k.as_str(), &bytes)?),
             },
@@ -155,6 +199,7 @@ impl Builder<'_> {
         prefix: &StorePrefix,
         zgroup: &ZGroup,
     ) -> Result<(), ZarrError> {
+        self.prefetch(std::slice::from_ref(prefix), &GROUP_KEYS)?;
         let zattrs = self.attrs_of(prefix)?;
         let types = self.attr_types(prefix, &zattrs, &zgroup.extra)?;
         for a in self.attributes(&zattrs, &types) {
@@ -185,6 +230,12 @@ impl Builder<'_> {
             }
             None => self.list_children(prefix)?,
         };
+        let children = arrays
+            .iter()
+            .chain(&groups)
+            .map(|name| prefix.child(name))
+            .collect::<Result<Vec<_>, _>>()?;
+        self.prefetch(&children, &CHILD_KEYS)?;
         for name in &arrays {
             self.array(gid, name, &prefix.child(name)?)?;
         }
@@ -239,6 +290,11 @@ impl Builder<'_> {
                 .map(|p| p.name().to_string())
                 .collect(),
         };
+        let children = names
+            .iter()
+            .map(|name| prefix.child(name))
+            .collect::<Result<Vec<_>, _>>()?;
+        self.prefetch(&children, &CHILD_KEYS)?;
         let (mut arrays, mut groups) = (vec![], vec![]);
         for name in names {
             let child = prefix.child(&name)?;
@@ -254,6 +310,9 @@ impl Builder<'_> {
     fn exists(&self, k: &StoreKey) -> Result<bool, ZarrError> {
         if let Some(c) = &self.consolidated {
             return Ok(c.contains_key(k.as_str()));
+        }
+        if let Some(v) = self.prefetched.borrow().get(k.as_str()) {
+            return Ok(v.is_some());
         }
         Ok(self.store.size(k)?.is_some())
     }
@@ -611,28 +670,32 @@ fn filter_text(za: &ZArray, dtype: &str) -> Option<String> {
 impl ZarrReader {
     /// Opens the dataset at the root of `store`.
     pub fn open(store: Arc<dyn ReadListStore>, opts: ZarrOptions) -> Result<ZarrReader, ZarrError> {
-        let consolidated = if opts.consolidated {
-            match store.get(&key(".zmetadata")?)? {
-                Some(b) => {
-                    let zm: ZMetadata = meta::from_value(
-                        ".zmetadata",
-                        crate::json::parse_attrs(".zmetadata", &b)?,
-                    )?;
-                    Some(zm.metadata)
-                }
-                None => None,
-            }
-        } else {
-            None
-        };
         let mut b = Builder {
             store: store.as_ref(),
-            consolidated,
+            prefetched: RefCell::default(),
+            consolidated: None,
             opts,
             nczarr: false,
             schema: Schema::new(),
             arrays: vec![],
         };
+        // The root's metadata in one batch (network stores), the
+        // consolidated metadata with it when asked for.
+        let mut root_keys = vec![".zgroup", ".zarray"];
+        root_keys.extend(GROUP_KEYS);
+        if opts.consolidated {
+            root_keys.push(".zmetadata");
+        }
+        b.prefetch(&[StorePrefix::root()], &root_keys)?;
+        if opts.consolidated {
+            if let Some(bytes) = b.get(&key(".zmetadata")?)? {
+                let zm: ZMetadata = meta::from_value(
+                    ".zmetadata",
+                    crate::json::parse_attrs(".zmetadata", &bytes)?,
+                )?;
+                b.consolidated = Some(zm.metadata);
+            }
+        }
         let gk = key(".zgroup")?;
         let Some(zg) = b.json(&gk)? else {
             // A lone array at the root (zarr-python's `zarr.open(path)` on
