@@ -1,0 +1,13 @@
+//! HDF5 files as netCDF-4 uses them, read over a
+//! [`ByteSource`](nctk_store::bytes::ByteSource) with no C library: local
+//! files, memory and `#mode=bytes` URLs alike.
+//!
+//! Every address, size, count and heap offset read from a file is checked
+//! against the file's length before it is used ([`io::FileCtx`]); bad input
+//! is an [`Hdf5Error`] naming the file, the offset and the reason.
+
+pub mod checksum;
+mod error;
+pub mod io;
+
+pub use error::{Hdf5Error, Result};
