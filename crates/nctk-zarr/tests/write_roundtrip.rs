@@ -365,10 +365,7 @@ fn string_widths_cut_or_refuse() {
             s.set_attr(
                 r,
                 target,
-                Attribute {
-                    name: name.into(),
-                    value: Values::Int(vec![width]),
-                },
+                Attribute::new(name, Values::Int(vec![width])),
             );
         }
         let opts = WriteOptions {
