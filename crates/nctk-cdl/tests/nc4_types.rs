@@ -46,6 +46,19 @@ fn exceptions(name: &str) -> Option<&'static str> {
             "netCDF-C's HDF5 reader matches a variable's opaque type to the first \
              committed type that H5Tequal finds, another type of the same size"
         }
+        "ref_niltest.cdl" | "ref_tst_h_scalar.cdl" => {
+            "NIL (a null string) and \"\" are one value in the model, which \
+             holds strings as Rust Strings; ncdump prints them apart"
+        }
+        "ref_tst_special_atts.cdl" | "ref_tst_special_atts3.cdl" => {
+            "a `_NoFill` variable without data: ncdump prints whatever bytes \
+             HDF5 leaves in the file, different from run to run"
+        }
+        "ref_tst_unlim2.cdl" => {
+            "char data under two nested unlimited dimensions: nctk pads each \
+             string to the last dimension, ncgen sizes that dimension from \
+             the longest string"
+        }
         _ => return None,
     })
 }
@@ -62,10 +75,13 @@ fn check_one(cdl: &Path, dir: &Path) -> Result<bool, String> {
     let name = cdl.file_name().unwrap().to_string_lossy().into_owned();
     let stem = name.trim_end_matches(".cdl");
     let nc = dir.join(format!("{stem}.nc"));
-    if peer::run("ncgen", ["-k", "nc4", "-o"].map(Into::into).into_iter().chain([
-        nc.clone().into_os_string(),
-        cdl.to_path_buf().into_os_string(),
-    ]))
+    if peer::run(
+        "ncgen",
+        ["-k", "nc4", "-o"].map(Into::into).into_iter().chain([
+            nc.clone().into_os_string(),
+            cdl.to_path_buf().into_os_string(),
+        ]),
+    )
     .is_err()
     {
         return Ok(false); // ncgen refuses it: not this test's concern
@@ -111,7 +127,9 @@ fn check_one(cdl: &Path, dir: &Path) -> Result<bool, String> {
 
 #[test]
 fn corpus_cdl_through_nctk_matches_ncdump_of_ncgen_netcdf4() {
-    let Some(root) = require::corpus() else { return };
+    let Some(root) = require::corpus() else {
+        return;
+    };
     if !require::tools(&["ncgen", "ncdump"]) {
         return;
     }

@@ -233,7 +233,10 @@ fn var_values(
 ) -> Result<Values, CdlError> {
     let dims = Dims::of(schema, var);
     let dtype = schema.var(var).dtype;
-    let fill = schema.fill_value(var);
+    let fill = match schema.var(var).attribute("_FillValue") {
+        None if dtype.is_user() => super::user::ncgen_fill(schema, dtype),
+        _ => schema.fill_value(var),
+    };
     let total = dims.product(schema, 0, dims.rank());
     if total > max_values {
         return Err(CdlError::semantic(

@@ -1,11 +1,11 @@
 //! The CDL parser: tokens to a syntax tree, by recursive descent over the
 //! grammar of netCDF-C's `ncgen.y`.
 
-use super::constants::Const;
 use super::ast::{
-    Ast, AttrAst, AttrName, AttrTarget, Datum, FieldAst, GroupAst, Item, Ref, TypeAst,
-    TypeKindAst, TypeRef,
+    Ast, AttrAst, AttrName, AttrTarget, Datum, FieldAst, GroupAst, Item, Ref, TypeAst, TypeKindAst,
+    TypeRef,
 };
+use super::constants::Const;
 use super::error::{CdlError, Pos};
 use super::lexer::{type_by_name, Tok, Token};
 
@@ -566,23 +566,21 @@ impl<'a> Parser<'a> {
             Tok::Fill => Datum::Fill(pos),
             Tok::Nil => Datum::Nil(pos),
             Tok::OpaqueHex(h) => Datum::Opaque(h.clone(), pos),
-            Tok::Ident(n) => {
-                match n.as_slice() {
-                    b"inf" | b"infinity" => Datum::Num(Const::Double(f64::INFINITY), pos),
-                    b"inff" | b"infinityf" => Datum::Num(Const::Float(f32::INFINITY), pos),
-                    _ if *self.peek_at(1) == Tok::LParen => {
-                        let name = n.clone();
+            Tok::Ident(n) => match n.as_slice() {
+                b"inf" | b"infinity" => Datum::Num(Const::Double(f64::INFINITY), pos),
+                b"inff" | b"infinityf" => Datum::Num(Const::Float(f32::INFINITY), pos),
+                _ if *self.peek_at(1) == Tok::LParen => {
+                    let name = n.clone();
+                    self.next();
+                    self.next();
+                    while !matches!(self.peek(), Tok::RParen | Tok::Eof) {
                         self.next();
-                        self.next();
-                        while !matches!(self.peek(), Tok::RParen | Tok::Eof) {
-                            self.next();
-                        }
-                        self.expect(&Tok::RParen, "`)`")?;
-                        return Ok(Datum::Call(name, pos));
                     }
-                    _ => Datum::EnumRef(n.clone(), pos),
+                    self.expect(&Tok::RParen, "`)`")?;
+                    return Ok(Datum::Call(name, pos));
                 }
-            }
+                _ => Datum::EnumRef(n.clone(), pos),
+            },
             Tok::Path(p) => Datum::EnumRef(p.join(&b'/'), pos),
             _ => return Err(self.unexpected("a value")),
         };

@@ -6,7 +6,9 @@ use nctk_model::{
     name, Attribute, DataType, DimId, Endianness, Format, GroupId, KindNames, Schema, Values, VarId,
 };
 
-use super::ast::{Ast, AttrAst, AttrName, AttrTarget, Datum, GroupAst, Item, Ref, TypeRef};
+use super::ast::{
+    Ast, AttrAst, AttrName, AttrTarget, Datum, GroupAst, Item, Ref, TypeAst, TypeKindAst, TypeRef,
+};
 use super::constants::{push_const, push_opaque, push_text, Const};
 use super::data;
 use super::error::{CdlError, Pos};
@@ -58,6 +60,7 @@ fn show(raw: &[u8]) -> String {
 
 impl<'a> Builder<'a> {
     fn group(&mut self, gid: GroupId, g: &'a GroupAst) -> Result<(), CdlError> {
+        let mut types_done = false;
         for item in &g.items {
             match item {
                 Item::Dim { name, pos, size } => self.dim(gid, name, *pos, size.as_ref())?,
@@ -72,11 +75,10 @@ impl<'a> Builder<'a> {
                 }
                 Item::Type(t) => {
                     self.constructs.types.get_or_insert(t.pos);
-                    let name = checked_name(&t.name, t.pos)?;
-                    let kind = super::user::kind(self, gid, &name, t)?;
-                    self.schema.add_type(gid, &name, kind).map_err(|e| {
-                        CdlError::semantic(t.pos, format!("type {name}: {e}"))
-                    })?;
+                    if !types_done {
+                        types_done = true;
+                        self.types(gid, g)?;
+                    }
                 }
                 Item::Attr(a) => self.attr(gid, a)?,
                 Item::Data { var, pos, values } => {
@@ -201,6 +203,69 @@ impl<'a> Builder<'a> {
         })
     }
 
+    /// Defines the group's types in the order ncgen defines them
+    /// (`processtypes`): first the enums, opaques, vlens of primitive types
+    /// and compounds of primitive fields, in CDL order; then, in passes
+    /// over the rest in CDL order, each compound, and each vlen whose base
+    /// type is already defined.
+    fn types(&mut self, gid: GroupId, g: &'a GroupAst) -> Result<(), CdlError> {
+        let decls: Vec<&TypeAst> = g
+            .items
+            .iter()
+            .filter_map(|i| match i {
+                Item::Type(t) => Some(t),
+                _ => None,
+            })
+            .collect();
+        let first = |t: &TypeAst| match &t.kind {
+            TypeKindAst::Opaque(_) | TypeKindAst::Enum(..) => true,
+            TypeKindAst::Vlen(base) => matches!(base, TypeRef::Prim(_)),
+            TypeKindAst::Compound(fields) => {
+                fields.iter().all(|f| matches!(f.dtype, TypeRef::Prim(_)))
+            }
+        };
+        let mut done = vec![false; decls.len()];
+        for (i, t) in decls.iter().enumerate() {
+            if first(t) {
+                self.define_type(gid, t)?;
+                done[i] = true;
+            }
+        }
+        loop {
+            let mut added = false;
+            for (i, t) in decls.iter().enumerate() {
+                let ready = match &t.kind {
+                    TypeKindAst::Vlen(base) => self.type_of(gid, base).is_ok(),
+                    _ => true,
+                };
+                if !done[i] && ready {
+                    self.define_type(gid, t)?;
+                    done[i] = true;
+                    added = true;
+                }
+            }
+            if !added {
+                break;
+            }
+        }
+        match decls.iter().zip(&done).find(|(_, d)| !**d) {
+            Some((t, _)) => Err(CdlError::semantic(
+                t.pos,
+                format!("Circular type dependency for type: {}", show(&t.name)),
+            )),
+            None => Ok(()),
+        }
+    }
+
+    fn define_type(&mut self, gid: GroupId, t: &TypeAst) -> Result<(), CdlError> {
+        let name = checked_name(&t.name, t.pos)?;
+        let kind = super::user::kind(self, gid, &name, t)?;
+        self.schema
+            .add_type(gid, &name, kind)
+            .map_err(|e| CdlError::semantic(t.pos, format!("type {name}: {e}")))?;
+        Ok(())
+    }
+
     /// The schema being built.
     pub(crate) fn schema(&self) -> &Schema {
         &self.schema
@@ -287,9 +352,11 @@ impl<'a> Builder<'a> {
                 let name = checked_name(raw, a.pos)?;
                 let dtype = a.dtype.as_ref().map(|t| self.type_of(gid, t)).transpose()?;
                 if let Some(t @ DataType::User(_)) = dtype {
-                    let values = super::user::attr_values(&self.schema, t, &a.values, &name, a.pos)?;
+                    let values =
+                        super::user::attr_values(&self.schema, t, &a.values, &name, a.pos)?;
                     self.constructs.typed_attrs.push((a.pos, var, name.clone()));
-                    self.schema.set_attr(gid, var, Attribute::typed(name, t, values));
+                    self.schema
+                        .set_attr(gid, var, Attribute::typed(name, t, values));
                     return Ok(());
                 }
                 let values = attr_values(dtype, &a.values, &name, a.pos)?;

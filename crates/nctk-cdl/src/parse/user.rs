@@ -2,9 +2,7 @@
 //! turned into model types, and data items turned into values of user
 //! types, as netCDF-C 4.9.0's ncgen reads them.
 
-use nctk_model::{
-    CompoundField, DataType, EnumMember, Schema, UserTypeKind, Values,
-};
+use nctk_model::{CompoundField, DataType, EnumMember, Schema, UserTypeKind, Values};
 
 use super::ast::{Datum, TypeAst, TypeKindAst};
 use super::constants::{push_const, push_opaque, push_text, Const};
@@ -107,6 +105,24 @@ pub(crate) fn kind(
     })
 }
 
+/// The value ncgen pads data of `dtype` with when the CDL gives none and no
+/// `_FillValue` applies (`getfiller`): the atomic default fills; for a
+/// compound, each field's; for a vlen, one element of its base type's;
+/// for an opaque, zero bytes; for an enum, its base type's default.
+pub(crate) fn ncgen_fill(schema: &Schema, dtype: DataType) -> Values {
+    match schema.user_kind(dtype) {
+        Some(UserTypeKind::Compound { fields, .. }) => Values::Compound {
+            len: 1,
+            fields: fields
+                .iter()
+                .map(|f| Values::repeat(&ncgen_fill(schema, f.dtype), f.count()))
+                .collect(),
+        },
+        Some(UserTypeKind::Vlen { base }) => Values::Vlen(vec![ncgen_fill(schema, *base)]),
+        _ => schema.default_fill(dtype),
+    }
+}
+
 /// The values of an attribute of user type `dtype` (one value per item).
 pub(crate) fn attr_values(
     schema: &Schema,
@@ -148,7 +164,10 @@ fn flatten<'d>(d: &'d Datum, out: &mut Vec<&'d Datum>) {
 fn enum_value(schema: &Schema, dtype: DataType, ident: &[u8], pos: Pos) -> Result<i128, CdlError> {
     let text = String::from_utf8_lossy(ident);
     let Some(UserTypeKind::Enum { members, .. }) = schema.user_kind(dtype) else {
-        return Err(CdlError::semantic(pos, format!("enum constant {text} used for a non-enum type")));
+        return Err(CdlError::semantic(
+            pos,
+            format!("enum constant {text} used for a non-enum type"),
+        ));
     };
     let type_name = schema.type_name(dtype);
     let member = text
@@ -159,9 +178,7 @@ fn enum_value(schema: &Schema, dtype: DataType, ident: &[u8], pos: Pos) -> Resul
         .iter()
         .find(|m| m.name == member)
         .map(|m| m.value)
-        .ok_or_else(|| {
-            CdlError::semantic(pos, format!("Undefined enum or enum constant: {text}"))
-        })
+        .ok_or_else(|| CdlError::semantic(pos, format!("Undefined enum or enum constant: {text}")))
 }
 
 /// Appends one value of `dtype` (any type) read from the data item `d`.
@@ -183,7 +200,10 @@ pub(crate) fn push_value(
             if push_opaque(out, h) {
                 Ok(())
             } else {
-                Err(CdlError::unsupported(*p, "an opaque constant (0x...) for this type"))
+                Err(CdlError::unsupported(
+                    *p,
+                    "an opaque constant (0x...) for this type",
+                ))
             }
         }
         (Some(UserTypeKind::Enum { .. }), Datum::EnumRef(n, p)) => {
@@ -217,23 +237,37 @@ pub(crate) fn push_value(
                 ));
             }
             let Values::Compound { len, fields: vs } = out else {
-                return Err(CdlError::semantic(*p, "compound data for a non-compound value"));
+                return Err(CdlError::semantic(
+                    *p,
+                    "compound data for a non-compound value",
+                ));
             };
             for (k, f) in fields.iter().enumerate() {
                 let n = f.count();
                 let mut v = schema.empty_values(f.dtype, n.min(1 << 16));
                 match items.get(k) {
                     None | Some(Datum::Fill(_)) => {}
+                    Some(item) if f.dims.is_empty() && f.dtype != DataType::Char => {
+                        push_value(schema, f.dtype, item, &mut v)?;
+                    }
                     Some(item) if f.dtype == DataType::Char => {
                         let mut elems = Vec::new();
                         flatten(item, &mut elems);
                         for e in elems {
-                            push_value(schema, f.dtype, e, &mut v)?;
+                            match (e, &mut v) {
+                                (Datum::Str(s, _), Values::Char(c)) => c.extend_from_slice(s),
+                                _ => push_value(schema, f.dtype, e, &mut v)?,
+                            }
                         }
                     }
                     Some(item) => {
+                        // Atomic elements may come in nested braces; each
+                        // element of a user type is one item of the list.
                         let mut elems = Vec::new();
-                        flatten(item, &mut elems);
+                        match item {
+                            Datum::List(list, _) if f.dtype.is_user() => elems.extend(list),
+                            _ => flatten(item, &mut elems),
+                        }
                         if elems.len() > n {
                             return Err(CdlError::semantic(
                                 item.pos(),
@@ -245,10 +279,10 @@ pub(crate) fn push_value(
                         }
                     }
                 }
-                // Pad (char fields: with NULs; others: the field's default
-                // fill) or cut (extra characters) to the field's size.
+                // Pad (with the field's fill as ncgen makes it) or cut
+                // (extra characters) to the field's size.
                 if v.len() < n {
-                    let pad = schema.default_fill(f.dtype);
+                    let pad = ncgen_fill(schema, f.dtype);
                     v.extend_from(&Values::repeat(&pad, n - v.len()));
                 }
                 vs[k].extend_from(&v.slice(0..n));
@@ -258,7 +292,10 @@ pub(crate) fn push_value(
         }
         (Some(UserTypeKind::Compound { .. }), other) => Err(CdlError::semantic(
             other.pos(),
-            format!("compound type {}: expected {{...}}", schema.type_name(dtype)),
+            format!(
+                "compound type {}: expected {{...}}",
+                schema.type_name(dtype)
+            ),
         )),
         (_, Datum::List(_, p)) => Err(CdlError::semantic(*p, "Expected primitive found {..}")),
         (_, other) => {

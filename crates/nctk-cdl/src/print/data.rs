@@ -313,7 +313,8 @@ impl<W: Write> Printer<'_, W> {
         fill: Option<Values>,
     ) -> Result<(), DumpError> {
         let dtype = self.schema.var(v).dtype;
-        let text = super::user::ValueText::new(self.schema, self.float_digits(), self.double_digits());
+        let text =
+            super::user::ValueText::new(self.schema, self.float_digits(), self.double_digits());
         let one_each = |vals: Values| (0..vals.len()).map(|i| vals.slice(i..i + 1)).collect();
         self.print_blocks(cur, v, one_each, |o, x: &Values| {
             if fill.as_ref().is_some_and(|f| x.same_value_at(0, f)) {
