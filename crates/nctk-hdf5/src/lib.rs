@@ -6,6 +6,7 @@
 //! against the file's length before it is used ([`io::FileCtx`]); bad input
 //! is an [`Hdf5Error`] naming the file, the offset and the reason.
 
+pub mod btree;
 pub mod checksum;
 mod error;
 pub mod io;
