@@ -8,7 +8,14 @@
 
 pub mod btree;
 pub mod checksum;
+pub mod chunk_index;
 mod error;
+pub mod filter;
 pub mod io;
+pub mod layout;
+pub mod read;
 
 pub use error::{Hdf5Error, Result};
+pub use filter::{Filter, FilterPipeline};
+pub use layout::{ChunkIndexKind, Layout};
+pub use read::DatasetReader;
