@@ -104,6 +104,8 @@ pub fn read_node(ctx: &FileCtx, addr: u64, node_type: NodeType, key_size: usize)
 /// keys on either side of it.
 #[derive(Debug, Clone, Copy)]
 pub struct LeafEntry<'a> {
+    /// Relative address of the leaf node holding the entry.
+    pub node: u64,
     /// The key before the child (for chunks: the chunk's own key).
     pub left_key: &'a [u8],
     /// The key after the child.
@@ -160,6 +162,7 @@ fn walk_node(
         let (left_key, right_key) = (&node.keys[i][..], &node.keys[i + 1][..]);
         if node.level == 0 {
             visit(LeafEntry {
+                node: addr,
                 left_key,
                 right_key,
                 child,
