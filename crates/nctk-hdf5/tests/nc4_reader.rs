@@ -201,7 +201,7 @@ report(netCDF4.Dataset(sys.argv[1]))
     );
 }
 
-/// `read_native` reads into the caller's slice what `read` returns, for
+/// `read_native` and `read_into` read into the caller's buffer what `read` returns, for
 /// big-endian data (swapped in place) and past a dataset's extent.
 #[test]
 fn read_native_agrees_with_read() {
@@ -230,6 +230,13 @@ print("{}")
             stride: vec![2],
         };
         let want = r.read(var, &sel).unwrap();
+        // `read_into` gives the same, into a buffer of another type or of
+        // this type (reused).
+        let mut buf = Values::String(vec![]);
+        for _ in 0..2 {
+            r.read_into(var, &sel, &mut buf).unwrap();
+            assert_eq!(buf, want);
+        }
         match want {
             Values::Int(ref w) => {
                 let mut got = vec![0i32; 3];

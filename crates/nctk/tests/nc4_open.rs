@@ -205,6 +205,17 @@ with h5py.File(sys.argv[1], "w") as f:
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// Everything a dataset holds, for comparing two openings: the schema
+/// and every variable's values.
+fn contents(ds: &nctk::Dataset) -> String {
+    let mut out = format!("{:?}\n", ds.schema());
+    for v in ds.variables() {
+        let all = nctk_model::Selection::all(&v.shape());
+        out.push_str(&format!("{}: {:?}\n", v.name(), v.read_values(&all)));
+    }
+    out
+}
+
 /// The same file in memory (`open_mem`) and over HTTP range requests
 /// (`#mode=bytes`) reads as from its path.
 #[test]
@@ -220,18 +231,18 @@ fn memory_and_mode_bytes_read_as_the_file() {
         let Ok(from_path) = nctk::open(f) else {
             continue;
         };
-        let expected = dump_of(&from_path, &path, false);
+        let expected = contents(&from_path);
         let bytes = std::fs::read(f).unwrap();
         let mem = nctk::open_bytes(&path, bytes.clone().into()).unwrap();
-        assert_eq!(dump_of(&mem, &path, false), expected, "{path} in memory");
+        assert_eq!(contents(&mem), expected, "{path} in memory");
         let name = f.file_name().unwrap().to_string_lossy().into_owned();
         server.add_blob(&name, bytes);
         let url = format!("{}#mode=bytes", server.url(&name));
         let remote = nctk::open(&url).unwrap_or_else(|e| panic!("{url}: {e}"));
-        assert_eq!(dump_of(&remote, &path, false), expected, "{url}");
+        assert_eq!(contents(&remote), expected, "{url}");
         compared += 1;
     }
-    assert!(compared >= 5, "{compared} files compared");
+    assert!(compared >= 8, "{compared} files compared");
 }
 
 /// An HDF5 file cut short is an error naming the file (at open, or when

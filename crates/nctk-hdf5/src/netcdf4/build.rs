@@ -449,6 +449,9 @@ fn var_source(
         ..VarStorage::default()
     };
     filter_facts(filters.as_ref(), &mut storage);
+    if let (Some(b), Stored::Atomic { .. }) = (&fill_bytes, &stored) {
+        storage.fill_value = Some(decode(file, &stored, b, info.addr, &path)?);
+    }
     // Past the dataset's extent netCDF-C reads the variable's fill: the
     // fill value message's, else the type's default.
     let fill = match (&fill_bytes, &stored) {

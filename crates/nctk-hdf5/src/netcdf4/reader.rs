@@ -3,8 +3,8 @@
 use std::sync::Arc;
 
 use nctk_model::{
-    with_native_mut, DataSource, FileFacts, Format, NativeMut, Schema, Selection, SourceError,
-    Values, VarId,
+    with_fixed_values, with_native_mut, DataSource, FileFacts, Format, NativeMut, Schema,
+    Selection, SourceError, Values, VarId,
 };
 use nctk_store::bytes::ByteSource;
 
@@ -126,6 +126,27 @@ impl Nc4Reader {
     }
 }
 
+impl Nc4Reader {
+    /// The values of `selection` straight into `bytes` (the memory of the
+    /// caller's numbers), swapped in place when stored in the other order.
+    fn read_native_bytes(
+        &self,
+        src: &VarSource,
+        selection: &Selection,
+        bytes: &mut [u8],
+        big_endian: bool,
+    ) -> Result<(), Nc4Error> {
+        self.read_raw(src, selection, bytes)?;
+        let size = src.fill.len();
+        if big_endian != cfg!(target_endian = "big") && size > 1 {
+            for element in bytes.chunks_exact_mut(size) {
+                element.reverse();
+            }
+        }
+        Ok(())
+    }
+}
+
 /// Copies the row-major block `part` of shape `inner` into the corner of
 /// the row-major block `out` of shape `outer`.
 fn scatter(part: &[u8], inner: &[u64], outer: &[u64], esize: usize, out: &mut [u8]) {
@@ -173,6 +194,30 @@ impl DataSource for Nc4Reader {
         Ok(decode(&self.file, &src.stored, &raw, 0, &src.path).map_err(Nc4Error::from)?)
     }
 
+    fn read_into(
+        &self,
+        var: VarId,
+        selection: &Selection,
+        out: &mut Values,
+    ) -> Result<(), SourceError> {
+        let src = self.source(var)?;
+        let Stored::Atomic { dtype, big_endian } = src.stored else {
+            *out = self.read(var, selection)?;
+            return Ok(());
+        };
+        let n = self.check(var, selection)?;
+        if out.dtype() != dtype {
+            *out = Values::with_capacity(dtype, n);
+        }
+        with_fixed_values!(out, v => {
+            v.resize(n, Default::default());
+        }, _ => unreachable!("an atomic stored type is fixed-width"));
+        let bytes = nctk_model::bytes::values_as_bytes_mut(out)
+            .ok_or_else(|| Nc4Error::from(self.file.ctx().unsupported(&src.path, 0, "strings")))?;
+        self.read_native_bytes(src, selection, bytes, big_endian)?;
+        Ok(())
+    }
+
     fn read_native(
         &self,
         var: VarId,
@@ -180,25 +225,16 @@ impl DataSource for Nc4Reader {
         out: NativeMut<'_>,
     ) -> Result<(), SourceError> {
         let src = self.source(var)?;
-        let Stored::Atomic { dtype, big_endian } = src.stored else {
-            out.copy_from(&self.read(var, selection)?)?;
-            return Ok(());
-        };
         let n = self.check(var, selection)?;
-        if out.dtype() != dtype || out.len() != n {
-            out.copy_from(&self.read(var, selection)?)?;
-            return Ok(());
-        }
-        with_native_mut!(out, s => {
-            let bytes = nctk_model::bytes::as_bytes_mut(s);
-            self.read_raw(src, selection, bytes)?;
-            if big_endian != cfg!(target_endian = "big") {
-                let size = dtype.size().unwrap_or(1);
-                for element in bytes.chunks_exact_mut(size) {
-                    element.reverse();
-                }
+        match src.stored {
+            Stored::Atomic { dtype, big_endian } if out.dtype() == dtype && out.len() == n => {
+                with_native_mut!(out, s => {
+                    let bytes = nctk_model::bytes::as_bytes_mut(s);
+                    self.read_native_bytes(src, selection, bytes, big_endian)?;
+                });
             }
-        });
+            _ => out.copy_from(&self.read(var, selection)?)?,
+        }
         Ok(())
     }
 
