@@ -3,10 +3,13 @@
 //! with user types that `ncgen -k nc4` writes (run here), and a file with
 //! every storage setting `ncdump -s` shows.
 
+mod enhanced_support;
+
 use std::path::Path;
 use std::process::Command;
 
-use nctk_test_support::{corpus, peer, require};
+use enhanced_support::{cdls_with_types, ncgen_nc4};
+use nctk_test_support::{peer, require};
 use nctk_tools::dump::{dump_file, DumpArgs};
 
 /// Files whose dump cannot match, and why.
@@ -15,15 +18,6 @@ const EXCEPTIONS: &[(&str, &str)] = &[(
     "a `_NoFill` variable never written: ncdump prints whatever bytes HDF5 \
      leaves in the file, different from run to run",
 )];
-
-fn ncgen_nc4(cdl: &Path, out: &Path) -> bool {
-    Command::new("ncgen")
-        .args(["-k", "nc4", "-o"])
-        .arg(out)
-        .arg(cdl)
-        .status()
-        .is_ok_and(|s| s.success())
-}
 
 /// nctk's and ncdump's dumps of `nc` with `-s` when `special`.
 fn both_dumps(nc: &Path, special: bool) -> (String, String) {
@@ -53,14 +47,7 @@ fn user_type_files_dump_as_ncdump_dumps_them() {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
-    let mut cdls: Vec<_> = corpus::files_under(&root, |_| true)
-        .into_iter()
-        .filter(|p| p.extension().is_some_and(|e| e == "cdl"))
-        .filter(|p| {
-            std::fs::read_to_string(p).is_ok_and(|t| t.lines().any(|l| l.trim() == "types:"))
-        })
-        .collect();
-    cdls.sort();
+    let cdls = cdls_with_types(&root);
     let (mut same, mut failures) = (0, vec![]);
     for cdl in &cdls {
         let name = format!("{}.nc", cdl.file_stem().unwrap().to_string_lossy());
