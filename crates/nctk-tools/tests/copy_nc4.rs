@@ -10,18 +10,9 @@ mod enhanced_support;
 use std::path::Path;
 use std::process::Command;
 
-use enhanced_support::ncgen_nc4;
+use enhanced_support::netcdf4;
 use nctk_test_support::require;
 use nctk_tools::copy::{copy, CopyOptions, NoProgress};
-
-/// The netCDF-4 file ncgen makes of `cdl`, in `dir`.
-fn netcdf4(dir: &Path, name: &str, cdl: &str) -> std::path::PathBuf {
-    let src = dir.join(format!("{name}.cdl"));
-    std::fs::write(&src, cdl).unwrap();
-    let nc = dir.join(format!("{name}.nc"));
-    assert!(ncgen_nc4(&src, &nc), "ncgen -k nc4 refused {name}");
-    nc
-}
 
 /// nccopy's first line of complaint for copying `input` to `output` as `kind`.
 fn nccopy_error(kind: Option<&str>, input: &Path, output: &str) -> String {

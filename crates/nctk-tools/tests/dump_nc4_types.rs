@@ -8,7 +8,7 @@ mod enhanced_support;
 use std::path::Path;
 use std::process::Command;
 
-use enhanced_support::{cdls_with_types, ncgen_nc4};
+use enhanced_support::{cdls_with_types, ncgen_nc4, netcdf4};
 use nctk_test_support::{peer, require};
 use nctk_tools::dump::{dump_file, DumpArgs};
 
@@ -117,10 +117,7 @@ fn storage_settings_and_file_facts_print_as_ncdump_s() {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
-    let cdl = tmp.path().join("specials.cdl");
-    std::fs::write(&cdl, SPECIALS).unwrap();
-    let nc = tmp.path().join("specials.nc");
-    assert!(ncgen_nc4(&cdl, &nc), "ncgen -k nc4 refused the CDL");
+    let nc = netcdf4(tmp.path(), "specials", SPECIALS);
     let (ours, theirs) = both_dumps(&nc, true);
     assert_eq!(ours, theirs);
     // The settings are really there (so the comparison covers them).

@@ -30,3 +30,12 @@ pub fn ncgen_nc4(cdl: &Path, out: &Path) -> bool {
         .status()
         .is_ok_and(|s| s.success())
 }
+
+/// The netCDF-4 file ncgen makes of the CDL text `cdl`, as `dir/name.nc`.
+pub fn netcdf4(dir: &Path, name: &str, cdl: &str) -> PathBuf {
+    let src = dir.join(format!("{name}.cdl"));
+    std::fs::write(&src, cdl).unwrap();
+    let nc = dir.join(format!("{name}.nc"));
+    assert!(ncgen_nc4(&src, &nc), "ncgen -k nc4 refused {name}");
+    nc
+}
