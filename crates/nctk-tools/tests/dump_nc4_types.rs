@@ -137,3 +137,31 @@ fn storage_settings_and_file_facts_print_as_ncdump_s() {
         );
     }
 }
+
+/// An enum variable whose records were never written reads as its base
+/// type's fill (255), which names no member: ncdump stops with "NetCDF:
+/// Invalid argument", and so does nctk, naming the variable and the value.
+#[test]
+fn enum_values_that_name_no_member_stop_the_dump_as_in_ncdump() {
+    if !require::tools(&["ncgen", "ncdump"]) {
+        return;
+    }
+    const CDL: &str = "netcdf e {\ntypes:\n  ubyte enum e_t {A = 1, B = 2} ;\n\
+                       dimensions:\n  t = UNLIMITED ;\nvariables:\n  e_t e(t) ;\n  int x(t) ;\n\
+                       data:\n  x = 1, 2 ;\n}\n";
+    let tmp = tempfile::tempdir().unwrap();
+    let nc = netcdf4(tmp.path(), "e", CDL);
+    let theirs = Command::new("ncdump").arg(&nc).output().unwrap();
+    assert!(!theirs.status.success(), "ncdump printed the enum");
+    assert!(String::from_utf8_lossy(&theirs.stderr).contains("NetCDF: Invalid argument"));
+    let args = DumpArgs {
+        file: nc.to_string_lossy().into_owned(),
+        ..DumpArgs::default()
+    };
+    let err = dump_file(&args, &mut Vec::new()).expect_err("nctk printed the enum");
+    let text = err.to_string();
+    assert!(
+        text.contains("e:") && text.contains("255") && text.contains("e_t"),
+        "{text}"
+    );
+}
