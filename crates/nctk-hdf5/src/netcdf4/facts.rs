@@ -16,7 +16,10 @@ pub(crate) fn file_facts(atts: &Atts<'_>, groups: &[WalkedGroup]) -> Result<File
         Some(a) => atts.text(a)?,
         None => None,
     };
-    let marked = root.iter().any(|a| a.name == NC3_STRICT) || nc_properties.is_some();
+    // netCDF-C 4.9.0's NC4_isnetcdf4 answers 0 for a file with the
+    // classic-model mark (it jumps to its end with the answer still 0) and
+    // does not look at `_NCProperties`.
+    let strict = root.iter().any(|a| a.name == NC3_STRICT);
     // The last resort: two or more reserved attributes on datasets (or
     // datasets named `phony_dim`) anywhere in the file.
     let markers: usize = groups
@@ -34,6 +37,6 @@ pub(crate) fn file_facts(atts: &Atts<'_>, groups: &[WalkedGroup]) -> Result<File
     Ok(FileFacts {
         superblock_version: Some(u32::from(atts.file.superblock().version)),
         nc_properties,
-        is_netcdf4: marked || markers >= 2,
+        is_netcdf4: !strict && markers >= 2,
     })
 }
