@@ -1,0 +1,42 @@
+//! What `ncdump -s` shows of the file itself (`nc4info.c`,
+//! `NC4_isnetcdf4` in `nc4hdf.c`): the superblock version, the
+//! `_NCProperties` text and whether the file carries netCDF-4's marks.
+
+use nctk_model::FileFacts;
+
+use super::build::Atts;
+use super::error::Nc4Error;
+use super::hidden::{is_hidden, NC3_STRICT, NC_PROPERTIES};
+use super::walk::WalkedGroup;
+
+/// The facts of the file `atts` reads, whose groups are `groups` (the root first).
+pub(crate) fn file_facts(atts: &Atts<'_>, groups: &[WalkedGroup]) -> Result<FileFacts, Nc4Error> {
+    let root = &groups[0].group.attributes;
+    let nc_properties = match root.iter().find(|a| a.name == NC_PROPERTIES) {
+        Some(a) => atts.text(a)?,
+        None => None,
+    };
+    // netCDF-C 4.9.0's NC4_isnetcdf4 answers 0 for a file with the
+    // classic-model mark (it jumps to its end with the answer still 0) and
+    // does not look at `_NCProperties`.
+    let strict = root.iter().any(|a| a.name == NC3_STRICT);
+    // The last resort: two or more reserved attributes on datasets (or
+    // datasets named `phony_dim`) anywhere in the file.
+    let markers: usize = groups
+        .iter()
+        .flat_map(|g| &g.datasets)
+        .map(|(name, info)| {
+            usize::from(name == "phony_dim")
+                + info
+                    .attributes
+                    .iter()
+                    .filter(|a| is_hidden(&a.name))
+                    .count()
+        })
+        .sum();
+    Ok(FileFacts {
+        superblock_version: Some(u32::from(atts.file.superblock().version)),
+        nc_properties,
+        is_netcdf4: !strict && markers >= 2,
+    })
+}
