@@ -329,3 +329,50 @@ fn collect(
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Hdf5Error;
+    use nctk_store::bytes::MemSource;
+    use std::sync::Arc;
+
+    fn ctx(bytes: &[u8]) -> FileCtx {
+        FileCtx::new(
+            Arc::new(MemSource::new(bytes.to_vec())),
+            bytes.len() as u64,
+            0,
+            8,
+            8,
+        )
+    }
+
+    /// A version-1 header whose only message is a continuation: to `target`.
+    fn v1_continuing_to(target: u64, msg_size: u16) -> Vec<u8> {
+        let mut b = vec![1, 0, 1, 0, 1, 0, 0, 0, 24, 0, 0, 0, 0, 0, 0, 0];
+        b.extend_from_slice(&kind::CONTINUATION.to_le_bytes());
+        b.extend_from_slice(&msg_size.to_le_bytes());
+        b.extend_from_slice(&[0; 4]);
+        b.extend_from_slice(&target.to_le_bytes());
+        b.extend_from_slice(&24u64.to_le_bytes());
+        b
+    }
+
+    #[test]
+    fn a_continuation_loop_is_an_error() {
+        let b = v1_continuing_to(16, 16);
+        let err = ObjectHeader::read(&ctx(&b), 0).unwrap_err();
+        assert!(err.to_string().contains("loops back"), "{err}");
+    }
+
+    #[test]
+    fn a_message_larger_than_its_chunk_is_an_error() {
+        let b = v1_continuing_to(16, 64);
+        let err = ObjectHeader::read(&ctx(&b), 0).unwrap_err();
+        assert!(
+            matches!(err, Hdf5Error::Corrupt { offset: 24, .. }),
+            "{err}"
+        );
+        assert!(err.to_string().contains("claims 64 bytes"), "{err}");
+    }
+}

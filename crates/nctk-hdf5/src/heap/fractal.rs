@@ -55,11 +55,8 @@ struct Table {
 impl Table {
     /// Size of the blocks of row `row`.
     fn block_size(&self, row: u64) -> Option<u64> {
-        if row == 0 {
-            Some(self.start)
-        } else {
-            self.start.checked_shl(u32::try_from(row - 1).ok()?)
-        }
+        let shift = u64::from(self.start.ilog2()) + row.saturating_sub(1);
+        1u64.checked_shl(u32::try_from(shift).ok()?)
     }
 
     /// The number of rows of direct blocks.
@@ -215,7 +212,7 @@ impl FractalHeap {
                     }
                 } else if let Some(child) = child {
                     let child_rows = u64::from(size.ilog2())
-                        .checked_sub(u64::from((table.start * table.width).ilog2()))
+                        .checked_sub(u64::from(table.start.ilog2() + table.width.ilog2()))
                         .map(|r| r + 1)
                         .ok_or_else(|| cur.corrupt(format!("indirect block of {size} bytes")))?;
                     self.indirect(ctx, table, child, at, child_rows, seen)?;

@@ -207,7 +207,13 @@ fn int_value(raw: &[u8], signed: bool, big_endian: bool) -> i128 {
 
 /// Lower-case hex, as Python's `bytes.hex()`.
 pub fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut out = vec![0u8; bytes.len() * 2];
+    for (pair, &b) in out.chunks_exact_mut(2).zip(bytes) {
+        pair[0] = DIGITS[usize::from(b >> 4)];
+        pair[1] = DIGITS[usize::from(b & 15)];
+    }
+    String::from_utf8(out).unwrap()
 }
 
 /// Walks everything [`describe`] reaches; for the corruption tests.
