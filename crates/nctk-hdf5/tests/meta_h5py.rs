@@ -110,3 +110,9 @@ fn dense_storage_in_creation_order() {
 fn dense_storage_in_name_order() {
     check("dense_name_order", 3);
 }
+
+/// `libver="latest"` (HDF5 2.0's newest format).
+#[test]
+fn latest_format() {
+    check("latest", 3);
+}

@@ -17,6 +17,7 @@ LIBVER = {
     "sb3": ("v110", "v110"),
     "dense": ("v110", "v110"),
     "dense_name_order": ("v110", "v110"),
+    "latest": "latest",
 }[scenario]
 
 
@@ -60,6 +61,10 @@ def fill(f):
     root.attrs.create("vlen_int", np.array([np.array([1, 2, 3], "i2"), np.array([4], "i2")], dtype=object),
                       dtype=h5py.vlen_dtype("i2"))
     root.attrs.create("empty", h5py.Empty("f4"))
+    inner = np.dtype([("p", "<u2"), ("q", ">i8")])
+    outer = np.dtype([("tag", "u1"), ("in", inner), ("ins", inner, (2,))])
+    root.attrs["nested"] = np.array([(7, (1, -2), [(3, 4), (5, 6)])], dtype=outer)
+    root.attrs.create("array", np.array([[1.0, 2.0, 3.0]]), dtype=h5py.h5t.array_create(h5py.h5t.IEEE_F64BE, (3,)))
     root.attrs["scalar_f"] = np.float32(7.0)
     # A committed type, used by a dataset and an attribute.
     f["named_t"] = np.dtype([("a", "<i4"), ("b", "<f4")])
@@ -78,6 +83,7 @@ def fill(f):
     # Links of every kind.
     f["soft"] = h5py.SoftLink("/many/sub03")
     f["ext"] = h5py.ExternalLink("other.h5", "/some/path")
+    f.attrs["refs"] = np.array([g.ref, a.ref], dtype=h5py.ref_dtype)
     # Datasets: contiguous with a fill value, chunked and unlimited, compact, committed type.
     d = f.create_dataset("contig", shape=(3, 4), dtype=">i2", fillvalue=-7)
     d[0, :] = [1, 2, 3, 4]
@@ -135,10 +141,16 @@ def attrs_desc(obj):
         elif tid.get_class() == h5py.h5t.STRING and tid.is_variable_str():
             vals = np.ravel(np.asarray(v, dtype=object))
             e["strings"] = [s.decode() if isinstance(s, bytes) else s for s in vals]
+        elif tid.get_class() == h5py.h5t.REFERENCE:
+            e["targets"] = [obj.file[r].name for r in np.ravel(v)]
         elif tid.get_class() == h5py.h5t.VLEN:
             e["sequences"] = [np.asarray(s).tobytes().hex() for s in np.ravel(np.asarray(v, dtype=object))]
         else:
-            e["raw"] = np.asarray(v, dtype=aid.dtype).tobytes().hex()
+            # The file's bytes: read with the file type as the memory type.
+            n = int(np.prod(aid.shape)) if aid.shape else 1
+            buf = np.empty(n * tid.get_size(), dtype="u1")
+            aid.read(buf, mtype=tid)
+            e["raw"] = buf.tobytes().hex()
         out.append(e)
     return out
 

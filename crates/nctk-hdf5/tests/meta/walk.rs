@@ -1,7 +1,7 @@
 //! Walks an HDF5 file with nctk-hdf5 and describes it in the JSON shape
 //! `h5py_fixture.py` prints (the meta tests' common ground).
 
-use std::collections::HashSet;
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use nctk_hdf5::{Attribute, DataspaceKind, Datatype, Hdf5File, LinkTarget, ObjectKind, Result};
@@ -18,8 +18,22 @@ pub fn open(bytes: Vec<u8>) -> Result<Hdf5File> {
 /// as `h5py_fixture.py` describes them.
 pub fn describe(file: &Hdf5File) -> Result<Map<String, Value>> {
     let mut out = Map::new();
-    let mut seen = HashSet::new();
+    let mut seen = HashMap::new();
     visit(file, file.root_addr(), "/".into(), &mut seen, &mut out)?;
+    // Object references were described by address: now name the paths.
+    for desc in out.values_mut() {
+        for attr in desc["attrs"].as_array_mut().unwrap() {
+            if let Some(Value::Array(targets)) = attr.get_mut("targets") {
+                for t in targets.iter_mut() {
+                    let addr = t.as_u64().unwrap();
+                    *t = json!(seen
+                        .get(&addr)
+                        .cloned()
+                        .unwrap_or_else(|| format!("@{addr}")));
+                }
+            }
+        }
+    }
     Ok(out)
 }
 
@@ -27,12 +41,13 @@ fn visit(
     file: &Hdf5File,
     addr: u64,
     path: String,
-    seen: &mut HashSet<u64>,
+    seen: &mut HashMap<u64, String>,
     out: &mut Map<String, Value>,
 ) -> Result<()> {
-    if !seen.insert(addr) {
+    if seen.contains_key(&addr) {
         return Ok(());
     }
+    seen.insert(addr, path.clone());
     let mut children = Vec::new();
     let desc = match file.object_kind(addr)? {
         ObjectKind::Group => {
@@ -102,6 +117,13 @@ fn attrs(file: &Hdf5File, list: &[Attribute]) -> Result<Vec<Value>> {
                 Datatype::VarLen { base } => {
                     let seqs = vlen_elements(file, &a.raw, base.size() as usize)?;
                     v["sequences"] = json!(seqs.iter().map(|s| hex(s)).collect::<Vec<_>>());
+                }
+                Datatype::Reference { size: 8, .. } => {
+                    let targets = a
+                        .raw
+                        .chunks(8)
+                        .map(|r| u64::from_le_bytes(r.try_into().unwrap()));
+                    v["targets"] = json!(targets.collect::<Vec<_>>());
                 }
                 _ => v["raw"] = json!(hex(&a.raw)),
             }
