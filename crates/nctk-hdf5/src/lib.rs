@@ -18,6 +18,7 @@ pub mod group;
 pub mod heap;
 pub mod io;
 pub mod message;
+pub mod meta;
 pub mod object_header;
 pub mod superblock;
 

@@ -60,3 +60,11 @@ fn dense_file_truncated_or_flipped() {
         flips(&bytes);
     }
 }
+
+#[test]
+fn shared_message_file_truncated_or_flipped() {
+    if let Some(bytes) = fixture("sohm") {
+        truncations(&bytes);
+        flips(&bytes);
+    }
+}

@@ -116,3 +116,10 @@ fn dense_storage_in_name_order() {
 fn latest_format() {
     check("latest", 3);
 }
+
+/// Shared object header messages (datatypes, dataspaces, fill values,
+/// filters and attributes in the SOHM heap of the superblock extension).
+#[test]
+fn shared_message_heap() {
+    check("sohm", 3);
+}

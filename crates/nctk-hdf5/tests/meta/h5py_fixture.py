@@ -18,18 +18,25 @@ LIBVER = {
     "dense": ("v110", "v110"),
     "dense_name_order": ("v110", "v110"),
     "latest": "latest",
+    "sohm": ("v110", "v110"),
 }[scenario]
+
+
+def hdf5_library():
+    """The HDF5 library h5py links (for calls h5py does not wrap)."""
+    import ctypes
+    import glob
+    import os
+
+    libs = os.path.join(os.path.dirname(h5py.__file__), "..", "h5py.libs", "libhdf5-*.so*")
+    return ctypes.CDLL(sorted(glob.glob(libs))[0])
 
 
 def open_file():
     if scenario == "sb1":
-        # h5py has no set_istore_k: call the HDF5 library h5py links.
         import ctypes
-        import glob
-        import os
 
-        libs = os.path.join(os.path.dirname(h5py.__file__), "..", "h5py.libs", "libhdf5-*.so*")
-        lib = ctypes.CDLL(sorted(glob.glob(libs))[0])
+        lib = hdf5_library()  # h5py has no set_istore_k
         fcpl = h5py.h5p.create(h5py.h5p.FILE_CREATE)
         if lib.H5Pset_istore_k(ctypes.c_int64(fcpl.id), ctypes.c_uint(64)) < 0:
             raise SystemExit("H5Pset_istore_k failed")
@@ -37,6 +44,22 @@ def open_file():
         fapl.set_libver_bounds(h5py.h5f.LIBVER_EARLIEST, h5py.h5f.LIBVER_V18)
         fid = h5py.h5f.create(path.encode(), h5py.h5f.ACC_TRUNC, fcpl=fcpl, fapl=fapl)
         return h5py.File(fid)
+    if scenario == "sohm":
+        import ctypes
+
+        # Shared object header messages of every kind, however small: one
+        # index, heap-stored (h5py does not wrap H5Pset_shared_mesg_*).
+        lib = hdf5_library()
+        fcpl = h5py.h5p.create(h5py.h5p.FILE_CREATE)
+        fid = ctypes.c_int64(fcpl.id)
+        all_kinds = (1 << 1) | (1 << 3) | (1 << 5) | (1 << 11) | (1 << 12)
+        if lib.H5Pset_shared_mesg_nindexes(fid, ctypes.c_uint(1)) < 0:
+            raise SystemExit("H5Pset_shared_mesg_nindexes failed")
+        if lib.H5Pset_shared_mesg_index(fid, ctypes.c_uint(0), ctypes.c_uint(all_kinds), ctypes.c_uint(0)) < 0:
+            raise SystemExit("H5Pset_shared_mesg_index failed")
+        fapl = h5py.h5p.create(h5py.h5p.FILE_ACCESS)
+        fapl.set_libver_bounds(h5py.h5f.LIBVER_V110, h5py.h5f.LIBVER_V110)
+        return h5py.File(h5py.h5f.create(path.encode(), h5py.h5f.ACC_TRUNC, fcpl=fcpl, fapl=fapl))
     return h5py.File(path, "w", libver=LIBVER)
 
 
