@@ -123,3 +123,10 @@ fn latest_format() {
 fn shared_message_heap() {
     check("sohm", 3);
 }
+
+/// Thousands of links and hundreds of attributes, in creation and in name
+/// order: B-tree v2 internal nodes and fractal heap indirect blocks.
+#[test]
+fn wide_dense_storage() {
+    check("wide", 3);
+}

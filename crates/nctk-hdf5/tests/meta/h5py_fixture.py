@@ -19,6 +19,7 @@ LIBVER = {
     "dense_name_order": ("v110", "v110"),
     "latest": "latest",
     "sohm": ("v110", "v110"),
+    "wide": ("v110", "v110"),
 }[scenario]
 
 
@@ -125,6 +126,18 @@ def fill(f):
             big.attrs[f"z{9 - i}"] = np.int32(i)
 
 
+def fill_wide(f):
+    # Thousands of links and hundreds of attributes: B-tree v2 internal
+    # nodes and fractal heaps with indirect blocks.
+    f.create_dataset("target", data=np.arange(3))
+    for track in (True, False):
+        g = f.create_group(f"wide_{track}", track_order=track)
+        for i in range(3000):
+            g[f"l{(i * 7919) % 3000:04d}"] = h5py.SoftLink("/target")
+        for i in range(600):
+            g.attrs[f"a{(i * 331) % 600:03d}"] = np.arange(i % 7 + 1, dtype="<i2")
+
+
 def type_desc(tid):
     d = {"class": tid.get_class(), "size": tid.get_size()}
     if tid.get_class() in (h5py.h5t.INTEGER, h5py.h5t.FLOAT):
@@ -222,6 +235,9 @@ def describe(f):
 
 
 with open_file() as f:
-    fill(f)
+    if scenario == "wide":
+        fill_wide(f)
+    else:
+        fill(f)
 with h5py.File(path, "r") as f:
     json.dump(describe(f), sys.stdout, indent=1, sort_keys=True)
