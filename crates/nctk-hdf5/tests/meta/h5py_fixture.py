@@ -90,6 +90,8 @@ def fill(f):
     root.attrs["nested"] = np.array([(7, (1, -2), [(3, 4), (5, 6)])], dtype=outer)
     root.attrs.create("array", np.array([[1.0, 2.0, 3.0]]), dtype=h5py.h5t.array_create(h5py.h5t.IEEE_F64BE, (3,)))
     root.attrs["scalar_f"] = np.float32(7.0)
+    bits = h5py.h5a.create(f.id, b"bitfield", h5py.h5t.STD_B16BE, h5py.h5s.create_simple((3,)))
+    bits.write(np.array([1, 2, 0x8001], dtype=">u2"), mtype=h5py.h5t.STD_B16BE)
     # A committed type, used by a dataset and an attribute.
     f["named_t"] = np.dtype([("a", "<i4"), ("b", "<f4")])
     named = f["named_t"]
@@ -140,7 +142,7 @@ def fill_wide(f):
 
 def type_desc(tid):
     d = {"class": tid.get_class(), "size": tid.get_size()}
-    if tid.get_class() in (h5py.h5t.INTEGER, h5py.h5t.FLOAT):
+    if tid.get_class() in (h5py.h5t.INTEGER, h5py.h5t.FLOAT, h5py.h5t.BITFIELD):
         d["big_endian"] = tid.get_order() == h5py.h5t.ORDER_BE
     if tid.get_class() == h5py.h5t.INTEGER:
         d["signed"] = tid.get_sign() == h5py.h5t.SGN_2

@@ -176,7 +176,10 @@ pub fn type_desc(dt: &Datatype, committed: bool) -> Value {
             v["vlen"] = json!(true);
             3
         }
-        Datatype::Bitfield { .. } => 4,
+        Datatype::Bitfield { big_endian, .. } => {
+            v["big_endian"] = json!(big_endian);
+            4
+        }
         Datatype::Opaque { tag, .. } => {
             v["tag"] = json!(tag);
             5
