@@ -192,7 +192,7 @@ fn read_v1(ctx: &FileCtx, addr: u64, first: Vec<u8>) -> Result<ObjectHeader> {
     cur.skip(4)?; // reference count
     let size = u64::from(cur.u32()?);
     let mut chunks = Chunks::new(addr);
-    chunks.pending.push_back((addr + 16, size));
+    chunks.pending.push_back((addr.saturating_add(16), size));
     let mut messages = Vec::new();
     while let Some((at, len)) = chunks.pending.pop_front() {
         chunks.account(ctx, at, len)?;

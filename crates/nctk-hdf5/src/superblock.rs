@@ -62,7 +62,7 @@ impl Superblock {
             if probe.read(at, 8, WHAT)? == SIGNATURE {
                 return read_at(source, len, at);
             }
-            at = if at == 0 { 512 } else { at * 2 };
+            at = if at == 0 { 512 } else { at.saturating_mul(2) };
         }
         Err(probe.corrupt(
             WHAT,
