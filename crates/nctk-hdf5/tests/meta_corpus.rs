@@ -119,7 +119,7 @@ fn check_all(files: &[PathBuf]) {
         if want.get("error").is_some() {
             // ncdump refuses it; nctk-hdf5 must then fail cleanly or
             // read it (HDF5 metadata may be fine where netCDF's is not).
-            let _ = walk::open(std::fs::read(path).unwrap()).and_then(|f| walk::describe(&f));
+            let _ = walk::walk_all(std::fs::read(path).unwrap());
             continue;
         }
         check_file(path, want.as_object().unwrap());

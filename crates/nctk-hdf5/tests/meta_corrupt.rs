@@ -68,3 +68,33 @@ fn shared_message_file_truncated_or_flipped() {
         flips(&bytes);
     }
 }
+
+mod random_damage {
+    use std::sync::OnceLock;
+
+    use proptest::prelude::*;
+    use proptest::sample::Index;
+
+    /// The dense fixture, written once for all cases.
+    fn dense() -> Option<&'static Vec<u8>> {
+        static BYTES: OnceLock<Option<Vec<u8>>> = OnceLock::new();
+        BYTES.get_or_init(|| super::fixture("dense")).as_ref()
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(200))]
+
+        /// Several bytes overwritten at once: the walk returns.
+        #[test]
+        fn several_bytes_overwritten(edits in prop::collection::vec((any::<Index>(), any::<u8>()), 1..12)) {
+            if let Some(bytes) = dense() {
+                let mut damaged = bytes.clone();
+                for (at, value) in edits {
+                    let i = at.index(damaged.len());
+                    damaged[i] = value;
+                }
+                let _ = super::walk::walk_all(damaged);
+            }
+        }
+    }
+}

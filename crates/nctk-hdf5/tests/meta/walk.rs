@@ -241,7 +241,8 @@ pub fn hex(bytes: &[u8]) -> String {
     String::from_utf8(out).unwrap()
 }
 
-/// Walks everything [`describe`] reaches; for the corruption tests.
+/// Walks everything [`describe`] reaches; for damaged files (not every
+/// test file that includes this module uses it).
 #[allow(dead_code)]
 pub fn walk_all(bytes: Vec<u8>) -> Result<()> {
     describe(&open(bytes)?).map(|_| ())
