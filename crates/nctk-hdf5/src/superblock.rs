@@ -39,7 +39,7 @@ pub struct Superblock {
     /// Indexed storage internal node K (version 1, or the extension).
     pub indexed_storage_k: Option<u16>,
     /// The end-of-file address: the file's length as HDF5 last wrote it
-    /// (relative to the base address).
+    /// (user block included).
     pub eof_addr: u64,
     /// Versions 2 and 3: the superblock extension's object header address.
     pub extension_addr: Option<u64>,
@@ -166,13 +166,15 @@ fn read_at(source: &Arc<dyn ByteSource>, len: u64, at: u64) -> Result<(Superbloc
         }
         sb
     };
-    if at.saturating_add(sb.eof_addr) > len {
+    // HDF5 compares the stored end of file with the whole file's length,
+    // user block included (H5F__super_read).
+    if sb.eof_addr > len {
         return Err(ctx.corrupt(
             WHAT,
             0,
             format!(
                 "file truncated: the superblock says it ends at byte {}, it has {len}",
-                at.saturating_add(sb.eof_addr)
+                sb.eof_addr
             ),
         ));
     }

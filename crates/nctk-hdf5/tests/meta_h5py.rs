@@ -130,3 +130,15 @@ fn shared_message_heap() {
 fn wide_dense_storage() {
     check("wide", 3);
 }
+
+/// A 512-byte user block before a version-0 superblock.
+#[test]
+fn user_block_before_superblock_0() {
+    check("userblock_sb0", 0);
+}
+
+/// A 2048-byte user block before a version-3 superblock.
+#[test]
+fn user_block_before_superblock_3() {
+    check("userblock_sb3", 3);
+}

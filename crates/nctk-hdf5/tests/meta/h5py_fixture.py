@@ -20,6 +20,8 @@ LIBVER = {
     "latest": "latest",
     "sohm": ("v110", "v110"),
     "wide": ("v110", "v110"),
+    "userblock_sb0": "earliest",
+    "userblock_sb3": ("v110", "v110"),
 }[scenario]
 
 
@@ -61,6 +63,11 @@ def open_file():
         fapl = h5py.h5p.create(h5py.h5p.FILE_ACCESS)
         fapl.set_libver_bounds(h5py.h5f.LIBVER_V110, h5py.h5f.LIBVER_V110)
         return h5py.File(h5py.h5f.create(path.encode(), h5py.h5f.ACC_TRUNC, fcpl=fcpl, fapl=fapl))
+    if scenario.startswith("userblock"):
+        # A user block before the superblock: every address is relative to it.
+        size = 512 if scenario.endswith("sb0") else 2048
+        f = h5py.File(path, "w", libver=LIBVER, userblock_size=size)
+        return f
     return h5py.File(path, "w", libver=LIBVER)
 
 
