@@ -57,6 +57,9 @@ fn check(scenario: &str, superblock: u8) {
     let file = walk::open(bytes).unwrap();
     assert_eq!(file.superblock().version, superblock);
     assert_eq!(truth["#superblock"], superblock);
+    // HDF5's default indexed storage K is 32 where the file stores none.
+    let k = file.superblock().indexed_storage_k.unwrap_or(32);
+    assert_eq!(truth["#istore_k"], k, "{scenario}: indexed storage K");
     let ours = walk::describe(&file).unwrap();
     let mut paths: Vec<_> = truth.keys().filter(|k| !k.starts_with('#')).collect();
     paths.sort();
@@ -141,4 +144,11 @@ fn user_block_before_superblock_0() {
 #[test]
 fn user_block_before_superblock_3() {
     check("userblock_sb3", 3);
+}
+
+/// Superblock 3 with a non-default indexed storage K (kept in the
+/// superblock extension's B-tree K message).
+#[test]
+fn superblock_3_extension_btree_k() {
+    check("sb3_istore_k", 3);
 }

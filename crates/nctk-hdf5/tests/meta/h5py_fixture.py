@@ -22,6 +22,7 @@ LIBVER = {
     "wide": ("v110", "v110"),
     "userblock_sb0": "earliest",
     "userblock_sb3": ("v110", "v110"),
+    "sb3_istore_k": ("v110", "v110"),
 }[scenario]
 
 
@@ -36,7 +37,7 @@ def hdf5_library():
 
 
 def open_file():
-    if scenario == "sb1":
+    if scenario in ("sb1", "sb3_istore_k"):
         import ctypes
 
         lib = hdf5_library()  # h5py has no set_istore_k
@@ -44,7 +45,10 @@ def open_file():
         if lib.H5Pset_istore_k(ctypes.c_int64(fcpl.id), ctypes.c_uint(64)) < 0:
             raise SystemExit("H5Pset_istore_k failed")
         fapl = h5py.h5p.create(h5py.h5p.FILE_ACCESS)
-        fapl.set_libver_bounds(h5py.h5f.LIBVER_EARLIEST, h5py.h5f.LIBVER_V18)
+        if scenario == "sb1":
+            fapl.set_libver_bounds(h5py.h5f.LIBVER_EARLIEST, h5py.h5f.LIBVER_V18)
+        else:
+            fapl.set_libver_bounds(h5py.h5f.LIBVER_V110, h5py.h5f.LIBVER_V110)
         fid = h5py.h5f.create(path.encode(), h5py.h5f.ACC_TRUNC, fcpl=fcpl, fapl=fapl)
         return h5py.File(fid)
     if scenario == "sohm":
@@ -240,6 +244,13 @@ def describe(f):
     visit("", f)
     f.visititems(visit)
     objects["#superblock"] = f.id.get_create_plist().get_version()[0]
+    import ctypes
+
+    k = ctypes.c_uint(0)
+    fcpl = f.id.get_create_plist()  # kept alive while the library reads it
+    if hdf5_library().H5Pget_istore_k(ctypes.c_int64(fcpl.id), ctypes.byref(k)) < 0:
+        raise SystemExit("H5Pget_istore_k failed")
+    objects["#istore_k"] = k.value
     return objects
 
 
