@@ -111,8 +111,9 @@ fn named_types(file: &Hdf5File, links: &[nctk_hdf5::Link]) -> Vec<String> {
         .collect()
 }
 
-fn check_all(files: &[PathBuf]) {
-    let Some(truth) = truth(files) else { return };
+/// Checks every file ncdump reads; how many that was.
+fn check_all(files: &[PathBuf]) -> usize {
+    let Some(truth) = truth(files) else { return 0 };
     let mut checked = 0;
     for path in files {
         let want = &truth[path.to_str().unwrap()];
@@ -126,6 +127,7 @@ fn check_all(files: &[PathBuf]) {
         checked += 1;
     }
     assert!(checked > 0, "no file checked");
+    checked
 }
 
 /// The corpus's netCDF-4 files (compound, enum, vlen and opaque types in
@@ -177,4 +179,37 @@ fn ncgen_netcdf4_files() {
     }
     assert!(files.len() > 100, "ncgen made {} files", files.len());
     check_all(&files);
+}
+
+/// Files h5netcdf writes (creation order tracked, dense attributes and
+/// links, attributes added out of name order), and the same with h5py's
+/// default of no creation order (`track_order=False`): listed as ncdump
+/// lists them.
+#[test]
+fn h5netcdf_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = r#"
+import sys
+import h5netcdf
+for path, track in zip(sys.argv[1:], (True, False)):
+    with h5netcdf.File(path, "w", track_order=track) as f:
+        f.dimensions = {"x": 3, "t": None}
+        for i in range(12):
+            v = f.create_variable(f"v{(i * 5) % 12:02d}", ("x",), "f4")
+            for j in range(10):
+                v.attrs[f"z{(j * 3) % 10}"] = j
+        for j in range(11):
+            f.attrs[f"g{(j * 4) % 11:02d}"] = j
+        g = f.create_group("sub")
+        g.attrs["b"] = 1
+        g.attrs["a"] = 2
+"#;
+    let files = [
+        dir.path().join("tracked.nc"),
+        dir.path().join("untracked.nc"),
+    ];
+    if require::python_output(&["h5netcdf"], script, &files).is_none() {
+        return;
+    }
+    assert_eq!(check_all(&files), 2);
 }
