@@ -3,6 +3,7 @@
 
 use nctk_codec::{
     Codec, CodecContext, CodecError, H5Z_FILTER_DEFLATE, H5Z_FILTER_FLETCHER32, H5Z_FILTER_SHUFFLE,
+    H5Z_FILTER_SZIP,
 };
 
 use crate::error::{Hdf5Error, Result};
@@ -104,7 +105,7 @@ impl FilterPipeline {
             })
             .map(|f| {
                 std::iter::once(f.id.to_string())
-                    .chain(f.params.iter().map(u32::to_string))
+                    .chain(visible_params(f).iter().map(u32::to_string))
                     .collect::<Vec<_>>()
                     .join(",")
             })
@@ -132,6 +133,17 @@ impl FilterPipeline {
             stages.push(codec);
         }
         Ok(Decoder { stages })
+    }
+}
+
+/// The parameters netCDF-C reports for a filter: szip's four stored
+/// values become the two given when it was set (the option mask keeping
+/// only its chip, entropy-coding and nearest-neighbour bits).
+fn visible_params(f: &Filter) -> Vec<u32> {
+    const SZIP_ALL_MASKS: u32 = 2 | 4 | 32;
+    match (u32::from(f.id), f.params.as_slice()) {
+        (H5Z_FILTER_SZIP, [mask, pixels, _, _]) => vec![mask & SZIP_ALL_MASKS, *pixels],
+        _ => f.params.clone(),
     }
 }
 
