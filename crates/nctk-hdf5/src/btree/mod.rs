@@ -2,3 +2,4 @@
 //! of layout messages before version 4) and version 2.
 
 pub mod v1;
+pub mod v2;
