@@ -72,6 +72,9 @@ make("farray_paged", V, (200, 60), "<u2", box2 + [([0, 5], [200, 1], [1, 1])], c
 make("earray", V, (50, 7), "<f4", box2 + [([0, 2], [50, 1], [1, 1])], chunks=(1, 4),
      maxshape=(None, 7), compression="gzip", shuffle=True)
 make("earray_plain_be", V, (300,), ">f8", [([5], [90], [3])], chunks=(1,), maxshape=(None,))
+make("btree2", V, (9, 10), "<i2", box2, chunks=(4, 3), maxshape=(None, None), write=np.s_[0:5, :])
+make("btree2_gzip_be", V, (9, 10, 3), ">f4", [([1, 2, 0], [4, 3, 2], [2, 2, 2])], chunks=(4, 3, 2),
+     maxshape=(None, None, 3), compression="gzip", shuffle=True, fillvalue=2.5, write=np.s_[2:9, 0:4, :])
 # contiguous, never written, compact
 make("contiguous_be", E, (13, 17), ">i2", box2)
 make("contiguous_unwritten", E, (5, 4), "<i4", box2, write="none", fillvalue=7)
