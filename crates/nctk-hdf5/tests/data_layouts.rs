@@ -137,6 +137,17 @@ fn every_layout_reads_what_h5py_reads() {
                 h5py_filters(case),
                 "{name}: filters differ from h5py's"
             );
+            // names, where the message stores them (version 1 always)
+            if let Some(p) = pipeline(&file, &info) {
+                for (f, h) in p.filters.iter().zip(case["filters"].as_array().unwrap()) {
+                    if let Some(n) = &f.name {
+                        assert_eq!(n, h[3].as_str().unwrap(), "{name}: filter name");
+                    }
+                }
+                if name.starts_with("btree1") {
+                    assert!(p.filters.iter().all(|f| f.name.is_some()), "{name}: {p:?}");
+                }
+            }
             let r = DatasetReader::from_info(file.ctx(), &info)
                 .unwrap_or_else(|e| panic!("{name}: {e}"));
             assert!(index_as_named(name, r.layout()), "{name}: {:?}", r.layout());
