@@ -188,6 +188,16 @@ impl Layout {
         };
         Ok(layout)
     }
+
+    /// The storage as `ncdump -s` names it in `_Storage`: `compact`,
+    /// `contiguous` or `chunked`.
+    pub fn storage_name(&self) -> &'static str {
+        match self {
+            Layout::Compact { .. } => "compact",
+            Layout::Contiguous { .. } => "contiguous",
+            Layout::Chunked { .. } => "chunked",
+        }
+    }
 }
 
 /// A chunked layout from stored dimensions (the dataset's rank plus the
