@@ -12,6 +12,7 @@ use nctk_hdf5::{
     LinkTarget,
 };
 use nctk_store::bytes::{ByteSource, FileSource, MemSource};
+use nctk_store::conformance::CountingSource;
 use nctk_test_support::require;
 use serde_json::Value;
 
@@ -234,6 +235,30 @@ fn storage_facts_are_what_ncdump_prints() {
         checked += 1;
     }
     assert!(checked >= 20, "{checked} files checked");
+}
+
+/// Reading a variable row after row reads its chunk index once: after the
+/// first row, only chunks are read (here a two-level B-tree v1 over 2,000
+/// chunks, 1,400 of them written, 20 to a row).
+#[test]
+fn row_by_row_reads_read_the_index_once() {
+    let Some(cases) = cases() else {
+        return;
+    };
+    let case = cases.iter().find(|c| c["name"] == "btree1_deep").unwrap();
+    let bytes = std::fs::read(case["file"].as_str().unwrap()).unwrap();
+    let counting = Arc::new(CountingSource::new(MemSource::new(bytes)));
+    let source: Arc<dyn ByteSource> = counting.clone();
+    let (file, info) = dataset(source).unwrap().unwrap();
+    let r = DatasetReader::from_info(file.ctx(), &info).unwrap();
+    let mut row = vec![0u8; 60 * 2];
+    r.read(&[0, 0], &[1, 60], &[1, 1], &mut row).unwrap();
+    counting.reset();
+    for i in 1..200 {
+        r.read(&[i, 0], &[1, 60], &[1, 1], &mut row).unwrap();
+    }
+    // rows 1..140 hold written chunks (20 each); the rest are fill
+    assert_eq!(counting.reads(), 139 * 20);
 }
 
 #[test]
