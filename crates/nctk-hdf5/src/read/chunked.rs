@@ -49,7 +49,7 @@ pub(crate) struct Known {
 }
 
 /// The most chunk locations a reader keeps.
-const KNOWN_LIMIT: usize = 1 << 20;
+const KNOWN_LIMIT: usize = 1 << 18;
 
 /// Where each of `wanted` is stored, from the reader's memory or else the index.
 fn locate(c: &Chunked<'_>, wanted: &[Vec<u64>]) -> Result<Vec<Option<StoredChunk>>> {
@@ -120,7 +120,71 @@ fn lock<'a, 'b>(m: &'a Mutex<&'b mut [u8]>) -> MutexGuard<'a, &'b mut [u8]> {
     m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
+/// The most chunks one pass over a selection handles: a selection touching
+/// more (tiny chunks, or a damaged file's) is read in pieces, so the
+/// bookkeeping per chunk stays bounded whatever the file says.
+const MAX_TASKS: u64 = 1 << 16;
+
+/// At most how many chunks `count` steps of `stride` from `start` touch
+/// along a dimension of `chunk`-element chunks.
+fn chunks_touched(start: u64, count: u64, stride: u64, chunk: u64) -> u64 {
+    match count.checked_sub(1) {
+        None => 0,
+        Some(k) => {
+            let last = start + k * stride;
+            (last / chunk - start / chunk + 1).min(count)
+        }
+    }
+}
+
+/// Reads a selection of a chunked dataset into `out`, in pieces of at most
+/// [`MAX_TASKS`] chunks: split in halves along the first dimension that
+/// selects more than one element (every dimension before it selects one,
+/// so each half is a contiguous half of `out`).
 pub(crate) fn read(c: &Chunked<'_>, sel: &Hyperslab<'_>, out: &mut [u8]) -> Result<()> {
+    let touched = (0..sel.count.len()).fold(1u64, |a, d| {
+        a.saturating_mul(chunks_touched(
+            sel.start[d],
+            sel.count[d],
+            sel.stride[d],
+            c.grid.chunk[d],
+        ))
+    });
+    let Some(d) = sel.count.iter().position(|&n| n > 1) else {
+        return read_piece(c, sel, out);
+    };
+    if touched <= MAX_TASKS {
+        return read_piece(c, sel, out);
+    }
+    let first = sel.count[d] / 2;
+    let (mut count, mut start) = (sel.count.to_vec(), sel.start.to_vec());
+    let split = out.len() / sel.count[d] as usize * first as usize;
+    let (head, tail) = out.split_at_mut(split);
+    count[d] = first;
+    read(
+        c,
+        &Hyperslab {
+            start: &start,
+            count: &count,
+            stride: sel.stride,
+        },
+        head,
+    )?;
+    start[d] += first * sel.stride[d];
+    count[d] = sel.count[d] - first;
+    read(
+        c,
+        &Hyperslab {
+            start: &start,
+            count: &count,
+            stride: sel.stride,
+        },
+        tail,
+    )
+}
+
+/// Reads a selection touching at most [`MAX_TASKS`] chunks (or one element).
+fn read_piece(c: &Chunked<'_>, sel: &Hyperslab<'_>, out: &mut [u8]) -> Result<()> {
     let grid = c.grid;
     let rank = grid.chunk.len();
     let es = c.element_size as u64;
