@@ -315,6 +315,18 @@ fn run_batch(c: &Chunked<'_>, tasks: &[Task], slabs: &[Mutex<&mut [u8]>]) -> Res
     for t in tasks {
         if let Some(s) = t.stored {
             c.ctx.span(s.addr, s.size, "chunk")?;
+            // filters shrink data or grow it by a few bytes (checksums,
+            // headers, incompressible blocks): anything larger is damage
+            if s.size > chunk_bytes.saturating_mul(2).saturating_add(1 << 20) {
+                return Err(c.ctx.corrupt(
+                    "chunk",
+                    s.addr,
+                    format!(
+                        "stored chunk of {} bytes for a chunk of {chunk_bytes} bytes",
+                        s.size
+                    ),
+                ));
+            }
             if t.raw && s.size != chunk_bytes {
                 return Err(c.ctx.corrupt(
                     "chunk",
