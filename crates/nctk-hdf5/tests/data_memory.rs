@@ -3,14 +3,15 @@
 //! worker: the peak of live heap bytes (counted by this test's allocator)
 //! while reading 64 MiB of gzip + shuffle data (random values: about 58 MiB
 //! stored) stays far below the data's size. The values are checked
-//! against h5py's.
+//! against h5py's. The chunks are fetched a batch per request
+//! (`read_ranges_into`), as a remote source needs.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use nctk_hdf5::{DatasetReader, Hdf5File, LinkTarget};
-use nctk_store::bytes::{ByteSource, FileSource};
+use nctk_store::bytes::{ByteError, ByteSource, FileSource};
 use nctk_test_support::require;
 
 /// Counts the live heap bytes of the whole process and their peak.
@@ -46,6 +47,28 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static GLOBAL: Counting = Counting;
 
+/// A file source counting its batched requests.
+struct Batches {
+    inner: FileSource,
+    calls: AtomicUsize,
+}
+
+impl ByteSource for Batches {
+    fn len(&self) -> Result<u64, ByteError> {
+        self.inner.len()
+    }
+    fn read_at(&self, offset: u64, buf: &mut [u8]) -> Result<usize, ByteError> {
+        self.inner.read_at(offset, buf)
+    }
+    fn name(&self) -> String {
+        self.inner.name()
+    }
+    fn read_ranges_into(&self, reads: &mut [(u64, &mut [u8])]) -> Result<Vec<usize>, ByteError> {
+        self.calls.fetch_add(1, Ordering::Relaxed);
+        self.inner.read_ranges_into(reads)
+    }
+}
+
 const WRITE: &str = r#"
 import sys, numpy as np, h5py
 # random values: the stored chunks are about as large as the decoded ones
@@ -63,7 +86,11 @@ fn a_compressed_whole_read_holds_a_batch_not_the_variable() {
     if require::python_output(&["h5py", "numpy"], WRITE, [&h5, &raw]).is_none() {
         return;
     }
-    let source: Arc<dyn ByteSource> = Arc::new(FileSource::open(&h5).unwrap());
+    let batches = Arc::new(Batches {
+        inner: FileSource::open(&h5).unwrap(),
+        calls: AtomicUsize::new(0),
+    });
+    let source: Arc<dyn ByteSource> = batches.clone();
     let batch = source.batch_bytes() as usize;
     let file = Hdf5File::open(source).unwrap();
     let root = file.group(file.root_addr()).unwrap();
