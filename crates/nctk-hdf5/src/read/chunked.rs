@@ -4,9 +4,10 @@
 //! (rayon). The output is split into slabs along the first dimension, one
 //! per first-dimension chunk; a task locks its slab. A chunk whose part of
 //! the selection is its whole slab, in one run, is read (unfiltered) or
-//! decoded straight into the output. Memory beyond the output: one batch
-//! of stored chunks (at least one per worker) and one decoded chunk per
-//! worker (two while a filter chain passes through an intermediate buffer).
+//! decoded straight into the output. The next batch is fetched while one
+//! decodes. Memory beyond the output: two batches of stored chunks (each
+//! at least one chunk per worker) and one decoded chunk per worker (two
+//! while a filter chain passes through an intermediate buffer).
 
 use std::collections::HashMap;
 use std::sync::{Mutex, MutexGuard, PoisonError};
@@ -282,22 +283,63 @@ fn read_piece(c: &Chunked<'_>, sel: &Hyperslab<'_>, out: &mut [u8]) -> Result<()
     // one per worker so that every core decodes
     let batch_bytes = c.ctx.source().batch_bytes().max(1);
     let workers = rayon::current_num_threads();
-    let mut i = 0;
-    while i < tasks.len() {
-        let mut end = i;
+    let mut batches: Vec<&[Task]> = vec![];
+    let mut rest = tasks.as_slice();
+    while !rest.is_empty() {
+        let mut end = 0;
         let mut bytes = 0u64;
-        while end < tasks.len() {
-            let size = tasks[end].stored.map_or(0, |s| s.size);
-            if end - i >= workers && bytes + size > batch_bytes {
+        while end < rest.len() {
+            let size = rest[end].stored.map_or(0, |s| s.size);
+            if end >= workers && bytes + size > batch_bytes {
                 break;
             }
             bytes += size;
             end += 1;
         }
-        run_batch(c, &tasks[i..end], &slabs)?;
-        i = end;
+        let (batch, tail) = rest.split_at(end);
+        batches.push(batch);
+        rest = tail;
     }
-    Ok(())
+    fetch_ahead(
+        &batches,
+        |batch| fetch(c, batch, &slabs),
+        |batch, fetched| decode(c, batch, &slabs, fetched),
+    )
+}
+
+/// Runs `fetch` on each batch in order on a thread of its own, one batch
+/// ahead of `consume` on the caller's: a remote source's round trip for
+/// the next batch overlaps the decoding of this one. At most two fetched
+/// batches exist at once; the first error stops both.
+fn fetch_ahead<T: Send>(
+    batches: &[&[Task]],
+    fetch: impl Fn(&[Task]) -> Result<T> + Sync,
+    consume: impl Fn(&[Task], T) -> Result<()>,
+) -> Result<()> {
+    if batches.len() <= 1 {
+        return batches.iter().try_for_each(|b| consume(b, fetch(b)?));
+    }
+    std::thread::scope(|s| {
+        let (tx, rx) = std::sync::mpsc::sync_channel(0);
+        let fetch = &fetch;
+        s.spawn(move || {
+            for b in batches {
+                let got = fetch(b);
+                let failed = got.is_err();
+                // the receiver is gone when the consumer failed
+                if tx.send(got).is_err() || failed {
+                    break;
+                }
+            }
+        });
+        for b in batches {
+            // the fetcher ends without sending only by panicking, which the
+            // scope raises again as it ends
+            let Ok(got) = rx.recv() else { break };
+            consume(b, got?)?;
+        }
+        Ok(())
+    })
 }
 
 /// Whether the task's part of its slab is the whole slab, one run.
@@ -308,7 +350,16 @@ fn fills_slab(task: &Task, slab_len: usize, es: u64) -> Option<Run> {
     }
 }
 
-fn run_batch(c: &Chunked<'_>, tasks: &[Task], slabs: &[Mutex<&mut [u8]>]) -> Result<()> {
+/// A batch's stored chunks: for each task, its bytes, or `None` when it was
+/// read straight into the output (`direct`) or was never written.
+struct Fetched {
+    direct: Vec<bool>,
+    buffers: Vec<Option<Vec<u8>>>,
+}
+
+/// Reads a batch's stored chunks in one request: raw chunks that are their
+/// slab's whole part straight into the output, the others into buffers.
+fn fetch(c: &Chunked<'_>, tasks: &[Task], slabs: &[Mutex<&mut [u8]>]) -> Result<Fetched> {
     let es = c.element_size as u64;
     let chunk_bytes = c.grid.chunk_bytes;
     // check every stored chunk lies in the file before allocating for it
@@ -383,7 +434,21 @@ fn run_batch(c: &Chunked<'_>, tasks: &[Task], slabs: &[Mutex<&mut [u8]>]) -> Res
         }
         read_exact(c.ctx, &mut reads, &addrs, "chunk")?;
     }
-    // decode, copy and fill the rest, in parallel
+    Ok(Fetched { direct, buffers })
+}
+
+/// Decodes, copies and fills a fetched batch's chunks into their slabs, in
+/// parallel.
+fn decode(
+    c: &Chunked<'_>,
+    tasks: &[Task],
+    slabs: &[Mutex<&mut [u8]>],
+    fetched: Fetched,
+) -> Result<()> {
+    let Fetched {
+        direct,
+        mut buffers,
+    } = fetched;
     let work: Vec<(&Task, Option<Vec<u8>>)> = tasks
         .iter()
         .zip(buffers.iter_mut())
