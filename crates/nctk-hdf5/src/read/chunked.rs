@@ -97,7 +97,7 @@ fn parts(start: u64, count: u64, stride: u64, chunk: u64) -> Vec<Part> {
     let mut k = 0;
     while k < count {
         let index = (start + k * stride) / chunk;
-        let end = (index + 1) * chunk; // first element past the chunk
+        let end = (index + 1).saturating_mul(chunk); // first element past the chunk
         let hi = (end - start).div_ceil(stride).min(count);
         out.push(Part { index, lo: k, hi });
         k = hi;
@@ -232,7 +232,7 @@ fn read_piece(c: &Chunked<'_>, sel: &Hyperslab<'_>, out: &mut [u8]) -> Result<()
             let edge = parts
                 .iter()
                 .zip(grid.chunk.iter().zip(&grid.shape))
-                .any(|(p, (ch, sh))| (p.index + 1) * ch > *sh);
+                .any(|(p, (ch, sh))| (p.index + 1).saturating_mul(*ch) > *sh);
             let raw = match (c.decoder, stored) {
                 (None, _) => true,
                 (Some(_), _) if edge && c.unfiltered_edges => true,
