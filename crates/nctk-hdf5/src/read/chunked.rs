@@ -406,21 +406,22 @@ fn fetch(c: &Chunked<'_>, tasks: &[Task], slabs: &[Mutex<&mut [u8]>]) -> Result<
         })
         .collect();
     {
-        let mut guards: Vec<(usize, MutexGuard<'_, &mut [u8]>)> = tasks
+        // the slabs of the direct chunks, in task order
+        let mut guards: Vec<MutexGuard<'_, &mut [u8]>> = tasks
             .iter()
-            .enumerate()
-            .filter(|(k, _)| direct[*k])
-            .map(|(k, t)| (k, lock(&slabs[t.slab])))
+            .zip(&direct)
+            .filter(|(_, &d)| d)
+            .map(|(t, _)| lock(&slabs[t.slab]))
             .collect();
         let mut reads: Vec<(u64, &mut [u8])> = vec![];
         let mut addrs = vec![];
-        let mut g = guards.iter_mut().peekable();
+        let mut g = guards.iter_mut();
         for (k, (t, buf)) in tasks.iter().zip(buffers.iter_mut()).enumerate() {
             let Some(s) = t.stored else { continue };
             let at = c.ctx.span(s.addr, s.size, "chunk")?;
             addrs.push(s.addr);
             if direct[k] {
-                let Some((_, guard)) = g.next() else { break };
+                let Some(guard) = g.next() else { break };
                 let run = fills_slab(t, guard.len(), es).unwrap_or(Run {
                     src: 0,
                     dst: 0,
