@@ -2,7 +2,8 @@
 //! the decoding of a chunk through it with nctk-codec.
 
 use nctk_codec::{
-    Codec, CodecContext, CodecError, H5Z_FILTER_DEFLATE, H5Z_FILTER_FLETCHER32, H5Z_FILTER_SHUFFLE,
+    Codec, CodecContext, CodecError, Pipeline, H5Z_FILTER_DEFLATE, H5Z_FILTER_FLETCHER32,
+    H5Z_FILTER_SHUFFLE, H5Z_FILTER_SZIP,
 };
 
 use crate::error::{Hdf5Error, Result};
@@ -104,12 +105,32 @@ impl FilterPipeline {
             })
             .map(|f| {
                 std::iter::once(f.id.to_string())
-                    .chain(f.params.iter().map(u32::to_string))
+                    .chain(visible_params(f).iter().map(u32::to_string))
                     .collect::<Vec<_>>()
                     .join(",")
             })
             .collect::<Vec<_>>()
             .join("|")
+    }
+
+    /// The deflate level (`_DeflateLevel`), when the pipeline deflates.
+    pub fn deflate_level(&self) -> Option<u32> {
+        self.find(H5Z_FILTER_DEFLATE)
+            .map(|f| f.params.first().copied().unwrap_or(0))
+    }
+
+    /// Whether the pipeline shuffles bytes (`_Shuffle = "true"`).
+    pub fn shuffle(&self) -> bool {
+        self.find(H5Z_FILTER_SHUFFLE).is_some()
+    }
+
+    /// Whether the pipeline checksums chunks (`_Fletcher32 = "true"`).
+    pub fn fletcher32(&self) -> bool {
+        self.find(H5Z_FILTER_FLETCHER32).is_some()
+    }
+
+    fn find(&self, id: u32) -> Option<&Filter> {
+        self.filters.iter().find(|f| u32::from(f.id) == id)
     }
 
     /// The decoder of this pipeline for elements of `element_size` bytes.
@@ -131,7 +152,18 @@ impl FilterPipeline {
             })?;
             stages.push(codec);
         }
-        Ok(Decoder { stages })
+        Ok(Decoder::new(stages))
+    }
+}
+
+/// The parameters netCDF-C reports for a filter: szip's four stored
+/// values become the two given when it was set (the option mask keeping
+/// only its chip, entropy-coding and nearest-neighbour bits).
+fn visible_params(f: &Filter) -> Vec<u32> {
+    const SZIP_ALL_MASKS: u32 = 2 | 4 | 32;
+    match (u32::from(f.id), f.params.as_slice()) {
+        (H5Z_FILTER_SZIP, [mask, pixels, _, _]) => vec![mask & SZIP_ALL_MASKS, *pixels],
+        _ => f.params.clone(),
     }
 }
 
@@ -139,13 +171,25 @@ fn codec_for(f: &Filter, cctx: &CodecContext<'_>) -> std::result::Result<Codec, 
     Codec::from_hdf5(u32::from(f.id), &f.params, cctx)
 }
 
-/// A pipeline ready to decode chunks: one codec per filter.
+/// A pipeline ready to decode chunks: one codec per filter, undone in
+/// reverse through nctk-codec's [`Pipeline`] (which sizes intermediate
+/// buffers from the chunk's size, never from the stream).
 #[derive(Debug, Clone)]
 pub struct Decoder {
     stages: Vec<Codec>,
+    /// Every filter: the pipeline of a chunk that skipped none.
+    all: Pipeline,
 }
 
 impl Decoder {
+    fn new(stages: Vec<Codec>) -> Decoder {
+        let all = Pipeline {
+            filters: stages.clone(),
+            compressor: None,
+        };
+        Decoder { stages, all }
+    }
+
     /// Whether there is nothing to undo for a chunk with filter `mask`
     /// (bit `i` set: filter `i` was skipped).
     pub fn is_identity(&self, mask: u32) -> bool {
@@ -163,35 +207,30 @@ impl Decoder {
         stored: &[u8],
         out: &mut [u8],
     ) -> Result<()> {
-        let active: Vec<&Codec> = self
-            .stages
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| !skipped(mask, *i))
-            .map(|(_, c)| c)
-            .collect();
-        let fail = |source| Hdf5Error::Filter {
-            file: ctx.name().to_string(),
-            offset: ctx.span(addr, 0, "chunk").unwrap_or(addr),
-            source,
+        let some_skipped = (0..self.stages.len()).any(|i| skipped(mask, i));
+        let partial;
+        let pipeline = if some_skipped {
+            partial = Pipeline {
+                filters: self
+                    .stages
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, _)| !skipped(mask, *i))
+                    .map(|(_, c)| c.clone())
+                    .collect(),
+                compressor: None,
+            };
+            &partial
+        } else {
+            &self.all
         };
-        let Some((last, rest)) = active.split_first() else {
-            return copy_exact(ctx, addr, stored, out);
-        };
-        // undo the filters last first; the first filter decodes into `out`
-        let mut buf: Option<Vec<u8>> = None;
-        for codec in rest.iter().rev() {
-            let input = buf.as_deref().unwrap_or(stored);
-            let expected = codec.decoded_len(input.len());
-            let next = match expected {
-                Some(n) => codec.decode(input, n),
-                None => codec.decode(input, out.len()),
-            }
-            .map_err(fail)?;
-            buf = Some(next);
-        }
-        let input = buf.as_deref().unwrap_or(stored);
-        last.decode_into(input, out).map_err(fail)
+        pipeline
+            .decode_into(stored, out)
+            .map_err(|source| Hdf5Error::Filter {
+                file: ctx.name().to_string(),
+                offset: ctx.span(addr, 0, "chunk").unwrap_or(addr),
+                source,
+            })
     }
 }
 
@@ -199,19 +238,66 @@ fn skipped(mask: u32, i: usize) -> bool {
     i < 32 && mask & (1 << i) != 0
 }
 
-/// An unfiltered chunk: its stored bytes must be exactly the chunk.
-fn copy_exact(ctx: &FileCtx, addr: u64, stored: &[u8], out: &mut [u8]) -> Result<()> {
-    if stored.len() != out.len() {
-        return Err(ctx.corrupt(
-            "chunk",
-            addr,
-            format!(
-                "unfiltered chunk of {} bytes where {} were expected",
-                stored.len(),
-                out.len()
-            ),
-        ));
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use nctk_store::bytes::{ByteSource, MemSource};
+    use std::sync::Arc;
+
+    fn ctx() -> FileCtx {
+        let source: Arc<dyn ByteSource> = Arc::new(MemSource::new(vec![0; 64]));
+        FileCtx::new(source, 64, 0, 8, 8)
     }
-    out.copy_from_slice(stored);
-    Ok(())
+
+    /// A version-1 message as the specification lays it out: 6 reserved
+    /// bytes, names padded to 8, an odd parameter count padded by 4 bytes.
+    fn v1() -> Vec<u8> {
+        let mut m = vec![1, 2, 0, 0, 0, 0, 0, 0];
+        // shuffle: id 2, name "shuffle\0" (8), flags 1 (optional), 1 parameter
+        m.extend_from_slice(&[2, 0, 8, 0, 1, 0, 1, 0]);
+        m.extend_from_slice(b"shuffle\0");
+        m.extend_from_slice(&[4, 0, 0, 0, 0, 0, 0, 0]);
+        // zstd: id 32015, a 5-byte name padded to 8, flags 0, 2 parameters
+        m.extend_from_slice(&[0x0f, 0x7d, 5, 0, 0, 0, 2, 0]);
+        m.extend_from_slice(b"zstd\0\0\0\0");
+        m.extend_from_slice(&[3, 0, 0, 0, 9, 0, 0, 0]);
+        m
+    }
+
+    #[test]
+    fn version_1_names_padding_and_text() {
+        let p = FilterPipeline::parse(&ctx(), 0, &v1()).unwrap();
+        assert_eq!(
+            p.filters,
+            vec![
+                Filter {
+                    id: 2,
+                    name: Some("shuffle".into()),
+                    optional: true,
+                    params: vec![4]
+                },
+                Filter {
+                    id: 32015,
+                    name: Some("zstd".into()),
+                    optional: false,
+                    params: vec![3, 9]
+                },
+            ]
+        );
+        assert_eq!(p.filter_text(), "32015,3,9");
+        assert!(p.shuffle() && !p.fletcher32() && p.deflate_level().is_none());
+    }
+
+    #[test]
+    fn short_or_impossible_messages_are_errors() {
+        let m = v1();
+        for cut in 0..m.len() {
+            assert!(
+                FilterPipeline::parse(&ctx(), 0, &m[..cut]).is_err(),
+                "{cut}"
+            );
+        }
+        assert!(FilterPipeline::parse(&ctx(), 0, &[2, 33]).is_err());
+        assert!(FilterPipeline::parse(&ctx(), 0, &[3, 0]).is_err());
+    }
 }

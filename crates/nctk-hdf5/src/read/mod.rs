@@ -9,6 +9,7 @@ mod runs;
 
 use crate::chunk_index::ChunkGrid;
 use crate::error::Result;
+use crate::file::DatasetInfo;
 use crate::filter::{Decoder, FilterPipeline};
 use crate::io::FileCtx;
 use crate::layout::Layout;
@@ -25,6 +26,11 @@ pub struct DatasetReader {
     layout: Layout,
     filters: Option<FilterPipeline>,
     fill: Option<Vec<u8>>,
+    /// Relative address errors name: the layout message's (0 when unknown).
+    at: u64,
+    /// Chunks already looked up in the index (`None`: never written), so
+    /// that reading a variable slab after slab reads its index once.
+    known: chunked::KnownChunks,
 }
 
 /// A checked selection: `count[d]` elements from `start[d]` every `stride[d]`.
@@ -88,7 +94,34 @@ impl DatasetReader {
             layout,
             filters,
             fill,
+            known: Default::default(),
+            at: 0,
         })
+    }
+
+    /// The reader of a dataset as the object header describes it: its
+    /// layout and filter pipeline messages parsed, its shape, element size
+    /// and fill value (when one is stored with the element's size).
+    pub fn from_info(ctx: &FileCtx, info: &DatasetInfo) -> Result<DatasetReader> {
+        let shape = &info.dataspace.dims;
+        let (at, body) = &info.layout_message;
+        let layout = Layout::parse(ctx, *at, body, shape.len())?;
+        let filters = match &info.filter_message {
+            Some((at, body)) => Some(FilterPipeline::parse(ctx, *at, body)?),
+            None => None,
+        };
+        let element_size = info.datatype.size() as usize;
+        let fill = info.fill.value.clone().filter(|v| v.len() == element_size);
+        let reader = DatasetReader::new(
+            ctx.clone(),
+            shape,
+            info.dataspace.max_dims.as_deref(),
+            element_size,
+            layout,
+            filters,
+            fill,
+        )?;
+        Ok(DatasetReader { at: *at, ..reader })
     }
 
     /// The layout.
@@ -111,7 +144,7 @@ impl DatasetReader {
                 if (data.len() as u64) < need {
                     return Err(self.ctx.corrupt(
                         WHAT,
-                        0,
+                        self.at,
                         format!(
                             "compact data of {} bytes for {need} bytes of elements",
                             data.len()
@@ -154,10 +187,18 @@ impl DatasetReader {
                     chunk_bytes: chunk
                         .iter()
                         .try_fold(es, |a, &c| a.checked_mul(c))
-                        .filter(|&b| b <= isize::MAX as u64)
-                        .ok_or_else(|| self.ctx.corrupt(WHAT, 0, "chunk size overflows"))?,
+                        // HDF5 chunks hold less than 4 GiB
+                        .filter(|&b| b <= u64::from(u32::MAX))
+                        .ok_or_else(|| {
+                            self.ctx.corrupt(WHAT, self.at, "chunks of 4 GiB or more")
+                        })?,
+                    filtered: false,
                 };
                 let decoder = self.decoder()?;
+                let grid = ChunkGrid {
+                    filtered: decoder.is_some(),
+                    ..grid
+                };
                 chunked::read(
                     &chunked::Chunked {
                         ctx: &self.ctx,
@@ -168,6 +209,7 @@ impl DatasetReader {
                         decoder: decoder.as_ref(),
                         fill: self.fill.as_deref(),
                         element_size: self.element_size,
+                        known: &self.known,
                     },
                     &sel,
                     out,
@@ -179,7 +221,7 @@ impl DatasetReader {
     fn decoder(&self) -> Result<Option<Decoder>> {
         match &self.filters {
             Some(p) if !p.filters.is_empty() => {
-                Ok(Some(p.decoder(&self.ctx, 0, self.element_size)?))
+                Ok(Some(p.decoder(&self.ctx, self.at, self.element_size)?))
             }
             _ => Ok(None),
         }
@@ -193,7 +235,7 @@ impl DatasetReader {
         out_len: usize,
     ) -> Result<Hyperslab<'a>> {
         let rank = self.shape.len();
-        let bad = |reason: String| self.ctx.corrupt(WHAT, 0, reason);
+        let bad = |reason: String| self.ctx.corrupt(WHAT, self.at, reason);
         if start.len() != rank || count.len() != rank || stride.len() != rank {
             return Err(bad(format!(
                 "selection of rank {}/{}/{} for a dataset of rank {rank}",
@@ -240,7 +282,7 @@ impl DatasetReader {
         self.shape
             .iter()
             .try_fold(self.element_size as u64, |a, &c| a.checked_mul(c))
-            .ok_or_else(|| self.ctx.corrupt(WHAT, 0, "dataset size overflows"))
+            .ok_or_else(|| self.ctx.corrupt(WHAT, self.at, "dataset size overflows"))
     }
 
     /// The runs of the selection over the whole dataset stored row-major.
