@@ -26,7 +26,11 @@ pub(crate) fn file_facts(atts: &Atts<'_>, groups: &[WalkedGroup]) -> Result<File
         .flat_map(|g| &g.datasets)
         .map(|(name, info)| {
             usize::from(name == "phony_dim")
-                + info.attributes.iter().filter(|a| is_reserved(&a.name)).count()
+                + info
+                    .attributes
+                    .iter()
+                    .filter(|a| is_reserved(&a.name))
+                    .count()
         })
         .sum();
     Ok(FileFacts {
