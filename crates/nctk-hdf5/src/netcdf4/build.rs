@@ -56,8 +56,8 @@ pub(crate) fn build(file: &Hdf5File, groups: &[WalkedGroup]) -> Result<Built, Nc
                 .map_err(|e| model_error(&name, &g.name, e))?;
         }
     }
-    // Types as netCDF-C meets them: named ones and the datasets' anonymous
-    // ones, group by group in link order.
+    // Types as netCDF-C meets them, group by group in link order: a
+    // dataset's type must be committed before it to be a user type.
     let mut table = TypeTable::new(&name);
     let mut stored: Vec<Vec<Option<Stored>>> = groups
         .iter()
@@ -73,7 +73,7 @@ pub(crate) fn build(file: &Hdf5File, groups: &[WalkedGroup]) -> Result<Built, Nc
                 Entry::Dataset(i) => {
                     let info = &walked.datasets[*i].1;
                     if info.dataspace.kind != DataspaceKind::Null {
-                        stored[g][*i] = table.var_type(&mut schema, gids[g], &info.datatype)?;
+                        stored[g][*i] = table.var_type(&info.datatype);
                     }
                 }
             }
