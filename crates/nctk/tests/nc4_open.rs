@@ -110,6 +110,37 @@ fn excepted(failure: &str, exceptions: &[(&str, &str)]) -> bool {
         .any(|(name, _)| failure.split(':').next().is_some_and(|p| p.ends_with(name)))
 }
 
+/// Asserts that `files` dump in `mode` as ncdump dumps them, but for the
+/// files `header_exceptions` names in any mode and `full_exceptions`
+/// names in full dumps.
+fn assert_dumps_match(
+    files: &[PathBuf],
+    mode: Mode,
+    header_exceptions: &[(&str, &str)],
+    full_exceptions: &[(&str, &str)],
+) {
+    let (failures, matched) = compare(files, mode);
+    let real: Vec<&str> = failures
+        .iter()
+        .filter(|f| !excepted(f, header_exceptions))
+        .filter(|f| mode != Mode::Full || !excepted(f, full_exceptions))
+        .map(String::as_str)
+        .collect();
+    assert!(
+        real.is_empty(),
+        "{} of {} differ ({mode:?}):\n{}",
+        real.len(),
+        files.len(),
+        real.join("\n")
+    );
+    let excepted = header_exceptions.len() + full_exceptions.len();
+    assert!(
+        matched + excepted >= files.len(),
+        "{matched} of {} match ({mode:?})",
+        files.len()
+    );
+}
+
 /// Every HDF5 file of the corpus dumps (header and data) as ncdump dumps it.
 #[test]
 fn corpus_hdf5_files_dump_as_ncdump() {
@@ -122,22 +153,7 @@ fn corpus_hdf5_files_dump_as_ncdump() {
     let files = corpus_hdf5(&corpus);
     assert!(files.len() >= 10, "corpus HDF5 files: {files:?}");
     for mode in [Mode::Header, Mode::Special, Mode::Full] {
-        let (failures, matched) = compare(&files, mode);
-        let real: Vec<_> = failures
-            .iter()
-            .filter(|f| mode != Mode::Full || !excepted(f, EXCEPTIONS))
-            .collect();
-        assert!(
-            real.is_empty(),
-            "{} of {} differ ({mode:?}):\n{}",
-            real.len(),
-            files.len(),
-            real.iter()
-                .map(|s| s.as_str())
-                .collect::<Vec<_>>()
-                .join("\n")
-        );
-        assert!(matched > 0);
+        assert_dumps_match(&files, mode, &[], EXCEPTIONS);
     }
 }
 
@@ -213,28 +229,7 @@ fn ncgen_nc4_files_dump_as_ncdump() {
     }
     assert!(files.len() >= 100, "ncgen made {} files", files.len());
     for mode in [Mode::Special, Mode::Full] {
-        let (failures, matched) = compare(&files, mode);
-        let real: Vec<_> = failures
-            .iter()
-            .filter(|f| !excepted(f, NCGEN_HEADER_EXCEPTIONS))
-            .filter(|f| mode != Mode::Full || !excepted(f, NCGEN_EXCEPTIONS))
-            .collect();
-        assert!(
-            real.is_empty(),
-            "{} of {} differ ({mode:?}):\n{}",
-            real.len(),
-            files.len(),
-            real.iter()
-                .map(|s| s.as_str())
-                .collect::<Vec<_>>()
-                .join("\n")
-        );
-        let excepted = NCGEN_EXCEPTIONS.len() + NCGEN_HEADER_EXCEPTIONS.len();
-        assert!(
-            matched + excepted >= files.len(),
-            "{matched} of {}",
-            files.len()
-        );
+        assert_dumps_match(&files, mode, NCGEN_HEADER_EXCEPTIONS, NCGEN_EXCEPTIONS);
     }
 }
 
@@ -262,10 +257,44 @@ with h5py.File(sys.argv[1], "w") as f:
     if !require::tools(&["ncdump"]) {
         return;
     }
-    let (failures, _) = compare(std::slice::from_ref(&path), Mode::Special);
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
-    let (failures, _) = compare(&[path], Mode::Full);
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    for mode in [Mode::Special, Mode::Full] {
+        assert_dumps_match(std::slice::from_ref(&path), mode, &[], &[]);
+    }
+}
+
+/// h5py dimension scales become dimensions (named by their link, the
+/// scale's `NAME` aside), attached through `DIMENSION_LIST`, in a child
+/// group too; a dataset whose first axis has no scale gets phony
+/// dimensions for every axis, as netCDF-C counts scales on axis 0 only.
+#[test]
+fn h5py_dimension_scales_become_dimensions() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("scales.h5");
+    let script = r#"
+import sys, h5py, numpy as np
+with h5py.File(sys.argv[1], "w", track_order=True) as f:
+    x = f.create_dataset("x", data=np.arange(4, dtype="f8"))
+    x.make_scale("the x axis")
+    t = f.create_dataset("t", shape=(2,), maxshape=(None,), dtype="i4", data=[1, 2])
+    t.make_scale()
+    v = f.create_dataset("v", data=np.arange(8, dtype="f4").reshape(2, 4))
+    v.dims[0].attach_scale(t)
+    v.dims[1].attach_scale(x)
+    w = f.create_dataset("w", data=np.zeros((3, 4), dtype="i2"))
+    w.dims[1].attach_scale(x)
+    g = f.create_group("g")
+    u = g.create_dataset("u", data=np.ones(4, dtype="u1"))
+    u.dims[0].attach_scale(x)
+"#;
+    if require::python_output(&["h5py", "numpy"], script, [&path]).is_none() {
+        return;
+    }
+    if !require::tools(&["ncdump"]) {
+        return;
+    }
+    for mode in [Mode::Special, Mode::Full] {
+        assert_dumps_match(std::slice::from_ref(&path), mode, &[], &[]);
+    }
 }
 
 /// Everything a dataset holds, for comparing two openings: the schema
