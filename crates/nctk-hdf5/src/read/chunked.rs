@@ -5,8 +5,10 @@
 //! per first-dimension chunk; a task locks its slab. A chunk whose part of
 //! the selection is its whole slab, in one run, is read (unfiltered) or
 //! decoded straight into the output. Memory beyond the output: one batch
-//! of stored chunks and one decoded chunk per worker.
+//! of stored chunks (at least one per worker) and one decoded chunk per
+//! worker (two while a filter chain passes through an intermediate buffer).
 
+use std::collections::HashMap;
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use rayon::prelude::*;
@@ -29,6 +31,55 @@ pub(crate) struct Chunked<'a> {
     pub decoder: Option<&'a Decoder>,
     pub fill: Option<&'a [u8]>,
     pub element_size: usize,
+    pub known: &'a KnownChunks,
+}
+
+/// The chunks a reader has looked up: coordinates to where they are stored
+/// (`None`: never written). Dropped whole when it grows past
+/// [`KNOWN_LIMIT`] entries.
+pub(crate) type KnownChunks = Mutex<Known>;
+
+/// Chunk locations looked up so far.
+#[derive(Debug, Default)]
+pub(crate) struct Known {
+    chunks: HashMap<Vec<u64>, Option<StoredChunk>>,
+    /// Whether a lookup returned the whole index: a chunk not in `chunks`
+    /// was never written.
+    complete: bool,
+}
+
+/// The most chunk locations a reader keeps.
+const KNOWN_LIMIT: usize = 1 << 20;
+
+/// Where each of `wanted` is stored, from the reader's memory or else the index.
+fn locate(c: &Chunked<'_>, wanted: &[Vec<u64>]) -> Result<Vec<Option<StoredChunk>>> {
+    let mut known = c.known.lock().unwrap_or_else(PoisonError::into_inner);
+    let missing: Vec<Vec<u64>> = if known.complete {
+        vec![]
+    } else {
+        wanted
+            .iter()
+            .filter(|w| !known.chunks.contains_key(*w))
+            .cloned()
+            .collect()
+    };
+    if !missing.is_empty() {
+        let found = lookup(c.ctx, c.index, c.index_addr, c.grid, &missing)?;
+        if known.chunks.len() + found.chunks.len() + missing.len() > KNOWN_LIMIT {
+            *known = Known::default();
+        }
+        for m in missing {
+            known.chunks.insert(m, None);
+        }
+        for (k, v) in found.chunks {
+            known.chunks.insert(k, Some(v));
+        }
+        known.complete = found.complete;
+    }
+    Ok(wanted
+        .iter()
+        .map(|w| known.chunks.get(w).copied().flatten())
+        .collect())
 }
 
 /// The selection's steps `k_lo..k_hi` along one dimension that fall in chunk `index`.
@@ -95,7 +146,7 @@ pub(crate) fn read(c: &Chunked<'_>, sel: &Hyperslab<'_>, out: &mut [u8]) -> Resu
         .iter()
         .map(|ps| ps.iter().map(|p| p.index).collect())
         .collect();
-    let found = lookup(c.ctx, c.index, c.index_addr, grid, &wanted)?;
+    let found = locate(c, &wanted)?;
 
     let out_strides = strides(sel.count);
     let chunk_strides = strides(&grid.chunk);
@@ -111,9 +162,8 @@ pub(crate) fn read(c: &Chunked<'_>, sel: &Hyperslab<'_>, out: &mut [u8]) -> Resu
     }
     let tasks: Vec<Task> = combos
         .into_iter()
-        .zip(&wanted)
-        .map(|(parts, coords)| {
-            let stored = found.get(coords).copied();
+        .zip(found)
+        .map(|(parts, stored)| {
             let edge = parts
                 .iter()
                 .zip(grid.chunk.iter().zip(&grid.shape))
@@ -164,14 +214,17 @@ pub(crate) fn read(c: &Chunked<'_>, sel: &Hyperslab<'_>, out: &mut [u8]) -> Resu
         }
     }
 
+    // a batch: stored chunks up to the source's batch size, but at least
+    // one per worker so that every core decodes
     let batch_bytes = c.ctx.source().batch_bytes().max(1);
+    let workers = rayon::current_num_threads();
     let mut i = 0;
     while i < tasks.len() {
         let mut end = i;
         let mut bytes = 0u64;
         while end < tasks.len() {
             let size = tasks[end].stored.map_or(0, |s| s.size);
-            if end > i && bytes + size > batch_bytes {
+            if end - i >= workers && bytes + size > batch_bytes {
                 break;
             }
             bytes += size;

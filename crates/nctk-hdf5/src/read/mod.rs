@@ -26,6 +26,9 @@ pub struct DatasetReader {
     layout: Layout,
     filters: Option<FilterPipeline>,
     fill: Option<Vec<u8>>,
+    /// Chunks already looked up in the index (`None`: never written), so
+    /// that reading a variable slab after slab reads its index once.
+    known: chunked::KnownChunks,
 }
 
 /// A checked selection: `count[d]` elements from `start[d]` every `stride[d]`.
@@ -89,6 +92,7 @@ impl DatasetReader {
             layout,
             filters,
             fill,
+            known: Default::default(),
         })
     }
 
@@ -198,6 +202,7 @@ impl DatasetReader {
                         decoder: decoder.as_ref(),
                         fill: self.fill.as_deref(),
                         element_size: self.element_size,
+                        known: &self.known,
                     },
                     &sel,
                     out,
