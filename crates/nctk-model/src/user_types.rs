@@ -404,6 +404,7 @@ impl Schema {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Attribute;
 
     fn cmp(s: &mut Schema) -> TypeId {
         let fields = vec![
@@ -596,5 +597,43 @@ mod tests {
         );
         assert_eq!(Values::repeat(&o, 2).slice(1..2), o.slice(0..1));
         assert!(v.same_value_at(1, &second));
+    }
+
+    #[test]
+    fn writable_normalizes_type_names_and_checks_typed_attributes() {
+        let mut s = Schema::new();
+        let c = cmp(&mut s);
+        // "e" + combining acute: NFC makes it one character, as netCDF-C stores names.
+        let decomposed = "caf\u{65}\u{301}";
+        let o = s
+            .add_type(GroupId::ROOT, decomposed, UserTypeKind::Opaque { size: 2 })
+            .unwrap();
+        let good = Values::Compound {
+            len: 1,
+            fields: vec![Values::Int(vec![1]), Values::Short(vec![2, 3])],
+        };
+        s.set_attr(
+            GroupId::ROOT,
+            None,
+            Attribute::typed("a", DataType::User(c), good),
+        );
+        let w = s.writable().unwrap();
+        assert_eq!(w.user_type(o).name, "caf\u{e9}");
+        s.set_attr(
+            GroupId::ROOT,
+            None,
+            Attribute::typed(
+                "b",
+                DataType::User(o),
+                Values::Opaque {
+                    size: 3,
+                    bytes: vec![0; 3],
+                },
+            ),
+        );
+        assert!(matches!(
+            s.writable(),
+            Err(ModelError::ValuesMismatch { .. })
+        ));
     }
 }
