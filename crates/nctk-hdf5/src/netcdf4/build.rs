@@ -399,35 +399,6 @@ impl Atts<'_> {
     }
 }
 
-/// HDF5's deflate, shuffle and fletcher32 filters, which `ncdump -s`
-/// shows as `_DeflateLevel`, `_Shuffle` and `_Fletcher32`.
-const DEFLATE: u16 = 1;
-const SHUFFLE: u16 = 2;
-const FLETCHER32: u16 = 3;
-
-/// The `ncdump -s` facts of a variable's filters: deflate level, shuffle,
-/// fletcher32 and the `_Filter` text of the others.
-fn filter_facts(filters: Option<&FilterPipeline>, storage: &mut VarStorage) {
-    let Some(pipeline) = filters else {
-        return;
-    };
-    let mut others = pipeline.clone();
-    others
-        .filters
-        .retain(|f| ![DEFLATE, SHUFFLE, FLETCHER32].contains(&f.id));
-    for f in &pipeline.filters {
-        match f.id {
-            DEFLATE => storage.deflate_level = Some(f.params.first().copied().unwrap_or(0)),
-            SHUFFLE => storage.shuffle = true,
-            FLETCHER32 => storage.fletcher32 = true,
-            _ => {}
-        }
-    }
-    if !others.filters.is_empty() {
-        storage.filters = Some(others.filter_text());
-    }
-}
-
 /// The reader and the `ncdump -s` facts of one variable's dataset.
 fn var_source(
     file: &Hdf5File,
@@ -470,7 +441,12 @@ fn var_source(
         no_fill: fill_bytes.is_none(),
         ..VarStorage::default()
     };
-    filter_facts(filters.as_ref(), &mut storage);
+    if let Some(p) = &filters {
+        storage.deflate_level = p.deflate_level();
+        storage.shuffle = p.shuffle();
+        storage.fletcher32 = p.fletcher32();
+        storage.filters = Some(p.filter_text()).filter(|t| !t.is_empty());
+    }
     if let (Some(b), Stored::Atomic { .. }) = (&fill_bytes, &stored) {
         storage.fill_value = Some(decode(file, &stored, b, info.addr, &path)?);
     }
