@@ -297,6 +297,36 @@ with h5py.File(sys.argv[1], "w", track_order=True) as f:
     }
 }
 
+/// HDF5 filters show as `ncdump -s` shows them (`_DeflateLevel`,
+/// `_Shuffle`, `_Fletcher32`, `_Filter` for the others) and their data
+/// decodes as netCDF-C decodes it (zstd through hdf5plugin's HDF5 plugin,
+/// which ncdump finds on `HDF5_PLUGIN_PATH`).
+#[test]
+fn h5py_filters_dump_as_ncdump() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("filters.h5");
+    let script = r#"
+import sys, h5py, numpy as np, hdf5plugin
+with h5py.File(sys.argv[1], "w") as f:
+    f.create_dataset("z", data=np.arange(100, dtype="i4"), chunks=(10,), **hdf5plugin.Zstd(clevel=3))
+    f.create_dataset("g", data=np.arange(100, dtype="f8"), chunks=(25,), compression="gzip",
+                     compression_opts=4, shuffle=True, fletcher32=True)
+print(hdf5plugin.PLUGIN_PATH)
+"#;
+    let Some(plugins) = require::python_output(&["h5py", "numpy", "hdf5plugin"], script, [&path])
+    else {
+        return;
+    };
+    if !require::tools(&["ncdump"]) {
+        return;
+    }
+    // Only ncdump, a child process, reads it.
+    std::env::set_var("HDF5_PLUGIN_PATH", plugins.trim());
+    for mode in [Mode::Special, Mode::Full] {
+        assert_dumps_match(std::slice::from_ref(&path), mode, &[], &[]);
+    }
+}
+
 /// Everything a dataset holds, for comparing two openings: the schema
 /// and every variable's values.
 fn contents(ds: &nctk::Dataset) -> String {
