@@ -327,6 +327,38 @@ print(hdf5plugin.PLUGIN_PATH)
     }
 }
 
+/// A group linked twice is read twice, as ncdump reads it; a group linked
+/// below itself is an error naming the file (netCDF-C walks it forever).
+#[test]
+fn groups_linked_twice_and_cycles() {
+    let dir = tempfile::tempdir().unwrap();
+    let (dag, cycle) = (dir.path().join("dag.h5"), dir.path().join("cycle.h5"));
+    let script = r#"
+import sys, h5py, numpy as np
+with h5py.File(sys.argv[1], "w") as f:
+    g = f.create_group("g")
+    g.create_dataset("v", data=np.arange(3, dtype="i4"))
+    f["h"] = g
+with h5py.File(sys.argv[2], "w") as f:
+    g = f.create_group("g")
+    g.create_dataset("v", data=np.arange(3, dtype="i4"))
+    g["loop"] = g
+"#;
+    if require::python_output(&["h5py", "numpy"], script, [&dag, &cycle]).is_none() {
+        return;
+    }
+    let e = nctk::open(&cycle).err().expect("a cycle of groups opened");
+    let text = e.to_string();
+    assert!(
+        text.contains("cycle.h5") && text.contains("below itself"),
+        "{text}"
+    );
+    if !require::tools(&["ncdump"]) {
+        return;
+    }
+    assert_dumps_match(&[dag], Mode::Full, &[], &[]);
+}
+
 /// Everything a dataset holds, for comparing two openings: the schema
 /// and every variable's values.
 fn contents(ds: &nctk::Dataset) -> String {

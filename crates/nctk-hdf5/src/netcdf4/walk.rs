@@ -3,8 +3,6 @@
 //! when the group does not track it), datasets and named types first,
 //! child groups after.
 
-use std::collections::HashSet;
-
 use crate::{DatasetInfo, Group, Hdf5File, LinkTarget, ObjectKind};
 
 use super::error::Nc4Error;
@@ -36,15 +34,7 @@ pub(crate) enum Entry {
 /// Walks the groups below the root; index 0 of the result is the root.
 pub(crate) fn walk(file: &Hdf5File) -> Result<Vec<WalkedGroup>, Nc4Error> {
     let mut out = Vec::new();
-    let mut seen = HashSet::new();
-    visit(
-        file,
-        file.root_addr(),
-        String::new(),
-        None,
-        &mut out,
-        &mut seen,
-    )?;
+    visit(file, file.root_addr(), String::new(), None, &mut out)?;
     Ok(out)
 }
 
@@ -54,14 +44,18 @@ fn visit(
     name: String,
     parent: Option<usize>,
     out: &mut Vec<WalkedGroup>,
-    seen: &mut HashSet<u64>,
 ) -> Result<usize, Nc4Error> {
-    if !seen.insert(addr) {
-        return Err(Nc4Error::Invalid {
-            file: file.ctx().name().to_string(),
-            object: name,
-            reason: format!("the group at address {addr} is linked twice (a cycle of groups)"),
-        });
+    // A group linked below itself would be walked forever.
+    let mut ancestor = parent;
+    while let Some(a) = ancestor {
+        if out[a].group.addr == addr {
+            return Err(Nc4Error::Invalid {
+                file: file.ctx().name().to_string(),
+                object: name,
+                reason: format!("the group at address {addr} is linked below itself"),
+            });
+        }
+        ancestor = out[a].parent;
     }
     let group = file.group(addr)?;
     let mut links: Vec<_> = group
@@ -100,7 +94,7 @@ fn visit(
         }
     }
     for (link, target) in subgroups {
-        let child = visit(file, target, link, Some(me), out, seen)?;
+        let child = visit(file, target, link, Some(me), out)?;
         out[me].children.push(child);
     }
     Ok(me)
