@@ -361,6 +361,44 @@ with h5py.File(sys.argv[2], "w") as f:
     assert_dumps_match(&[dag], Mode::Full, &[], &[]);
 }
 
+/// Soft links (absolute, relative, to a group) are followed as netCDF-C
+/// follows them (the object appears under each name); a dangling one is
+/// an error naming the file and the link, as netCDF-C refuses the file.
+#[test]
+fn soft_links_are_followed() {
+    let dir = tempfile::tempdir().unwrap();
+    let (soft, dangling) = (dir.path().join("soft.h5"), dir.path().join("dangling.h5"));
+    let script = r#"
+import sys, h5py, numpy as np
+with h5py.File(sys.argv[1], "w", track_order=True) as f:
+    f.create_dataset("data", data=np.arange(3, dtype="i4"))
+    g = f.create_group("g")
+    g.create_dataset("w", data=np.arange(2, dtype="f4"))
+    f["alias"] = h5py.SoftLink("/data")
+    g["rel"] = h5py.SoftLink("w")
+    f["galias"] = h5py.SoftLink("/g")
+with h5py.File(sys.argv[2], "w") as f:
+    f.create_dataset("data", data=np.arange(3, dtype="i4"))
+    f["alias"] = h5py.SoftLink("/nothing")
+"#;
+    if require::python_output(&["h5py", "numpy"], script, [&soft, &dangling]).is_none() {
+        return;
+    }
+    let Err(e) = nctk::open(&dangling) else {
+        panic!("a dangling soft link opened");
+    };
+    let text = e.to_string();
+    assert!(
+        text.contains("dangling.h5") && text.contains("alias"),
+        "{text}"
+    );
+    if !require::tools(&["ncdump"]) {
+        return;
+    }
+    assert!(ncdump(&dangling.to_string_lossy(), Mode::Header).is_err());
+    assert_dumps_match(&[soft], Mode::Full, &[], &[]);
+}
+
 /// Everything a dataset holds, for comparing two openings: the schema
 /// and every variable's values.
 fn contents(ds: &nctk::Dataset) -> String {
