@@ -233,6 +233,18 @@ fn ncgen_nc4_files_dump_as_ncdump() {
     }
 }
 
+/// Asserts that the file at `path`, written by a peer, dumps (`-hs` and
+/// in full) as ncdump dumps it; nothing when ncdump is missing.
+fn assert_file_dumps_match(path: &Path) {
+    if !require::tools(&["ncdump"]) {
+        return;
+    }
+    let files = [path.to_path_buf()];
+    for mode in [Mode::Special, Mode::Full] {
+        assert_dumps_match(&files, mode, &[], &[]);
+    }
+}
+
 /// An h5py file with no dimension scales gets netCDF-C's phony
 /// dimensions (one per distinct length, a second one for a repeated
 /// length, unlimited ones apart, in a subgroup too).
@@ -251,14 +263,8 @@ with h5py.File(sys.argv[1], "w") as f:
     g.create_dataset("e", data=np.arange(4, dtype="i1"))
     f.attrs["title"] = "phony"
 "#;
-    if require::python_output(&["h5py", "numpy"], script, [&path]).is_none() {
-        return;
-    }
-    if !require::tools(&["ncdump"]) {
-        return;
-    }
-    for mode in [Mode::Special, Mode::Full] {
-        assert_dumps_match(std::slice::from_ref(&path), mode, &[], &[]);
+    if require::python_output(&["h5py", "numpy"], script, [&path]).is_some() {
+        assert_file_dumps_match(&path);
     }
 }
 
@@ -286,14 +292,8 @@ with h5py.File(sys.argv[1], "w", track_order=True) as f:
     u = g.create_dataset("u", data=np.ones(4, dtype="u1"))
     u.dims[0].attach_scale(x)
 "#;
-    if require::python_output(&["h5py", "numpy"], script, [&path]).is_none() {
-        return;
-    }
-    if !require::tools(&["ncdump"]) {
-        return;
-    }
-    for mode in [Mode::Special, Mode::Full] {
-        assert_dumps_match(std::slice::from_ref(&path), mode, &[], &[]);
+    if require::python_output(&["h5py", "numpy"], script, [&path]).is_some() {
+        assert_file_dumps_match(&path);
     }
 }
 
@@ -317,14 +317,9 @@ print(hdf5plugin.PLUGIN_PATH)
     else {
         return;
     };
-    if !require::tools(&["ncdump"]) {
-        return;
-    }
     // Only ncdump, a child process, reads it.
     std::env::set_var("HDF5_PLUGIN_PATH", plugins.trim());
-    for mode in [Mode::Special, Mode::Full] {
-        assert_dumps_match(std::slice::from_ref(&path), mode, &[], &[]);
-    }
+    assert_file_dumps_match(&path);
 }
 
 /// A group linked twice is read twice, as ncdump reads it; a group linked
