@@ -4,9 +4,10 @@
 //! (rayon). The output is split into slabs along the first dimension, one
 //! per first-dimension chunk; a task locks its slab. A chunk whose part of
 //! the selection is its whole slab, in one run, is read (unfiltered) or
-//! decoded straight into the output. Memory beyond the output: one batch
-//! of stored chunks (at least one per worker) and one decoded chunk per
-//! worker (two while a filter chain passes through an intermediate buffer).
+//! decoded straight into the output. The next batch is fetched while one
+//! decodes. Memory beyond the output: two batches of stored chunks (each
+//! at least one chunk per worker) and one decoded chunk per worker (two
+//! while a filter chain passes through an intermediate buffer).
 
 use std::collections::HashMap;
 use std::sync::{Mutex, MutexGuard, PoisonError};
@@ -49,7 +50,7 @@ pub(crate) struct Known {
 }
 
 /// The most chunk locations a reader keeps.
-const KNOWN_LIMIT: usize = 1 << 20;
+const KNOWN_LIMIT: usize = 1 << 18;
 
 /// Where each of `wanted` is stored, from the reader's memory or else the index.
 fn locate(c: &Chunked<'_>, wanted: &[Vec<u64>]) -> Result<Vec<Option<StoredChunk>>> {
@@ -120,7 +121,71 @@ fn lock<'a, 'b>(m: &'a Mutex<&'b mut [u8]>) -> MutexGuard<'a, &'b mut [u8]> {
     m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
+/// The most chunks one pass over a selection handles: a selection touching
+/// more (tiny chunks, or a damaged file's) is read in pieces, so the
+/// bookkeeping per chunk stays bounded whatever the file says.
+const MAX_TASKS: u64 = 1 << 16;
+
+/// At most how many chunks `count` steps of `stride` from `start` touch
+/// along a dimension of `chunk`-element chunks.
+fn chunks_touched(start: u64, count: u64, stride: u64, chunk: u64) -> u64 {
+    match count.checked_sub(1) {
+        None => 0,
+        Some(k) => {
+            let last = start + k * stride;
+            (last / chunk - start / chunk + 1).min(count)
+        }
+    }
+}
+
+/// Reads a selection of a chunked dataset into `out`, in pieces of at most
+/// [`MAX_TASKS`] chunks: split in halves along the first dimension that
+/// selects more than one element (every dimension before it selects one,
+/// so each half is a contiguous half of `out`).
 pub(crate) fn read(c: &Chunked<'_>, sel: &Hyperslab<'_>, out: &mut [u8]) -> Result<()> {
+    let touched = (0..sel.count.len()).fold(1u64, |a, d| {
+        a.saturating_mul(chunks_touched(
+            sel.start[d],
+            sel.count[d],
+            sel.stride[d],
+            c.grid.chunk[d],
+        ))
+    });
+    let Some(d) = sel.count.iter().position(|&n| n > 1) else {
+        return read_piece(c, sel, out);
+    };
+    if touched <= MAX_TASKS {
+        return read_piece(c, sel, out);
+    }
+    let first = sel.count[d] / 2;
+    let (mut count, mut start) = (sel.count.to_vec(), sel.start.to_vec());
+    let split = out.len() / sel.count[d] as usize * first as usize;
+    let (head, tail) = out.split_at_mut(split);
+    count[d] = first;
+    read(
+        c,
+        &Hyperslab {
+            start: &start,
+            count: &count,
+            stride: sel.stride,
+        },
+        head,
+    )?;
+    start[d] += first * sel.stride[d];
+    count[d] = sel.count[d] - first;
+    read(
+        c,
+        &Hyperslab {
+            start: &start,
+            count: &count,
+            stride: sel.stride,
+        },
+        tail,
+    )
+}
+
+/// Reads a selection touching at most [`MAX_TASKS`] chunks (or one element).
+fn read_piece(c: &Chunked<'_>, sel: &Hyperslab<'_>, out: &mut [u8]) -> Result<()> {
     let grid = c.grid;
     let rank = grid.chunk.len();
     let es = c.element_size as u64;
@@ -218,22 +283,63 @@ pub(crate) fn read(c: &Chunked<'_>, sel: &Hyperslab<'_>, out: &mut [u8]) -> Resu
     // one per worker so that every core decodes
     let batch_bytes = c.ctx.source().batch_bytes().max(1);
     let workers = rayon::current_num_threads();
-    let mut i = 0;
-    while i < tasks.len() {
-        let mut end = i;
+    let mut batches: Vec<&[Task]> = vec![];
+    let mut rest = tasks.as_slice();
+    while !rest.is_empty() {
+        let mut end = 0;
         let mut bytes = 0u64;
-        while end < tasks.len() {
-            let size = tasks[end].stored.map_or(0, |s| s.size);
-            if end - i >= workers && bytes + size > batch_bytes {
+        while end < rest.len() {
+            let size = rest[end].stored.map_or(0, |s| s.size);
+            if end >= workers && bytes + size > batch_bytes {
                 break;
             }
             bytes += size;
             end += 1;
         }
-        run_batch(c, &tasks[i..end], &slabs)?;
-        i = end;
+        let (batch, tail) = rest.split_at(end);
+        batches.push(batch);
+        rest = tail;
     }
-    Ok(())
+    fetch_ahead(
+        &batches,
+        |batch| fetch(c, batch, &slabs),
+        |batch, fetched| decode(c, batch, &slabs, fetched),
+    )
+}
+
+/// Runs `fetch` on each batch in order on a thread of its own, one batch
+/// ahead of `consume` on the caller's: a remote source's round trip for
+/// the next batch overlaps the decoding of this one. At most two fetched
+/// batches exist at once; the first error stops both.
+fn fetch_ahead<T: Send>(
+    batches: &[&[Task]],
+    fetch: impl Fn(&[Task]) -> Result<T> + Sync,
+    consume: impl Fn(&[Task], T) -> Result<()>,
+) -> Result<()> {
+    if batches.len() <= 1 {
+        return batches.iter().try_for_each(|b| consume(b, fetch(b)?));
+    }
+    std::thread::scope(|s| {
+        let (tx, rx) = std::sync::mpsc::sync_channel(0);
+        let fetch = &fetch;
+        s.spawn(move || {
+            for b in batches {
+                let got = fetch(b);
+                let failed = got.is_err();
+                // the receiver is gone when the consumer failed
+                if tx.send(got).is_err() || failed {
+                    break;
+                }
+            }
+        });
+        for b in batches {
+            // the fetcher ends without sending only by panicking, which the
+            // scope raises again as it ends
+            let Ok(got) = rx.recv() else { break };
+            consume(b, got?)?;
+        }
+        Ok(())
+    })
 }
 
 /// Whether the task's part of its slab is the whole slab, one run.
@@ -244,13 +350,34 @@ fn fills_slab(task: &Task, slab_len: usize, es: u64) -> Option<Run> {
     }
 }
 
-fn run_batch(c: &Chunked<'_>, tasks: &[Task], slabs: &[Mutex<&mut [u8]>]) -> Result<()> {
+/// A batch's stored chunks: for each task, its bytes, or `None` when it was
+/// read straight into the output (`direct`) or was never written.
+struct Fetched {
+    direct: Vec<bool>,
+    buffers: Vec<Option<Vec<u8>>>,
+}
+
+/// Reads a batch's stored chunks in one request: raw chunks that are their
+/// slab's whole part straight into the output, the others into buffers.
+fn fetch(c: &Chunked<'_>, tasks: &[Task], slabs: &[Mutex<&mut [u8]>]) -> Result<Fetched> {
     let es = c.element_size as u64;
     let chunk_bytes = c.grid.chunk_bytes;
     // check every stored chunk lies in the file before allocating for it
     for t in tasks {
         if let Some(s) = t.stored {
             c.ctx.span(s.addr, s.size, "chunk")?;
+            // filters shrink data or grow it by a few bytes (checksums,
+            // headers, incompressible blocks): anything larger is damage
+            if s.size > chunk_bytes.saturating_mul(2).saturating_add(1 << 20) {
+                return Err(c.ctx.corrupt(
+                    "chunk",
+                    s.addr,
+                    format!(
+                        "stored chunk of {} bytes for a chunk of {chunk_bytes} bytes",
+                        s.size
+                    ),
+                ));
+            }
             if t.raw && s.size != chunk_bytes {
                 return Err(c.ctx.corrupt(
                     "chunk",
@@ -307,7 +434,21 @@ fn run_batch(c: &Chunked<'_>, tasks: &[Task], slabs: &[Mutex<&mut [u8]>]) -> Res
         }
         read_exact(c.ctx, &mut reads, &addrs, "chunk")?;
     }
-    // decode, copy and fill the rest, in parallel
+    Ok(Fetched { direct, buffers })
+}
+
+/// Decodes, copies and fills a fetched batch's chunks into their slabs, in
+/// parallel.
+fn decode(
+    c: &Chunked<'_>,
+    tasks: &[Task],
+    slabs: &[Mutex<&mut [u8]>],
+    fetched: Fetched,
+) -> Result<()> {
+    let Fetched {
+        direct,
+        mut buffers,
+    } = fetched;
     let work: Vec<(&Task, Option<Vec<u8>>)> = tasks
         .iter()
         .zip(buffers.iter_mut())
