@@ -201,6 +201,32 @@ report(netCDF4.Dataset(sys.argv[1]))
     );
 }
 
+/// A netCDF-4 classic-model file (`_nc3_strict` on the root) reads as
+/// that format, with its values.
+#[test]
+fn classic_model_files_read_as_netcdf4_classic() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("classic.nc");
+    let script = format!(
+        "{REPORT}\n{}",
+        r#"
+import sys, netCDF4, numpy as np
+d = netCDF4.Dataset(sys.argv[1], "w", format="NETCDF4_CLASSIC")
+d.createDimension("r", None)
+d.createDimension("x", 2)
+v = d.createVariable("v", "f4", ("r", "x"))
+v[0:3] = np.arange(6).reshape(3, 2)
+d.close()
+report(netCDF4.Dataset(sys.argv[1]))
+"#
+    );
+    let Some(expected) = generate(&script, &path) else {
+        return;
+    };
+    assert_eq!(expected["format"], "NETCDF4_CLASSIC");
+    check_against(&path, &expected);
+}
+
 /// `read_native` and `read_into` read into the caller's buffer what `read` returns, for
 /// big-endian data (swapped in place) and past a dataset's extent.
 #[test]
