@@ -439,6 +439,10 @@ fn var_source(
             _ => None,
         },
         no_fill: fill_bytes.is_none(),
+        string_width: match stored {
+            Stored::FixedString { size, .. } => Some(size),
+            _ => None,
+        },
         ..VarStorage::default()
     };
     if let Some(p) = &filters {
