@@ -394,6 +394,25 @@ with h5py.File(sys.argv[2], "w") as f:
     assert_dumps_match(&[soft], Mode::Full, &[], &[]);
 }
 
+/// A dataset with a null dataspace is a scalar variable whose values
+/// cannot be read, and a null attribute is empty, as netCDF-C 4.9.0 has
+/// them (its full dump stops at that variable; so does nctk's).
+#[test]
+fn null_dataspaces_as_netcdf_c() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("null.h5");
+    let script = r#"
+import sys, h5py, numpy as np
+with h5py.File(sys.argv[1], "w") as f:
+    f.create_dataset("e", data=h5py.Empty("f4"))
+    f.create_dataset("v", data=np.arange(3, dtype="i4"))
+    f.attrs["ea"] = h5py.Empty("f4")
+"#;
+    if require::python_output(&["h5py", "numpy"], script, [&path]).is_some() {
+        assert_file_dumps_match(&path);
+    }
+}
+
 /// Everything a dataset holds, for comparing two openings: the schema
 /// and every variable's values.
 fn contents(ds: &nctk::Dataset) -> String {

@@ -31,6 +31,9 @@ pub(crate) struct VarSource {
     pub fill: Vec<u8>,
     /// The dataset's path, for errors.
     pub path: String,
+    /// The dataspace is null: netCDF-C lists a scalar variable whose
+    /// values cannot be read.
+    pub null: bool,
 }
 
 /// The schema and, per variable (by [`nctk_model::VarId`]), its source.
@@ -147,10 +150,7 @@ fn read_types(
                     table.read_named(schema, gids[g], link, &named.datatype)?;
                 }
                 Entry::Dataset(i) => {
-                    let info = &walked.datasets[*i].1;
-                    if info.dataspace.kind != DataspaceKind::Null {
-                        stored[g][*i] = table.var_type(&info.datatype);
-                    }
+                    stored[g][*i] = table.var_type(&walked.datasets[*i].1.datatype);
                 }
             }
         }
@@ -470,6 +470,7 @@ fn var_source(
             extent,
             fill,
             path,
+            null: info.dataspace.kind == DataspaceKind::Null,
         },
         storage,
     ))

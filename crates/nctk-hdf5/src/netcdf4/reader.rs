@@ -94,6 +94,13 @@ impl Nc4Reader {
     /// dataset's own extent (a variable shorter than its unlimited
     /// dimension) reads as fill.
     fn read_raw(&self, src: &VarSource, sel: &Selection, out: &mut [u8]) -> Result<(), Nc4Error> {
+        if src.null {
+            return Err(Nc4Error::Invalid {
+                file: self.file.ctx().name().to_string(),
+                object: src.path.clone(),
+                reason: "the dataset's dataspace is null: it holds no values".into(),
+            });
+        }
         // Per axis, the selected indices inside the extent are a prefix.
         let inside: Vec<u64> = (0..sel.rank())
             .map(|d| {
