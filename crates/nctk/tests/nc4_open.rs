@@ -413,6 +413,52 @@ with h5py.File(sys.argv[1], "w") as f:
     }
 }
 
+/// h5py's committed types are user types, and a dataset or attribute of
+/// an equal anonymous type uses them; a dataset linked (in name order)
+/// before its committed type, or of a type never committed (h5py's bool),
+/// is no variable, as in netCDF-C 4.9.0. Attributes of many kinds and
+/// byte orders, names with blanks, two unlimited dimensions.
+#[test]
+fn h5py_committed_types_and_attributes_as_netcdf_c() {
+    let dir = tempfile::tempdir().unwrap();
+    let (before, after) = (dir.path().join("before.h5"), dir.path().join("after.h5"));
+    let script = r#"
+import sys, h5py, numpy as np
+ct = np.dtype([("a", "<i4"), ("b", "<f8")])
+with h5py.File(sys.argv[1], "w") as f:
+    f.create_dataset("flags", data=np.array([True, False, True]))
+    f["color"] = h5py.enum_dtype({"R": 0, "G": 1, "B": 2}, basetype="i1")
+    f.create_dataset("c", data=np.array([0, 2, 1], dtype="i1"), dtype=f["color"])
+    f["pair"] = ct
+    f.create_dataset("p", data=np.array([(1, 2.5), (3, 4.5)], dtype=ct), dtype=f["pair"])
+    d = f.create_dataset("with space", data=np.arange(4, dtype=">f8"), maxshape=(None,), chunks=(3,))
+    d.attrs["ints"] = np.array([1, 2, 3], dtype=">i2")
+    d.attrs["dbl"] = 2.5
+    d.attrs["vstrs"] = ["a", "bcd"]
+    d.attrs["fstrs"] = np.array([b"xy", b"z"], dtype="S2")
+    d.attrs["fstr"] = np.bytes_(b"hello")
+    d.attrs["b"] = True
+    d.attrs["u64"] = np.uint64(2**63)
+    u = f.create_dataset("u2d", shape=(2, 3), maxshape=(None, None), chunks=(1, 2), dtype="u2")
+    u[...] = np.arange(6).reshape(2, 3)
+with h5py.File(sys.argv[2], "w") as f:
+    f["color"] = h5py.enum_dtype({"R": 0, "G": 1, "B": 2}, basetype="i1")
+    f.create_dataset("zc", data=np.array([0, 2, 1], dtype="i1"), dtype=f["color"])
+    f["pair"] = ct
+    f.create_dataset("zp", data=np.array([(1, 2.5), (3, 4.5)], dtype=ct), dtype=f["pair"])
+    f.create_dataset("zq", data=np.array([(1, 2.5)], dtype=ct))
+    f["zp"].attrs["pa"] = np.array([(7, 8.5)], dtype=ct)
+    f["vl"] = h5py.vlen_dtype(np.dtype("i4"))
+    v = f.create_dataset("zv", shape=(2,), dtype=f["vl"])
+    v[0] = [1, 2, 3]
+    v[1] = [4]
+"#;
+    if require::python_output(&["h5py", "numpy"], script, [&before, &after]).is_some() {
+        assert_file_dumps_match(&before);
+        assert_file_dumps_match(&after);
+    }
+}
+
 /// Everything a dataset holds, for comparing two openings: the schema
 /// and every variable's values.
 fn contents(ds: &nctk::Dataset) -> String {
