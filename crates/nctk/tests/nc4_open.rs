@@ -459,6 +459,34 @@ with h5py.File(sys.argv[2], "w") as f:
     }
 }
 
+/// netCDF4-python's groups: an unlimited dimension of the root used in
+/// groups below with other lengths (its length the longest), a variable
+/// named like a dimension but not its coordinate (`_nc4_non_coord_`), a
+/// dimension with no variable, dimensions of parent groups.
+#[test]
+fn netcdf4_python_groups_and_unlimited_lengths() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("groups.nc");
+    let script = r#"
+import sys, netCDF4, numpy as np
+d = netCDF4.Dataset(sys.argv[1], "w")
+d.createDimension("t", None)
+d.createDimension("x", 3)
+d.createVariable("t", "f8", ("t",))[0:2] = [1, 2]
+d.createVariable("x", "i4", ("t", "x"))[0:4] = np.arange(12).reshape(4, 3)
+g = d.createGroup("g")
+g.createDimension("y", 2)
+g.createVariable("v", "f4", ("t", "y"))[0:5] = np.ones((5, 2))
+h = g.createGroup("h")
+h.createVariable("w", "i2", ("x", "y", "t"))[:, :, 0:6] = np.zeros((3, 2, 6))
+d.createDimension("lonely", 7)
+d.close()
+"#;
+    if require::python_output(&["netCDF4", "numpy"], script, [&path]).is_some() {
+        assert_file_dumps_match(&path);
+    }
+}
+
 /// Everything a dataset holds, for comparing two openings: the schema
 /// and every variable's values.
 fn contents(ds: &nctk::Dataset) -> String {
