@@ -97,7 +97,7 @@ fn parts(start: u64, count: u64, stride: u64, chunk: u64) -> Vec<Part> {
     let mut k = 0;
     while k < count {
         let index = (start + k * stride) / chunk;
-        let end = (index + 1) * chunk; // first element past the chunk
+        let end = (index + 1).saturating_mul(chunk); // first element past the chunk
         let hi = (end - start).div_ceil(stride).min(count);
         out.push(Part { index, lo: k, hi });
         k = hi;
@@ -232,7 +232,7 @@ fn read_piece(c: &Chunked<'_>, sel: &Hyperslab<'_>, out: &mut [u8]) -> Result<()
             let edge = parts
                 .iter()
                 .zip(grid.chunk.iter().zip(&grid.shape))
-                .any(|(p, (ch, sh))| (p.index + 1) * ch > *sh);
+                .any(|(p, (ch, sh))| (p.index + 1).saturating_mul(*ch) > *sh);
             let raw = match (c.decoder, stored) {
                 (None, _) => true,
                 (Some(_), _) if edge && c.unfiltered_edges => true,
@@ -406,21 +406,22 @@ fn fetch(c: &Chunked<'_>, tasks: &[Task], slabs: &[Mutex<&mut [u8]>]) -> Result<
         })
         .collect();
     {
-        let mut guards: Vec<(usize, MutexGuard<'_, &mut [u8]>)> = tasks
+        // the slabs of the direct chunks, in task order
+        let mut guards: Vec<MutexGuard<'_, &mut [u8]>> = tasks
             .iter()
-            .enumerate()
-            .filter(|(k, _)| direct[*k])
-            .map(|(k, t)| (k, lock(&slabs[t.slab])))
+            .zip(&direct)
+            .filter(|(_, &d)| d)
+            .map(|(t, _)| lock(&slabs[t.slab]))
             .collect();
         let mut reads: Vec<(u64, &mut [u8])> = vec![];
         let mut addrs = vec![];
-        let mut g = guards.iter_mut().peekable();
+        let mut g = guards.iter_mut();
         for (k, (t, buf)) in tasks.iter().zip(buffers.iter_mut()).enumerate() {
             let Some(s) = t.stored else { continue };
             let at = c.ctx.span(s.addr, s.size, "chunk")?;
             addrs.push(s.addr);
             if direct[k] {
-                let Some((_, guard)) = g.next() else { break };
+                let Some(guard) = g.next() else { break };
                 let run = fills_slab(t, guard.len(), es).unwrap_or(Run {
                     src: 0,
                     dst: 0,
