@@ -1,12 +1,12 @@
 //! What `ncdump -s` shows of the file itself (`nc4info.c`,
-//! `NC4_isnetcdf4` in `nc4hdf.c`): the superblock version, the
+//! `NC4_isnetcdf4` in 4.9.0's `nc4hdf.c`): the superblock version, the
 //! `_NCProperties` text and whether the file carries netCDF-4's marks.
 
 use nctk_model::FileFacts;
 
 use super::build::Atts;
 use super::error::Nc4Error;
-use super::hidden::{is_hidden, NC3_STRICT, NC_PROPERTIES};
+use super::hidden::{is_reserved, NC3_STRICT, NC_PROPERTIES};
 use super::walk::WalkedGroup;
 
 /// The facts of the file `atts` reads, whose groups are `groups` (the root first).
@@ -16,12 +16,11 @@ pub(crate) fn file_facts(atts: &Atts<'_>, groups: &[WalkedGroup]) -> Result<File
         Some(a) => atts.text(a)?,
         None => None,
     };
-    // netCDF-C 4.9.0's NC4_isnetcdf4 answers 0 for a file with the
-    // classic-model mark (it jumps to its end with the answer still 0) and
-    // does not look at `_NCProperties`.
+    // netCDF-C 4.9.0's `NC4_isnetcdf4` (the peer whose `ncdump -s` nctk
+    // matches): two or more reserved attributes on datasets (or datasets
+    // named `phony_dim`) anywhere in the file. A file with `_nc3_strict`
+    // skips that walk and answers 0 there.
     let strict = root.iter().any(|a| a.name == NC3_STRICT);
-    // The last resort: two or more reserved attributes on datasets (or
-    // datasets named `phony_dim`) anywhere in the file.
     let markers: usize = groups
         .iter()
         .flat_map(|g| &g.datasets)
@@ -30,7 +29,7 @@ pub(crate) fn file_facts(atts: &Atts<'_>, groups: &[WalkedGroup]) -> Result<File
                 + info
                     .attributes
                     .iter()
-                    .filter(|a| is_hidden(&a.name))
+                    .filter(|a| is_reserved(&a.name))
                     .count()
         })
         .sum();
