@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use nctk_store::bytes::ByteSource;
+use nctk_store::bytes::{ByteError, ByteSource};
 
 use crate::checksum;
 use crate::error::{Hdf5Error, Result};
@@ -56,20 +56,36 @@ impl Superblock {
             what: WHAT.into(),
             source: e,
         })?;
-        let probe = FileCtx::new(source.clone(), len, 0, 8, 8);
-        let mut at = 0u64;
-        while at.saturating_add(8) <= len {
-            if probe.read(at, 8, WHAT)? == SIGNATURE {
-                return read_at(source, len, at);
-            }
-            at = if at == 0 { 512 } else { at.saturating_mul(2) };
+        let located = find_signature(source.as_ref(), len).map_err(|e| Hdf5Error::Io {
+            file: source.name(),
+            what: WHAT.into(),
+            source: e,
+        })?;
+        match located {
+            Some(at) => read_at(source, len, at),
+            None => Err(FileCtx::new(source.clone(), len, 0, 8, 8).corrupt(
+                WHAT,
+                0,
+                "no HDF5 signature at 0, 512, 1024, ...: not an HDF5 file",
+            )),
         }
-        Err(probe.corrupt(
-            WHAT,
-            0,
-            "no HDF5 signature at 0, 512, 1024, ...: not an HDF5 file",
-        ))
     }
+}
+
+/// Where the HDF5 signature is in `source` (of length `len`): at offset 0,
+/// or after a user block at 512, 1024, 2048, ..., as HDF5 and netCDF-C
+/// look for it. `None` when it is nowhere.
+pub fn find_signature(source: &dyn ByteSource, len: u64) -> Result<Option<u64>, ByteError> {
+    let mut at = 0u64;
+    let mut magic = [0u8; 8];
+    while at.saturating_add(8) <= len {
+        source.read_exact_at(at, &mut magic)?;
+        if magic == SIGNATURE {
+            return Ok(Some(at));
+        }
+        at = if at == 0 { 512 } else { at.saturating_mul(2) };
+    }
+    Ok(None)
 }
 
 fn read_at(source: &Arc<dyn ByteSource>, len: u64, at: u64) -> Result<(Superblock, FileCtx)> {

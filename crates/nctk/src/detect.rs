@@ -1,8 +1,6 @@
 //! Format detection: by magic bytes read through a file's byte source (the
 //! door, [`crate::door`], recognises directories and URLs).
 
-mod hdf5;
-
 use std::path::Path;
 
 use nctk_classic::Version;
@@ -10,8 +8,6 @@ use nctk_model::Format;
 use nctk_store::bytes::ByteSource;
 
 use crate::door::Opened;
-
-pub use hdf5::ProbeError;
 
 use crate::Error;
 
@@ -22,7 +18,7 @@ use crate::Error;
 pub enum Container {
     /// A classic binary file of this format (CDF-1, CDF-2 or CDF-5).
     Classic(Format),
-    /// An HDF5 file holding netCDF-4 (recognised, not supported).
+    /// An HDF5 file holding netCDF-4.
     Hdf5,
     /// An NCZarr or Zarr v2 store.
     Zarr,
@@ -40,7 +36,15 @@ pub(crate) fn detect_source(source: &dyn ByteSource) -> Result<Container, Error>
         return Ok(container);
     }
     // netCDF-C also finds HDF5 after a user block (offset 512, 1024, ...).
-    if hdf5::find_signature(source)?.is_some() {
+    let source_error = |e| Error::Source {
+        path: source.name(),
+        source: Box::new(e),
+    };
+    let len = source.len().map_err(source_error)?;
+    if nctk_hdf5::superblock::find_signature(source, len)
+        .map_err(source_error)?
+        .is_some()
+    {
         return Ok(Container::Hdf5);
     }
     Err(Error::Open {
@@ -49,46 +53,22 @@ pub(crate) fn detect_source(source: &dyn ByteSource) -> Result<Container, Error>
     })
 }
 
-impl From<ProbeError> for Error {
-    fn from(e: ProbeError) -> Error {
-        Error::Source {
-            path: e.file.clone(),
-            source: Box::new(e),
-        }
-    }
-}
-
 /// The netCDF format of `target`, the kind `ncdump -k` prints
 /// ([`Format::name`]: `classic`, `64-bit offset`, `cdf5`, `netCDF-4` or
 /// `netCDF-4 classic model`).
 ///
-/// netCDF-4/HDF5 files cannot be read yet, but their kind is known: it
-/// comes from a small probe of the HDF5 structures (the root group's
-/// `_nc3_strict` attribute marks the classic model, as netCDF-C decides).
-/// Other targets are opened as [`open`](crate::open) does.
+/// For an HDF5 file only the superblock and the root group are read (the
+/// root's `_nc3_strict` attribute marks the classic model, as netCDF-C
+/// decides); other targets are opened as [`open`](crate::open) does.
 pub fn kind(target: impl AsRef<Path>) -> Result<Format, Error> {
-    let opened = crate::door::open_target(target.as_ref())?;
-    if let Opened::File {
-        source,
-        container: Container::Hdf5,
-    } = &opened
-    {
-        return hdf5_kind(source.as_ref());
+    let name = target.as_ref().display().to_string();
+    match crate::door::open_target(target.as_ref())? {
+        Opened::File {
+            source,
+            container: Container::Hdf5,
+        } => nctk_hdf5::netcdf4::format_of(source).map_err(|e| crate::open::open_error(&name, e)),
+        opened => crate::open::dataset(opened, &name).map(|d| d.format()),
     }
-    crate::open::dataset(opened, &target.as_ref().display().to_string()).map(|d| d.format())
-}
-
-/// `netCDF-4` or `netCDF-4 classic model` for an HDF5 file.
-fn hdf5_kind(src: &dyn ByteSource) -> Result<Format, Error> {
-    let base = hdf5::find_signature(src)?.ok_or_else(|| Error::Open {
-        path: src.name(),
-        reason: "no HDF5 signature at offset 0, 512, 1024, ...".into(),
-    })?;
-    Ok(if hdf5::is_classic_model(src, base)? {
-        Format::Netcdf4Classic
-    } else {
-        Format::Netcdf4
-    })
 }
 
 /// The container whose magic number starts `bytes`, if any.

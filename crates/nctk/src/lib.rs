@@ -57,7 +57,7 @@ pub use create_zarr::{
     StoreVarOptions, STORE_DEFAULT_STRING_WIDTH,
 };
 pub use dataset::{Dataset, Variable};
-pub use detect::{detect_magic, kind, Container, ProbeError};
+pub use detect::{detect_magic, kind, Container};
 pub use error::{Error, ErrorKind};
 pub use extent::{Extent, Extents, IntoExtent, IntoExtents};
 pub use group::{Dimension, Group};

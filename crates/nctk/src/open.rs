@@ -10,7 +10,7 @@ use crate::detect::{detect_magic, Container};
 use crate::door::{open_target, Opened};
 use crate::{Dataset, Error};
 
-fn open_error(path: &str, e: impl Into<nctk_model::SourceError>) -> Error {
+pub(crate) fn open_error(path: &str, e: impl Into<nctk_model::SourceError>) -> Error {
     Error::Source {
         path: path.to_string(),
         source: e.into(),

@@ -6,7 +6,7 @@ use nctk_model::FileFacts;
 
 use super::build::Atts;
 use super::error::Nc4Error;
-use super::hidden::{is_reserved, NC3_STRICT, NC_PROPERTIES};
+use super::hidden::{is_reserved, marks_classic_model, NC_PROPERTIES};
 use super::walk::WalkedGroup;
 
 /// The facts of the file `atts` reads, whose groups are `groups` (the root first).
@@ -20,7 +20,7 @@ pub(crate) fn file_facts(atts: &Atts<'_>, groups: &[WalkedGroup]) -> Result<File
     // matches): two or more reserved attributes on datasets (or datasets
     // named `phony_dim`) anywhere in the file. A file with `_nc3_strict`
     // skips that walk and answers 0 there.
-    let strict = root.iter().any(|a| a.name == NC3_STRICT);
+    let strict = marks_classic_model(root);
     let markers: usize = groups
         .iter()
         .flat_map(|g| &g.datasets)

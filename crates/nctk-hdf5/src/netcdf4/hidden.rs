@@ -55,3 +55,9 @@ pub(crate) fn is_hidden(name: &str) -> bool {
 pub(crate) fn is_reserved(name: &str) -> bool {
     HIDDEN[..RESERVED_4_9_0].contains(&name)
 }
+
+/// Whether a root group's attributes mark the netCDF-4 classic model
+/// (`_nc3_strict`, as netCDF-C's `check_for_classic_model` decides).
+pub(crate) fn marks_classic_model(root: &[crate::Attribute]) -> bool {
+    root.iter().any(|a| a.name == NC3_STRICT)
+}

@@ -13,4 +13,4 @@ mod types;
 mod walk;
 
 pub use error::Nc4Error;
-pub use reader::Nc4Reader;
+pub use reader::{format_of, Nc4Reader};

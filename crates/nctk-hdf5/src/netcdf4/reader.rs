@@ -13,7 +13,7 @@ use crate::Hdf5File;
 use super::build::{build, VarSource};
 use super::convert::{decode, Stored};
 use super::error::Nc4Error;
-use super::hidden::NC3_STRICT;
+use super::hidden::marks_classic_model;
 use super::walk::walk;
 
 /// A netCDF-4 (HDF5) file opened for reading over a byte source.
@@ -39,11 +39,7 @@ impl Nc4Reader {
     pub fn open(source: Arc<dyn ByteSource>) -> Result<Nc4Reader, Nc4Error> {
         let file = Hdf5File::open(source)?;
         let groups = walk(&file)?;
-        let classic = groups[0]
-            .group
-            .attributes
-            .iter()
-            .any(|a| a.name == NC3_STRICT);
+        let classic = marks_classic_model(&groups[0].group.attributes);
         let built = build(&file, &groups)?;
         Ok(Nc4Reader {
             file,
@@ -271,4 +267,18 @@ mod tests {
         scatter(&[1, 2, 3, 4], &[2, 2], &[3, 3], 1, &mut out);
         assert_eq!(out, [1, 2, 0, 3, 4, 0, 0, 0, 0]);
     }
+}
+
+/// The netCDF format of the HDF5 file in `source` (what `ncdump -k`
+/// prints) from its root group's attributes alone, without reading the
+/// rest of its metadata: `netCDF-4 classic model` when the root has
+/// `_nc3_strict`, as netCDF-C decides, else `netCDF-4`.
+pub fn format_of(source: Arc<dyn ByteSource>) -> Result<Format, Nc4Error> {
+    let file = Hdf5File::open(source)?;
+    let root = file.group(file.root_addr())?;
+    Ok(if marks_classic_model(&root.attributes) {
+        Format::Netcdf4Classic
+    } else {
+        Format::Netcdf4
+    })
 }

@@ -18,7 +18,6 @@ use nctk_zarr::{WriteError, ZarrError};
 
 use crate::door::url::UrlError;
 use crate::output::OutputError;
-use crate::ProbeError;
 
 /// The kind of an [`Error`](crate::Error) or an
 /// [`OutputError`](crate::output::OutputError) (and of the tools' errors
@@ -129,7 +128,7 @@ fn own_kind(e: &(dyn StdError + 'static)) -> Option<ErrorKind> {
     if e.is::<EnvError>() {
         return Some(ErrorKind::InvalidInput);
     }
-    if e.is::<ProbeError>() || e.is::<serde_json::Error>() {
+    if e.is::<serde_json::Error>() {
         return Some(ErrorKind::InvalidData);
     }
     e.downcast_ref::<io::Error>().map(io_kind)
