@@ -256,19 +256,6 @@ impl DataSource for Nc4Reader {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn scatter_places_a_block_in_the_corner() {
-        // inner 2x2 of one-byte elements into outer 3x3.
-        let mut out = vec![0u8; 9];
-        scatter(&[1, 2, 3, 4], &[2, 2], &[3, 3], 1, &mut out);
-        assert_eq!(out, [1, 2, 0, 3, 4, 0, 0, 0, 0]);
-    }
-}
-
 /// The netCDF format of the HDF5 file in `source` (what `ncdump -k`
 /// prints) from its root group's attributes alone, without reading the
 /// rest of its metadata: `netCDF-4 classic model` when the root has
@@ -281,4 +268,17 @@ pub fn format_of(source: Arc<dyn ByteSource>) -> Result<Format, Nc4Error> {
     } else {
         Format::Netcdf4
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scatter_places_a_block_in_the_corner() {
+        // inner 2x2 of one-byte elements into outer 3x3.
+        let mut out = vec![0u8; 9];
+        scatter(&[1, 2, 3, 4], &[2, 2], &[3, 3], 1, &mut out);
+        assert_eq!(out, [1, 2, 0, 3, 4, 0, 0, 0, 0]);
+    }
 }
