@@ -152,7 +152,9 @@ impl Codec {
     }
 
     /// The HDF5 filter id and visible parameters netCDF-C would record for
-    /// this codec; codecs without an HDF5 filter give [`CodecError::Unsupported`].
+    /// this codec (szip: the four HDF5 stores, which [`Codec::from_hdf5`]
+    /// takes back); codecs without an HDF5 filter give
+    /// [`CodecError::Unsupported`].
     pub fn to_hdf5(&self) -> Result<FilterSpec> {
         let (id, params) = match self {
             Codec::Zlib { level } => (H5Z_FILTER_DEFLATE, vec![*level]),
