@@ -262,3 +262,62 @@ fn put(s: u32, p: &AecParams, o: &mut [u8]) {
         o.copy_from_slice(&bytes[..p.width]);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The preprocessor's forward mapping as CCSDS 121.0-B-3 section 4
+    /// defines it for unsigned samples.
+    fn map(prev: i64, x: i64, xmax: i64) -> u32 {
+        let delta = x - prev;
+        let theta = prev.min(xmax - prev);
+        let m = if (0..=theta).contains(&delta) {
+            2 * delta
+        } else if (-theta..0).contains(&delta) {
+            2 * delta.abs() - 1
+        } else {
+            theta + delta.abs()
+        };
+        m as u32
+    }
+
+    #[test]
+    fn unmap_inverts_the_standard_mapping() {
+        for bits in [1u32, 3, 8] {
+            let xmax = (1i64 << bits) - 1;
+            for prev in 0..=xmax {
+                for x in 0..=xmax {
+                    let mut s = [prev as u32, map(prev, x, xmax)];
+                    unmap(&mut s, bits);
+                    assert_eq!(s, [prev as u32, x as u32], "{bits} bits");
+                }
+            }
+        }
+        // 32 bits, at the ends of the range
+        let xmax = i64::from(u32::MAX);
+        for (prev, x) in [
+            (0, xmax),
+            (xmax, 0),
+            (xmax / 2, xmax),
+            (1, 0),
+            (xmax - 1, xmax),
+        ] {
+            let mut s = [prev as u32, map(prev, x, xmax)];
+            unmap(&mut s, 32);
+            assert_eq!(s, [prev as u32, x as u32]);
+        }
+    }
+
+    #[test]
+    fn second_extension_pairs() {
+        // m = (a + b)(a + b + 1) / 2 + b for every pair the table holds
+        for sum in 0..13u32 {
+            for b in 0..=sum {
+                let m = sum * (sum + 1) / 2 + b;
+                let (s, first) = se_pair(m);
+                assert_eq!((s, m - first), (sum, b));
+            }
+        }
+    }
+}
