@@ -10,6 +10,7 @@ use crate::filters::{
 };
 use crate::json::{object, Config};
 use crate::shuffle::Shuffle;
+use crate::szip::Szip;
 use crate::{bz2, deflate, fletcher32, lz4, zstd_codec};
 
 /// What a codec may need to know about the array whose chunks it encodes.
@@ -106,6 +107,9 @@ pub enum Codec {
     Shuffle(Shuffle),
     /// `fletcher32` (HDF5 filter 3): 4-byte checksum appended.
     Fletcher32,
+    /// HDF5's szip filter (id 4): built only from HDF5 filter parameters
+    /// ([`Codec::from_hdf5`]); decodes, does not encode.
+    Szip(Szip),
     /// `delta`: differences of adjacent values.
     Delta(Delta),
     /// `fixedscaleoffset`: `round((x - offset) * scale)`.
@@ -215,6 +219,12 @@ impl Codec {
             Codec::Blosc(b) => b.to_json(),
             Codec::Shuffle(s) => s.to_json(),
             Codec::Fletcher32 => object([("id", "fletcher32".into())]),
+            // netCDF-C's NCZarr spelling of szip
+            Codec::Szip(s) => object([
+                ("id", "szip".into()),
+                ("mask", s.mask.into()),
+                ("pixels-per-block", s.pixels_per_block.into()),
+            ]),
             Codec::Delta(d) => d.to_json(),
             Codec::FixedScaleOffset(f) => f.to_json(),
             Codec::BitRound(b) => b.to_json(),
@@ -234,6 +244,7 @@ impl Codec {
             Codec::Blosc(_) => "blosc",
             Codec::Shuffle(_) => "shuffle",
             Codec::Fletcher32 => "fletcher32",
+            Codec::Szip(_) => "szip",
             Codec::Delta(_) => "delta",
             Codec::FixedScaleOffset(_) => "fixedscaleoffset",
             Codec::BitRound(_) => "bitround",
@@ -280,6 +291,7 @@ impl Codec {
             Codec::Blosc(b) => b.encode(input),
             Codec::Shuffle(s) => s.encode(input),
             Codec::Fletcher32 => Ok(fletcher32::encode(input)),
+            Codec::Szip(_) => Err(CodecError::unsupported("szip", "szip encoding")),
             Codec::Delta(d) => d.encode(input),
             Codec::FixedScaleOffset(f) => f.encode(input),
             Codec::BitRound(b) => b.encode(input),
@@ -304,6 +316,7 @@ impl Codec {
             Codec::Blosc(b) => b.decode_into(input, out),
             Codec::Shuffle(s) => s.decode_into(input, out),
             Codec::Fletcher32 => fletcher32::decode_into(input, out),
+            Codec::Szip(s) => s.decode_into(input, out),
             Codec::Delta(d) => d.decode_into(input, out),
             Codec::FixedScaleOffset(f) => f.decode_into(input, out),
             Codec::BitRound(_) => {

@@ -7,7 +7,7 @@
 //! | 1 | deflate | `level` | `zlib` |
 //! | 2 | shuffle | none, or `elementsize` | `shuffle` |
 //! | 3 | fletcher32 | none | `fletcher32` |
-//! | 4 | szip | `mask, pixels-per-block` | unsupported (error) |
+//! | 4 | szip | `mask, pixels-per-block, bits-per-pixel, pixels-per-scanline` (HDF5's four stored values; netCDF-C's two visible ones give `Unsupported`) | `szip` (decode only) |
 //! | 307 | bzip2 | `level` | `bz2` |
 //! | 32015 | zstd | `level` | `zstd` |
 //! | 32001 | blosc | `0, 0, typesize, blocksize, clevel, shuffle, compressor code` | `blosc` |
@@ -21,6 +21,7 @@ use crate::blosc::{Blosc, BloscCompressor, BloscShuffle};
 use crate::codec::{Codec, CodecContext};
 use crate::error::{CodecError, Result};
 use crate::shuffle::Shuffle;
+use crate::szip::Szip;
 
 /// HDF5 filter id of deflate.
 pub const H5Z_FILTER_DEFLATE: u32 = 1;
@@ -102,7 +103,8 @@ fn param(id: u32, params: &[u32], i: usize, name: &'static str) -> Result<u32> {
 
 impl Codec {
     /// Builds a codec from an HDF5 filter id and its parameters.
-    /// szip gives [`CodecError::Unsupported`]; other unknown ids give
+    /// szip needs HDF5's four stored parameters (see [`Szip::from_hdf5`]);
+    /// unknown ids give
     /// [`CodecError::UnknownCodec`] with the id as text.
     pub fn from_hdf5(id: u32, params: &[u32], ctx: &CodecContext<'_>) -> Result<Codec> {
         Ok(match id {
@@ -114,12 +116,7 @@ impl Codec {
                 ctx.element_size,
             )),
             H5Z_FILTER_FLETCHER32 => Codec::Fletcher32,
-            H5Z_FILTER_SZIP => {
-                return Err(CodecError::unsupported(
-                    "szip",
-                    "szip compression (HDF5 filter 4)",
-                ))
-            }
+            H5Z_FILTER_SZIP => Codec::Szip(Szip::from_hdf5(params)?),
             H5Z_FILTER_BZIP2 => Codec::Bz2 {
                 level: param(id, params, 0, "bz2")?.clamp(1, 9),
             },
@@ -155,12 +152,15 @@ impl Codec {
     }
 
     /// The HDF5 filter id and visible parameters netCDF-C would record for
-    /// this codec; codecs without an HDF5 filter give [`CodecError::Unsupported`].
+    /// this codec (szip: the four HDF5 stores, which [`Codec::from_hdf5`]
+    /// takes back); codecs without an HDF5 filter give
+    /// [`CodecError::Unsupported`].
     pub fn to_hdf5(&self) -> Result<FilterSpec> {
         let (id, params) = match self {
             Codec::Zlib { level } => (H5Z_FILTER_DEFLATE, vec![*level]),
             Codec::Shuffle(_) => (H5Z_FILTER_SHUFFLE, vec![]),
             Codec::Fletcher32 => (H5Z_FILTER_FLETCHER32, vec![]),
+            Codec::Szip(s) => (H5Z_FILTER_SZIP, s.to_hdf5()),
             Codec::Bz2 { level } => (H5Z_FILTER_BZIP2, vec![*level]),
             Codec::Zstd { level, .. } => (H5Z_FILTER_ZSTD, vec![*level as u32]),
             Codec::Lz4Hdf5 { block_size } => (H5Z_FILTER_LZ4, vec![*block_size]),

@@ -47,9 +47,11 @@
 //!
 //! Supported: zlib, gzip, bz2, zstd, lz4 (numcodecs framing), blosc (Blosc1,
 //! written in Rust: blosclz, lz4, lz4hc, zlib, zstd; no/byte/bit shuffle),
-//! shuffle, fletcher32, delta, fixedscaleoffset, bitround, quantize.
+//! shuffle, fletcher32, delta, fixedscaleoffset, bitround, quantize; HDF5's
+//! szip (decode only, with the crate's own AEC decoder).
 //! See `docs/codecs.md` for the full support table.
 
+mod aec;
 pub mod blosc;
 mod bounded;
 pub mod buffer;
@@ -66,6 +68,7 @@ mod json;
 mod lz4;
 mod pipeline;
 pub mod shuffle;
+mod szip;
 mod zstd_codec;
 
 pub use codec::{Codec, CodecContext};
@@ -76,3 +79,4 @@ pub use hdf5::{
     H5Z_FILTER_ZSTD,
 };
 pub use pipeline::Pipeline;
+pub use szip::Szip;

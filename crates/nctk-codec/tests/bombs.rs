@@ -236,3 +236,30 @@ fn stream_bombs_are_refused() {
         Err(CodecError::SizeMismatch { .. })
     ));
 }
+
+/// szip (HDF5 filter 4) with garbage after a right size header, and with
+/// stored parameters at their limits: errors or values, bounded memory.
+#[test]
+fn szip_garbage_and_zero_streams_are_bounded() {
+    let ctx = CodecContext::default();
+    // mask (NN 32, MSB 16), pixels per block, bits per pixel, pixels per scanline
+    for params in [
+        [32u32, 8, 8, 20],
+        [48, 32, 16, 50],
+        [0, 64, 1, 64],
+        [32, 2, 64, 8190],
+        [16, 64, 32, 64 * 4096],
+        [32, 16, 12, 17],
+    ] {
+        let codec = Codec::from_hdf5(nctk_codec::H5Z_FILTER_SZIP, &params, &ctx).unwrap();
+        for seed in 0..200u64 {
+            let mut g = 4000u32.to_le_bytes().to_vec();
+            g.extend(common::noise((seed as usize * 37) % 3000, seed));
+            let _ = decode_bounded(&codec, &g, 4000);
+        }
+        // 16 MiB of zero bits: one endless fundamental sequence, an error
+        let mut zeros = vec![0u8; 16 << 20];
+        zeros[..4].copy_from_slice(&1024u32.to_le_bytes());
+        assert!(decode_bounded(&codec, &zeros, 1024).is_err(), "{params:?}");
+    }
+}

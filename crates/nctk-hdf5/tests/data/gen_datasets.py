@@ -34,12 +34,13 @@ def describe(name, path, ds, sels):
 def whole(shape):
     return (list(0 for _ in shape), list(shape), list(1 for _ in shape))
 
-def make(name, libver, shape, dtype, sels_extra=(), write=None, basic=True, **kw):
+def make(name, libver, shape, dtype, sels_extra=(), write=None, basic=True, vals=None, **kw):
     path = os.path.join(out, name + ".h5")
     with h5py.File(path, "w", libver=libver) as f:
         ds = f.create_dataset("v", shape=shape, dtype=dtype, **kw)
         n = int(np.prod(shape))
-        vals = (np.arange(n) % 1000 - 300).reshape(shape).astype(dtype)
+        if vals is None:
+            vals = (np.arange(n) % 1000 - 300).reshape(shape).astype(dtype)
         if write is None:
             ds[...] = vals
         elif write != "none":
@@ -108,9 +109,30 @@ def masked(name, libver):
 
 masked("btree1_masks", E)
 masked("farray_masks", V)
-# a filter nctk has no codec for: reading is an error naming it
+# szip (h5py's default options: nearest neighbour, 8 pixels per block)
 make("btree1_szip", E, (10, 8), "<i4", chunks=(5, 4), compression="szip")
-cases[-1]["error"] = "filter 4"
+# every integer and float type in both byte orders, smooth and noisy values,
+# partial edge chunks, scanlines padded to whole blocks (20 pixels, blocks of 8)
+rng = np.random.default_rng(14)
+for order, bo in [("<", "le"), (">", "be")]:
+    for t in ["i1", "i2", "i4", "i8", "u1", "u2", "u4", "u8", "f4", "f8"]:
+        dt = np.dtype(order + t)
+        make(f"btree1_szip_{bo}{t}", E, (13, 11), dt, box2, chunks=(5, 4), compression="szip")
+        if dt.kind == "f":
+            noisy = rng.normal(0, 1e3, (13, 11))
+        else:
+            info = np.iinfo(dt)
+            noisy = rng.integers(info.min, info.max, (13, 11), dtype=dt.newbyteorder("="), endpoint=True)
+        make(f"farray_szip_noisy_{bo}{t}", V, (13, 11), dt, box2, chunks=(5, 4),
+             compression="szip", compression_opts=("ec", 8), vals=noisy.astype(dt))
+# entropy coding with 16 pixels per block (scanlines of whole blocks), and
+# 32 pixels per block with padded 50- and 70-pixel scanlines
+make("farray_szip_ec16", V, (12, 40), "<f4", box2, chunks=(6, 16), compression="szip",
+     compression_opts=("ec", 16))
+make("farray_szip_nn32", V, (9, 100), ">i2", box2, chunks=(4, 50), compression="szip",
+     compression_opts=("nn", 32))
+make("btree1_szip_nn32_f8", E, (7, 140), "<f8", box2, chunks=(3, 70), compression="szip",
+     compression_opts=("nn", 32), vals=rng.normal(5, 2, (7, 140)).cumsum(axis=1))
 # an extensible array large enough for super blocks with paged data blocks
 # (70,000 one-element chunks: more than one pass of the reader holds)
 make("earray_paged", V, (134000,), "<i1", [([130000], [4000], [1]), ([131000], [200], [7]),
