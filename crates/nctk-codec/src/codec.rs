@@ -92,6 +92,14 @@ pub enum Codec {
         /// LZ4 acceleration (kept for the JSON; the encoder has one speed).
         acceleration: i32,
     },
+    /// `hdf5lz4` (HDF5 filter 32004): the HDF Group's LZ4 filter framing
+    /// (original size u64 BE, block size u32 BE, then each block's
+    /// compressed size u32 BE and bytes; a block stored as is when
+    /// compressing does not shrink it).
+    Lz4Hdf5 {
+        /// Uncompressed bytes per block (0: the filter's default, 1 GiB).
+        block_size: u32,
+    },
     /// `blosc` (HDF5 filter 32001), Blosc1 format.
     Blosc(Blosc),
     /// `shuffle` (HDF5 filter 2): byte shuffle.
@@ -162,6 +170,9 @@ impl Codec {
                     i64::from(i32::MAX),
                 )? as i32,
             },
+            "hdf5lz4" => Codec::Lz4Hdf5 {
+                block_size: cfg("hdf5lz4").int_in("blocksize", 0, 0, i64::from(u32::MAX))? as u32,
+            },
             "blosc" => Codec::Blosc(Blosc::from_config(&cfg("blosc"), ctx.element_size)?),
             "shuffle" => Codec::Shuffle(Shuffle::from_config(&cfg("shuffle"), ctx.element_size)?),
             "fletcher32" => Codec::Fletcher32,
@@ -197,6 +208,10 @@ impl Codec {
                 ("id", "lz4".into()),
                 ("acceleration", (*acceleration).into()),
             ]),
+            Codec::Lz4Hdf5 { block_size } => object([
+                ("id", "hdf5lz4".into()),
+                ("blocksize", (*block_size).into()),
+            ]),
             Codec::Blosc(b) => b.to_json(),
             Codec::Shuffle(s) => s.to_json(),
             Codec::Fletcher32 => object([("id", "fletcher32".into())]),
@@ -215,6 +230,7 @@ impl Codec {
             Codec::Bz2 { .. } => "bz2",
             Codec::Zstd { .. } => "zstd",
             Codec::Lz4 { .. } => "lz4",
+            Codec::Lz4Hdf5 { .. } => "hdf5lz4",
             Codec::Blosc(_) => "blosc",
             Codec::Shuffle(_) => "shuffle",
             Codec::Fletcher32 => "fletcher32",
@@ -260,6 +276,7 @@ impl Codec {
             Codec::Bz2 { level } => bz2::encode(input, *level),
             Codec::Zstd { level, checksum } => zstd_codec::encode(input, *level, *checksum),
             Codec::Lz4 { .. } => lz4::encode(input),
+            Codec::Lz4Hdf5 { block_size } => lz4::hdf5_encode(input, *block_size),
             Codec::Blosc(b) => b.encode(input),
             Codec::Shuffle(s) => s.encode(input),
             Codec::Fletcher32 => Ok(fletcher32::encode(input)),
@@ -283,6 +300,7 @@ impl Codec {
                 zstd_codec::decode_into("zstd", &mut d, input, out)
             }
             Codec::Lz4 { .. } => lz4::decode_into(input, out),
+            Codec::Lz4Hdf5 { .. } => lz4::hdf5_decode_into(input, out),
             Codec::Blosc(b) => b.decode_into(input, out),
             Codec::Shuffle(s) => s.decode_into(input, out),
             Codec::Fletcher32 => fletcher32::decode_into(input, out),

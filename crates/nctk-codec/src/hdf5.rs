@@ -36,6 +36,8 @@ pub const H5Z_FILTER_BZIP2: u32 = 307;
 pub const H5Z_FILTER_BLOSC: u32 = 32001;
 /// HDF5 filter id of zstd.
 pub const H5Z_FILTER_ZSTD: u32 = 32015;
+/// The HDF Group's LZ4 filter (hdf5plugin's `LZ4`).
+pub const H5Z_FILTER_LZ4: u32 = 32004;
 
 /// One HDF5 filter: its id and its (visible) parameters.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -125,6 +127,9 @@ impl Codec {
                 level: param(id, params, 0, "zstd")? as i32,
                 checksum: false,
             },
+            H5Z_FILTER_LZ4 => Codec::Lz4Hdf5 {
+                block_size: params.first().copied().unwrap_or(0),
+            },
             H5Z_FILTER_BLOSC => {
                 let typesize = params
                     .get(2)
@@ -158,6 +163,7 @@ impl Codec {
             Codec::Fletcher32 => (H5Z_FILTER_FLETCHER32, vec![]),
             Codec::Bz2 { level } => (H5Z_FILTER_BZIP2, vec![*level]),
             Codec::Zstd { level, .. } => (H5Z_FILTER_ZSTD, vec![*level as u32]),
+            Codec::Lz4Hdf5 { block_size } => (H5Z_FILTER_LZ4, vec![*block_size]),
             Codec::Blosc(b) => (
                 H5Z_FILTER_BLOSC,
                 vec![

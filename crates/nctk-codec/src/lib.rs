@@ -72,7 +72,7 @@ pub use codec::{Codec, CodecContext};
 pub use error::{CodecError, Result};
 pub use hdf5::{
     format_filter_attr, parse_filter_attr, FilterSpec, H5Z_FILTER_BLOSC, H5Z_FILTER_BZIP2,
-    H5Z_FILTER_DEFLATE, H5Z_FILTER_FLETCHER32, H5Z_FILTER_SHUFFLE, H5Z_FILTER_SZIP,
+    H5Z_FILTER_DEFLATE, H5Z_FILTER_FLETCHER32, H5Z_FILTER_LZ4, H5Z_FILTER_SHUFFLE, H5Z_FILTER_SZIP,
     H5Z_FILTER_ZSTD,
 };
 pub use pipeline::Pipeline;

@@ -59,6 +59,71 @@ pub(crate) fn decode_into(input: &[u8], out: &mut [u8]) -> Result<()> {
     block_decode_into("lz4", &input[4..], out, 4)
 }
 
+/// The HDF Group LZ4 filter's block size when its parameter is 0 (1 GiB).
+const HDF5_DEFAULT_BLOCK: usize = 1 << 30;
+
+/// Compresses with the HDF5 LZ4 filter's framing: the original size (u64
+/// BE), the block size (u32 BE), then per block its compressed size (u32
+/// BE) and bytes, a block kept as is when LZ4 does not shrink it.
+pub(crate) fn hdf5_encode(input: &[u8], block_size: u32) -> Result<Vec<u8>> {
+    let block = hdf5_block(block_size);
+    let mut out = Vec::with_capacity(12 + input.len() / 2);
+    out.extend_from_slice(&(input.len() as u64).to_be_bytes());
+    out.extend_from_slice(&(block as u32).to_be_bytes());
+    for piece in input.chunks(block) {
+        let packed = lz4_flex::block::compress(piece);
+        let body = if packed.len() < piece.len() {
+            &packed[..]
+        } else {
+            piece
+        };
+        out.extend_from_slice(&(body.len() as u32).to_be_bytes());
+        out.extend_from_slice(body);
+    }
+    Ok(out)
+}
+
+fn hdf5_block(block_size: u32) -> usize {
+    match block_size as usize {
+        0 => HDF5_DEFAULT_BLOCK,
+        n => n.min(HDF5_DEFAULT_BLOCK),
+    }
+}
+
+/// Decompresses the HDF5 LZ4 filter's framing into exactly `out`; the
+/// declared original size must be `out.len()`.
+pub(crate) fn hdf5_decode_into(input: &[u8], out: &mut [u8]) -> Result<()> {
+    const CODEC: &str = "hdf5lz4";
+    let field = |at: usize, n: usize| -> Result<&[u8]> {
+        input.get(at..at + n).ok_or(CodecError::Truncated {
+            codec: CODEC,
+            offset: at,
+            needed: n,
+            available: input.len().saturating_sub(at),
+        })
+    };
+    let declared = u64::from_be_bytes(field(0, 8)?.try_into().unwrap_or([0; 8]));
+    if declared != out.len() as u64 {
+        return Err(CodecError::size(CODEC, out.len(), declared as usize));
+    }
+    let block = u32::from_be_bytes(field(8, 4)?.try_into().unwrap_or([0; 4])) as usize;
+    if block == 0 && !out.is_empty() {
+        return Err(CodecError::corrupt(CODEC, 8, "block size 0"));
+    }
+    let mut at = 12;
+    for piece in out.chunks_mut(block.max(1)) {
+        let n = u32::from_be_bytes(field(at, 4)?.try_into().unwrap_or([0; 4])) as usize;
+        let body = field(at + 4, n)?;
+        if n == piece.len() {
+            piece.copy_from_slice(body);
+        } else {
+            block_decode_into(CODEC, body, piece, at + 4)?;
+        }
+        at += 4 + n;
+    }
+    Ok(())
+}
+
 /// Decompresses one raw LZ4 block into exactly `out`; `base` is the block's
 /// offset in the caller's buffer (for error messages).
 pub(crate) fn block_decode_into(
@@ -343,6 +408,24 @@ mod tests {
         let mut sh = vec![0; f.len()];
         crate::shuffle::shuffle(4, &f, &mut sh);
         check(&sh);
+    }
+
+    #[test]
+    fn hdf5_framing_round_trips_in_blocks_and_rejects_bad_sizes() {
+        let data: Vec<u8> = (0..5000u32).map(|i| (i % 7) as u8).collect();
+        let mut noise = data.clone();
+        noise.extend((0..300u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8));
+        for (input, block) in [(&data, 0), (&data, 1000), (&noise, 512)] {
+            let enc = hdf5_encode(input, block).unwrap();
+            let mut out = vec![0u8; input.len()];
+            hdf5_decode_into(&enc, &mut out).unwrap();
+            assert_eq!(&out, input);
+            let mut short = vec![0u8; input.len() - 1];
+            assert!(hdf5_decode_into(&enc, &mut short).is_err());
+            for cut in [3, 11, enc.len() - 1] {
+                assert!(hdf5_decode_into(&enc[..cut], &mut out).is_err());
+            }
+        }
     }
 
     #[test]

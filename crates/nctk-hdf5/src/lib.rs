@@ -6,8 +6,34 @@
 //! against the file's length before it is used ([`io::FileCtx`]); bad input
 //! is an [`Hdf5Error`] naming the file, the offset and the reason.
 
+pub mod attribute;
+pub mod btree;
 pub mod checksum;
+pub mod chunk_index;
+pub mod dataspace;
+pub mod datatype;
 mod error;
+mod file;
+pub mod fill;
+pub mod filter;
+pub mod group;
+pub mod heap;
 pub mod io;
+pub mod layout;
+pub mod message;
+pub mod netcdf4;
+pub mod object_header;
+pub mod read;
+pub mod superblock;
 
+pub use attribute::Attribute;
+pub use dataspace::{Dataspace, DataspaceKind};
+pub use datatype::{CompoundMember, Datatype, ReferenceKind, StringPadding};
 pub use error::{Hdf5Error, Result};
+pub use file::{DatasetInfo, Hdf5File, NamedDatatype, ObjectKind};
+pub use fill::FillValue;
+pub use filter::{Filter, FilterPipeline};
+pub use group::{Group, Link, LinkTarget};
+pub use layout::{ChunkIndexKind, Layout};
+pub use read::DatasetReader;
+pub use superblock::Superblock;

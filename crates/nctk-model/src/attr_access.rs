@@ -169,7 +169,8 @@ impl Attribute {
     /// assert_eq!(Attribute::new("a", Values::text("x")).dtype(), DataType::Char);
     /// ```
     pub fn dtype(&self) -> DataType {
-        self.value.dtype()
+        self.user_type
+            .map_or_else(|| self.value.dtype(), DataType::User)
     }
 
     fn type_error(&self, wanted: &'static str) -> AttributeError {

@@ -68,7 +68,7 @@ pub fn try_as_bytes_mut<T: 'static>(v: &mut [T]) -> Option<&mut [u8]> {
 }
 
 /// The memory of the numbers in `values` (native byte order); `None` for
-/// strings.
+/// strings and user-typed values.
 pub fn values_as_bytes(values: &Values) -> Option<&[u8]> {
     Some(match values {
         Values::Byte(v) => as_bytes(v),
@@ -81,7 +81,7 @@ pub fn values_as_bytes(values: &Values) -> Option<&[u8]> {
         Values::UInt64(v) => as_bytes(v),
         Values::Float(v) => as_bytes(v),
         Values::Double(v) => as_bytes(v),
-        Values::String(_) => return None,
+        _ => return None,
     })
 }
 
@@ -98,7 +98,7 @@ pub fn values_as_bytes_mut(values: &mut Values) -> Option<&mut [u8]> {
         Values::UInt64(v) => as_bytes_mut(v),
         Values::Float(v) => as_bytes_mut(v),
         Values::Double(v) => as_bytes_mut(v),
-        Values::String(_) => return None,
+        _ => return None,
     })
 }
 

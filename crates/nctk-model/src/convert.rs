@@ -235,7 +235,7 @@ pub fn vec_to_values<T: NcValue>(src: &[T], to: DataType) -> Result<Values, Mode
             ),
             _ => return Err(incompatible()),
         },
-        DataType::String => return Err(incompatible()),
+        DataType::String | DataType::User(_) => return Err(incompatible()),
         DataType::Byte => Values::Byte(map_nums(src)?),
         DataType::Short => Values::Short(map_nums(src)?),
         DataType::Int => Values::Int(map_nums(src)?),

@@ -56,4 +56,20 @@ pub enum ModelError {
         /// The name looked up.
         name: String,
     },
+    /// A user type definition netCDF-C would refuse.
+    #[error("type {name:?}: {reason}")]
+    BadType {
+        /// The type's name.
+        name: String,
+        /// What is wrong with the definition.
+        reason: String,
+    },
+    /// Values do not fit a (user) type's structure.
+    #[error("values for type {dtype}: {reason}")]
+    ValuesMismatch {
+        /// The type's name.
+        dtype: String,
+        /// How the values differ from the type.
+        reason: String,
+    },
 }

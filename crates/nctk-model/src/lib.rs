@@ -3,7 +3,9 @@
 //! This crate is pure vocabulary: it does no I/O. It holds
 //!
 //! * [`DataType`]: the twelve netCDF atomic types (the classic six, the five
-//!   CDF-5/netCDF-4 integer types and `string`);
+//!   CDF-5/netCDF-4 integer types and `string`) and the user-defined types
+//!   of netCDF-4 ([`DataType::User`], defined in a group with
+//!   [`Schema::add_type`]: compound, vlen, enum, opaque; see [`UserTypeKind`]);
 //! * [`Values`]: a typed, one-dimensional vector of values of one type, used
 //!   for attribute values and for data read from or written to variables;
 //! * [`Schema`]: dimensions, variables, attributes and groups, kept in
@@ -28,9 +30,13 @@
 //! # Open for more types
 //!
 //! [`DataType`], [`Values`] and [`Format`] are `#[non_exhaustive]`: the
-//! netCDF-4 enhanced types (compound, vlen, enum, opaque) and formats will be
-//! added here without touching every `match` in the workspace. The rule for
-//! code outside this crate:
+//! netCDF-4 enhanced types (compound, vlen, enum, opaque: [`DataType::User`],
+//! [`Values::Compound`], [`Values::Vlen`], [`Values::Opaque`]) were added
+//! here without touching every `match` in the workspace, and more may come.
+//! Values of user types do not carry their type id: the variable's or
+//! attribute's type says what they are, and [`Schema::check_values`]
+//! checks them against it; enum values travel as the base type's values.
+//! The rule for code outside this crate:
 //!
 //! * do not list the twelve atomic types where you do not need to: use the
 //!   predicates ([`DataType::size`], [`DataType::is_numeric`], ...), the
@@ -56,6 +62,7 @@ mod selection;
 mod sink;
 mod source;
 mod types;
+mod user_types;
 mod values;
 
 pub use attr_access::AttributeError;
@@ -69,6 +76,7 @@ pub use schema::{
 };
 pub use selection::{Selection, SelectionRuns};
 pub use sink::{redefinition_error, same_definitions, DataSink, SinkError};
-pub use source::{DataSource, SourceError};
-pub use types::DataType;
+pub use source::{DataSource, FileFacts, SourceError};
+pub use types::{DataType, TypeId};
+pub use user_types::{CompoundField, EnumMember, UserType, UserTypeKind};
 pub use values::Values;

@@ -1,4 +1,4 @@
-use crate::{name, DataType, ModelError, Values};
+use crate::{name, DataType, ModelError, TypeId, UserType, Values};
 
 /// Index of a dimension in a [`Schema`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -24,14 +24,31 @@ pub struct Attribute {
     pub name: String,
     /// The attribute's values.
     pub value: Values,
+    /// The attribute's user type (compound, vlen, enum, opaque), which the
+    /// values do not carry; `None` for an atomic type, which they do.
+    pub user_type: Option<TypeId>,
 }
 
 impl Attribute {
-    /// An attribute named `name` holding `value`.
+    /// An attribute named `name` holding `value` (of an atomic type).
     pub fn new(name: impl Into<String>, value: Values) -> Attribute {
         Attribute {
             name: name.into(),
             value,
+            user_type: None,
+        }
+    }
+
+    /// An attribute of type `dtype` (atomic or user) holding `value`.
+    pub fn typed(name: impl Into<String>, dtype: DataType, value: Values) -> Attribute {
+        let user_type = match dtype {
+            DataType::User(id) => Some(id),
+            _ => None,
+        };
+        Attribute {
+            name: name.into(),
+            value,
+            user_type,
         }
     }
 }
@@ -73,12 +90,26 @@ pub enum Endianness {
 
 /// Read-only storage facts about a variable, as `ncdump -s` shows them.
 /// Format crates fill this in; the model never interprets it.
+///
+/// How each format fills it: the classic reader sets `layout` (always
+/// contiguous) and nothing else; the Zarr reader sets `layout` (chunked),
+/// `codecs`, `filters` (NCZarr's `_Filter`), `endianness`, `string_width`
+/// and `fill_value`; the netCDF-4 (HDF5) reader sets `layout`, `filters`
+/// (only filters other than deflate, shuffle and fletcher32, in ncdump's
+/// `_Filter` text), `deflate_level`, `shuffle`, `fletcher32`, `endianness`
+/// and `no_fill`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct VarStorage {
     /// Contiguous, chunked or compact.
     pub layout: Layout,
     /// The `_Filter` text (HDF5 filter ids and parameters), if any.
     pub filters: Option<String>,
+    /// The deflate (zlib) level when the variable is deflated (`_DeflateLevel`).
+    pub deflate_level: Option<u32>,
+    /// True when the shuffle filter is on (`_Shuffle = "true"`).
+    pub shuffle: bool,
+    /// True when the fletcher32 checksum filter is on (`_Fletcher32 = "true"`).
+    pub fletcher32: bool,
     /// The `_Codecs` text (numcodecs JSON), if any.
     pub codecs: Option<String>,
     /// Stored byte order, where the format records one.
@@ -134,6 +165,8 @@ pub struct Group {
     pub attributes: Vec<Attribute>,
     /// Subgroups, in definition order.
     pub groups: Vec<GroupId>,
+    /// User types defined in this group, in definition order.
+    pub types: Vec<TypeId>,
 }
 
 /// The whole structure of a dataset: every group, dimension and variable.
@@ -145,6 +178,7 @@ pub struct Schema {
     groups: Vec<Group>,
     dims: Vec<Dimension>,
     vars: Vec<Variable>,
+    pub(crate) types: Vec<UserType>,
 }
 
 impl Default for Schema {
@@ -164,9 +198,11 @@ impl Schema {
                 vars: vec![],
                 attributes: vec![],
                 groups: vec![],
+                types: vec![],
             }],
             dims: vec![],
             vars: vec![],
+            types: vec![],
         }
     }
 
@@ -230,11 +266,15 @@ impl Schema {
         self.vars.len()
     }
 
-    fn check_free_name(&self, group: GroupId, name: &str) -> Result<(), ModelError> {
+    /// Refuses a name a group's dimensions, variables, subgroups or types use.
+    pub(crate) fn check_free_name(&self, group: GroupId, name: &str) -> Result<(), ModelError> {
         let g = self.group(group);
         let taken = g.dims.iter().any(|&d| self.dim(d).name == name)
             || g.vars.iter().any(|&v| self.var(v).name == name)
-            || g.groups.iter().any(|&c| self.group(c).name == name);
+            || g.groups.iter().any(|&c| self.group(c).name == name)
+            || g.types
+                .iter()
+                .any(|&t| self.types[t.0 as usize].name == name);
         if taken {
             return Err(ModelError::DuplicateName(name.to_string()));
         }
@@ -288,6 +328,11 @@ impl Schema {
                 .groups
                 .iter()
                 .any(|&c| self.group(c).name == name)
+            || self
+                .group(group)
+                .types
+                .iter()
+                .any(|&t| self.types[t.0 as usize].name == name)
         {
             return Err(ModelError::DuplicateName(name.to_string()));
         }
@@ -315,6 +360,7 @@ impl Schema {
             vars: vec![],
             attributes: vec![],
             groups: vec![],
+            types: vec![],
         });
         self.group_mut(parent).groups.push(id);
         Ok(id)
@@ -360,12 +406,14 @@ impl Schema {
         let Some(a) = v.attribute("_FillValue") else {
             return Ok(());
         };
-        let reason = if a.value.dtype() != v.dtype {
+        let reason = if a.dtype() != v.dtype {
             format!(
                 "has type {} but the variable has type {}",
-                a.value.dtype(),
-                v.dtype
+                self.type_name(a.dtype()),
+                self.type_name(v.dtype)
             )
+        } else if let Err(e) = self.check_values(v.dtype, &a.value) {
+            e.to_string()
         } else if a.value.len() != 1 {
             format!("holds {} values instead of one", a.value.len())
         } else {
@@ -380,8 +428,10 @@ impl Schema {
     /// The definitions as every writer must store them, or the first
     /// problem: each name NFC-normalized and one netCDF-C can write
     /// ([`name::normalize`]), no name twice in one scope after normalizing
-    /// (dimensions of a group; variables and subgroups of a group; the
-    /// attributes of one list). Ids are unchanged. (Writers that fill also
+    /// (dimensions of a group; variables, subgroups and types of a group;
+    /// the attributes of one list; the fields of a compound and the members
+    /// of an enum), every attribute's values fitting its type
+    /// ([`Schema::check_values`]). Ids are unchanged. (Writers that fill also
     /// call [`Schema::check_fill_value`].)
     pub fn writable(&self) -> Result<Schema, ModelError> {
         let mut out = self.clone();
@@ -404,14 +454,27 @@ impl Schema {
             v.name = name::normalize(&v.name)?;
             nfc_attrs(&mut v.attributes)?;
         }
+        for t in out.types.iter_mut() {
+            t.name = name::normalize(&t.name)?;
+            t.kind.normalize_names()?;
+        }
         for g in &out.groups {
             unique(g.dims.iter().map(|&d| out.dim(d).name.as_str()))?;
             unique(
                 g.vars
                     .iter()
                     .map(|&v| out.var(v).name.as_str())
-                    .chain(g.groups.iter().map(|&c| out.group(c).name.as_str())),
+                    .chain(g.groups.iter().map(|&c| out.group(c).name.as_str()))
+                    .chain(g.types.iter().map(|&t| out.user_type(t).name.as_str())),
             )?;
+        }
+        let attrs = out
+            .groups
+            .iter()
+            .flat_map(|g| &g.attributes)
+            .chain(out.vars.iter().flat_map(|v| &v.attributes));
+        for a in attrs {
+            out.check_values(a.dtype(), &a.value)?;
         }
         Ok(out)
     }
@@ -539,13 +602,18 @@ impl Schema {
             .find(|&d| self.dim(d).unlimited)
     }
 
-    /// The variable's `_FillValue` attribute if present, else the type's default fill.
+    /// The variable's `_FillValue` attribute if present, else the type's
+    /// default fill ([`Schema::default_fill`]).
     pub fn fill_value(&self, var: VarId) -> Values {
         let v = self.var(var);
         v.attribute("_FillValue")
-            .filter(|a| a.value.dtype() == v.dtype && !a.value.is_empty())
+            .filter(|a| {
+                a.dtype() == v.dtype
+                    && !a.value.is_empty()
+                    && self.check_values(v.dtype, &a.value).is_ok()
+            })
             .map(|a| a.value.slice(0..1))
-            .unwrap_or_else(|| v.dtype.default_fill())
+            .unwrap_or_else(|| self.default_fill(v.dtype))
     }
 }
 

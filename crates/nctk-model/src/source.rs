@@ -1,5 +1,19 @@
 use crate::{Format, NativeMut, Schema, Selection, Values, VarId};
 
+/// Facts about the file a dataset is stored in, as `ncdump -s` shows them
+/// among the global attributes (`_NCProperties`, `_SuperblockVersion`,
+/// `_IsNetcdf4`). Formats that have none (classic, Zarr) give the default.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct FileFacts {
+    /// The HDF5 superblock version (`_SuperblockVersion`).
+    pub superblock_version: Option<u32>,
+    /// The `_NCProperties` text netCDF-C stored, if any.
+    pub nc_properties: Option<String>,
+    /// `_IsNetcdf4`: true when the file carries netCDF-4's marks
+    /// (as netCDF-C decides it: `_NCProperties` or netCDF-4 hidden attributes).
+    pub is_netcdf4: bool,
+}
+
 /// The error type of a [`DataSource`]: each format's own structured error, boxed.
 pub type SourceError = Box<dyn std::error::Error + Send + Sync + 'static>;
 
@@ -56,5 +70,11 @@ pub trait DataSource: Send + Sync {
     /// missing data is normal (chunked stores).
     fn data_ends_at(&self) -> Option<u64> {
         None
+    }
+
+    /// Facts about the file for `ncdump -s` (HDF5: superblock version,
+    /// `_NCProperties`, `_IsNetcdf4`); the default has none.
+    fn file_facts(&self) -> FileFacts {
+        FileFacts::default()
     }
 }

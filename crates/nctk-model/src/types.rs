@@ -1,6 +1,20 @@
 use std::fmt;
 
-/// The netCDF atomic types. The numeric codes are those of netCDF-C
+/// Index of a user-defined type (compound, vlen, enum, opaque) in a
+/// [`Schema`](crate::Schema), made by [`Schema::add_type`](crate::Schema::add_type).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct TypeId(pub u32);
+
+impl TypeId {
+    /// What [`Values::dtype`](crate::Values::dtype) reports for compound,
+    /// vlen and opaque values, which do not carry their type: a value's
+    /// user type is the variable's or attribute's type, checked against the
+    /// values with [`Schema::check_values`](crate::Schema::check_values).
+    /// Never the id of a type in a schema.
+    pub const UNKNOWN: TypeId = TypeId(u32::MAX);
+}
+
+/// The netCDF types: the twelve atomic types and the user-defined types. The numeric codes are those of netCDF-C
 /// (`NC_BYTE` = 1 ... `NC_STRING` = 12) and of the classic header.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[non_exhaustive]
@@ -29,6 +43,9 @@ pub enum DataType {
     UInt64,
     /// `string`: variable-length UTF-8 string (netCDF-4 only).
     String,
+    /// A user-defined type of the schema (netCDF-4 only): compound, vlen,
+    /// enum or opaque; [`Schema::user_type`](crate::Schema::user_type) says which.
+    User(TypeId),
 }
 
 impl DataType {
@@ -48,7 +65,12 @@ impl DataType {
         DataType::String,
     ];
 
-    /// netCDF-C's type code (`NC_BYTE` = 1, ..., `NC_STRING` = 12).
+    /// The first type code netCDF-C gives a user-defined type (`NC_FIRSTUSERTYPEID`).
+    pub const FIRST_USER_CODE: u32 = 32;
+
+    /// netCDF-C's type code (`NC_BYTE` = 1, ..., `NC_STRING` = 12); a user
+    /// type's code is [`FIRST_USER_CODE`](Self::FIRST_USER_CODE) plus its
+    /// index (netCDF-C numbers user types per file in definition order too).
     pub fn code(self) -> u32 {
         match self {
             DataType::Byte => 1,
@@ -63,26 +85,35 @@ impl DataType {
             DataType::Int64 => 10,
             DataType::UInt64 => 11,
             DataType::String => 12,
+            DataType::User(id) => Self::FIRST_USER_CODE.saturating_add(id.0),
         }
     }
 
-    /// The type with netCDF-C's code `code`, if any.
+    /// The atomic type with netCDF-C's code `code`, if any.
     pub fn from_code(code: u32) -> Option<DataType> {
         DataType::ALL.get(code.checked_sub(1)? as usize).copied()
     }
 
-    /// Size in bytes of one value on disk; `None` for `string`.
+    /// Size in bytes of one value on disk; `None` for `string` and for user
+    /// types (their size is the schema's: [`Schema::type_size`](crate::Schema::type_size)).
     pub fn size(self) -> Option<usize> {
         Some(match self {
             DataType::Byte | DataType::Char | DataType::UByte => 1,
             DataType::Short | DataType::UShort => 2,
             DataType::Int | DataType::UInt | DataType::Float => 4,
             DataType::Double | DataType::Int64 | DataType::UInt64 => 8,
-            DataType::String => return None,
+            DataType::String | DataType::User(_) => return None,
         })
     }
 
-    /// The CDL keyword for the type (`byte`, `char`, ..., `uint64`, `string`).
+    /// True for a user-defined type.
+    pub fn is_user(self) -> bool {
+        matches!(self, DataType::User(_))
+    }
+
+    /// The CDL keyword for the type (`byte`, `char`, ..., `uint64`,
+    /// `string`); `"user-defined"` for a user type, whose name is the
+    /// schema's ([`Schema::type_name`](crate::Schema::type_name)).
     pub fn cdl_name(self) -> &'static str {
         match self {
             DataType::Byte => "byte",
@@ -97,6 +128,7 @@ impl DataType {
             DataType::Int64 => "int64",
             DataType::UInt64 => "uint64",
             DataType::String => "string",
+            DataType::User(_) => "user-defined",
         }
     }
 
@@ -105,23 +137,35 @@ impl DataType {
         self.code() <= 6
     }
 
-    /// True for the integer types (not char).
+    /// True for the atomic integer types (not char; an enum type is not
+    /// an integer type, though its values travel as its base type's).
     pub fn is_integer(self) -> bool {
         !matches!(
             self,
-            DataType::Char | DataType::Float | DataType::Double | DataType::String
+            DataType::Char
+                | DataType::Float
+                | DataType::Double
+                | DataType::String
+                | DataType::User(_)
         )
     }
 
-    /// True for integer and floating-point types (not char, not string).
+    /// True for atomic integer and floating-point types (not char, not
+    /// string, not user types).
     pub fn is_numeric(self) -> bool {
-        !matches!(self, DataType::Char | DataType::String)
+        !matches!(self, DataType::Char | DataType::String | DataType::User(_))
     }
 }
 
 impl fmt::Display for DataType {
+    /// The CDL keyword; a user type shows as `user type #<index>` (its
+    /// name is the schema's).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.cdl_name())
+        match self {
+            DataType::User(id) if *id == TypeId::UNKNOWN => f.write_str("user-defined type"),
+            DataType::User(id) => write!(f, "user type #{}", id.0),
+            t => f.write_str(t.cdl_name()),
+        }
     }
 }
 
@@ -136,5 +180,8 @@ mod tests {
         }
         assert_eq!(DataType::from_code(0), None);
         assert_eq!(DataType::from_code(13), None);
+        let user = DataType::User(TypeId(2));
+        assert_eq!(DataType::from_code(user.code()), None);
+        assert!(!user.is_classic() && !user.is_integer() && !user.is_numeric());
     }
 }

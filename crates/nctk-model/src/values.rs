@@ -1,4 +1,4 @@
-use crate::DataType;
+use crate::{DataType, TypeId};
 
 /// A one-dimensional vector of values of one netCDF type.
 ///
@@ -31,6 +31,24 @@ pub enum Values {
     UInt64(Vec<u64>),
     /// `string` values.
     String(Vec<String>),
+    /// `len` values of a compound type, field-major: field `i` holds
+    /// `len * count_i` values of its type in order (`count_i`: the number of
+    /// elements of an array field, 1 for a scalar field).
+    Compound {
+        /// Number of compound values.
+        len: usize,
+        /// One vector per field, in the type's field order.
+        fields: Vec<Values>,
+    },
+    /// Values of a vlen type: one vector (of the base type) per value.
+    Vlen(Vec<Values>),
+    /// Values of an opaque type: blobs of `size` bytes, one after another.
+    Opaque {
+        /// Bytes per value (at least 1).
+        size: usize,
+        /// The blobs; `bytes.len() / size` values.
+        bytes: Vec<u8>,
+    },
 }
 
 /// Evaluates `$body` with `$v` bound to the vector inside `$values` when it
@@ -76,6 +94,10 @@ macro_rules! map_values {
             Values::Int64($v) => Values::Int64($body),
             Values::UInt64($v) => Values::UInt64($body),
             Values::String($v) => Values::String($body),
+            Values::Vlen($v) => Values::Vlen($body),
+            Values::Compound { .. } | Values::Opaque { .. } => {
+                unreachable!("callers handle compound and opaque values first")
+            }
         }
     };
 }
@@ -91,7 +113,7 @@ macro_rules! fixed_width_codec {
                 }));
             })*
             Values::Char(out) => out.extend_from_slice($bytes),
-            Values::String(_) => unreachable!("strings have no fixed width"),
+            other => panic!("{} values have no fixed-width encoding", other.dtype()),
         }
     };
 }
@@ -103,6 +125,10 @@ impl Values {
     }
 
     /// An empty vector of type `dtype` with room for `n` values.
+    ///
+    /// # Panics
+    /// For a user type, whose values' shape the schema knows: use
+    /// [`Schema::empty_values`](crate::Schema::empty_values).
     pub fn with_capacity(dtype: DataType, n: usize) -> Values {
         match dtype {
             DataType::Byte => Values::Byte(Vec::with_capacity(n)),
@@ -117,6 +143,9 @@ impl Values {
             DataType::Int64 => Values::Int64(Vec::with_capacity(n)),
             DataType::UInt64 => Values::UInt64(Vec::with_capacity(n)),
             DataType::String => Values::String(Vec::with_capacity(n)),
+            DataType::User(_) => {
+                panic!("Values::with_capacity of a user type: use Schema::empty_values")
+            }
         }
     }
 
@@ -125,7 +154,8 @@ impl Values {
         Values::Char(s.as_bytes().to_vec())
     }
 
-    /// The type of the values.
+    /// The type of the values; for compound, vlen and opaque values, which
+    /// do not carry their type, `DataType::User(TypeId::UNKNOWN)`.
     pub fn dtype(&self) -> DataType {
         match self {
             Values::Byte(_) => DataType::Byte,
@@ -140,12 +170,21 @@ impl Values {
             Values::Int64(_) => DataType::Int64,
             Values::UInt64(_) => DataType::UInt64,
             Values::String(_) => DataType::String,
+            Values::Compound { .. } | Values::Vlen(_) | Values::Opaque { .. } => {
+                DataType::User(TypeId::UNKNOWN)
+            }
         }
     }
 
     /// Number of values.
     pub fn len(&self) -> usize {
-        with_fixed_values!(self, v => v.len(), Values::String(v) => v.len())
+        with_fixed_values!(self, v => v.len(), other => match other {
+            Values::String(v) => v.len(),
+            Values::Vlen(v) => v.len(),
+            Values::Compound { len, .. } => *len,
+            Values::Opaque { size, bytes } => bytes.len() / (*size).max(1),
+            _ => unreachable!("fixed-width values are handled above"),
+        })
     }
 
     /// True when there are no values.
@@ -155,14 +194,44 @@ impl Values {
 
     /// `n` copies of the first value of `fill` (which must be non-empty).
     pub fn repeat(fill: &Values, n: usize) -> Values {
-        #[allow(clippy::clone_on_copy)] // one macro arm serves Copy and String vectors
-        let out = map_values!(fill, v => vec![v[0].clone(); n]);
-        out
+        match fill {
+            Values::Compound { .. } => {
+                let one = fill.slice(0..1);
+                let mut out = one.slice(0..0);
+                (0..n).for_each(|_| out.extend_from(&one));
+                out
+            }
+            Values::Opaque { size, bytes } => Values::Opaque {
+                size: *size,
+                bytes: bytes[..*size].repeat(n),
+            },
+            _ => {
+                #[allow(clippy::clone_on_copy)] // one macro arm serves Copy and String vectors
+                let out = map_values!(fill, v => vec![v[0].clone(); n]);
+                out
+            }
+        }
     }
 
     /// The values in `range`, as a new vector.
     pub fn slice(&self, range: std::ops::Range<usize>) -> Values {
-        map_values!(self, v => v[range].to_vec())
+        match self {
+            Values::Compound { len, fields } => Values::Compound {
+                len: range.len(),
+                fields: fields
+                    .iter()
+                    .map(|f| {
+                        let per = f.len().checked_div(*len).unwrap_or(0);
+                        f.slice(range.start * per..range.end * per)
+                    })
+                    .collect(),
+            },
+            Values::Opaque { size, bytes } => Values::Opaque {
+                size: *size,
+                bytes: bytes[range.start * size..range.end * size].to_vec(),
+            },
+            _ => map_values!(self, v => v[range].to_vec()),
+        }
     }
 
     /// The value at `index` as a one-element vector.
@@ -188,6 +257,18 @@ impl Values {
             (Values::Int64(a), Values::Int64(b)) => a.extend_from_slice(b),
             (Values::UInt64(a), Values::UInt64(b)) => a.extend_from_slice(b),
             (Values::String(a), Values::String(b)) => a.extend_from_slice(b),
+            (Values::Vlen(a), Values::Vlen(b)) => a.extend_from_slice(b),
+            (Values::Opaque { size: s, bytes: a }, Values::Opaque { size: t, bytes: b })
+                if s == t =>
+            {
+                a.extend_from_slice(b)
+            }
+            (Values::Compound { len: n, fields: a }, Values::Compound { len: m, fields: b })
+                if a.len() == b.len() =>
+            {
+                a.iter_mut().zip(b).for_each(|(x, y)| x.extend_from(y));
+                *n += m;
+            }
             (a, b) => panic!("extend_from: {} into {}", b.dtype(), a.dtype()),
         }
     }
@@ -197,7 +278,7 @@ impl Values {
     /// partial value is ignored; callers check lengths first.
     ///
     /// # Panics
-    /// For `string` values, which have no fixed-width encoding.
+    /// For `string` and user-typed values, which have no fixed-width encoding here.
     pub fn extend_from_bytes(&mut self, bytes: &[u8], big_endian: bool) {
         fixed_width_codec!(self, bytes, big_endian,
             Byte: i8, Short: i16, Int: i32, Float: f32, Double: f64,
@@ -215,7 +296,7 @@ impl Values {
     /// Appends the values' fixed-width encoding to `out`.
     ///
     /// # Panics
-    /// For `string` values, which have no fixed-width encoding.
+    /// For `string` and user-typed values, which have no fixed-width encoding here.
     pub fn write_bytes(&self, out: &mut Vec<u8>, big_endian: bool) {
         macro_rules! put {
             ($v:expr) => {{
@@ -240,7 +321,7 @@ impl Values {
             Values::UInt(v) => put!(v),
             Values::Int64(v) => put!(v),
             Values::UInt64(v) => put!(v),
-            Values::String(_) => panic!("write_bytes: strings have no fixed width"),
+            other => panic!("write_bytes: {} values have no fixed width", other.dtype()),
         }
     }
 
@@ -265,6 +346,10 @@ impl Values {
 impl DataType {
     /// netCDF's default fill value for the type, as a one-element vector
     /// (`NC_FILL_BYTE` ... `NC_FILL_STRING`).
+    ///
+    /// # Panics
+    /// For a user type, whose default the schema knows:
+    /// [`Schema::default_fill`](crate::Schema::default_fill).
     pub fn default_fill(self) -> Values {
         match self {
             DataType::Byte => Values::Byte(vec![-127]),
@@ -279,6 +364,9 @@ impl DataType {
             DataType::Int64 => Values::Int64(vec![-9223372036854775806]),
             DataType::UInt64 => Values::UInt64(vec![18446744073709551614]),
             DataType::String => Values::String(vec![String::new()]),
+            DataType::User(_) => {
+                panic!("DataType::default_fill of a user type: use Schema::default_fill")
+            }
         }
     }
 }

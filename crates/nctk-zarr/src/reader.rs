@@ -544,6 +544,7 @@ impl Builder<'_> {
                 Cell::Utf32 { n, .. } => n.checked_mul(4),
                 _ => None,
             },
+            ..VarStorage::default()
         };
         self.schema.var_mut(vid).storage = storage;
         self.arrays.push(ArrayMeta {

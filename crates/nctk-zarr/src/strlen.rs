@@ -54,10 +54,7 @@ mod tests {
     use super::*;
 
     fn attr(name: &str, value: Values) -> Attribute {
-        Attribute {
-            name: name.into(),
-            value,
-        }
+        Attribute::new(name, value)
     }
 
     #[test]

@@ -362,14 +362,7 @@ fn string_widths_cut_or_refuse() {
         let v = s.add_var(r, "s", DataType::String, &[n]).unwrap();
         if let Some((name, width)) = attr {
             let target = (name == "_nczarr_maxstrlen").then_some(v);
-            s.set_attr(
-                r,
-                target,
-                Attribute {
-                    name: name.into(),
-                    value: Values::Int(vec![width]),
-                },
-            );
+            s.set_attr(r, target, Attribute::new(name, Values::Int(vec![width])));
         }
         let opts = WriteOptions {
             vars: vec![VarOptions {

@@ -1,6 +1,9 @@
 use std::path::Path;
+use std::sync::Arc;
 
 use nctk_classic::ClassicReader;
+use nctk_hdf5::netcdf4::Nc4Reader;
+use nctk_store::bytes::{ByteSource, MemSource};
 use nctk_zarr::ZarrReader;
 
 use crate::detect::{detect_magic, Container};
@@ -21,17 +24,19 @@ fn unsupported(path: &str, reason: &str) -> Error {
     }
 }
 
-fn hdf5_unsupported(path: &str) -> Error {
-    unsupported(
-        path,
-        "netCDF-4/HDF5 files cannot be read yet (nctk reads classic netCDF and NCZarr/Zarr; `nctk dump -k` gives the kind)",
-    )
+/// The netCDF-4 dataset in the HDF5 file `source` (`name` names it in errors).
+fn hdf5(source: Arc<dyn ByteSource>, name: &str) -> Result<Dataset, Error> {
+    Nc4Reader::open(source)
+        .map(|r| Dataset::from_source(Box::new(r)))
+        .map_err(|e| open_error(name, e))
 }
 
 /// Opens a dataset for reading.
 ///
 /// `target` is a local path or a netCDF-C URL:
 /// * a classic netCDF file (CDF-1, CDF-2, CDF-5), detected by its magic bytes;
+/// * a netCDF-4 (HDF5) file, read as netCDF-C reads it (also from memory and
+///   over `#mode=bytes` URLs);
 /// * a directory or zip holding an NCZarr or Zarr v2 store, read in NCZarr
 ///   mode (pure Zarr stores are read with xarray's `_ARRAY_DIMENSIONS`);
 /// * `file:///abs/path#mode=nczarr,file`, `#mode=zarr,zip`, ... as netCDF-C
@@ -51,7 +56,7 @@ pub(crate) fn dataset(opened: Opened, name: &str) -> Result<Dataset, Error> {
             Container::Classic(_) => ClassicReader::from_source(source)
                 .map(|r| Dataset::from_source(Box::new(r)))
                 .map_err(|e| open_error(name, e)),
-            Container::Hdf5 => Err(hdf5_unsupported(name)),
+            Container::Hdf5 => hdf5(source, name),
             Container::Zarr => Err(unsupported(name, "a zip store is not a single file")),
         },
     }
@@ -65,7 +70,7 @@ impl Dataset {
     }
 }
 
-/// Opens a dataset held in memory (a whole classic file's bytes).
+/// Opens a dataset held in memory (a whole classic or netCDF-4/HDF5 file's bytes).
 pub fn open_mem(bytes: impl Into<bytes_crate::Bytes>) -> Result<Dataset, Error> {
     open_bytes("<memory>", bytes.into())
 }
@@ -76,7 +81,7 @@ pub fn open_bytes(name: &str, bytes: bytes_crate::Bytes) -> Result<Dataset, Erro
         Some(Container::Classic(_)) => ClassicReader::from_bytes(bytes)
             .map(|r| Dataset::from_source(Box::new(r)))
             .map_err(|e| open_error(name, e)),
-        Some(Container::Hdf5) => Err(hdf5_unsupported(name)),
+        Some(Container::Hdf5) => hdf5(Arc::new(MemSource::new(bytes)), name),
         Some(Container::Zarr) => Err(unsupported(
             name,
             "zip stores in memory are not supported yet",

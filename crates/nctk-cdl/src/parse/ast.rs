@@ -31,11 +31,12 @@ pub(crate) enum Item {
         size: Option<Const>,
     },
     Var {
-        dtype: DataType,
+        dtype: TypeRef,
         name: Vec<u8>,
         pos: Pos,
         dims: Vec<Ref>,
     },
+    Type(TypeAst),
     Attr(AttrAst),
     Data {
         var: Ref,
@@ -51,6 +52,44 @@ pub(crate) struct Ref {
     pub parts: Vec<Vec<u8>>,
     pub absolute: bool,
     pub pos: Pos,
+}
+
+/// A type in a declaration: a primitive type or the name (or absolute
+/// path) of a user type.
+#[derive(Debug, Clone)]
+pub(crate) enum TypeRef {
+    Prim(DataType),
+    Named(Ref),
+}
+
+/// A declaration of the `types:` section.
+#[derive(Debug, Clone)]
+pub(crate) struct TypeAst {
+    pub name: Vec<u8>,
+    pub pos: Pos,
+    pub kind: TypeKindAst,
+}
+
+/// What a `types:` declaration declares.
+#[derive(Debug, Clone)]
+pub(crate) enum TypeKindAst {
+    /// `compound name { type field(dims), ... ; ... }`
+    Compound(Vec<FieldAst>),
+    /// `base(*) name`
+    Vlen(TypeRef),
+    /// `base enum name { member = value, ... }`
+    Enum(DataType, Vec<(Vec<u8>, Const, Pos)>),
+    /// `opaque(size) name`
+    Opaque(Const),
+}
+
+/// One field of a compound declaration.
+#[derive(Debug, Clone)]
+pub(crate) struct FieldAst {
+    pub dtype: TypeRef,
+    pub name: Vec<u8>,
+    pub pos: Pos,
+    pub dims: Vec<Const>,
 }
 
 /// Which object an attribute belongs to.
@@ -71,7 +110,7 @@ pub(crate) enum AttrName {
 #[derive(Debug, Clone)]
 pub(crate) struct AttrAst {
     pub target: AttrTarget,
-    pub dtype: Option<DataType>,
+    pub dtype: Option<TypeRef>,
     pub name: AttrName,
     pub pos: Pos,
     pub values: Vec<Datum>,

@@ -450,7 +450,8 @@ pub(crate) fn push_text(out: &mut Values, s: &[u8], pos: Pos) -> Result<(), CdlE
 
 /// Appends an opaque constant (`0x...`) converted as ncgen does: the bytes
 /// the hex digits spell, read as a native (little-endian) value of the
-/// target's size. `false` for `string` targets, which ncgen cannot convert.
+/// target's size (an opaque target: the bytes, cut or padded with zeros to
+/// its size). `false` for `string` targets, which ncgen cannot convert.
 pub(crate) fn push_opaque(out: &mut Values, hex: &str) -> bool {
     let bytes: Vec<u8> = hex
         .as_bytes()
@@ -484,6 +485,7 @@ pub(crate) fn push_opaque(out: &mut Values, hex: &str) -> bool {
         Values::UInt64(v) => le!(v, u64),
         Values::Float(v) => le!(v, f32),
         Values::Double(v) => le!(v, f64),
+        Values::Opaque { size, bytes: v } => v.extend(take(*size)),
         _ => return false,
     }
     true

@@ -233,7 +233,10 @@ fn var_values(
 ) -> Result<Values, CdlError> {
     let dims = Dims::of(schema, var);
     let dtype = schema.var(var).dtype;
-    let fill = schema.fill_value(var);
+    let fill = match schema.var(var).attribute("_FillValue") {
+        None if dtype.is_user() => super::user::ncgen_fill(schema, dtype),
+        _ => schema.fill_value(var),
+    };
     let total = dims.product(schema, 0, dims.rank());
     if total > max_values {
         return Err(CdlError::semantic(
@@ -247,7 +250,7 @@ fn var_values(
     let mut out = Values::repeat(&fill, total as usize);
     if dims.rank() == 0 {
         if let Some(first) = items.first() {
-            let v = convert_items(dtype, std::slice::from_ref(first), &fill)?;
+            let v = convert_items(schema, dtype, std::slice::from_ref(first), &fill)?;
             splice(&mut out, 0, &v);
         }
         return Ok(out);
@@ -285,7 +288,7 @@ impl Gen<'_> {
                 splice(self.out, start, &Values::Char(bytes));
             } else {
                 let n = items.len().min(block as usize);
-                let v = convert_items(self.dtype, &items[..n], self.fill)?;
+                let v = convert_items(self.schema, self.dtype, &items[..n], self.fill)?;
                 splice(self.out, start, &v);
             }
             return Ok(());
@@ -335,8 +338,24 @@ impl Gen<'_> {
     }
 }
 
-/// Converts plain data items to `dtype` (C casts; `_` is the fill value).
-fn convert_items(dtype: DataType, items: &[Datum], fill: &Values) -> Result<Values, CdlError> {
+/// Converts plain data items to `dtype` (C casts; `_` is the fill value;
+/// one item per value of a user type).
+fn convert_items(
+    schema: &Schema,
+    dtype: DataType,
+    items: &[Datum],
+    fill: &Values,
+) -> Result<Values, CdlError> {
+    if dtype.is_user() {
+        let mut out = schema.empty_values(dtype, items.len());
+        for d in items {
+            match d {
+                Datum::Fill(_) => out.extend_from(fill),
+                d => super::user::push_value(schema, dtype, d, &mut out)?,
+            }
+        }
+        return Ok(out);
+    }
     let mut out = Values::with_capacity(dtype, items.len());
     for d in items {
         match d {
@@ -372,6 +391,8 @@ fn convert_items(dtype: DataType, items: &[Datum], fill: &Values) -> Result<Valu
 }
 
 /// Copies `src` into `dst` starting at `start` (same type; clipped to `dst`).
+/// Values of user types are rebuilt around the range (CDL data of user
+/// types is small).
 fn splice(dst: &mut Values, start: usize, src: &Values) {
     macro_rules! copy {
         ($d:expr, $s:expr) => {{
@@ -394,6 +415,15 @@ fn splice(dst: &mut Values, start: usize, src: &Values) {
         (Values::Int64(d), Values::Int64(s)) => copy!(d, s),
         (Values::UInt64(d), Values::UInt64(s)) => copy!(d, s),
         (Values::String(d), Values::String(s)) => copy!(d, s),
+        (d @ (Values::Compound { .. } | Values::Vlen(_) | Values::Opaque { .. }), s) => {
+            let end = (start + s.len()).min(d.len());
+            if start < end {
+                let mut out = d.slice(0..start);
+                out.extend_from(&s.slice(0..end - start));
+                out.extend_from(&d.slice(end..d.len()));
+                *d = out;
+            }
+        }
         _ => {}
     }
 }

@@ -48,15 +48,13 @@ pub enum CdlError {
         /// Why.
         reason: String,
     },
-    /// A netCDF-4 construct nctk does not support yet (user-defined types:
-    /// compound, enum, vlen, opaque).
-    #[error(
-        "{pos}: {construct} is not supported (user-defined netCDF-4 types are not implemented)"
-    )]
+    /// A construct nctk does not support (ncgen's data functions such as
+    /// `time(...)`, an opaque constant for a `string`).
+    #[error("{pos}: {construct} is not supported")]
     Unsupported {
         /// Where.
         pos: Pos,
-        /// The construct, as CDL names it (`compound`, `enum`, ...).
+        /// The construct, as CDL names it.
         construct: String,
     },
     /// The dataset cannot be written in the requested format; the reason

@@ -7,8 +7,9 @@ use super::{CdlDataset, CdlError};
 /// Checks that `ds` can be written as `kind`, rejecting what netCDF-C
 /// 4.9.0's `ncgen -k` rejects, with its messages:
 ///
-/// * groups for the classic kinds ("-k or _Format conflicts with enhanced
-///   CDL input"; for CDF-5 "Attempting netcdf-4 operation on netcdf-3 file");
+/// * groups and user types for the classic kinds ("-k or _Format conflicts
+///   with enhanced CDL input"; for CDF-5 "Attempting netcdf-4 operation on
+///   netcdf-3 file");
 /// * integer literals wider than `int` for classic, 64-bit offset and
 ///   netCDF-4 classic ("Illegal integer constant for classic format");
 /// * unsigned, 64-bit and string variables or attributes where the kind
@@ -24,7 +25,8 @@ pub fn check_format(ds: &CdlDataset, kind: Format) -> Result<(), CdlError> {
     let s = &ds.schema;
     let c = &ds.constructs;
     let enhanced_ok = matches!(kind, Format::Netcdf4 | Format::Cdf5);
-    if let Some(pos) = c.group {
+    let enhanced = c.group.or(c.types);
+    if let Some(pos) = enhanced {
         if !enhanced_ok {
             return Err(CdlError::format(
                 Some(pos),
@@ -63,9 +65,9 @@ pub fn check_format(ds: &CdlDataset, kind: Format) -> Result<(), CdlError> {
             }
         }
     }
-    if kind.is_cdf() && c.group.is_some() {
+    if kind.is_cdf() && enhanced.is_some() {
         return Err(CdlError::format(
-            c.group,
+            enhanced,
             "NetCDF: Attempting netcdf-4 operation on netcdf-3 file",
         ));
     }

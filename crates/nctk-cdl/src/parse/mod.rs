@@ -26,6 +26,7 @@ mod format;
 mod lexer;
 mod parser;
 mod semantics;
+mod user;
 
 use nctk_model::{Endianness, Format, Schema, Values, VarId};
 
@@ -109,6 +110,8 @@ pub struct GlobalSpecial {
 pub struct Constructs {
     /// The first `group:` declaration.
     pub group: Option<Pos>,
+    /// The first user type declaration (`types:` section).
+    pub types: Option<Pos>,
     /// The first integer literal ncgen rejects for classic formats (wider
     /// than `int` or unsigned), with its spelling.
     pub wide_integer: Option<(Pos, String)>,
@@ -163,7 +166,10 @@ impl CdlDataset {
         if let Some(k) = self.global.format {
             return k;
         }
-        if self.constructs.group.is_some() || self.specials.iter().any(|s| !s.is_empty()) {
+        if self.constructs.group.is_some()
+            || self.constructs.types.is_some()
+            || self.specials.iter().any(|s| !s.is_empty())
+        {
             return Format::Netcdf4;
         }
         Format::Classic

@@ -1,9 +1,11 @@
 //! The CDL parser: tokens to a syntax tree, by recursive descent over the
 //! grammar of netCDF-C's `ncgen.y`.
 
-use nctk_model::DataType;
-
-use super::ast::{Ast, AttrAst, AttrName, AttrTarget, Datum, GroupAst, Item, Ref};
+use super::ast::{
+    Ast, AttrAst, AttrName, AttrTarget, Datum, FieldAst, GroupAst, Item, Ref, TypeAst, TypeKindAst,
+    TypeRef,
+};
+use super::constants::Const;
 use super::error::{CdlError, Pos};
 use super::lexer::{type_by_name, Tok, Token};
 
@@ -125,7 +127,20 @@ impl<'a> Parser<'a> {
             self.expect(&Tok::Semi, "`;`")?;
         }
         if *self.peek() == Tok::Types {
-            return Err(CdlError::unsupported(self.pos(), "the `types:` section"));
+            self.next();
+            while !self.section_end() {
+                if self.starts_attr() {
+                    let a = self.attr_decl()?;
+                    g.items.push(Item::Attr(a));
+                    self.expect(&Tok::Semi, "`;`")?;
+                } else {
+                    let t = self.type_decl()?;
+                    g.items.push(Item::Type(t));
+                    if *self.peek() == Tok::Semi {
+                        self.next();
+                    }
+                }
+            }
         }
         if *self.peek() == Tok::Dimensions {
             self.next();
@@ -210,16 +225,170 @@ impl<'a> Parser<'a> {
         ) || (*self.peek_at(2) == Tok::Colon && self.leading_type().is_some())
     }
 
-    /// The type a declaration starts with: a type keyword, or a name that
-    /// names a primitive type (`int64` where the kind makes it a name, see
-    /// `lexer::demote_type_names`) when a name follows, as ncgen looks
-    /// such a name up among the types.
-    fn leading_type(&self) -> Option<DataType> {
+    /// The type a declaration starts with: a type keyword, or, when a name
+    /// follows, a name that names a primitive type (`int64` where the kind
+    /// makes it a name, see `lexer::demote_type_names`) or a user type (a
+    /// name or an absolute path), as ncgen looks such a name up among the
+    /// types.
+    fn leading_type(&self) -> Option<TypeRef> {
         match (self.peek(), self.peek_at(1)) {
-            (Tok::Type(t), _) => Some(*t),
-            (t @ Tok::Ident(_), Tok::Ident(_) | Tok::Path(_)) => type_by_name(t),
+            (Tok::Type(t), _) => Some(TypeRef::Prim(*t)),
+            (t @ (Tok::Ident(_) | Tok::Path(_)), Tok::Ident(_) | Tok::Path(_)) => {
+                Some(match type_by_name(t) {
+                    Some(p) => TypeRef::Prim(p),
+                    None => TypeRef::Named(self.ref_at(self.i)?),
+                })
+            }
             _ => None,
         }
+    }
+
+    /// The reference the token at `i` spells, if it is a name or a path.
+    fn ref_at(&self, i: usize) -> Option<Ref> {
+        let t = &self.t[i.min(self.t.len() - 1)];
+        match &t.tok {
+            Tok::Ident(n) => Some(Ref {
+                parts: vec![n.clone()],
+                absolute: false,
+                pos: t.pos,
+            }),
+            Tok::Path(parts) => Some(Ref {
+                parts: parts.clone(),
+                absolute: true,
+                pos: t.pos,
+            }),
+            _ => None,
+        }
+    }
+
+    /// A type where one is expected: a type keyword, a name or a path.
+    fn type_ref(&mut self) -> Result<TypeRef, CdlError> {
+        if let Tok::Type(t) = self.peek() {
+            self.next();
+            return Ok(TypeRef::Prim(*t));
+        }
+        if let Some(p) = type_by_name(self.peek()) {
+            self.next();
+            return Ok(TypeRef::Prim(p));
+        }
+        Ok(TypeRef::Named(self.reference()?))
+    }
+
+    fn type_name(&mut self) -> Result<(Vec<u8>, Pos), CdlError> {
+        let pos = self.pos();
+        match self.peek() {
+            Tok::Ident(n) => {
+                self.next();
+                Ok((n.clone(), pos))
+            }
+            _ => Err(self.unexpected("a type name")),
+        }
+    }
+
+    fn int_const(&mut self, what: &str) -> Result<Const, CdlError> {
+        match self.peek() {
+            Tok::Num { value, .. } => {
+                let v = *value;
+                self.next();
+                Ok(v)
+            }
+            _ => Err(self.unexpected(what)),
+        }
+    }
+
+    /// One declaration of the `types:` section (ncgen.y's `typedecl`).
+    fn type_decl(&mut self) -> Result<TypeAst, CdlError> {
+        let pos = self.pos();
+        let kind = match self.peek() {
+            Tok::Compound => {
+                self.next();
+                let (name, _) = self.type_name()?;
+                self.expect(&Tok::LBrace, "`{`")?;
+                let mut fields = Vec::new();
+                while *self.peek() != Tok::RBrace {
+                    let dtype = self.type_ref()?;
+                    loop {
+                        let (fname, fpos) = self.type_name()?;
+                        let mut dims = Vec::new();
+                        if *self.peek() == Tok::LParen {
+                            self.next();
+                            loop {
+                                dims.push(self.int_const("a field dimension size")?);
+                                match self.peek() {
+                                    Tok::Comma => {
+                                        self.next();
+                                    }
+                                    _ => break,
+                                }
+                            }
+                            self.expect(&Tok::RParen, "`)`")?;
+                        }
+                        fields.push(FieldAst {
+                            dtype: dtype.clone(),
+                            name: fname,
+                            pos: fpos,
+                            dims,
+                        });
+                        if *self.peek() == Tok::Comma {
+                            self.next();
+                        } else {
+                            break;
+                        }
+                    }
+                    self.expect(&Tok::Semi, "`;`")?;
+                }
+                self.expect(&Tok::RBrace, "`}`")?;
+                return Ok(TypeAst {
+                    name,
+                    pos,
+                    kind: TypeKindAst::Compound(fields),
+                });
+            }
+            Tok::Opaque => {
+                self.next();
+                self.expect(&Tok::LParen, "`(`")?;
+                let size = self.int_const("an opaque size")?;
+                self.expect(&Tok::RParen, "`)`")?;
+                TypeKindAst::Opaque(size)
+            }
+            _ => {
+                let base = self.type_ref()?;
+                match (self.peek(), self.peek_at(1), base) {
+                    (Tok::Enum, _, TypeRef::Prim(base)) => {
+                        self.next();
+                        let (name, _) = self.type_name()?;
+                        self.expect(&Tok::LBrace, "`{`")?;
+                        let mut members = Vec::new();
+                        loop {
+                            let (m, mpos) = self.type_name()?;
+                            self.expect(&Tok::Eq, "`=`")?;
+                            let value = self.int_const("an enum value")?;
+                            members.push((m, value, mpos));
+                            if *self.peek() == Tok::Comma {
+                                self.next();
+                            } else {
+                                break;
+                            }
+                        }
+                        self.expect(&Tok::RBrace, "`}`")?;
+                        return Ok(TypeAst {
+                            name,
+                            pos,
+                            kind: TypeKindAst::Enum(base, members),
+                        });
+                    }
+                    (Tok::LParen, Tok::Star, base) => {
+                        self.next();
+                        self.next();
+                        self.expect(&Tok::RParen, "`)`")?;
+                        TypeKindAst::Vlen(base)
+                    }
+                    _ => return Err(self.unexpected("a type declaration")),
+                }
+            }
+        };
+        let (name, _) = self.type_name()?;
+        Ok(TypeAst { name, pos, kind })
     }
 
     fn dim_or_attr(&mut self, g: &mut GroupAst) -> Result<(), CdlError> {
@@ -268,22 +437,7 @@ impl<'a> Parser<'a> {
             self.next();
             t
         } else {
-            return Err(match self.peek() {
-                Tok::Ident(_) | Tok::Path(_) if matches!(self.peek_at(1), Tok::Ident(_)) => {
-                    let name = match self.peek() {
-                        Tok::Ident(n) => String::from_utf8_lossy(n).into_owned(),
-                        _ => "a path".into(),
-                    };
-                    CdlError::unsupported(
-                        self.pos(),
-                        format!("a variable of user-defined type `{name}`"),
-                    )
-                }
-                Tok::Compound | Tok::Enum | Tok::Opaque => {
-                    CdlError::unsupported(self.pos(), "a user-defined type declaration")
-                }
-                _ => self.unexpected("a variable declaration or an attribute"),
-            });
+            return Err(self.unexpected("a variable declaration or an attribute"));
         };
         loop {
             let pos = self.pos();
@@ -291,18 +445,6 @@ impl<'a> Parser<'a> {
                 Tok::Ident(n) => {
                     self.next();
                     n.clone()
-                }
-                Tok::Enum | Tok::Compound | Tok::Opaque => {
-                    return Err(CdlError::unsupported(
-                        self.pos(),
-                        "an enum type declaration",
-                    ));
-                }
-                Tok::LParen => {
-                    return Err(CdlError::unsupported(
-                        self.pos(),
-                        "a vlen or opaque type declaration",
-                    ));
                 }
                 _ => return Err(self.unexpected("a variable name")),
             };
@@ -324,7 +466,7 @@ impl<'a> Parser<'a> {
                 }
             }
             g.items.push(Item::Var {
-                dtype,
+                dtype: dtype.clone(),
                 name,
                 pos,
                 dims,
@@ -424,24 +566,21 @@ impl<'a> Parser<'a> {
             Tok::Fill => Datum::Fill(pos),
             Tok::Nil => Datum::Nil(pos),
             Tok::OpaqueHex(h) => Datum::Opaque(h.clone(), pos),
-            Tok::Ident(n) => {
-                use super::constants::Const;
-                match n.as_slice() {
-                    b"inf" | b"infinity" => Datum::Num(Const::Double(f64::INFINITY), pos),
-                    b"inff" | b"infinityf" => Datum::Num(Const::Float(f32::INFINITY), pos),
-                    _ if *self.peek_at(1) == Tok::LParen => {
-                        let name = n.clone();
+            Tok::Ident(n) => match n.as_slice() {
+                b"inf" | b"infinity" => Datum::Num(Const::Double(f64::INFINITY), pos),
+                b"inff" | b"infinityf" => Datum::Num(Const::Float(f32::INFINITY), pos),
+                _ if *self.peek_at(1) == Tok::LParen => {
+                    let name = n.clone();
+                    self.next();
+                    self.next();
+                    while !matches!(self.peek(), Tok::RParen | Tok::Eof) {
                         self.next();
-                        self.next();
-                        while !matches!(self.peek(), Tok::RParen | Tok::Eof) {
-                            self.next();
-                        }
-                        self.expect(&Tok::RParen, "`)`")?;
-                        return Ok(Datum::Call(name, pos));
                     }
-                    _ => Datum::EnumRef(n.clone(), pos),
+                    self.expect(&Tok::RParen, "`)`")?;
+                    return Ok(Datum::Call(name, pos));
                 }
-            }
+                _ => Datum::EnumRef(n.clone(), pos),
+            },
             Tok::Path(p) => Datum::EnumRef(p.join(&b'/'), pos),
             _ => return Err(self.unexpected("a value")),
         };

@@ -6,7 +6,9 @@ use nctk_model::{
     name, Attribute, DataType, DimId, Endianness, Format, GroupId, KindNames, Schema, Values, VarId,
 };
 
-use super::ast::{Ast, AttrAst, AttrName, AttrTarget, Datum, GroupAst, Item, Ref};
+use super::ast::{
+    Ast, AttrAst, AttrName, AttrTarget, Datum, GroupAst, Item, Ref, TypeAst, TypeKindAst, TypeRef,
+};
 use super::constants::{push_const, push_opaque, push_text, Const};
 use super::data;
 use super::error::{CdlError, Pos};
@@ -36,7 +38,7 @@ pub(crate) fn build(ast: &Ast, options: &ParseOptions) -> Result<CdlDataset, Cdl
     })
 }
 
-struct Builder<'a> {
+pub(crate) struct Builder<'a> {
     schema: Schema,
     /// Each variable's data list and where it starts.
     lists: Vec<Option<(&'a [Datum], Pos)>>,
@@ -46,7 +48,7 @@ struct Builder<'a> {
     options: &'a ParseOptions,
 }
 
-fn checked_name(raw: &[u8], pos: Pos) -> Result<String, CdlError> {
+pub(crate) fn checked_name(raw: &[u8], pos: Pos) -> Result<String, CdlError> {
     let s =
         std::str::from_utf8(raw).map_err(|_| CdlError::semantic(pos, "name is not valid UTF-8"))?;
     name::normalize(s).map_err(|e| CdlError::semantic(pos, e.to_string()))
@@ -58,6 +60,7 @@ fn show(raw: &[u8]) -> String {
 
 impl<'a> Builder<'a> {
     fn group(&mut self, gid: GroupId, g: &'a GroupAst) -> Result<(), CdlError> {
+        let mut types_done = false;
         for item in &g.items {
             match item {
                 Item::Dim { name, pos, size } => self.dim(gid, name, *pos, size.as_ref())?,
@@ -66,7 +69,17 @@ impl<'a> Builder<'a> {
                     name,
                     pos,
                     dims,
-                } => self.var(gid, *dtype, name, *pos, dims)?,
+                } => {
+                    let dtype = self.type_of(gid, dtype)?;
+                    self.var(gid, dtype, name, *pos, dims)?
+                }
+                Item::Type(t) => {
+                    self.constructs.types.get_or_insert(t.pos);
+                    if !types_done {
+                        types_done = true;
+                        self.types(gid, g)?;
+                    }
+                }
                 Item::Attr(a) => self.attr(gid, a)?,
                 Item::Data { var, pos, values } => {
                     let v = self.var_ref(gid, var)?;
@@ -163,6 +176,101 @@ impl<'a> Builder<'a> {
         Ok(())
     }
 
+    /// The type a declaration names: a primitive type, or a user type
+    /// found as ncgen finds it (an absolute path; else in this group or an
+    /// ancestor; else the first of that name anywhere).
+    pub(crate) fn type_of(&self, gid: GroupId, t: &TypeRef) -> Result<DataType, CdlError> {
+        let r = match t {
+            TypeRef::Prim(p) => return Ok(*p),
+            TypeRef::Named(r) => r,
+        };
+        let last = r.parts.last().map(Vec::as_slice).unwrap_or_default();
+        let n = checked_name(last, r.pos)?;
+        let s = &self.schema;
+        let found = if r.absolute {
+            let g = self.group_of(r)?;
+            s.group(g)
+                .types
+                .iter()
+                .copied()
+                .find(|&t| s.user_type(t).name == n)
+        } else {
+            s.type_by_name(gid, &n)
+                .or_else(|| s.type_ids().find(|&t| s.user_type(t).name == n))
+        };
+        found.map(DataType::User).ok_or_else(|| {
+            CdlError::semantic(r.pos, format!("Undefined or forward referenced type: {n}"))
+        })
+    }
+
+    /// Defines the group's types in the order ncgen defines them
+    /// (`processtypes`): first the enums, opaques, vlens of primitive types
+    /// and compounds of primitive fields, in CDL order; then, in passes
+    /// over the rest in CDL order, each compound, and each vlen whose base
+    /// type is already defined.
+    fn types(&mut self, gid: GroupId, g: &'a GroupAst) -> Result<(), CdlError> {
+        let decls: Vec<&TypeAst> = g
+            .items
+            .iter()
+            .filter_map(|i| match i {
+                Item::Type(t) => Some(t),
+                _ => None,
+            })
+            .collect();
+        let first = |t: &TypeAst| match &t.kind {
+            TypeKindAst::Opaque(_) | TypeKindAst::Enum(..) => true,
+            TypeKindAst::Vlen(base) => matches!(base, TypeRef::Prim(_)),
+            TypeKindAst::Compound(fields) => {
+                fields.iter().all(|f| matches!(f.dtype, TypeRef::Prim(_)))
+            }
+        };
+        let mut done = vec![false; decls.len()];
+        for (i, t) in decls.iter().enumerate() {
+            if first(t) {
+                self.define_type(gid, t)?;
+                done[i] = true;
+            }
+        }
+        loop {
+            let mut added = false;
+            for (i, t) in decls.iter().enumerate() {
+                let ready = match &t.kind {
+                    TypeKindAst::Vlen(base) => self.type_of(gid, base).is_ok(),
+                    _ => true,
+                };
+                if !done[i] && ready {
+                    self.define_type(gid, t)?;
+                    done[i] = true;
+                    added = true;
+                }
+            }
+            if !added {
+                break;
+            }
+        }
+        match decls.iter().zip(&done).find(|(_, d)| !**d) {
+            Some((t, _)) => Err(CdlError::semantic(
+                t.pos,
+                format!("Circular type dependency for type: {}", show(&t.name)),
+            )),
+            None => Ok(()),
+        }
+    }
+
+    fn define_type(&mut self, gid: GroupId, t: &TypeAst) -> Result<(), CdlError> {
+        let name = checked_name(&t.name, t.pos)?;
+        let kind = super::user::kind(self, gid, &name, t)?;
+        self.schema
+            .add_type(gid, &name, kind)
+            .map_err(|e| CdlError::semantic(t.pos, format!("type {name}: {e}")))?;
+        Ok(())
+    }
+
+    /// The schema being built.
+    pub(crate) fn schema(&self) -> &Schema {
+        &self.schema
+    }
+
     fn group_of(&self, r: &Ref) -> Result<GroupId, CdlError> {
         let mut g = GroupId::ROOT;
         for part in &r.parts[..r.parts.len() - 1] {
@@ -215,9 +323,10 @@ impl<'a> Builder<'a> {
                 Ok(v) => Some(v),
                 Err(e) => {
                     // `string :a = ...` where `string` is a name for the
-                    // kind and no variable has it: ncgen takes the name
-                    // as the attribute's type.
-                    let Some(dtype) = typed_global(a, r) else {
+                    // kind, or `vlen_t :a = ...` naming a user type, and
+                    // no variable has the name: ncgen takes the name as
+                    // the attribute's type.
+                    let Some(dtype) = self.typed_global(gid, a, r) else {
                         return Err(e);
                     };
                     let typed = AttrAst {
@@ -241,7 +350,16 @@ impl<'a> Builder<'a> {
             }
             AttrName::Plain(raw) => {
                 let name = checked_name(raw, a.pos)?;
-                let values = attr_values(a.dtype, &a.values, &name, a.pos)?;
+                let dtype = a.dtype.as_ref().map(|t| self.type_of(gid, t)).transpose()?;
+                if let Some(t @ DataType::User(_)) = dtype {
+                    let values =
+                        super::user::attr_values(&self.schema, t, &a.values, &name, a.pos)?;
+                    self.constructs.typed_attrs.push((a.pos, var, name.clone()));
+                    self.schema
+                        .set_attr(gid, var, Attribute::typed(name, t, values));
+                    return Ok(());
+                }
+                let values = attr_values(dtype, &a.values, &name, a.pos)?;
                 if values.dtype() == DataType::String
                     && self.options.kind.is_some_and(|k| k != Format::Netcdf4)
                 {
@@ -366,7 +484,7 @@ impl<'a> Builder<'a> {
 
     fn fill_value(&mut self, gid: GroupId, v: VarId, a: &AttrAst) -> Result<(), CdlError> {
         let vtype = self.schema.var(v).dtype;
-        if let Some(t) = a.dtype {
+        if let Some(t) = a.dtype.as_ref().map(|t| self.type_of(gid, t)).transpose()? {
             let t = match (t, self.options.kind) {
                 (DataType::Int64, Some(k)) if k.classic_types_only() => DataType::Int,
                 _ => t,
@@ -394,23 +512,34 @@ impl<'a> Builder<'a> {
                 "_FillValue: must be a single (possibly compound) value",
             ));
         }
-        let values = attr_values(Some(vtype), &a.values, "_FillValue", a.pos)?;
+        let values = if vtype.is_user() {
+            super::user::attr_values(&self.schema, vtype, &a.values, "_FillValue", a.pos)?
+        } else {
+            attr_values(Some(vtype), &a.values, "_FillValue", a.pos)?
+        };
         self.schema
-            .set_attr(gid, Some(v), Attribute::new("_FillValue", values));
+            .set_attr(gid, Some(v), Attribute::typed("_FillValue", vtype, values));
         Ok(())
     }
-}
 
-/// The type an attribute's owner names when it names no variable: a plain
-/// name of a primitive type, on an attribute without a type of its own.
-fn typed_global(a: &AttrAst, r: &Ref) -> Option<DataType> {
-    match (a.dtype, r.absolute, r.parts.as_slice()) {
-        (None, false, [name]) => type_named(name),
-        _ => None,
+    /// The type an attribute's owner names when it names no variable: a
+    /// plain name of a primitive type or of a user type, on an attribute
+    /// without a type of its own.
+    fn typed_global(&self, gid: GroupId, a: &AttrAst, r: &Ref) -> Option<TypeRef> {
+        if a.dtype.is_some() {
+            return None;
+        }
+        if let (false, [name]) = (r.absolute, r.parts.as_slice()) {
+            if let Some(p) = type_named(name) {
+                return Some(TypeRef::Prim(p));
+            }
+        }
+        let named = TypeRef::Named(r.clone());
+        self.type_of(gid, &named).ok().map(|_| named)
     }
 }
 
-fn integer(c: Const) -> Option<i128> {
+pub(crate) fn integer(c: Const) -> Option<i128> {
     Some(match c {
         Const::Byte(v) => v.into(),
         Const::Short(v) => v.into(),

@@ -296,6 +296,7 @@ impl<W: Write> Printer<'_, W> {
                     }
                 })
             }
+            DataType::User(_) => self.print_user_data(&mut cur, v, fill),
             dtype => Err(DumpError::UnsupportedType {
                 name: var.name.clone(),
                 dtype,
@@ -303,18 +304,46 @@ impl<W: Write> Printer<'_, W> {
         }
     }
 
+    /// Prints a variable of a user type: each value as ncdump's
+    /// `*_typ_tostring` formats it, `_` where it equals the `_FillValue`.
+    fn print_user_data(
+        &mut self,
+        cur: &mut Cursor,
+        v: VarId,
+        fill: Option<Values>,
+    ) -> Result<(), DumpError> {
+        let dtype = self.schema.var(v).dtype;
+        let text =
+            super::user::ValueText::new(self.schema, self.float_digits(), self.double_digits());
+        let one_each = |vals: Values| (0..vals.len()).map(|i| vals.slice(i..i + 1)).collect();
+        self.print_blocks(cur, v, one_each, |o, x: &Values| {
+            if fill.as_ref().is_some_and(|f| x.same_value_at(0, f)) {
+                o.extend_from_slice(FILL);
+            } else {
+                text.push(o, dtype, x, 0);
+            }
+        })?;
+        match text.problem.into_inner() {
+            Some(reason) => Err(DumpError::BadValue {
+                name: self.schema.var(v).name.clone(),
+                reason,
+            }),
+            None => Ok(()),
+        }
+    }
+
     /// The fill value ncdump compares data with (`get_fill_info`): a
     /// one-element `_FillValue` of the variable's type, else the type's
-    /// default, except none for `byte` and `ubyte`.
+    /// default, except none for `byte`, `ubyte` and user types.
     pub(crate) fn fill_value(&self, v: VarId) -> Option<Values> {
         let var = self.schema.var(v);
         if let Some(a) = var.attribute("_FillValue") {
-            if a.value.dtype() == var.dtype && a.value.len() == 1 {
+            if a.dtype() == var.dtype && a.value.len() == 1 {
                 return Some(a.value.clone());
             }
         }
         match var.dtype {
-            DataType::Byte | DataType::UByte => None,
+            DataType::Byte | DataType::UByte | DataType::User(_) => None,
             t => Some(t.default_fill()),
         }
     }

@@ -135,6 +135,7 @@ impl<W: Write> Printer<'_, W> {
         let group = schema.group(gid);
         let is_root = group.parent.is_none();
 
+        self.print_types(gid);
         if !group.dims.is_empty() {
             self.indent_out();
             self.buf.extend_from_slice(b"dimensions:\n");
@@ -163,7 +164,7 @@ impl<W: Write> Printer<'_, W> {
             let var = schema.var(v);
             self.indent_out();
             self.buf.push(b'\t');
-            self.buf.extend_from_slice(var.dtype.cdl_name().as_bytes());
+            self.push_type_name(gid, var.dtype);
             self.buf.push(b' ');
             push_name(&mut self.buf, &var.name);
             if !var.dims.is_empty() {
@@ -178,7 +179,7 @@ impl<W: Write> Printer<'_, W> {
             }
             self.buf.extend_from_slice(b" ;\n");
             for att in &var.attributes {
-                self.print_att(Some(v), &var.name, att)?;
+                self.print_att(gid, Some(v), &var.name, att)?;
             }
             if self.opts.special {
                 self.print_specials(v);
@@ -201,7 +202,7 @@ impl<W: Write> Printer<'_, W> {
             if hidden(&att.name) {
                 continue;
             }
-            self.print_att(None, "", att)?;
+            self.print_att(gid, None, "", att)?;
         }
         if is_root && self.opts.special {
             self.print_hidden_globals();
@@ -285,14 +286,17 @@ impl<W: Write> Printer<'_, W> {
     /// Prints one attribute line (ncdump's `pr_att`).
     fn print_att(
         &mut self,
+        gid: GroupId,
         var: Option<VarId>,
         varname: &str,
         att: &Attribute,
     ) -> Result<(), DumpError> {
         self.indent_out();
         self.buf.extend_from_slice(b"\t\t");
-        if att.value.dtype() == DataType::String {
-            self.buf.extend_from_slice(b"string ");
+        let user = att.dtype().is_user();
+        if user || att.dtype() == DataType::String {
+            self.push_type_name(gid, att.dtype());
+            self.buf.push(b' ');
         }
         push_name(&mut self.buf, varname);
         if is_keyword(varname) {
@@ -302,12 +306,20 @@ impl<W: Write> Printer<'_, W> {
         push_name(&mut self.buf, &att.name);
         self.buf.extend_from_slice(b" = ");
         let (fd, dd) = (self.float_digits(), self.double_digits());
-        push_att_values(&mut self.buf, &att.value, self.netcdf4, fd, dd).map_err(|dtype| {
-            DumpError::UnsupportedType {
-                name: att.name.clone(),
-                dtype,
-            }
-        })?;
+        if user && !att.value.is_empty() {
+            self.push_user_att_values(att)
+                .map_err(|reason| DumpError::BadValue {
+                    name: att.name.clone(),
+                    reason,
+                })?;
+        } else {
+            push_att_values(&mut self.buf, &att.value, self.netcdf4, fd, dd).map_err(|dtype| {
+                DumpError::UnsupportedType {
+                    name: att.name.clone(),
+                    dtype,
+                }
+            })?;
+        }
         self.buf.extend_from_slice(b" ;");
         if self.opts.times != super::TimeStrings::Off && !att.value.is_empty() {
             if let Some(v) = var {
@@ -339,7 +351,9 @@ impl<W: Write> Printer<'_, W> {
         let var = self.schema.var(v);
         let st = &var.storage;
         let name = var.name.as_str();
-        if !var.dims.is_empty() {
+        // HDF5 reports a scalar's storage too; a Zarr store does not.
+        let hdf5 = self.source.file_facts().superblock_version.is_some();
+        if !var.dims.is_empty() || hdf5 {
             match &st.layout {
                 Layout::Chunked(sizes) => {
                     self.special_name(name, "_Storage");
@@ -362,6 +376,19 @@ impl<W: Write> Printer<'_, W> {
                     self.buf.extend_from_slice(b"\"contiguous\" ;\n");
                 }
             }
+        }
+        if st.fletcher32 {
+            self.special_name(name, "_Fletcher32");
+            self.buf.extend_from_slice(b"\"true\" ;\n");
+        }
+        if st.shuffle {
+            self.special_name(name, "_Shuffle");
+            self.buf.extend_from_slice(b"\"true\" ;\n");
+        }
+        if let Some(level) = st.deflate_level {
+            self.special_name(name, "_DeflateLevel");
+            push_u64(&mut self.buf, level.into());
+            self.buf.extend_from_slice(b" ;\n");
         }
         if let Some(f) = &st.filters {
             self.special_name(name, "_Filter");
@@ -395,11 +422,28 @@ impl<W: Write> Printer<'_, W> {
     /// (ncdump hides it from the attribute list and shows it only with
     /// `-s`), then `_SuperblockVersion` and `_IsNetcdf4`.
     ///
-    /// The netCDF-4 sources nctk reads are Zarr stores, where netCDF-C
-    /// (libnczarr) answers `_SuperblockVersion` with the `version=` of
-    /// `_NCProperties` (0 without one) and `_IsNetcdf4` with 1.
+    /// For an HDF5 file the source's [`FileFacts`](nctk_model::FileFacts)
+    /// give them; for a Zarr store netCDF-C (libnczarr) answers
+    /// `_SuperblockVersion` with the `version=` of `_NCProperties` (0
+    /// without one) and `_IsNetcdf4` with 1.
     fn print_hidden_globals(&mut self) {
         if !self.netcdf4 {
+            return;
+        }
+        let facts = self.source.file_facts();
+        if let Some(version) = facts.superblock_version {
+            if let Some(p) = &facts.nc_properties {
+                self.special_name("", "_NCProperties");
+                self.buf.push(b'"');
+                self.buf.extend_from_slice(p.as_bytes());
+                self.buf.extend_from_slice(b"\" ;\n");
+            }
+            self.special_name("", "_SuperblockVersion");
+            push_u64(&mut self.buf, version.into());
+            self.buf.extend_from_slice(b" ;\n");
+            self.special_name("", "_IsNetcdf4");
+            self.buf
+                .extend_from_slice(if facts.is_netcdf4 { b"1 ;\n" } else { b"0 ;\n" });
             return;
         }
         let root = self.schema.root();

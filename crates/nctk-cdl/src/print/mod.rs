@@ -20,6 +20,7 @@ mod ncml;
 mod numbers;
 mod printf;
 mod times;
+mod user;
 
 use std::io::Write;
 
@@ -138,6 +139,16 @@ pub enum DumpError {
     /// An option value ncdump rejects.
     #[error("{0}")]
     BadOption(String),
+    /// A value ncdump cannot print: an enum value that names no member of
+    /// its type (ncdump stops with "NetCDF: Invalid argument"), or values
+    /// that do not fit their type.
+    #[error("{name}: {reason}")]
+    BadValue {
+        /// The variable's or attribute's name.
+        name: String,
+        /// What is wrong.
+        reason: String,
+    },
     /// A variable or attribute of a type the CDL printer does not know (a
     /// type a newer format brings).
     #[error("{name}: type {dtype} is not supported by dump")]

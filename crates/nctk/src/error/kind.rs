@@ -7,6 +7,8 @@ use std::io;
 
 use nctk_classic::ClassicError;
 use nctk_codec::CodecError;
+use nctk_hdf5::netcdf4::Nc4Error;
+use nctk_hdf5::Hdf5Error;
 use nctk_model::{AttributeError, ModelError};
 use nctk_store::bytes::ByteError;
 use nctk_store::kv::StoreError;
@@ -94,6 +96,12 @@ fn own_kind(e: &(dyn StdError + 'static)) -> Option<ErrorKind> {
     if let Some(e) = e.downcast_ref::<ZarrError>() {
         return Some(zarr(e));
     }
+    if let Some(e) = e.downcast_ref::<Nc4Error>() {
+        return Some(nc4(e));
+    }
+    if let Some(e) = e.downcast_ref::<Hdf5Error>() {
+        return Some(hdf5(e));
+    }
     if let Some(e) = e.downcast_ref::<WriteError>() {
         return Some(zarr_write(e));
     }
@@ -180,6 +188,24 @@ fn classic(e: &ClassicError) -> ErrorKind {
 
 /// A backend's error is read through its own chain; an error of unknown
 /// type from a backend is I/O.
+fn nc4(e: &Nc4Error) -> ErrorKind {
+    match e {
+        Nc4Error::Hdf5(e) => hdf5(e),
+        Nc4Error::Model { source, .. } => model(source),
+        Nc4Error::Unsupported { .. } => ErrorKind::Unsupported,
+        _ => ErrorKind::InvalidData,
+    }
+}
+
+fn hdf5(e: &Hdf5Error) -> ErrorKind {
+    match e {
+        Hdf5Error::Io { source, .. } => bytes(source),
+        Hdf5Error::Filter { source, .. } => codec(source),
+        Hdf5Error::Unsupported { .. } => ErrorKind::Unsupported,
+        _ => ErrorKind::InvalidData,
+    }
+}
+
 fn store(e: &StoreError) -> ErrorKind {
     match e {
         StoreError::InvalidKey { .. } => ErrorKind::InvalidInput,

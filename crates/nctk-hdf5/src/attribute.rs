@@ -1,0 +1,90 @@
+//! Attributes: compact (attribute messages in the object header) and dense
+//! (an attribute info message pointing at a fractal heap of attribute
+//! messages indexed by a B-tree v2, record type 8), listed in the order
+//! netCDF-C lists them: creation order where it is tracked, else name
+//! order for dense storage, else message order.
+
+use crate::btree::v2;
+use crate::dataspace::Dataspace;
+use crate::datatype::Datatype;
+use crate::error::Result;
+use crate::heap::fractal::FractalHeap;
+use crate::io::FileCtx;
+use crate::message::attribute;
+use crate::message::info::DenseInfo;
+use crate::object_header::{kind, ObjectHeader, FLAG_SHARED};
+
+/// An attribute with its raw value.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Attribute {
+    /// The attribute's name.
+    pub name: String,
+    /// Its element type.
+    pub datatype: Datatype,
+    /// The committed datatype's object header, when the type is shared.
+    pub datatype_committed: Option<u64>,
+    /// Its shape.
+    pub dataspace: Dataspace,
+    /// The value: every element in file byte order (variable-length
+    /// elements as length, collection address and object index).
+    pub raw: Vec<u8>,
+    /// The creation order, when tracked.
+    pub creation_order: Option<u64>,
+}
+
+/// The attributes of the object whose header is `header`.
+pub fn attributes(ctx: &FileCtx, header: &ObjectHeader) -> Result<Vec<Attribute>> {
+    let mut attrs = header
+        .all(kind::ATTRIBUTE)
+        .map(|m| {
+            if m.is_shared() {
+                return Err(ctx.unsupported("attribute message", m.addr, "a shared attribute"));
+            }
+            attribute::parse(ctx, &m.body, m.addr, m.creation_order.map(u64::from))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let mut by_name = false;
+    if let Some(msg) = header.first(kind::ATTRIBUTE_INFO) {
+        let info = DenseInfo::parse(ctx, &msg.body, msg.addr, false)?;
+        if let (Some(heap), Some(index)) = (info.heap, info.name_index) {
+            attrs.extend(dense(ctx, heap, index)?);
+            by_name = true;
+        }
+        if !info.order_tracked {
+            for a in &mut attrs {
+                a.creation_order = None;
+            }
+        }
+    }
+    if attrs.iter().all(|a| a.creation_order.is_some()) {
+        attrs.sort_by_key(|a| a.creation_order);
+    } else if by_name {
+        attrs.sort_by(|a, b| a.name.cmp(&b.name));
+    }
+    Ok(attrs)
+}
+
+/// The attributes kept in a fractal heap, with the creation order of the
+/// name index's records.
+fn dense(ctx: &FileCtx, heap_addr: u64, index: u64) -> Result<Vec<Attribute>> {
+    let heap = FractalHeap::open(ctx, heap_addr)?;
+    let mut attrs = Vec::new();
+    v2::walk(ctx, index, 8, &mut |record| {
+        let mut cur = ctx.cursor(record, index, "attribute name index record");
+        let id = cur.bytes(8)?;
+        let flags = cur.u8()?;
+        let order = cur.u32()?;
+        if flags & FLAG_SHARED != 0 {
+            return Err(cur.unsupported("a shared attribute in dense storage"));
+        }
+        let body = heap.get(ctx, id)?;
+        attrs.push(attribute::parse(
+            ctx,
+            &body,
+            heap_addr,
+            Some(u64::from(order)),
+        )?);
+        Ok(())
+    })?;
+    Ok(attrs)
+}

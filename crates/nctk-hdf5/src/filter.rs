@@ -1,0 +1,217 @@
+//! The filter pipeline message (message type 11), versions 1 and 2, and
+//! the decoding of a chunk through it with nctk-codec.
+
+use nctk_codec::{
+    Codec, CodecContext, CodecError, H5Z_FILTER_DEFLATE, H5Z_FILTER_FLETCHER32, H5Z_FILTER_SHUFFLE,
+};
+
+use crate::error::{Hdf5Error, Result};
+use crate::io::FileCtx;
+
+/// One filter of a pipeline, as stored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Filter {
+    /// The filter id (1 deflate, 2 shuffle, 3 fletcher32, 4 szip, 307
+    /// bzip2, 32001 blosc, 32004 lz4, 32015 zstd, ...).
+    pub id: u16,
+    /// The name the file gives it, if any.
+    pub name: Option<String>,
+    /// Whether the filter is optional (a chunk may skip it).
+    pub optional: bool,
+    /// The client data values.
+    pub params: Vec<u32>,
+}
+
+/// A dataset's filters in the order they were applied when writing.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct FilterPipeline {
+    /// The filters, first applied first.
+    pub filters: Vec<Filter>,
+}
+
+const WHAT: &str = "filter pipeline message";
+
+impl FilterPipeline {
+    /// Parses the body of a filter pipeline message read at relative
+    /// address `addr`.
+    pub fn parse(ctx: &FileCtx, addr: u64, body: &[u8]) -> Result<FilterPipeline> {
+        let mut cur = ctx.cursor(body, addr, WHAT);
+        let version = cur.u8()?;
+        if !(1..=2).contains(&version) {
+            return Err(cur.corrupt(format!("filter pipeline version {version}")));
+        }
+        let count = cur.u8()?;
+        if count > 32 {
+            return Err(cur.corrupt(format!("{count} filters (at most 32 allowed)")));
+        }
+        if version == 1 {
+            cur.skip(6)?;
+        }
+        let mut filters = Vec::with_capacity(usize::from(count));
+        for _ in 0..count {
+            let id = cur.u16()?;
+            let name_len = if version == 1 || id >= 256 {
+                usize::from(cur.u16()?)
+            } else {
+                0
+            };
+            let flags = cur.u16()?;
+            let nparams = usize::from(cur.u16()?);
+            let name = if name_len > 0 {
+                let padded = if version == 1 {
+                    name_len.div_ceil(8) * 8
+                } else {
+                    name_len
+                };
+                let raw = cur.bytes(padded)?;
+                let raw = &raw[..name_len];
+                let end = raw.iter().position(|&b| b == 0).unwrap_or(raw.len());
+                Some(String::from_utf8_lossy(&raw[..end]).into_owned())
+            } else {
+                None
+            };
+            let mut params = Vec::with_capacity(nparams.min(cur.remaining() / 4));
+            for _ in 0..nparams {
+                params.push(cur.u32()?);
+            }
+            if version == 1 && nparams % 2 == 1 {
+                cur.skip(4)?;
+            }
+            filters.push(Filter {
+                id,
+                name,
+                optional: flags & 1 != 0,
+                params,
+            });
+        }
+        Ok(FilterPipeline { filters })
+    }
+
+    /// The `_Filter` attribute as `ncdump -s` prints it: `id,p1,p2|id,...`
+    /// for the filters of the pipeline in order, leaving out deflate,
+    /// shuffle and Fletcher-32 (which ncdump shows as `_DeflateLevel`,
+    /// `_Shuffle` and `_Fletcher32`); empty when no other filter is left.
+    pub fn filter_text(&self) -> String {
+        self.filters
+            .iter()
+            .filter(|f| {
+                ![
+                    H5Z_FILTER_DEFLATE,
+                    H5Z_FILTER_SHUFFLE,
+                    H5Z_FILTER_FLETCHER32,
+                ]
+                .contains(&u32::from(f.id))
+            })
+            .map(|f| {
+                std::iter::once(f.id.to_string())
+                    .chain(f.params.iter().map(u32::to_string))
+                    .collect::<Vec<_>>()
+                    .join(",")
+            })
+            .collect::<Vec<_>>()
+            .join("|")
+    }
+
+    /// The decoder of this pipeline for elements of `element_size` bytes.
+    /// A filter nctk has no codec for is an error naming it.
+    pub fn decoder(&self, ctx: &FileCtx, addr: u64, element_size: usize) -> Result<Decoder> {
+        let cctx = CodecContext::new(element_size);
+        let mut stages = Vec::with_capacity(self.filters.len());
+        for f in &self.filters {
+            let codec = codec_for(f, &cctx).map_err(|e| {
+                ctx.unsupported(
+                    "filter pipeline",
+                    addr,
+                    format!(
+                        "filter {} ({}): {e}",
+                        f.id,
+                        f.name.as_deref().unwrap_or("unnamed")
+                    ),
+                )
+            })?;
+            stages.push(codec);
+        }
+        Ok(Decoder { stages })
+    }
+}
+
+fn codec_for(f: &Filter, cctx: &CodecContext<'_>) -> std::result::Result<Codec, CodecError> {
+    Codec::from_hdf5(u32::from(f.id), &f.params, cctx)
+}
+
+/// A pipeline ready to decode chunks: one codec per filter.
+#[derive(Debug, Clone)]
+pub struct Decoder {
+    stages: Vec<Codec>,
+}
+
+impl Decoder {
+    /// Whether there is nothing to undo for a chunk with filter `mask`
+    /// (bit `i` set: filter `i` was skipped).
+    pub fn is_identity(&self, mask: u32) -> bool {
+        (0..self.stages.len()).all(|i| skipped(mask, i))
+    }
+
+    /// Decodes `stored` (the chunk as stored at relative address `addr`)
+    /// into `out`, which must receive exactly `out.len()` bytes; filters
+    /// are undone last first, those whose bit is set in `mask` skipped.
+    pub fn decode_into(
+        &self,
+        ctx: &FileCtx,
+        addr: u64,
+        mask: u32,
+        stored: &[u8],
+        out: &mut [u8],
+    ) -> Result<()> {
+        let active: Vec<&Codec> = self
+            .stages
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| !skipped(mask, *i))
+            .map(|(_, c)| c)
+            .collect();
+        let fail = |source| Hdf5Error::Filter {
+            file: ctx.name().to_string(),
+            offset: ctx.span(addr, 0, "chunk").unwrap_or(addr),
+            source,
+        };
+        let Some((last, rest)) = active.split_first() else {
+            return copy_exact(ctx, addr, stored, out);
+        };
+        // undo the filters last first; the first filter decodes into `out`
+        let mut buf: Option<Vec<u8>> = None;
+        for codec in rest.iter().rev() {
+            let input = buf.as_deref().unwrap_or(stored);
+            let expected = codec.decoded_len(input.len());
+            let next = match expected {
+                Some(n) => codec.decode(input, n),
+                None => codec.decode(input, out.len()),
+            }
+            .map_err(fail)?;
+            buf = Some(next);
+        }
+        let input = buf.as_deref().unwrap_or(stored);
+        last.decode_into(input, out).map_err(fail)
+    }
+}
+
+fn skipped(mask: u32, i: usize) -> bool {
+    i < 32 && mask & (1 << i) != 0
+}
+
+/// An unfiltered chunk: its stored bytes must be exactly the chunk.
+fn copy_exact(ctx: &FileCtx, addr: u64, stored: &[u8], out: &mut [u8]) -> Result<()> {
+    if stored.len() != out.len() {
+        return Err(ctx.corrupt(
+            "chunk",
+            addr,
+            format!(
+                "unfiltered chunk of {} bytes where {} were expected",
+                stored.len(),
+                out.len()
+            ),
+        ));
+    }
+    out.copy_from_slice(stored);
+    Ok(())
+}

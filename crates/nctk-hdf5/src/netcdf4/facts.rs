@@ -1,0 +1,39 @@
+//! What `ncdump -s` shows of the file itself (`nc4info.c`,
+//! `NC4_isnetcdf4` in `nc4hdf.c`): the superblock version, the
+//! `_NCProperties` text and whether the file carries netCDF-4's marks.
+
+use nctk_model::FileFacts;
+
+use super::build::Atts;
+use super::error::Nc4Error;
+use super::hidden::{is_hidden, NC3_STRICT, NC_PROPERTIES};
+use super::walk::WalkedGroup;
+
+/// The facts of the file `atts` reads, whose groups are `groups` (the root first).
+pub(crate) fn file_facts(atts: &Atts<'_>, groups: &[WalkedGroup]) -> Result<FileFacts, Nc4Error> {
+    let root = &groups[0].group.attributes;
+    let nc_properties = match root.iter().find(|a| a.name == NC_PROPERTIES) {
+        Some(a) => atts.text(a)?,
+        None => None,
+    };
+    let marked = root.iter().any(|a| a.name == NC3_STRICT) || nc_properties.is_some();
+    // The last resort: two or more reserved attributes on datasets (or
+    // datasets named `phony_dim`) anywhere in the file.
+    let markers: usize = groups
+        .iter()
+        .flat_map(|g| &g.datasets)
+        .map(|(name, info)| {
+            usize::from(name == "phony_dim")
+                + info
+                    .attributes
+                    .iter()
+                    .filter(|a| is_hidden(&a.name))
+                    .count()
+        })
+        .sum();
+    Ok(FileFacts {
+        superblock_version: Some(u32::from(atts.file.superblock().version)),
+        nc_properties,
+        is_netcdf4: marked || markers >= 2,
+    })
+}
