@@ -156,3 +156,39 @@ pub fn zarr_store(name: &str, compressor: &str) -> Option<PathBuf> {
     std::fs::rename(&tmp, &path).ok()?;
     Some(path)
 }
+
+/// The field `temp(100, 721, 1440)` as a netCDF-4/HDF5 file with chunks
+/// (1, 721, 1440), written by netCDF-C's `nccopy` from the classic file
+/// with the extra `flags` (`&[]`: uncompressed; `&["-d1", "-s"]`: zlib
+/// level 1 and shuffle), made once under [`data_dir`] as `name`; `None`
+/// when `nccopy` is absent or fails.
+pub fn netcdf4_file(name: &str, flags: &[&str]) -> Option<PathBuf> {
+    let dir = data_dir();
+    let path = dir.join(name);
+    if path.exists() {
+        return Some(path);
+    }
+    if !have("nccopy") {
+        return None;
+    }
+    std::fs::create_dir_all(&dir).ok()?;
+    let classic = dir.join("classic_temp_cdf5.nc");
+    if !classic.exists() {
+        write_temp_field(&classic, NT);
+    }
+    eprintln!("generating {} ...", path.display());
+    let tmp = dir.join(format!("{name}.tmp"));
+    let ok = Command::new("nccopy")
+        .args(["-k", "nc4", "-c", "temp:1,721,1440"])
+        .args(flags)
+        .arg(&classic)
+        .arg(&tmp)
+        .status()
+        .is_ok_and(|s| s.success());
+    if !ok {
+        let _ = std::fs::remove_file(&tmp);
+        return None;
+    }
+    std::fs::rename(&tmp, &path).ok()?;
+    Some(path)
+}

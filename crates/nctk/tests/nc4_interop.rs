@@ -108,9 +108,7 @@ fn check_variable(ds: &Dataset, truth: &Json) -> Option<String> {
         Ok(v) => v,
         Err(e) => return Some(format!("{path}: read error: {e}")),
     };
-    let Some(expected) = truth["values"].as_array() else {
-        return None;
-    };
+    let expected = truth["values"].as_array()?;
     let expected = truth_elems(kind, expected);
     match nctk_elems(&values) {
         Some(got) if got == expected => None,

@@ -1,0 +1,154 @@
+//! netCDF-4/HDF5 read benchmark: nctk against netCDF-C on the 415 MB field
+//! `temp(time=100, lat=721, lon=1440)` float32 written as netCDF-4 by
+//! netCDF-C's `nccopy` with chunks (1, 721, 1440), uncompressed and with
+//! zlib level 1 + shuffle (`nctk_bench_support::netcdf4_file`, made once
+//! under `bench-data/` or `$NCTK_BENCH_DATA`).
+//!
+//! Measures, in the same run: the whole variable into a reused buffer
+//! (nctk's `Variable::get_into` against netCDF-C's `nc_get_var_float`
+//! through `benches/peer/classic_peer.c`, best of 3), the point series
+//! `temp[:, 360, 720]` (mean of 50), and the page-cache floor of the
+//! uncompressed file (its bytes `pread` into a fresh buffer in 4 MiB
+//! pieces, best of 3). nctk's values are checked against netCDF-C's by the
+//! peer's checksum. Prints a markdown table.
+//!
+//! Run: `cargo bench -p nctk --bench hdf5_read`
+
+use std::os::unix::fs::FileExt;
+use std::path::Path;
+use std::process::Command;
+use std::time::Instant;
+
+use nctk_bench_support::{build_c_peer, data_dir, netcdf4_file, NLAT, NLON};
+
+const NT: u64 = 100;
+
+/// Seconds of one measure, and the checksum of the values read.
+struct Results {
+    full_read: f64,
+    time_series: f64,
+    checksum: f64,
+}
+
+/// nctk: the whole variable (best of 3) and the point series (mean of 50).
+fn bench_nctk(input: &Path) -> Results {
+    let ds = nctk::open(input).unwrap();
+    let var = ds.variable("temp").unwrap();
+    let mut buf = vec![0f32; (NT * NLAT * NLON) as usize];
+    let mut full_read = f64::MAX;
+    for _ in 0..3 {
+        let t0 = Instant::now();
+        var.get_into(.., &mut buf).unwrap();
+        full_read = full_read.min(t0.elapsed().as_secs_f64());
+    }
+    let checksum: f64 = buf.iter().step_by(9973).map(|&x| x as f64).sum();
+    let mut ts = vec![0f32; NT as usize];
+    let t0 = Instant::now();
+    for _ in 0..50 {
+        var.get_into((.., 360, 720), &mut ts).unwrap();
+    }
+    Results {
+        full_read,
+        time_series: t0.elapsed().as_secs_f64() / 50.0,
+        checksum,
+    }
+}
+
+/// netCDF-C through the classic bench's peer (it reads any file
+/// netCDF-C opens; its timed CDF-5 write is discarded).
+fn bench_netcdf_c(input: &Path) -> Option<Results> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/peer/classic_peer.c");
+    let exe = build_c_peer(&src, &data_dir().join("classic_peer"))?;
+    let scratch = data_dir().join("hdf5_read_peer_out.nc");
+    let out = Command::new(&exe).arg(input).arg(&scratch).output().ok()?;
+    let _ = std::fs::remove_file(&scratch);
+    if !out.status.success() {
+        eprintln!(
+            "classic_peer failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        return None;
+    }
+    let text = String::from_utf8_lossy(&out.stdout);
+    let get = |k: &str| -> Option<f64> {
+        text.lines()
+            .find_map(|l| l.strip_prefix(k).and_then(|v| v.trim().parse().ok()))
+    };
+    Some(Results {
+        full_read: get("full_read ")?,
+        time_series: get("time_series ")?,
+        checksum: get("checksum ")?,
+    })
+}
+
+/// The page-cache floor: the file's bytes read with `pread` in 4 MiB
+/// pieces into a fresh buffer of the field's size. Best of 3.
+fn floor(input: &Path) -> f64 {
+    let file = std::fs::File::open(input).unwrap();
+    let len = file.metadata().unwrap().len().min(NT * NLAT * NLON * 4) as usize;
+    let mut best = f64::MAX;
+    for _ in 0..3 {
+        let t0 = Instant::now();
+        let mut buf = vec![0u8; len];
+        for (i, piece) in buf.chunks_mut(4 << 20).enumerate() {
+            file.read_exact_at(piece, (i as u64) * (4 << 20)).unwrap();
+        }
+        std::hint::black_box(&buf);
+        best = best.min(t0.elapsed().as_secs_f64());
+    }
+    best
+}
+
+fn main() {
+    if std::env::args().any(|a| a == "--list") {
+        return;
+    }
+    let (Some(plain), Some(zlib)) = (
+        netcdf4_file("nc4_temp_plain.nc", &[]),
+        netcdf4_file("nc4_temp_zlib1_shuffle.nc", &["-d1", "-s"]),
+    ) else {
+        eprintln!("nccopy is not installed: no netCDF-4 input, nothing to measure");
+        return;
+    };
+    let bytes = (NT * NLAT * NLON * 4) as f64;
+    let gbs = |s: f64| format!("{:.2} GB/s ({:.0} ms)", bytes / s / 1e9, s * 1e3);
+    let us = |s: f64| format!("{:.1} us", s * 1e6);
+    println!("| measure | nctk | netCDF-C | nctk speed-up |");
+    println!("| --- | --- | --- | --- |");
+    let row = |name: &str, ours: f64, theirs: Option<f64>, unit: &dyn Fn(f64) -> String| {
+        let (t, ratio) = match theirs {
+            Some(t) => (unit(t), format!("{:.2}x", t / ours)),
+            None => ("n/a".into(), "n/a".into()),
+        };
+        println!("| {name} | {} | {t} | {ratio} |", unit(ours));
+    };
+    for (label, input) in [("uncompressed", &plain), ("zlib-1 + shuffle", &zlib)] {
+        let ours = bench_nctk(input);
+        let theirs = bench_netcdf_c(input);
+        if let Some(t) = &theirs {
+            assert!(
+                (t.checksum - ours.checksum).abs() <= 1e-6 * ours.checksum.abs(),
+                "{label}: checksums differ: nctk {} netCDF-C {}",
+                ours.checksum,
+                t.checksum
+            );
+        }
+        row(
+            &format!("{label}: whole `temp` (415 MB)"),
+            ours.full_read,
+            theirs.as_ref().map(|t| t.full_read),
+            &gbs,
+        );
+        row(
+            &format!("{label}: point series `temp[:, 360, 720]`"),
+            ours.time_series,
+            theirs.as_ref().map(|t| t.time_series),
+            &us,
+        );
+    }
+    let f = floor(&plain);
+    println!(
+        "| page-cache floor: the uncompressed file's bytes into a fresh buffer | {} | | |",
+        gbs(f)
+    );
+}
