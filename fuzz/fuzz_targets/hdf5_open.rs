@@ -34,20 +34,17 @@ fuzz_target!(|data: &[u8]| {
             return;
         }
     };
-    for var in ds.variables() {
-        let shape = var.shape();
+    let schema = ds.schema();
+    let mut small = true;
+    for var in schema.var_ids() {
+        let shape = schema.shape(var);
         let n = shape.iter().try_fold(1u64, |a, &b| a.checked_mul(b));
         if n.is_none_or(|n| n > MAX_ELEMENTS) {
+            small = false;
             continue;
         }
-        let _ = var.read_values(&Selection::all(&shape));
+        let _ = ds.source().read(var, &Selection::all(&shape));
     }
-    let small = ds.variables().all(|v| {
-        v.shape()
-            .iter()
-            .try_fold(1u64, |a, &b| a.checked_mul(b))
-            .is_some_and(|n| n <= MAX_ELEMENTS)
-    });
     if small {
         let _ = nctk_cdl::print::dump(ds.source(), NAME, &Default::default(), std::io::sink());
     }

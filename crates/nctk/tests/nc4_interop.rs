@@ -1,8 +1,9 @@
 //! netCDF-4/HDF5 files written by other libraries, read through
 //! `nctk::open` (and `nctk::open_mem`): the fixtures of
 //! `nctk_test_support::hdf5_fixtures` (h5py, netCDF4-python, h5netcdf,
-//! xarray) must read the values their writing library reads back, and,
-//! where netCDF-C's `ncdump` reads a fixture, dump exactly as it does.
+//! xarray) must hold the variables netCDF-C finds in them, read the values
+//! their writing library reads back, and, where netCDF-C's `ncdump` reads
+//! a fixture, dump exactly as it does.
 
 use std::path::Path;
 
@@ -79,8 +80,8 @@ fn check_variable(ds: &Dataset, truth: &Json) -> Option<String> {
     let path = truth["path"].as_str().expect("path");
     let kind = truth["kind"].as_str().expect("kind");
     let Some(var) = ds.variable(path) else {
-        // netCDF-C passes over datasets of types it cannot name; the
-        // dump comparison judges those.
+        // netCDF-C passes over datasets of some types; the variable list
+        // (`netcdf_c_variables`) judges those.
         return (kind != "other").then(|| format!("{path}: no such variable"));
     };
     let shape: Vec<u64> = truth["shape"]
@@ -126,14 +127,43 @@ fn check_variable(ds: &Dataset, truth: &Json) -> Option<String> {
     }
 }
 
-/// Every problem with one fixture opened as `ds`.
+/// Every variable of `ds`, by its full path (`/g/v`), sorted.
+fn variable_paths(ds: &Dataset) -> Vec<String> {
+    let schema = ds.schema();
+    let mut paths: Vec<String> = schema
+        .var_ids()
+        .map(|v| {
+            let path = schema.var_path(v);
+            if path.starts_with('/') {
+                path
+            } else {
+                format!("/{path}")
+            }
+        })
+        .collect();
+    paths.sort();
+    paths
+}
+
+/// Every problem with one fixture opened as `ds`: its variables against
+/// those netCDF-C finds, and each variable against the writer's values.
 fn check_fixture(ds: &Dataset, truth: &Json) -> Vec<String> {
-    truth["variables"]
-        .as_array()
-        .expect("variables")
-        .iter()
-        .filter_map(|v| check_variable(ds, v))
-        .collect()
+    let mut problems = vec![];
+    if let Some(expected) = truth["netcdf_c_variables"].as_array() {
+        let expected: Vec<&str> = expected.iter().filter_map(Json::as_str).collect();
+        let got = variable_paths(ds);
+        if got != expected {
+            problems.push(format!("variables {got:?}, netCDF-C finds {expected:?}"));
+        }
+    }
+    problems.extend(
+        truth["variables"]
+            .as_array()
+            .expect("variables")
+            .iter()
+            .filter_map(|v| check_variable(ds, v)),
+    );
+    problems
 }
 
 fn truth(f: &Fixture) -> Json {
@@ -199,6 +229,11 @@ fn fixtures_dump_as_ncdump_prints_them() {
     let mut failures = vec![];
     let mut compared = vec![];
     for f in &fx.fixtures {
+        // Where ncdump 4.9.0 reads a fixture otherwise than netCDF-C 4.10.1
+        // (make_fixtures.py says why), the variable list and values judge it.
+        if truth(f)["ncdump_4_9"] == Json::Bool(false) {
+            continue;
+        }
         let Some(expected) = ncdump(&f.file, &fx.plugin_path) else {
             continue;
         };
