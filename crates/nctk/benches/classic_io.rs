@@ -8,11 +8,10 @@
 //!
 //! Run: `cargo bench -p nctk --bench classic_io`
 
-use nctk_bench_support::{build_c_peer, data_dir, write_temp_field, NLAT, NLON};
+use nctk_bench_support::{classic_peer, data_dir, write_temp_field, NLAT, NLON};
 use nctk_classic::{ClassicReader, ClassicWriter, FillMode, Version};
 use nctk_model::{DataType, GroupId, Schema, Selection};
 use std::path::Path;
-use std::process::Command;
 use std::time::Instant;
 
 const NT: u64 = 100;
@@ -75,26 +74,12 @@ fn bench_nctk(input: &Path, output: &Path) -> Results {
 }
 
 fn bench_netcdf_c(input: &Path, output: &Path) -> Option<Results> {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/peer/classic_peer.c");
-    let exe = build_c_peer(&src, &data_dir().join("classic_peer"))?;
-    let out = Command::new(&exe).arg(input).arg(output).output().ok()?;
-    if !out.status.success() {
-        eprintln!(
-            "classic_peer failed: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        return None;
-    }
-    let text = String::from_utf8_lossy(&out.stdout);
-    let get = |k: &str| -> Option<f64> {
-        text.lines()
-            .find_map(|l| l.strip_prefix(k).and_then(|v| v.trim().parse().ok()))
-    };
+    let times = classic_peer(input, output)?;
     Some(Results {
-        full_read: get("full_read ")?,
-        time_series: get("time_series ")?,
-        write: get("write ")?,
-        checksum: get("checksum ")?,
+        full_read: times.get("full_read")?,
+        time_series: times.get("time_series")?,
+        write: times.get("write")?,
+        checksum: times.get("checksum")?,
     })
 }
 

@@ -16,10 +16,9 @@
 
 use std::os::unix::fs::FileExt;
 use std::path::Path;
-use std::process::Command;
 use std::time::Instant;
 
-use nctk_bench_support::{build_c_peer, data_dir, netcdf4_file, NLAT, NLON};
+use nctk_bench_support::{classic_peer, data_dir, netcdf4_file, NLAT, NLON};
 
 const NT: u64 = 100;
 
@@ -57,27 +56,14 @@ fn bench_nctk(input: &Path) -> Results {
 /// netCDF-C through the classic bench's peer (it reads any file
 /// netCDF-C opens; its timed CDF-5 write is discarded).
 fn bench_netcdf_c(input: &Path) -> Option<Results> {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/peer/classic_peer.c");
-    let exe = build_c_peer(&src, &data_dir().join("classic_peer"))?;
     let scratch = data_dir().join("hdf5_read_peer_out.nc");
-    let out = Command::new(&exe).arg(input).arg(&scratch).output().ok()?;
+    let times = classic_peer(input, &scratch);
     let _ = std::fs::remove_file(&scratch);
-    if !out.status.success() {
-        eprintln!(
-            "classic_peer failed: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        return None;
-    }
-    let text = String::from_utf8_lossy(&out.stdout);
-    let get = |k: &str| -> Option<f64> {
-        text.lines()
-            .find_map(|l| l.strip_prefix(k).and_then(|v| v.trim().parse().ok()))
-    };
+    let times = times?;
     Some(Results {
-        full_read: get("full_read ")?,
-        time_series: get("time_series ")?,
-        checksum: get("checksum ")?,
+        full_read: times.get("full_read")?,
+        time_series: times.get("time_series")?,
+        checksum: times.get("checksum")?,
     })
 }
 
