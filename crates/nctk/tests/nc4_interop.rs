@@ -149,11 +149,17 @@ fn variable_paths(ds: &Dataset) -> Vec<String> {
 /// those netCDF-C finds, and each variable against the writer's values.
 fn check_fixture(ds: &Dataset, truth: &Json) -> Vec<String> {
     let mut problems = vec![];
-    if let Some(expected) = truth["netcdf_c_variables"].as_array() {
-        let expected: Vec<&str> = expected.iter().filter_map(Json::as_str).collect();
-        let got = variable_paths(ds);
-        if got != expected {
-            problems.push(format!("variables {got:?}, netCDF-C finds {expected:?}"));
+    // netCDF-C 4.10.1 lists datasets of h5py's anonymous user types that
+    // 4.9.0 passes over: nctk may follow either, but lists no variable
+    // netCDF-C does not (and every variable of an atomic type, below).
+    if let Some(found) = truth["netcdf_c_variables"].as_array() {
+        let found: Vec<&str> = found.iter().filter_map(Json::as_str).collect();
+        let extra: Vec<String> = variable_paths(ds)
+            .into_iter()
+            .filter(|p| !found.contains(&p.as_str()))
+            .collect();
+        if !extra.is_empty() {
+            problems.push(format!("variables netCDF-C does not find: {extra:?}"));
         }
     }
     problems.extend(
