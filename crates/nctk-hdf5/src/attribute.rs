@@ -9,9 +9,9 @@ use crate::dataspace::Dataspace;
 use crate::datatype::Datatype;
 use crate::error::Result;
 use crate::heap::fractal::FractalHeap;
-use crate::io::FileCtx;
 use crate::message::attribute;
 use crate::message::info::DenseInfo;
+use crate::meta::Meta;
 use crate::object_header::{kind, ObjectHeader, FLAG_SHARED};
 
 /// An attribute with its raw value.
@@ -33,21 +33,25 @@ pub struct Attribute {
 }
 
 /// The attributes of the object whose header is `header`.
-pub fn attributes(ctx: &FileCtx, header: &ObjectHeader) -> Result<Vec<Attribute>> {
+pub fn attributes(meta: &Meta, header: &ObjectHeader) -> Result<Vec<Attribute>> {
+    let ctx = meta.ctx();
     let mut attrs = header
         .all(kind::ATTRIBUTE)
         .map(|m| {
-            if m.is_shared() {
-                return Err(ctx.unsupported("attribute message", m.addr, "a shared attribute"));
-            }
-            attribute::parse(ctx, &m.body, m.addr, m.creation_order.map(u64::from))
+            let body = meta.body(kind::ATTRIBUTE, &m.body, m.addr, m.is_shared())?;
+            attribute::parse(
+                meta,
+                &body.bytes,
+                body.addr,
+                m.creation_order.map(u64::from),
+            )
         })
         .collect::<Result<Vec<_>>>()?;
     let mut by_name = false;
     if let Some(msg) = header.first(kind::ATTRIBUTE_INFO) {
         let info = DenseInfo::parse(ctx, &msg.body, msg.addr, false)?;
         if let (Some(heap), Some(index)) = (info.heap, info.name_index) {
-            attrs.extend(dense(ctx, heap, index)?);
+            attrs.extend(dense(meta, heap, index)?);
             by_name = true;
         }
         if !info.order_tracked {
@@ -66,20 +70,24 @@ pub fn attributes(ctx: &FileCtx, header: &ObjectHeader) -> Result<Vec<Attribute>
 
 /// The attributes kept in a fractal heap, with the creation order of the
 /// name index's records.
-fn dense(ctx: &FileCtx, heap_addr: u64, index: u64) -> Result<Vec<Attribute>> {
+fn dense(meta: &Meta, heap_addr: u64, index: u64) -> Result<Vec<Attribute>> {
+    let ctx = meta.ctx();
     let heap = FractalHeap::open(ctx, heap_addr)?;
     let mut attrs = Vec::new();
     v2::walk(ctx, index, 8, &mut |record| {
         let mut cur = ctx.cursor(record, index, "attribute name index record");
-        let id = cur.bytes(8)?;
+        let mut id = [0u8; 8];
+        id.copy_from_slice(cur.bytes(8)?);
         let flags = cur.u8()?;
         let order = cur.u32()?;
-        if flags & FLAG_SHARED != 0 {
-            return Err(cur.unsupported("a shared attribute in dense storage"));
-        }
-        let body = heap.get(ctx, id)?;
+        // A shared attribute's ID is one of the shared message heap's.
+        let body = if flags & FLAG_SHARED != 0 {
+            meta.heap_message(kind::ATTRIBUTE, &id, index)?
+        } else {
+            heap.get(ctx, &id)?
+        };
         attrs.push(attribute::parse(
-            ctx,
+            meta,
             &body,
             heap_addr,
             Some(u64::from(order)),

@@ -14,7 +14,7 @@ use crate::fill::FillValue;
 use crate::group::{self, Group};
 use crate::heap::global::GlobalHeap;
 use crate::io::FileCtx;
-use crate::message::shared;
+use crate::meta::{Body, Meta};
 use crate::object_header::{kind, Message, ObjectHeader};
 use crate::superblock::Superblock;
 
@@ -64,7 +64,7 @@ pub struct NamedDatatype {
 /// An open HDF5 file.
 #[derive(Debug)]
 pub struct Hdf5File {
-    ctx: FileCtx,
+    meta: Meta,
     superblock: Superblock,
     global_heap: GlobalHeap,
 }
@@ -74,7 +74,7 @@ impl Hdf5File {
     pub fn open(source: Arc<dyn ByteSource>) -> Result<Hdf5File> {
         let (superblock, ctx) = Superblock::find(&source)?;
         Ok(Hdf5File {
-            ctx,
+            meta: Meta::new(ctx, &superblock)?,
             superblock,
             global_heap: GlobalHeap::default(),
         })
@@ -82,7 +82,7 @@ impl Hdf5File {
 
     /// The byte access context (for the data reader).
     pub fn ctx(&self) -> &FileCtx {
-        &self.ctx
+        self.meta.ctx()
     }
 
     /// The superblock.
@@ -95,14 +95,14 @@ impl Hdf5File {
         self.superblock.root_addr
     }
 
-    /// Reads the object header at relative address `addr`.
-    pub fn object_header(&self, addr: u64) -> Result<ObjectHeader> {
-        ObjectHeader::read(&self.ctx, addr)
+    /// The object header at relative address `addr` (read once, then cached).
+    pub fn object_header(&self, addr: u64) -> Result<Arc<ObjectHeader>> {
+        self.meta.header(addr)
     }
 
     /// What the object at `addr` is.
     pub fn object_kind(&self, addr: u64) -> Result<ObjectKind> {
-        kind_of(&self.ctx, &self.object_header(addr)?)
+        kind_of(self.ctx(), &*self.object_header(addr)?)
     }
 
     /// The group at `addr`, with its links and attributes.
@@ -110,49 +110,54 @@ impl Hdf5File {
         let header = self.expect(addr, ObjectKind::Group)?;
         Ok(Group {
             addr,
-            links: group::links(&self.ctx, &header)?,
-            attributes: attribute::attributes(&self.ctx, &header)?,
+            links: group::links(self.ctx(), &header)?,
+            attributes: attribute::attributes(&self.meta, &header)?,
         })
     }
 
     /// The dataset at `addr`.
     pub fn dataset(&self, addr: u64) -> Result<DatasetInfo> {
         let header = self.expect(addr, ObjectKind::Dataset)?;
-        let ctx = &self.ctx;
+        let ctx = self.ctx();
         let required = |k: u16, what: &str| {
             header
                 .first(k)
                 .ok_or_else(|| ctx.corrupt("dataset", addr, format!("no {what} message")))
         };
-        let (datatype, datatype_committed) =
-            message_datatype(ctx, required(kind::DATATYPE, "datatype")?)?;
-        let space = required(kind::DATASPACE, "dataspace")?;
-        if space.is_shared() {
-            return Err(ctx.unsupported("dataset", addr, "a shared dataspace"));
-        }
+        let dt = self.body(required(kind::DATATYPE, "datatype")?)?;
+        let datatype = Datatype::parse(&mut ctx.cursor(&dt.bytes, dt.addr, "datatype message"))?;
+        let space = self.body(required(kind::DATASPACE, "dataspace")?)?;
         let dataspace = Dataspace::parse(
-            &mut ctx.cursor(&space.body, space.addr, "dataspace message"),
+            &mut ctx.cursor(&space.bytes, space.addr, "dataspace message"),
             ctx.sizeof_size(),
         )?;
         let layout = required(kind::LAYOUT, "layout")?;
         let fill = match (header.first(kind::FILL), header.first(kind::FILL_OLD)) {
             (Some(m), _) => {
-                FillValue::parse(&mut ctx.cursor(&m.body, m.addr, "fill value message"))?
+                let b = self.body(m)?;
+                FillValue::parse(&mut ctx.cursor(&b.bytes, b.addr, "fill value message"))?
             }
             (None, Some(m)) => {
                 FillValue::parse_old(&mut ctx.cursor(&m.body, m.addr, "old fill value message"))?
             }
             (None, None) => FillValue::default(),
         };
+        let filter_message = match header.first(kind::FILTER) {
+            Some(m) => {
+                let b = self.body(m)?;
+                Some((b.addr, b.bytes.into_owned()))
+            }
+            None => None,
+        };
         Ok(DatasetInfo {
             addr,
             datatype,
-            datatype_committed,
+            datatype_committed: dt.committed,
             dataspace,
             layout_message: (layout.addr, layout.body.clone()),
-            filter_message: header.first(kind::FILTER).map(|m| (m.addr, m.body.clone())),
+            filter_message,
             fill,
-            attributes: attribute::attributes(ctx, &header)?,
+            attributes: attribute::attributes(&self.meta, &header)?,
         })
     }
 
@@ -160,29 +165,40 @@ impl Hdf5File {
     pub fn named_datatype(&self, addr: u64) -> Result<NamedDatatype> {
         let header = self.expect(addr, ObjectKind::NamedDatatype)?;
         let msg = header.first(kind::DATATYPE).ok_or_else(|| {
-            self.ctx
+            self.ctx()
                 .corrupt("named datatype", addr, "no datatype message")
         })?;
+        let dt = self.body(msg)?;
         Ok(NamedDatatype {
             addr,
-            datatype: message_datatype(&self.ctx, msg)?.0,
-            attributes: attribute::attributes(&self.ctx, &header)?,
+            datatype: Datatype::parse(&mut self.ctx().cursor(
+                &dt.bytes,
+                dt.addr,
+                "datatype message",
+            ))?,
+            attributes: attribute::attributes(&self.meta, &header)?,
         })
     }
 
     /// The bytes of object `index` of the global heap collection at
     /// `collection_addr` (a variable-length element's data).
     pub fn global_heap_object(&self, collection_addr: u64, index: u32) -> Result<Vec<u8>> {
-        let collection = self.global_heap.collection(&self.ctx, collection_addr)?;
-        Ok(collection.object(&self.ctx, index)?.to_vec())
+        let collection = self.global_heap.collection(self.ctx(), collection_addr)?;
+        Ok(collection.object(self.ctx(), index)?.to_vec())
+    }
+
+    /// A header message's body, resolved when it is shared.
+    fn body<'a>(&self, msg: &'a Message) -> Result<Body<'a>> {
+        self.meta
+            .body(msg.kind, &msg.body, msg.addr, msg.is_shared())
     }
 
     /// The header at `addr`, checked to be of kind `want`.
-    fn expect(&self, addr: u64, want: ObjectKind) -> Result<ObjectHeader> {
+    fn expect(&self, addr: u64, want: ObjectKind) -> Result<Arc<ObjectHeader>> {
         let header = self.object_header(addr)?;
-        let found = kind_of(&self.ctx, &header)?;
+        let found = kind_of(self.ctx(), &header)?;
         if found != want {
-            return Err(self.ctx.corrupt(
+            return Err(self.ctx().corrupt(
                 "object header",
                 addr,
                 format!("a {found:?} where a {want:?} was expected"),
@@ -190,11 +206,6 @@ impl Hdf5File {
         }
         Ok(header)
     }
-}
-
-/// A datatype message's type, resolving a shared (committed) one.
-fn message_datatype(ctx: &FileCtx, msg: &Message) -> Result<(Datatype, Option<u64>)> {
-    shared::datatype(ctx, &msg.body, msg.addr, msg.is_shared())
 }
 
 /// Classifies an object header by its messages.

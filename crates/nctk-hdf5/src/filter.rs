@@ -2,7 +2,8 @@
 //! the decoding of a chunk through it with nctk-codec.
 
 use nctk_codec::{
-    Codec, CodecContext, CodecError, H5Z_FILTER_DEFLATE, H5Z_FILTER_FLETCHER32, H5Z_FILTER_SHUFFLE,
+    Codec, CodecContext, CodecError, Pipeline, H5Z_FILTER_DEFLATE, H5Z_FILTER_FLETCHER32,
+    H5Z_FILTER_SHUFFLE, H5Z_FILTER_SZIP,
 };
 
 use crate::error::{Hdf5Error, Result};
@@ -104,7 +105,7 @@ impl FilterPipeline {
             })
             .map(|f| {
                 std::iter::once(f.id.to_string())
-                    .chain(f.params.iter().map(u32::to_string))
+                    .chain(visible_params(f).iter().map(u32::to_string))
                     .collect::<Vec<_>>()
                     .join(",")
             })
@@ -131,7 +132,18 @@ impl FilterPipeline {
             })?;
             stages.push(codec);
         }
-        Ok(Decoder { stages })
+        Ok(Decoder::new(stages))
+    }
+}
+
+/// The parameters netCDF-C reports for a filter: szip's four stored
+/// values become the two given when it was set (the option mask keeping
+/// only its chip, entropy-coding and nearest-neighbour bits).
+fn visible_params(f: &Filter) -> Vec<u32> {
+    const SZIP_ALL_MASKS: u32 = 2 | 4 | 32;
+    match (u32::from(f.id), f.params.as_slice()) {
+        (H5Z_FILTER_SZIP, [mask, pixels, _, _]) => vec![mask & SZIP_ALL_MASKS, *pixels],
+        _ => f.params.clone(),
     }
 }
 
@@ -139,13 +151,25 @@ fn codec_for(f: &Filter, cctx: &CodecContext<'_>) -> std::result::Result<Codec, 
     Codec::from_hdf5(u32::from(f.id), &f.params, cctx)
 }
 
-/// A pipeline ready to decode chunks: one codec per filter.
+/// A pipeline ready to decode chunks: one codec per filter, undone in
+/// reverse through nctk-codec's [`Pipeline`] (which sizes intermediate
+/// buffers from the chunk's size, never from the stream).
 #[derive(Debug, Clone)]
 pub struct Decoder {
     stages: Vec<Codec>,
+    /// Every filter: the pipeline of a chunk that skipped none.
+    all: Pipeline,
 }
 
 impl Decoder {
+    fn new(stages: Vec<Codec>) -> Decoder {
+        let all = Pipeline {
+            filters: stages.clone(),
+            compressor: None,
+        };
+        Decoder { stages, all }
+    }
+
     /// Whether there is nothing to undo for a chunk with filter `mask`
     /// (bit `i` set: filter `i` was skipped).
     pub fn is_identity(&self, mask: u32) -> bool {
@@ -163,55 +187,33 @@ impl Decoder {
         stored: &[u8],
         out: &mut [u8],
     ) -> Result<()> {
-        let active: Vec<&Codec> = self
-            .stages
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| !skipped(mask, *i))
-            .map(|(_, c)| c)
-            .collect();
-        let fail = |source| Hdf5Error::Filter {
-            file: ctx.name().to_string(),
-            offset: ctx.span(addr, 0, "chunk").unwrap_or(addr),
-            source,
+        let some_skipped = (0..self.stages.len()).any(|i| skipped(mask, i));
+        let partial;
+        let pipeline = if some_skipped {
+            partial = Pipeline {
+                filters: self
+                    .stages
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, _)| !skipped(mask, *i))
+                    .map(|(_, c)| c.clone())
+                    .collect(),
+                compressor: None,
+            };
+            &partial
+        } else {
+            &self.all
         };
-        let Some((last, rest)) = active.split_first() else {
-            return copy_exact(ctx, addr, stored, out);
-        };
-        // undo the filters last first; the first filter decodes into `out`
-        let mut buf: Option<Vec<u8>> = None;
-        for codec in rest.iter().rev() {
-            let input = buf.as_deref().unwrap_or(stored);
-            let expected = codec.decoded_len(input.len());
-            let next = match expected {
-                Some(n) => codec.decode(input, n),
-                None => codec.decode(input, out.len()),
-            }
-            .map_err(fail)?;
-            buf = Some(next);
-        }
-        let input = buf.as_deref().unwrap_or(stored);
-        last.decode_into(input, out).map_err(fail)
+        pipeline
+            .decode_into(stored, out)
+            .map_err(|source| Hdf5Error::Filter {
+                file: ctx.name().to_string(),
+                offset: ctx.span(addr, 0, "chunk").unwrap_or(addr),
+                source,
+            })
     }
 }
 
 fn skipped(mask: u32, i: usize) -> bool {
     i < 32 && mask & (1 << i) != 0
-}
-
-/// An unfiltered chunk: its stored bytes must be exactly the chunk.
-fn copy_exact(ctx: &FileCtx, addr: u64, stored: &[u8], out: &mut [u8]) -> Result<()> {
-    if stored.len() != out.len() {
-        return Err(ctx.corrupt(
-            "chunk",
-            addr,
-            format!(
-                "unfiltered chunk of {} bytes where {} were expected",
-                stored.len(),
-                out.len()
-            ),
-        ));
-    }
-    out.copy_from_slice(stored);
-    Ok(())
 }

@@ -21,6 +21,7 @@ pub mod heap;
 pub mod io;
 pub mod layout;
 pub mod message;
+pub mod meta;
 pub mod netcdf4;
 pub mod object_header;
 pub mod read;

@@ -20,6 +20,9 @@ const MAX_HEADER_BYTES: u64 = 64 << 20;
 /// The most chunks (the first and its continuations) of one header.
 const MAX_CHUNKS: usize = 4096;
 
+/// Bytes read at first: most headers fit, so most take one read.
+const FIRST_READ: u64 = 1024;
+
 /// Message type numbers (the ones this reader acts on).
 pub mod kind {
     /// Padding.
@@ -97,11 +100,11 @@ pub struct ObjectHeader {
 impl ObjectHeader {
     /// Reads the object header at relative address `addr`.
     pub fn read(ctx: &FileCtx, addr: u64) -> Result<ObjectHeader> {
-        let first = ctx.read_upto(addr, 16, WHAT)?;
+        let first = ctx.read_upto(addr, FIRST_READ, WHAT)?;
         if first.starts_with(b"OHDR") {
-            read_v2(ctx, addr)
+            read_v2(ctx, addr, first)
         } else {
-            read_v1(ctx, addr, &first)
+            read_v1(ctx, addr, first)
         }
     }
 
@@ -165,8 +168,19 @@ impl Chunks {
     }
 }
 
-fn read_v1(ctx: &FileCtx, addr: u64, prefix: &[u8]) -> Result<ObjectHeader> {
-    let mut cur = ctx.cursor(prefix, addr, WHAT);
+/// `len` bytes at `at`: cut from `first` (read at `addr`) when it holds
+/// them, else read.
+fn chunk(ctx: &FileCtx, first: &[u8], addr: u64, at: u64, len: u64) -> Result<Vec<u8>> {
+    let start = at.checked_sub(addr).and_then(|s| usize::try_from(s).ok());
+    let end = start.and_then(|s| s.checked_add(usize::try_from(len).ok()?));
+    match (start, end) {
+        (Some(s), Some(e)) if e <= first.len() => Ok(first[s..e].to_vec()),
+        _ => ctx.read(at, len, WHAT),
+    }
+}
+
+fn read_v1(ctx: &FileCtx, addr: u64, first: Vec<u8>) -> Result<ObjectHeader> {
+    let mut cur = ctx.cursor(&first, addr, WHAT);
     let version = cur.u8()?;
     if version != 1 {
         return Err(cur.corrupt(format!(
@@ -178,11 +192,11 @@ fn read_v1(ctx: &FileCtx, addr: u64, prefix: &[u8]) -> Result<ObjectHeader> {
     cur.skip(4)?; // reference count
     let size = u64::from(cur.u32()?);
     let mut chunks = Chunks::new(addr);
-    chunks.pending.push_back((addr + 16, size));
+    chunks.pending.push_back((addr.saturating_add(16), size));
     let mut messages = Vec::new();
     while let Some((at, len)) = chunks.pending.pop_front() {
         chunks.account(ctx, at, len)?;
-        let buf = ctx.read(at, len, WHAT)?;
+        let buf = chunk(ctx, &first, addr, at, len)?;
         let mut cur = ctx.cursor(&buf, at, WHAT);
         while cur.remaining() >= 8 {
             let kind = cur.u16()?;
@@ -211,9 +225,8 @@ fn read_v1(ctx: &FileCtx, addr: u64, prefix: &[u8]) -> Result<ObjectHeader> {
     })
 }
 
-fn read_v2(ctx: &FileCtx, addr: u64) -> Result<ObjectHeader> {
-    let head = ctx.read_upto(addr, 48, WHAT)?;
-    let mut cur = ctx.cursor(&head, addr, WHAT);
+fn read_v2(ctx: &FileCtx, addr: u64, first: Vec<u8>) -> Result<ObjectHeader> {
+    let mut cur = ctx.cursor(&first, addr, WHAT);
     cur.signature(b"OHDR")?;
     let version = cur.u8()?;
     if version != 2 {
@@ -235,7 +248,7 @@ fn read_v2(ctx: &FileCtx, addr: u64) -> Result<ObjectHeader> {
         .ok_or_else(|| cur.corrupt(format!("chunk size {size}")))?;
     let mut chunks = Chunks::new(addr);
     chunks.account(ctx, addr, total)?;
-    let block = ctx.read(addr, total, WHAT)?;
+    let block = chunk(ctx, &first, addr, addr, total)?;
     let mut messages = Vec::new();
     v2_chunk(
         ctx,
@@ -328,4 +341,51 @@ fn collect(
         _ => messages.push(msg),
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Hdf5Error;
+    use nctk_store::bytes::MemSource;
+    use std::sync::Arc;
+
+    fn ctx(bytes: &[u8]) -> FileCtx {
+        FileCtx::new(
+            Arc::new(MemSource::new(bytes.to_vec())),
+            bytes.len() as u64,
+            0,
+            8,
+            8,
+        )
+    }
+
+    /// A version-1 header whose only message is a continuation: to `target`.
+    fn v1_continuing_to(target: u64, msg_size: u16) -> Vec<u8> {
+        let mut b = vec![1, 0, 1, 0, 1, 0, 0, 0, 24, 0, 0, 0, 0, 0, 0, 0];
+        b.extend_from_slice(&kind::CONTINUATION.to_le_bytes());
+        b.extend_from_slice(&msg_size.to_le_bytes());
+        b.extend_from_slice(&[0; 4]);
+        b.extend_from_slice(&target.to_le_bytes());
+        b.extend_from_slice(&24u64.to_le_bytes());
+        b
+    }
+
+    #[test]
+    fn a_continuation_loop_is_an_error() {
+        let b = v1_continuing_to(16, 16);
+        let err = ObjectHeader::read(&ctx(&b), 0).unwrap_err();
+        assert!(err.to_string().contains("loops back"), "{err}");
+    }
+
+    #[test]
+    fn a_message_larger_than_its_chunk_is_an_error() {
+        let b = v1_continuing_to(16, 64);
+        let err = ObjectHeader::read(&ctx(&b), 0).unwrap_err();
+        assert!(
+            matches!(err, Hdf5Error::Corrupt { offset: 24, .. }),
+            "{err}"
+        );
+        assert!(err.to_string().contains("claims 64 bytes"), "{err}");
+    }
 }

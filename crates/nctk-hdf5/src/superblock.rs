@@ -38,6 +38,9 @@ pub struct Superblock {
     pub group_internal_k: Option<u16>,
     /// Indexed storage internal node K (version 1, or the extension).
     pub indexed_storage_k: Option<u16>,
+    /// The end-of-file address: the file's length as HDF5 last wrote it
+    /// (user block included).
+    pub eof_addr: u64,
     /// Versions 2 and 3: the superblock extension's object header address.
     pub extension_addr: Option<u64>,
     /// The shared object header message table's address, from the extension.
@@ -59,7 +62,7 @@ impl Superblock {
             if probe.read(at, 8, WHAT)? == SIGNATURE {
                 return read_at(source, len, at);
             }
-            at = if at == 0 { 512 } else { at * 2 };
+            at = if at == 0 { 512 } else { at.saturating_mul(2) };
         }
         Err(probe.corrupt(
             WHAT,
@@ -104,7 +107,9 @@ fn read_at(source: &Arc<dyn ByteSource>, len: u64, at: u64) -> Result<(Superbloc
         } else {
             None
         };
-        cur.skip(4 * usize::from(sizeof_addr))?; // base, free space, end of file, driver
+        cur.skip(2 * usize::from(sizeof_addr))?; // base, free space
+        let eof_addr = cur.uint(usize::from(sizeof_addr))?;
+        cur.skip(usize::from(sizeof_addr))?; // driver information
         cur.skip(usize::from(sizeof_addr))?; // root entry: link name offset
         let root_addr = cur
             .address()?
@@ -126,6 +131,7 @@ fn read_at(source: &Arc<dyn ByteSource>, len: u64, at: u64) -> Result<(Superbloc
             group_leaf_k: Some(group_leaf_k),
             group_internal_k: Some(group_internal_k),
             indexed_storage_k,
+            eof_addr,
             extension_addr: None,
             shared_message_table: None,
         }
@@ -133,7 +139,7 @@ fn read_at(source: &Arc<dyn ByteSource>, len: u64, at: u64) -> Result<(Superbloc
         cur.seek(12)?;
         cur.skip(usize::from(sizeof_addr))?; // base address
         let extension_addr = cur.address()?;
-        cur.skip(usize::from(sizeof_addr))?; // end of file
+        let eof_addr = cur.uint(usize::from(sizeof_addr))?;
         let root_addr = cur
             .address()?
             .ok_or_else(|| cur.corrupt("root group at the undefined address"))?;
@@ -151,6 +157,7 @@ fn read_at(source: &Arc<dyn ByteSource>, len: u64, at: u64) -> Result<(Superbloc
             group_leaf_k: None,
             group_internal_k: None,
             indexed_storage_k: None,
+            eof_addr,
             extension_addr,
             shared_message_table: None,
         };
@@ -159,6 +166,18 @@ fn read_at(source: &Arc<dyn ByteSource>, len: u64, at: u64) -> Result<(Superbloc
         }
         sb
     };
+    // HDF5 compares the stored end of file with the whole file's length,
+    // user block included (H5F__super_read).
+    if sb.eof_addr > len {
+        return Err(ctx.corrupt(
+            WHAT,
+            0,
+            format!(
+                "file truncated: the superblock says it ends at byte {}, it has {len}",
+                sb.eof_addr
+            ),
+        ));
+    }
     Ok((sb, ctx))
 }
 

@@ -57,6 +57,9 @@ fn check(scenario: &str, superblock: u8) {
     let file = walk::open(bytes).unwrap();
     assert_eq!(file.superblock().version, superblock);
     assert_eq!(truth["#superblock"], superblock);
+    // HDF5's default indexed storage K is 32 where the file stores none.
+    let k = file.superblock().indexed_storage_k.unwrap_or(32);
+    assert_eq!(truth["#istore_k"], k, "{scenario}: indexed storage K");
     let ours = walk::describe(&file).unwrap();
     let mut paths: Vec<_> = truth.keys().filter(|k| !k.starts_with('#')).collect();
     paths.sort();
@@ -109,4 +112,43 @@ fn dense_storage_in_creation_order() {
 #[test]
 fn dense_storage_in_name_order() {
     check("dense_name_order", 3);
+}
+
+/// `libver="latest"` (HDF5 2.0's newest format).
+#[test]
+fn latest_format() {
+    check("latest", 3);
+}
+
+/// Shared object header messages (datatypes, dataspaces, fill values,
+/// filters and attributes in the SOHM heap of the superblock extension).
+#[test]
+fn shared_message_heap() {
+    check("sohm", 3);
+}
+
+/// Thousands of links and hundreds of attributes, in creation and in name
+/// order: B-tree v2 internal nodes and fractal heap indirect blocks.
+#[test]
+fn wide_dense_storage() {
+    check("wide", 3);
+}
+
+/// A 512-byte user block before a version-0 superblock.
+#[test]
+fn user_block_before_superblock_0() {
+    check("userblock_sb0", 0);
+}
+
+/// A 2048-byte user block before a version-3 superblock.
+#[test]
+fn user_block_before_superblock_3() {
+    check("userblock_sb3", 3);
+}
+
+/// Superblock 3 with a non-default indexed storage K (kept in the
+/// superblock extension's B-tree K message).
+#[test]
+fn superblock_3_extension_btree_k() {
+    check("sb3_istore_k", 3);
 }

@@ -491,16 +491,22 @@ impl Schema {
     /// The dimension named `name` visible from `group` (this group first,
     /// then its ancestors, as netCDF-4 scoping says).
     pub fn dim_by_name(&self, group: GroupId, name: &str) -> Option<DimId> {
+        self.find_up(group, |g| {
+            g.dims.iter().copied().find(|&d| self.dim(d).name == name)
+        })
+    }
+
+    /// The first `Some` that `find` gives for `group`, then for each of
+    /// its ancestors in turn (netCDF-4's scoping of names).
+    pub(crate) fn find_up<T>(
+        &self,
+        group: GroupId,
+        find: impl Fn(&Group) -> Option<T>,
+    ) -> Option<T> {
         let mut g = Some(group);
         while let Some(id) = g {
-            if let Some(d) = self
-                .group(id)
-                .dims
-                .iter()
-                .copied()
-                .find(|&d| self.dim(d).name == name)
-            {
-                return Some(d);
+            if let Some(found) = find(self.group(id)) {
+                return Some(found);
             }
             g = self.group(id).parent;
         }

@@ -243,20 +243,12 @@ impl Schema {
     /// The type named `name` visible from `group` (this group first, then
     /// its ancestors, as netCDF-4 scoping says).
     pub fn type_by_name(&self, group: GroupId, name: &str) -> Option<TypeId> {
-        let mut g = Some(group);
-        while let Some(id) = g {
-            if let Some(t) = self
-                .group(id)
-                .types
+        self.find_up(group, |g| {
+            g.types
                 .iter()
                 .copied()
                 .find(|&t| self.user_type(t).name == name)
-            {
-                return Some(t);
-            }
-            g = self.group(id).parent;
-        }
-        None
+        })
     }
 
     /// The type's name: the CDL keyword of an atomic type, the name of a user type.

@@ -179,8 +179,8 @@ pub enum DumpFileError {
 }
 
 /// Runs `ncdump` with `args` on the file or URL `args.file`, writing to
-/// `out`. With `-k` only the kind is printed, which works for
-/// netCDF-4/HDF5 files too (their data cannot be read yet).
+/// `out`. With `-k` only the kind is printed (from the file's magic bytes,
+/// without reading its metadata).
 pub fn dump_file(args: &DumpArgs, mut out: impl Write) -> Result<(), DumpFileError> {
     if args.kind {
         args.to_options()?;

@@ -18,6 +18,8 @@ use nctk::{Container, CreateOptions, Format};
 use nctk_cdl::parse::{check_format, parse, parse_with, CdlDataset, CdlError, ParseOptions};
 use nctk_model::Selection;
 
+use crate::enhanced::first_user_type;
+
 /// ncgen's options that `nctk gen` supports.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct GenArgs {
@@ -50,6 +52,18 @@ pub enum GenError {
     /// not write netCDF-4/HDF5 files.
     #[error("{}: netCDF-4/HDF5 files cannot be written; {}", .0.display(), store_hint(.0))]
     Unsupported(PathBuf),
+    /// The CDL defines user types and the output is an NCZarr/Zarr store,
+    /// which cannot hold them (netCDF-C 4.9.0's NCZarr refuses them too).
+    #[error(
+        "{}: NCZarr/Zarr stores cannot hold user-defined types ({dtype}); \
+         ncgen: {}", .output.display(), crate::enhanced::NOT_NETCDF4
+    )]
+    UserTypeInStore {
+        /// The output.
+        output: PathBuf,
+        /// The first type, described.
+        dtype: String,
+    },
     /// Creating, writing or renaming the output into place failed.
     #[error(transparent)]
     Output(#[from] OutputError),
@@ -160,6 +174,12 @@ pub fn write_output(
     } else {
         return Err(GenError::Unsupported(output.to_path_buf()));
     };
+    if let (Container::Zarr, Some(dtype)) = (container, first_user_type(&ds.schema)) {
+        return Err(GenError::UserTypeInStore {
+            output: output.to_path_buf(),
+            dtype,
+        });
+    }
     let opts = CreateOptions {
         fill: !no_fill,
         vars: (container == Container::Zarr).then(|| store_options(ds, no_fill).vars),

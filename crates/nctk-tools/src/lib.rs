@@ -6,5 +6,6 @@
 
 pub mod copy;
 pub mod dump;
+mod enhanced;
 pub mod gen;
 pub mod validate;

@@ -81,7 +81,7 @@ pub fn open_bytes(name: &str, bytes: bytes_crate::Bytes) -> Result<Dataset, Erro
         Some(Container::Classic(_)) => ClassicReader::from_bytes(bytes)
             .map(|r| Dataset::from_source(Box::new(r)))
             .map_err(|e| open_error(name, e)),
-        Some(Container::Hdf5) => hdf5(Arc::new(MemSource::new(bytes)), name),
+        Some(Container::Hdf5) => hdf5(Arc::new(MemSource::new(bytes).with_name(name)), name),
         Some(Container::Zarr) => Err(unsupported(
             name,
             "zip stores in memory are not supported yet",

@@ -25,15 +25,7 @@ pub fn check_format(ds: &CdlDataset, kind: Format) -> Result<(), CdlError> {
     let s = &ds.schema;
     let c = &ds.constructs;
     let enhanced_ok = matches!(kind, Format::Netcdf4 | Format::Cdf5);
-    let enhanced = c.group.or(c.types);
-    if let Some(pos) = enhanced {
-        if !enhanced_ok {
-            return Err(CdlError::format(
-                Some(pos),
-                "-k or _Format conflicts with enhanced CDL input",
-            ));
-        }
-    }
+    // ncgen's lexer rejects a wide literal before the parse ends.
     if kind.classic_types_only() {
         if let Some((pos, text)) = &c.wide_integer {
             return Err(CdlError::format(
@@ -42,6 +34,15 @@ pub fn check_format(ds: &CdlDataset, kind: Format) -> Result<(), CdlError> {
                     "Illegal integer constant for classic format: {}",
                     text.trim_end_matches(|ch: char| ch.is_ascii_alphabetic())
                 ),
+            ));
+        }
+    }
+    let enhanced = c.group.or(c.types);
+    if let Some(pos) = enhanced {
+        if !enhanced_ok {
+            return Err(CdlError::format(
+                Some(pos),
+                "-k or _Format conflicts with enhanced CDL input",
             ));
         }
     }

@@ -352,9 +352,13 @@ impl<'a> Parser<'a> {
                 TypeKindAst::Opaque(size)
             }
             _ => {
+                // An enum's base must be a type keyword: a type name the
+                // kind lacks (`ubyte` for nc3) is a name, and ncgen fails
+                // on the `enum` after it.
+                let keyword = matches!(self.peek(), Tok::Type(_));
                 let base = self.type_ref()?;
                 match (self.peek(), self.peek_at(1), base) {
-                    (Tok::Enum, _, TypeRef::Prim(base)) => {
+                    (Tok::Enum, _, TypeRef::Prim(base)) if keyword => {
                         self.next();
                         let (name, _) = self.type_name()?;
                         self.expect(&Tok::LBrace, "`{`")?;

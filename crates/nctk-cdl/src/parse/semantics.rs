@@ -351,15 +351,13 @@ impl<'a> Builder<'a> {
             AttrName::Plain(raw) => {
                 let name = checked_name(raw, a.pos)?;
                 let dtype = a.dtype.as_ref().map(|t| self.type_of(gid, t)).transpose()?;
+                let values = attr_values(&self.schema, dtype, &a.values, &name, a.pos)?;
                 if let Some(t @ DataType::User(_)) = dtype {
-                    let values =
-                        super::user::attr_values(&self.schema, t, &a.values, &name, a.pos)?;
                     self.constructs.typed_attrs.push((a.pos, var, name.clone()));
                     self.schema
                         .set_attr(gid, var, Attribute::typed(name, t, values));
                     return Ok(());
                 }
-                let values = attr_values(dtype, &a.values, &name, a.pos)?;
                 if values.dtype() == DataType::String
                     && self.options.kind.is_some_and(|k| k != Format::Netcdf4)
                 {
@@ -512,11 +510,7 @@ impl<'a> Builder<'a> {
                 "_FillValue: must be a single (possibly compound) value",
             ));
         }
-        let values = if vtype.is_user() {
-            super::user::attr_values(&self.schema, vtype, &a.values, "_FillValue", a.pos)?
-        } else {
-            attr_values(Some(vtype), &a.values, "_FillValue", a.pos)?
-        };
+        let values = attr_values(&self.schema, Some(vtype), &a.values, "_FillValue", a.pos)?;
         self.schema
             .set_attr(gid, Some(v), Attribute::typed("_FillValue", vtype, values));
         Ok(())
@@ -654,8 +648,10 @@ fn infer_type(values: &[Datum]) -> Option<DataType> {
     result
 }
 
-/// Converts an attribute's value list to typed values (`dtype` given or inferred).
+/// Converts an attribute's value list to typed values (`dtype` given or
+/// inferred; a user type's through [`super::user::attr_values`]).
 pub(crate) fn attr_values(
+    schema: &Schema,
     dtype: Option<DataType>,
     values: &[Datum],
     name: &str,
@@ -685,6 +681,9 @@ pub(crate) fn attr_values(
             pos,
             format!("Empty datalist can only be assigned to attributes of type char: {name}"),
         ));
+    }
+    if dtype.is_user() {
+        return super::user::attr_values(schema, dtype, values);
     }
     check_items(values)?;
     let mut out = Values::with_capacity(dtype, values.len());

@@ -123,26 +123,13 @@ pub(crate) fn ncgen_fill(schema: &Schema, dtype: DataType) -> Values {
     }
 }
 
-/// The values of an attribute of user type `dtype` (one value per item).
+/// The values of an attribute of user type `dtype` (one value per item;
+/// the items already checked by `semantics::attr_values`).
 pub(crate) fn attr_values(
     schema: &Schema,
     dtype: DataType,
     items: &[Datum],
-    name: &str,
-    pos: Pos,
 ) -> Result<Values, CdlError> {
-    if let Some(d) = items.iter().find(|d| matches!(d, Datum::Fill(_))) {
-        return Err(CdlError::semantic(
-            d.pos(),
-            format!("Attribute data may not contain fill values (i.e. _ ): {name}"),
-        ));
-    }
-    if items.is_empty() {
-        return Err(CdlError::semantic(
-            pos,
-            format!("Empty datalist can only be assigned to attributes of type char: {name}"),
-        ));
-    }
     let mut out = schema.empty_values(dtype, items.len());
     for d in items {
         push_value(schema, dtype, d, &mut out)?;

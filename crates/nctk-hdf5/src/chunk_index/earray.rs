@@ -214,7 +214,9 @@ impl Reader<'_> {
             let Some(sblock) = cur.address()? else {
                 return Ok(None);
             };
-            let bitmap = ((ndblocks * pages) as usize).div_ceil(8);
+            // a bit per page, data block after data block; the bitmap takes
+            // whole bytes per data block, though the bits run on
+            let bitmap = ndblocks as usize * (pages as usize).div_ceil(8);
             let len = 6 + sa + p.offset_size + bitmap + ndblocks as usize * sa + 4;
             self.load(sblock, len, b"EASB", "extensible array super block")?;
             let mut cur = self.cursor(sblock, "extensible array super block");

@@ -4,6 +4,7 @@
 
 mod array;
 mod btree1;
+mod btree2;
 mod earray;
 mod farray;
 
@@ -35,6 +36,9 @@ pub struct ChunkGrid {
     pub chunk: Vec<u64>,
     /// Bytes of one whole chunk before filters.
     pub chunk_bytes: u64,
+    /// Whether the dataset has filters (a B-tree v2 index then holds
+    /// records of type 11, with stored sizes and masks).
+    pub filtered: bool,
 }
 
 impl ChunkGrid {
@@ -104,10 +108,6 @@ pub fn lookup(
         }
         ChunkIndexKind::FixedArray { .. } => farray::lookup(ctx, addr, grid, wanted),
         ChunkIndexKind::ExtensibleArray { .. } => earray::lookup(ctx, addr, grid, wanted),
-        ChunkIndexKind::BTreeV2 { .. } => Err(ctx.unsupported(
-            "chunk index",
-            addr,
-            "version-2 B-tree chunk index (two or more unlimited dimensions)",
-        )),
+        ChunkIndexKind::BTreeV2 { .. } => btree2::lookup(ctx, addr, grid, wanted),
     }
 }

@@ -39,8 +39,8 @@ fn symbol_node(ctx: &FileCtx, heap: &LocalHeap, addr: u64, links: &mut Vec<Link>
     cur.skip(1)?;
     let count = u64::from(cur.u16()?);
     let entry = 2 * sa as u64 + 24;
-    let buf = ctx.read(addr + 8, count * entry, WHAT)?;
-    let mut cur = ctx.cursor(&buf, addr + 8, WHAT);
+    let buf = ctx.read(addr.saturating_add(8), count * entry, WHAT)?;
+    let mut cur = ctx.cursor(&buf, addr.saturating_add(8), WHAT);
     for _ in 0..count {
         let name = heap.string(ctx, cur.uint(sa)?)?;
         let header = cur.address()?;

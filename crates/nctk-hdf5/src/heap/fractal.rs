@@ -9,7 +9,8 @@
 //! object is then one read. Tiny objects sit in the ID itself; huge ones
 //! are found directly or through the heap's B-tree v2 (record type 1).
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, Mutex};
 
 use crate::btree::v2;
 use crate::checksum;
@@ -21,6 +22,9 @@ const WHAT: &str = "fractal heap";
 /// The most direct blocks a heap may map (a made-up table ends here).
 const MAX_BLOCKS: usize = 1 << 20;
 
+/// The most direct blocks kept in memory at once.
+const CACHED_BLOCKS: usize = 64;
+
 /// One direct block: its offset in the heap's address space, where it is
 /// and how big.
 #[derive(Debug, Clone, Copy)]
@@ -30,8 +34,9 @@ struct Block {
     size: u64,
 }
 
-/// An open fractal heap.
-#[derive(Debug, Clone)]
+/// An open fractal heap. Direct blocks are read whole the first time an
+/// object in them is wanted, and kept (a bounded number).
+#[derive(Debug)]
 pub struct FractalHeap {
     addr: u64,
     id_len: usize,
@@ -40,6 +45,7 @@ pub struct FractalHeap {
     offset_width: usize,
     length_width: usize,
     blocks: Vec<Block>,
+    cache: Mutex<HashMap<usize, Arc<Vec<u8>>>>,
 }
 
 /// The header fields that shape the doubling table.
@@ -55,11 +61,8 @@ struct Table {
 impl Table {
     /// Size of the blocks of row `row`.
     fn block_size(&self, row: u64) -> Option<u64> {
-        if row == 0 {
-            Some(self.start)
-        } else {
-            self.start.checked_shl(u32::try_from(row - 1).ok()?)
-        }
+        let shift = u64::from(self.start.ilog2()) + row.saturating_sub(1);
+        1u64.checked_shl(u32::try_from(shift).ok()?)
     }
 
     /// The number of rows of direct blocks.
@@ -136,6 +139,7 @@ impl FractalHeap {
             length_width: ((max_direct.ilog2() as usize).div_ceil(8))
                 .min(max_managed.max(1).ilog2() as usize / 8 + 1),
             blocks: Vec::new(),
+            cache: Mutex::default(),
         };
         if let Some(root) = root {
             if rows == 0 {
@@ -215,7 +219,7 @@ impl FractalHeap {
                     }
                 } else if let Some(child) = child {
                     let child_rows = u64::from(size.ilog2())
-                        .checked_sub(u64::from((table.start * table.width).ilog2()))
+                        .checked_sub(u64::from(table.start.ilog2() + table.width.ilog2()))
                         .map(|r| r + 1)
                         .ok_or_else(|| cur.corrupt(format!("indirect block of {size} bytes")))?;
                     self.indirect(ctx, table, child, at, child_rows, seen)?;
@@ -257,20 +261,36 @@ impl FractalHeap {
             return Err(cur.unsupported("objects in filtered fractal heap blocks"));
         }
         let i = self.blocks.partition_point(|b| b.offset <= offset);
-        let block = i
+        let (i, block) = i
             .checked_sub(1)
-            .map(|i| self.blocks[i])
-            .filter(|b| offset - b.offset < b.size && len <= b.size - (offset - b.offset))
+            .map(|i| (i, self.blocks[i]))
+            .filter(|(_, b)| offset - b.offset < b.size && len <= b.size - (offset - b.offset))
             .ok_or_else(|| {
                 cur.corrupt(format!(
                     "object of {len} bytes at heap offset {offset} is in no direct block"
                 ))
             })?;
-        ctx.read(
-            block.addr + (offset - block.offset),
-            len,
-            "fractal heap object",
-        )
+        let bytes = self.block(ctx, i, block)?;
+        let start = (offset - block.offset) as usize;
+        Ok(bytes[start..start + len as usize].to_vec())
+    }
+
+    /// Direct block `i`, from the cache or read whole.
+    fn block(&self, ctx: &FileCtx, i: usize, block: Block) -> Result<Arc<Vec<u8>>> {
+        let lock = || self.cache.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(b) = lock().get(&i) {
+            return Ok(b.clone());
+        }
+        let bytes = ctx.read(block.addr, block.size, "fractal heap direct block")?;
+        ctx.cursor(&bytes, block.addr, "fractal heap direct block")
+            .signature(b"FHDB")?;
+        let bytes = Arc::new(bytes);
+        let mut cache = lock();
+        if cache.len() >= CACHED_BLOCKS {
+            cache.clear();
+        }
+        cache.insert(i, bytes.clone());
+        Ok(bytes)
     }
 
     fn huge(&self, ctx: &FileCtx, cur: &mut Cursor<'_>) -> Result<Vec<u8>> {

@@ -3,20 +3,22 @@
 
 use crate::attribute::Attribute;
 use crate::dataspace::Dataspace;
+use crate::datatype::Datatype;
 use crate::error::Result;
-use crate::io::FileCtx;
-use crate::message::shared;
+use crate::meta::Meta;
+use crate::object_header::kind;
 
 const WHAT: &str = "attribute message";
 
 /// Decodes an attribute message from `body`, read at relative address
 /// `addr`; `creation_order` comes from the message header or the index.
 pub fn parse(
-    ctx: &FileCtx,
+    meta: &Meta,
     body: &[u8],
     addr: u64,
     creation_order: Option<u64>,
 ) -> Result<Attribute> {
+    let ctx = meta.ctx();
     let mut cur = ctx.cursor(body, addr, WHAT);
     let version = cur.u8()?;
     if !(1..=3).contains(&version) {
@@ -40,15 +42,14 @@ pub fn parse(
     }
     let type_at = cur.addr();
     let type_bytes = &cur.bytes(padded(type_size))?[..type_size];
-    let (datatype, datatype_committed) =
-        shared::datatype(ctx, type_bytes, type_at, version > 1 && flags & 1 != 0)?;
+    let shared = |bit: u8| version > 1 && flags & bit != 0;
+    let dt = meta.body(kind::DATATYPE, type_bytes, type_at, shared(1))?;
+    let datatype = Datatype::parse(&mut ctx.cursor(&dt.bytes, dt.addr, "attribute datatype"))?;
     let space_at = cur.addr();
     let space_bytes = &cur.bytes(padded(space_size))?[..space_size];
-    if version > 1 && flags & 2 != 0 {
-        return Err(ctx.unsupported(WHAT, space_at, "a shared dataspace"));
-    }
+    let space = meta.body(kind::DATASPACE, space_bytes, space_at, shared(2))?;
     let dataspace = Dataspace::parse(
-        &mut ctx.cursor(space_bytes, space_at, "attribute dataspace"),
+        &mut ctx.cursor(&space.bytes, space.addr, "attribute dataspace"),
         ctx.sizeof_size(),
     )?;
     let data_len = dataspace
@@ -67,7 +68,7 @@ pub fn parse(
     Ok(Attribute {
         name,
         datatype,
-        datatype_committed,
+        datatype_committed: dt.committed,
         dataspace,
         raw,
         creation_order,

@@ -1,11 +1,14 @@
-//! Shared messages (message flag bit 1): the body is a reference to a
-//! message kept elsewhere, in another object header (a committed datatype)
-//! or in the shared object header message heap.
+//! Shared messages (message flag bit 1, or the shared bits of an attribute
+//! message): the body is a reference to a message kept elsewhere, in
+//! another object header (a committed datatype) or in the shared object
+//! header message (SOHM) heaps the superblock extension's table lists.
 
-use crate::datatype::Datatype;
+use std::sync::OnceLock;
+
+use crate::checksum;
 use crate::error::Result;
-use crate::io::FileCtx;
-use crate::object_header::{kind, ObjectHeader};
+use crate::heap::fractal::FractalHeap;
+use crate::io::{Cursor, FileCtx};
 
 /// Where a shared message is kept.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -23,7 +26,7 @@ impl SharedRef {
         let mut cur = ctx.cursor(body, addr, "shared message");
         let version = cur.u8()?;
         let kind = cur.u8()?;
-        let at_header = |cur: &mut crate::io::Cursor<'_>| {
+        let at_header = |cur: &mut Cursor<'_>| {
             cur.address()?
                 .map(SharedRef::ObjectHeader)
                 .ok_or_else(|| cur.corrupt("shared message at the undefined address"))
@@ -44,46 +47,75 @@ impl SharedRef {
     }
 }
 
-/// Resolves a shared datatype message: the committed datatype's type and
-/// the relative address of its object header.
-pub fn committed_datatype(ctx: &FileCtx, body: &[u8], addr: u64) -> Result<(Datatype, u64)> {
-    match SharedRef::parse(ctx, body, addr)? {
-        SharedRef::ObjectHeader(target) => {
-            let header = ObjectHeader::read(ctx, target)?;
-            let msg = header
-                .all(kind::DATATYPE)
-                .find(|m| !m.is_shared())
-                .ok_or_else(|| {
-                    ctx.corrupt(
-                        "committed datatype",
-                        target,
-                        "object header without a datatype message",
-                    )
-                })?;
-            let dt = Datatype::parse(&mut ctx.cursor(&msg.body, msg.addr, "datatype message"))?;
-            Ok((dt, target))
-        }
-        SharedRef::Heap(_) => Err(ctx.unsupported(
-            "shared datatype",
-            addr,
-            "datatypes in the shared object header message heap",
-        )),
-    }
+/// One index of the SOHM table: which message types it holds and the
+/// fractal heap they are kept in.
+#[derive(Debug)]
+struct Index {
+    type_flags: u16,
+    heap_addr: Option<u64>,
+    heap: OnceLock<FractalHeap>,
 }
 
-/// A datatype stored at `addr` as `body`: decoded in place, or, when
-/// `shared`, resolved to the committed datatype (whose address comes back).
-pub fn datatype(
-    ctx: &FileCtx,
-    body: &[u8],
+/// The shared object header message table (`SMTB`).
+#[derive(Debug)]
+pub struct SharedTable {
     addr: u64,
-    shared: bool,
-) -> Result<(Datatype, Option<u64>)> {
-    if shared {
-        let (dt, at) = committed_datatype(ctx, body, addr)?;
-        Ok((dt, Some(at)))
-    } else {
-        let dt = Datatype::parse(&mut ctx.cursor(body, addr, "datatype"))?;
-        Ok((dt, None))
+    indexes: Vec<Index>,
+}
+
+impl SharedTable {
+    /// Reads the table at relative address `addr` with `count` indexes.
+    pub fn read(ctx: &FileCtx, addr: u64, count: u8) -> Result<SharedTable> {
+        const WHAT: &str = "shared message table";
+        let entry = 14 + 2 * u64::from(ctx.sizeof_addr());
+        let buf = ctx.read(addr, 4 + u64::from(count) * entry + 4, WHAT)?;
+        if !checksum::verify(&buf) {
+            return Err(ctx.corrupt(WHAT, addr, "checksum mismatch"));
+        }
+        let mut cur = ctx.cursor(&buf, addr, WHAT);
+        cur.signature(b"SMTB")?;
+        let mut indexes = Vec::with_capacity(usize::from(count));
+        for _ in 0..count {
+            cur.skip(2)?; // version, index type
+            let type_flags = cur.u16()?;
+            cur.skip(4 + 2 + 2 + 2)?; // minimum size, cutoffs, message count
+            cur.address()?; // the index (list or B-tree): not needed to read
+            let heap_addr = cur.address()?;
+            indexes.push(Index {
+                type_flags,
+                heap_addr,
+                heap: OnceLock::new(),
+            });
+        }
+        Ok(SharedTable { addr, indexes })
+    }
+
+    /// The body of the shared message of type `msg_kind` with heap ID `id`.
+    pub fn message(&self, ctx: &FileCtx, msg_kind: u16, id: &[u8; 8]) -> Result<Vec<u8>> {
+        // An index's type flags have bit N set for message type N.
+        let flag = 1u16.checked_shl(u32::from(msg_kind)).unwrap_or(0);
+        let (index, heap_addr) = self
+            .indexes
+            .iter()
+            .find_map(|i| {
+                i.heap_addr
+                    .filter(|_| i.type_flags & flag != 0)
+                    .map(|a| (i, a))
+            })
+            .ok_or_else(|| {
+                ctx.corrupt(
+                    "shared message table",
+                    self.addr,
+                    format!("no index holds messages of type {msg_kind}"),
+                )
+            })?;
+        let heap = match index.heap.get() {
+            Some(h) => h,
+            None => {
+                let opened = FractalHeap::open(ctx, heap_addr)?;
+                index.heap.get_or_init(|| opened)
+            }
+        };
+        heap.get(ctx, id)
     }
 }

@@ -56,8 +56,8 @@ pub(crate) fn build(file: &Hdf5File, groups: &[WalkedGroup]) -> Result<Built, Nc
                 .map_err(|e| model_error(&name, &g.name, e))?;
         }
     }
-    // Types as netCDF-C meets them: named ones and the datasets' anonymous
-    // ones, group by group in link order.
+    // Types as netCDF-C meets them, group by group in link order: a
+    // dataset's type must be committed before it to be a user type.
     let mut table = TypeTable::new(&name);
     let mut stored: Vec<Vec<Option<Stored>>> = groups
         .iter()
@@ -73,7 +73,7 @@ pub(crate) fn build(file: &Hdf5File, groups: &[WalkedGroup]) -> Result<Built, Nc
                 Entry::Dataset(i) => {
                     let info = &walked.datasets[*i].1;
                     if info.dataspace.kind != DataspaceKind::Null {
-                        stored[g][*i] = table.var_type(&mut schema, gids[g], &info.datatype)?;
+                        stored[g][*i] = table.var_type(&info.datatype);
                     }
                 }
             }
@@ -416,8 +416,7 @@ fn var_source(
         DataspaceKind::Simple => info.dataspace.dims.clone(),
         _ => vec![],
     };
-    let (layout_addr, layout_body) = &info.layout_message;
-    let layout = crate::Layout::parse(ctx, *layout_addr, layout_body, extent.len())?;
+    let reader = DatasetReader::from_info(ctx, info)?;
     let filters = info
         .filter_message
         .as_ref()
@@ -428,12 +427,10 @@ fn var_source(
     // one netCDF-C reports `_NoFill` and HDF5 fills with zeros.
     let fill_bytes = info.fill.value.clone().filter(|v| v.len() == element_size);
     let mut storage = VarStorage {
-        layout: match &layout {
+        layout: match reader.layout() {
             crate::Layout::Compact { .. } => Layout::Compact,
             crate::Layout::Contiguous { .. } => Layout::Contiguous,
-            crate::Layout::Chunked { chunk, .. } => {
-                Layout::Chunked(chunk.iter().take(extent.len()).copied().collect())
-            }
+            crate::Layout::Chunked { chunk, .. } => Layout::Chunked(chunk.clone()),
         },
         endianness: match stored {
             Stored::Atomic { dtype, big_endian } if dtype.size().is_some_and(|s| s > 1) => {
@@ -454,23 +451,13 @@ fn var_source(
     }
     // Past the dataset's extent netCDF-C reads the variable's fill: the
     // fill value message's, else the type's default.
-    let fill = match (&fill_bytes, &stored) {
-        (Some(b), _) => b.clone(),
+    let fill = match (fill_bytes, &stored) {
+        (Some(b), _) => b,
         (None, Stored::Atomic { dtype, big_endian }) => {
             schema.default_fill(*dtype).to_bytes(*big_endian)
         }
         (None, _) => vec![0; element_size],
     };
-    let max = info.dataspace.max_dims.clone();
-    let reader = DatasetReader::new(
-        ctx.clone(),
-        &extent,
-        max.as_deref(),
-        element_size,
-        layout,
-        filters,
-        fill_bytes,
-    )?;
     Ok((
         VarSource {
             reader,

@@ -18,8 +18,9 @@ pub(crate) const NAME: &str = "NAME";
 /// The scales attached to a dataset.
 pub(crate) const DIMENSION_LIST: &str = "DIMENSION_LIST";
 
-/// Names netCDF-C reserves: attributes by these names are not listed.
-const RESERVED: &[&str] = &[
+/// Names netCDF-C hides: attributes by these names are not listed (its
+/// reserved names of 4.9.0, and those newer versions add).
+const HIDDEN: &[&str] = &[
     CLASS,
     DIMENSION_LIST,
     NAME,
@@ -40,7 +41,17 @@ const RESERVED: &[&str] = &[
     "_nczarr_superblock",
 ];
 
+/// The number of [`HIDDEN`] names netCDF-C 4.9.0's table holds (its
+/// first fourteen, `NC_reserved` in `nc4internal.c`).
+const RESERVED_4_9_0: usize = 14;
+
 /// True when netCDF-C hides an attribute named `name`.
 pub(crate) fn is_hidden(name: &str) -> bool {
-    RESERVED.contains(&name)
+    HIDDEN.contains(&name)
+}
+
+/// True when `name` is in netCDF-C 4.9.0's table of reserved names, whose
+/// presence on datasets marks a file as netCDF-4 (`_IsNetcdf4`).
+pub(crate) fn is_reserved(name: &str) -> bool {
+    HIDDEN[..RESERVED_4_9_0].contains(&name)
 }

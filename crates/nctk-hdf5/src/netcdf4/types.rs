@@ -1,9 +1,11 @@
-//! HDF5 datatypes as netCDF-C maps them: atomic types (`get_type_info2`
-//! for variables, `get_netcdf_type` for attributes and members), and user
-//! types (`read_type`): committed (named) compound, enum, vlen and opaque
-//! types, and anonymous ones met on datasets, named `_AnonymousCompound1`
-//! and so on; a type is matched to one read before when they are equal
-//! (`H5Tequal` of the native types: byte order aside).
+//! HDF5 datatypes as netCDF-C 4.9.0 maps them: atomic types
+//! (`get_type_info2` for variables, `get_netcdf_type` for attributes and
+//! members), and user types (`read_type`): committed (named) compound,
+//! enum, vlen and opaque types. A dataset's or attribute's type is matched
+//! to a committed one when they are equal (`H5Tequal` of the native types:
+//! byte order aside); a dataset of another user type is no variable, as in
+//! netCDF-C 4.9.0 (later versions name such types `_AnonymousCompound1`
+//! and so on).
 
 use nctk_model::{CompoundField, DataType, EnumMember, GroupId, Schema, TypeId, UserTypeKind};
 
@@ -16,7 +18,6 @@ use super::error::Nc4Error;
 pub(crate) struct TypeTable {
     file: String,
     types: Vec<(Datatype, Stored)>,
-    anonymous: u32,
 }
 
 /// Why a type cannot be a netCDF user type.
@@ -118,7 +119,6 @@ impl TypeTable {
         TypeTable {
             file: file.to_string(),
             types: vec![],
-            anonymous: 0,
         }
     }
 
@@ -129,16 +129,11 @@ impl TypeTable {
     }
 
     /// A variable's type (`get_type_info2`): atomic (a fixed-length string
-    /// longer than one byte reads as `string`), a user type read before, or
-    /// a new anonymous one in `group`; `None` for what netCDF-C skips
-    /// (references, bitfields, 16-bit floats, ...).
-    pub(crate) fn var_type(
-        &mut self,
-        schema: &mut Schema,
-        group: GroupId,
-        dt: &Datatype,
-    ) -> Result<Option<Stored>, Nc4Error> {
-        Ok(match dt {
+    /// longer than one byte reads as `string`) or a committed type read
+    /// before; `None` for what netCDF-C skips (references, bitfields,
+    /// 16-bit floats, user types never committed, ...).
+    pub(crate) fn var_type(&self, dt: &Datatype) -> Option<Stored> {
+        match dt {
             Datatype::VarString { .. } => Some(Stored::VarString),
             Datatype::String { size: 1, .. } => Some(CHAR),
             Datatype::String { size, padding, .. } => Some(Stored::FixedString {
@@ -146,11 +141,8 @@ impl TypeTable {
                 padding: *padding,
             }),
             Datatype::Integer { .. } | Datatype::Float { .. } => number(dt),
-            _ => match self.find(dt) {
-                Some(s) => Some(s.clone()),
-                None => self.read_type(schema, group, None, dt)?,
-            },
-        })
+            _ => self.find(dt).cloned(),
+        }
     }
 
     /// An attribute's type (`get_netcdf_type`, then `read_hdf5_att`): a
@@ -192,7 +184,7 @@ impl TypeTable {
         if matches!(dt, Datatype::VarString { .. }) {
             return Ok(());
         }
-        match self.read_type(schema, group, Some(name), dt)? {
+        match self.read_type(schema, group, name, dt)? {
             Some(_) => Ok(()),
             None => Err(Nc4Error::Unsupported {
                 file: self.file.clone(),
@@ -205,31 +197,24 @@ impl TypeTable {
         }
     }
 
-    /// `read_type`: adds the user type `dt` to `group` of `schema`
-    /// (anonymous when `name` is `None`); `None` for classes netCDF-C
-    /// refuses or members it cannot map.
+    /// `read_type`: adds the committed type `dt` named `name` to `group` of
+    /// `schema`; `None` for classes netCDF-C refuses or members it cannot
+    /// map.
     fn read_type(
         &mut self,
         schema: &mut Schema,
         group: GroupId,
-        name: Option<&str>,
+        name: &str,
         dt: &Datatype,
     ) -> Result<Option<Stored>, Nc4Error> {
         let Ok((kind, layout)) = self.kind_of(dt) else {
             return Ok(None);
         };
-        let name = match name {
-            Some(n) => n.to_string(),
-            None => {
-                self.anonymous += 1;
-                format!("_Anonymous{}{}", class_name(dt), self.anonymous)
-            }
-        };
         let id = schema
-            .add_type(group, &name, kind)
+            .add_type(group, name, kind)
             .map_err(|e| Nc4Error::Model {
                 file: self.file.clone(),
-                object: name.clone(),
+                object: name.to_string(),
                 source: e,
             })?;
         let stored = layout(id);
@@ -339,8 +324,7 @@ impl TypeTable {
     }
 }
 
-/// The class name netCDF-C uses for an anonymous type (`Compound`, `Enum`,
-/// `Vlen`, `Opaque`), and a plain name for the others.
+/// The class of a type, for errors.
 fn class_name(dt: &Datatype) -> &'static str {
     match dt {
         Datatype::Compound { .. } => "Compound",
@@ -365,14 +349,8 @@ mod tests {
     /// a one-byte string is `char`, a longer one `string` for a variable.
     #[test]
     fn atomic_types_follow_netcdf_c() {
-        let mut table = TypeTable::new("f");
-        let mut schema = Schema::new();
-        let mut var = |dt: Datatype| {
-            table
-                .var_type(&mut schema, GroupId::ROOT, &dt)
-                .unwrap()
-                .map(|s| s.dtype())
-        };
+        let table = TypeTable::new("f");
+        let var = |dt: Datatype| table.var_type(&dt).map(|s| s.dtype());
         let int = |size, signed| Datatype::Integer {
             size,
             signed,

@@ -9,6 +9,7 @@ mod runs;
 
 use crate::chunk_index::ChunkGrid;
 use crate::error::Result;
+use crate::file::DatasetInfo;
 use crate::filter::{Decoder, FilterPipeline};
 use crate::io::FileCtx;
 use crate::layout::Layout;
@@ -91,6 +92,30 @@ impl DatasetReader {
         })
     }
 
+    /// The reader of a dataset as the object header describes it: its
+    /// layout and filter pipeline messages parsed, its shape, element size
+    /// and fill value (when one is stored with the element's size).
+    pub fn from_info(ctx: &FileCtx, info: &DatasetInfo) -> Result<DatasetReader> {
+        let shape = &info.dataspace.dims;
+        let (at, body) = &info.layout_message;
+        let layout = Layout::parse(ctx, *at, body, shape.len())?;
+        let filters = match &info.filter_message {
+            Some((at, body)) => Some(FilterPipeline::parse(ctx, *at, body)?),
+            None => None,
+        };
+        let element_size = info.datatype.size() as usize;
+        let fill = info.fill.value.clone().filter(|v| v.len() == element_size);
+        DatasetReader::new(
+            ctx.clone(),
+            shape,
+            info.dataspace.max_dims.as_deref(),
+            element_size,
+            layout,
+            filters,
+            fill,
+        )
+    }
+
     /// The layout.
     pub fn layout(&self) -> &Layout {
         &self.layout
@@ -156,8 +181,13 @@ impl DatasetReader {
                         .try_fold(es, |a, &c| a.checked_mul(c))
                         .filter(|&b| b <= isize::MAX as u64)
                         .ok_or_else(|| self.ctx.corrupt(WHAT, 0, "chunk size overflows"))?,
+                    filtered: false,
                 };
                 let decoder = self.decoder()?;
+                let grid = ChunkGrid {
+                    filtered: decoder.is_some(),
+                    ..grid
+                };
                 chunked::read(
                     &chunked::Chunked {
                         ctx: &self.ctx,

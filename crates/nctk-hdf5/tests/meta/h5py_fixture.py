@@ -17,25 +17,61 @@ LIBVER = {
     "sb3": ("v110", "v110"),
     "dense": ("v110", "v110"),
     "dense_name_order": ("v110", "v110"),
+    "latest": "latest",
+    "sohm": ("v110", "v110"),
+    "wide": ("v110", "v110"),
+    "userblock_sb0": "earliest",
+    "userblock_sb3": ("v110", "v110"),
+    "sb3_istore_k": ("v110", "v110"),
 }[scenario]
 
 
-def open_file():
-    if scenario == "sb1":
-        # h5py has no set_istore_k: call the HDF5 library h5py links.
-        import ctypes
-        import glob
-        import os
+def hdf5_library():
+    """The HDF5 library h5py links (for calls h5py does not wrap)."""
+    import ctypes
+    import glob
+    import os
 
-        libs = os.path.join(os.path.dirname(h5py.__file__), "..", "h5py.libs", "libhdf5-*.so*")
-        lib = ctypes.CDLL(sorted(glob.glob(libs))[0])
+    libs = os.path.join(os.path.dirname(h5py.__file__), "..", "h5py.libs", "libhdf5-*.so*")
+    return ctypes.CDLL(sorted(glob.glob(libs))[0])
+
+
+def open_file():
+    if scenario in ("sb1", "sb3_istore_k"):
+        import ctypes
+
+        lib = hdf5_library()  # h5py has no set_istore_k
         fcpl = h5py.h5p.create(h5py.h5p.FILE_CREATE)
         if lib.H5Pset_istore_k(ctypes.c_int64(fcpl.id), ctypes.c_uint(64)) < 0:
             raise SystemExit("H5Pset_istore_k failed")
         fapl = h5py.h5p.create(h5py.h5p.FILE_ACCESS)
-        fapl.set_libver_bounds(h5py.h5f.LIBVER_EARLIEST, h5py.h5f.LIBVER_V18)
+        if scenario == "sb1":
+            fapl.set_libver_bounds(h5py.h5f.LIBVER_EARLIEST, h5py.h5f.LIBVER_V18)
+        else:
+            fapl.set_libver_bounds(h5py.h5f.LIBVER_V110, h5py.h5f.LIBVER_V110)
         fid = h5py.h5f.create(path.encode(), h5py.h5f.ACC_TRUNC, fcpl=fcpl, fapl=fapl)
         return h5py.File(fid)
+    if scenario == "sohm":
+        import ctypes
+
+        # Shared object header messages of every kind, however small: one
+        # index, heap-stored (h5py does not wrap H5Pset_shared_mesg_*).
+        lib = hdf5_library()
+        fcpl = h5py.h5p.create(h5py.h5p.FILE_CREATE)
+        fid = ctypes.c_int64(fcpl.id)
+        all_kinds = (1 << 1) | (1 << 3) | (1 << 5) | (1 << 11) | (1 << 12)
+        if lib.H5Pset_shared_mesg_nindexes(fid, ctypes.c_uint(1)) < 0:
+            raise SystemExit("H5Pset_shared_mesg_nindexes failed")
+        if lib.H5Pset_shared_mesg_index(fid, ctypes.c_uint(0), ctypes.c_uint(all_kinds), ctypes.c_uint(0)) < 0:
+            raise SystemExit("H5Pset_shared_mesg_index failed")
+        fapl = h5py.h5p.create(h5py.h5p.FILE_ACCESS)
+        fapl.set_libver_bounds(h5py.h5f.LIBVER_V110, h5py.h5f.LIBVER_V110)
+        return h5py.File(h5py.h5f.create(path.encode(), h5py.h5f.ACC_TRUNC, fcpl=fcpl, fapl=fapl))
+    if scenario.startswith("userblock"):
+        # A user block before the superblock: every address is relative to it.
+        size = 512 if scenario.endswith("sb0") else 2048
+        f = h5py.File(path, "w", libver=LIBVER, userblock_size=size)
+        return f
     return h5py.File(path, "w", libver=LIBVER)
 
 
@@ -60,7 +96,13 @@ def fill(f):
     root.attrs.create("vlen_int", np.array([np.array([1, 2, 3], "i2"), np.array([4], "i2")], dtype=object),
                       dtype=h5py.vlen_dtype("i2"))
     root.attrs.create("empty", h5py.Empty("f4"))
+    inner = np.dtype([("p", "<u2"), ("q", ">i8")])
+    outer = np.dtype([("tag", "u1"), ("in", inner), ("ins", inner, (2,))])
+    root.attrs["nested"] = np.array([(7, (1, -2), [(3, 4), (5, 6)])], dtype=outer)
+    root.attrs.create("array", np.array([[1.0, 2.0, 3.0]]), dtype=h5py.h5t.array_create(h5py.h5t.IEEE_F64BE, (3,)))
     root.attrs["scalar_f"] = np.float32(7.0)
+    bits = h5py.h5a.create(f.id, b"bitfield", h5py.h5t.STD_B16BE, h5py.h5s.create_simple((3,)))
+    bits.write(np.array([1, 2, 0x8001], dtype=">u2"), mtype=h5py.h5t.STD_B16BE)
     # A committed type, used by a dataset and an attribute.
     f["named_t"] = np.dtype([("a", "<i4"), ("b", "<f4")])
     named = f["named_t"]
@@ -78,6 +120,7 @@ def fill(f):
     # Links of every kind.
     f["soft"] = h5py.SoftLink("/many/sub03")
     f["ext"] = h5py.ExternalLink("other.h5", "/some/path")
+    f.attrs["refs"] = np.array([g.ref, a.ref], dtype=h5py.ref_dtype)
     # Datasets: contiguous with a fill value, chunked and unlimited, compact, committed type.
     d = f.create_dataset("contig", shape=(3, 4), dtype=">i2", fillvalue=-7)
     d[0, :] = [1, 2, 3, 4]
@@ -96,9 +139,21 @@ def fill(f):
             big.attrs[f"z{9 - i}"] = np.int32(i)
 
 
+def fill_wide(f):
+    # Thousands of links and hundreds of attributes: B-tree v2 internal
+    # nodes and fractal heaps with indirect blocks.
+    f.create_dataset("target", data=np.arange(3))
+    for track in (True, False):
+        g = f.create_group(f"wide_{track}", track_order=track)
+        for i in range(3000):
+            g[f"l{(i * 7919) % 3000:04d}"] = h5py.SoftLink("/target")
+        for i in range(600):
+            g.attrs[f"a{(i * 331) % 600:03d}"] = np.arange(i % 7 + 1, dtype="<i2")
+
+
 def type_desc(tid):
     d = {"class": tid.get_class(), "size": tid.get_size()}
-    if tid.get_class() in (h5py.h5t.INTEGER, h5py.h5t.FLOAT):
+    if tid.get_class() in (h5py.h5t.INTEGER, h5py.h5t.FLOAT, h5py.h5t.BITFIELD):
         d["big_endian"] = tid.get_order() == h5py.h5t.ORDER_BE
     if tid.get_class() == h5py.h5t.INTEGER:
         d["signed"] = tid.get_sign() == h5py.h5t.SGN_2
@@ -135,10 +190,16 @@ def attrs_desc(obj):
         elif tid.get_class() == h5py.h5t.STRING and tid.is_variable_str():
             vals = np.ravel(np.asarray(v, dtype=object))
             e["strings"] = [s.decode() if isinstance(s, bytes) else s for s in vals]
+        elif tid.get_class() == h5py.h5t.REFERENCE:
+            e["targets"] = [obj.file[r].name for r in np.ravel(v)]
         elif tid.get_class() == h5py.h5t.VLEN:
             e["sequences"] = [np.asarray(s).tobytes().hex() for s in np.ravel(np.asarray(v, dtype=object))]
         else:
-            e["raw"] = np.asarray(v, dtype=aid.dtype).tobytes().hex()
+            # The file's bytes: read with the file type as the memory type.
+            n = int(np.prod(aid.shape)) if aid.shape else 1
+            buf = np.empty(n * tid.get_size(), dtype="u1")
+            aid.read(buf, mtype=tid)
+            e["raw"] = buf.tobytes().hex()
         out.append(e)
     return out
 
@@ -183,10 +244,20 @@ def describe(f):
     visit("", f)
     f.visititems(visit)
     objects["#superblock"] = f.id.get_create_plist().get_version()[0]
+    import ctypes
+
+    k = ctypes.c_uint(0)
+    fcpl = f.id.get_create_plist()  # kept alive while the library reads it
+    if hdf5_library().H5Pget_istore_k(ctypes.c_int64(fcpl.id), ctypes.byref(k)) < 0:
+        raise SystemExit("H5Pget_istore_k failed")
+    objects["#istore_k"] = k.value
     return objects
 
 
 with open_file() as f:
-    fill(f)
+    if scenario == "wide":
+        fill_wide(f)
+    else:
+        fill(f)
 with h5py.File(path, "r") as f:
     json.dump(describe(f), sys.stdout, indent=1, sort_keys=True)

@@ -1,7 +1,7 @@
 //! Walks an HDF5 file with nctk-hdf5 and describes it in the JSON shape
 //! `h5py_fixture.py` prints (the meta tests' common ground).
 
-use std::collections::HashSet;
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use nctk_hdf5::{Attribute, DataspaceKind, Datatype, Hdf5File, LinkTarget, ObjectKind, Result};
@@ -18,8 +18,22 @@ pub fn open(bytes: Vec<u8>) -> Result<Hdf5File> {
 /// as `h5py_fixture.py` describes them.
 pub fn describe(file: &Hdf5File) -> Result<Map<String, Value>> {
     let mut out = Map::new();
-    let mut seen = HashSet::new();
+    let mut seen = HashMap::new();
     visit(file, file.root_addr(), "/".into(), &mut seen, &mut out)?;
+    // Object references were described by address: now name the paths.
+    for desc in out.values_mut() {
+        for attr in desc["attrs"].as_array_mut().unwrap() {
+            if let Some(Value::Array(targets)) = attr.get_mut("targets") {
+                for t in targets.iter_mut() {
+                    let addr = t.as_u64().unwrap();
+                    *t = json!(seen
+                        .get(&addr)
+                        .cloned()
+                        .unwrap_or_else(|| format!("@{addr}")));
+                }
+            }
+        }
+    }
     Ok(out)
 }
 
@@ -27,12 +41,13 @@ fn visit(
     file: &Hdf5File,
     addr: u64,
     path: String,
-    seen: &mut HashSet<u64>,
+    seen: &mut HashMap<u64, String>,
     out: &mut Map<String, Value>,
 ) -> Result<()> {
-    if !seen.insert(addr) {
+    if seen.contains_key(&addr) {
         return Ok(());
     }
+    seen.insert(addr, path.clone());
     let mut children = Vec::new();
     let desc = match file.object_kind(addr)? {
         ObjectKind::Group => {
@@ -103,6 +118,13 @@ fn attrs(file: &Hdf5File, list: &[Attribute]) -> Result<Vec<Value>> {
                     let seqs = vlen_elements(file, &a.raw, base.size() as usize)?;
                     v["sequences"] = json!(seqs.iter().map(|s| hex(s)).collect::<Vec<_>>());
                 }
+                Datatype::Reference { size: 8, .. } => {
+                    let targets = a
+                        .raw
+                        .chunks(8)
+                        .map(|r| u64::from_le_bytes(r.try_into().unwrap()));
+                    v["targets"] = json!(targets.collect::<Vec<_>>());
+                }
                 _ => v["raw"] = json!(hex(&a.raw)),
             }
             Ok(v)
@@ -154,7 +176,10 @@ pub fn type_desc(dt: &Datatype, committed: bool) -> Value {
             v["vlen"] = json!(true);
             3
         }
-        Datatype::Bitfield { .. } => 4,
+        Datatype::Bitfield { big_endian, .. } => {
+            v["big_endian"] = json!(big_endian);
+            4
+        }
         Datatype::Opaque { tag, .. } => {
             v["tag"] = json!(tag);
             5
@@ -207,10 +232,17 @@ fn int_value(raw: &[u8], signed: bool, big_endian: bool) -> i128 {
 
 /// Lower-case hex, as Python's `bytes.hex()`.
 pub fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut out = vec![0u8; bytes.len() * 2];
+    for (pair, &b) in out.chunks_exact_mut(2).zip(bytes) {
+        pair[0] = DIGITS[usize::from(b >> 4)];
+        pair[1] = DIGITS[usize::from(b & 15)];
+    }
+    String::from_utf8(out).unwrap()
 }
 
-/// Walks everything [`describe`] reaches; for the corruption tests.
+/// Walks everything [`describe`] reaches; for damaged files (not every
+/// test file that includes this module uses it).
 #[allow(dead_code)]
 pub fn walk_all(bytes: Vec<u8>) -> Result<()> {
     describe(&open(bytes)?).map(|_| ())

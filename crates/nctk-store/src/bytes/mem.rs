@@ -6,12 +6,24 @@ use std::sync::RwLock;
 #[derive(Debug, Clone, Default)]
 pub struct MemSource {
     data: Bytes,
+    name: Option<String>,
 }
 
 impl MemSource {
     /// A source over `data`.
     pub fn new(data: impl Into<Bytes>) -> MemSource {
-        MemSource { data: data.into() }
+        MemSource {
+            data: data.into(),
+            name: None,
+        }
+    }
+
+    /// The same source, named `name` in errors instead of `<memory>`.
+    pub fn with_name(self, name: impl Into<String>) -> MemSource {
+        MemSource {
+            name: Some(name.into()),
+            ..self
+        }
     }
 
     /// The bytes.
@@ -40,7 +52,7 @@ impl ByteSource for MemSource {
         Ok(copy_out(&self.data, offset, buf))
     }
     fn name(&self) -> String {
-        "<memory>".to_string()
+        self.name.clone().unwrap_or_else(|| "<memory>".to_string())
     }
     fn read_range(&self, range: std::ops::Range<u64>) -> Result<Bytes, ByteError> {
         let len = self.data.len() as u64;

@@ -173,6 +173,18 @@ fn run(
     let (kind, container) = output_format(input, output, opts)?;
     check_writable(output, container)?;
     let mut plan = plan::build(schema, kind, opts)?;
+    if container == Container::Zarr {
+        if let Some(what) = crate::enhanced::first_user_type(&plan.schema) {
+            return Err(CopyError::DoesNotFit {
+                format: "NCZarr/Zarr",
+                what,
+                reason: format!(
+                    "netCDF-C 4.9's NCZarr stores no user-defined types (nccopy: {})",
+                    crate::enhanced::NOT_NETCDF4
+                ),
+            });
+        }
+    }
     if input.kind().is_cdf() {
         // nccopy keeps chunking, filters and byte order only from
         // netCDF-4 inputs; a classic file's are not choices.

@@ -5,7 +5,9 @@
 use std::collections::HashMap;
 
 use nctk::ClassicVersion as Version;
-use nctk_model::{Attribute, DataType, DimId, Format, GroupId, Schema, VarId};
+use nctk_model::{
+    Attribute, CompoundField, DataType, DimId, Format, GroupId, Schema, TypeId, UserTypeKind, VarId,
+};
 
 use super::options::{CopyOptions, GroupList, VarList};
 use super::CopyError;
@@ -157,6 +159,7 @@ pub fn build(input: &Schema, kind: Format, opts: &CopyOptions) -> Result<Plan, C
     let mut group_map: HashMap<GroupId, GroupId> = HashMap::from([(GroupId::ROOT, GroupId::ROOT)]);
     let mut dim_map: HashMap<DimId, DimId> = HashMap::new();
     let mut var_map: Vec<(VarId, VarId)> = vec![];
+    let mut type_map: HashMap<TypeId, TypeId> = HashMap::new();
     for g in groups_in_order(input) {
         if !groups.defined(g) {
             continue;
@@ -169,6 +172,15 @@ pub fn build(input: &Schema, kind: Format, opts: &CopyOptions) -> Result<Plan, C
             }
         };
         group_map.insert(g, og);
+        for &t in &input.group(g).types {
+            let ty = input.user_type(t);
+            let kind = remap_kind(&ty.kind, &type_map).ok_or_else(|| CopyError::DoesNotFit {
+                format: kind.name(),
+                what: crate::enhanced::describe(input, DataType::User(t)),
+                reason: "it refers to a type of a group left out of the copy".into(),
+            })?;
+            type_map.insert(t, out.add_type(og, &ty.name, kind)?);
+        }
         for &d in &input.group(g).dims {
             let dim = input.dim(d);
             // nccopy defines a dimension with its length unless it stays
@@ -181,7 +193,7 @@ pub fn build(input: &Schema, kind: Format, opts: &CopyOptions) -> Result<Plan, C
             dim_map.insert(d, od);
         }
         for a in &input.group(g).attributes {
-            if let Some(a) = copied_attr(a) {
+            if let Some(a) = copied_attr(a, &type_map) {
                 out.set_attr(og, None, a);
             }
         }
@@ -191,12 +203,17 @@ pub fn build(input: &Schema, kind: Format, opts: &CopyOptions) -> Result<Plan, C
             }
             let var = input.var(v);
             let dims: Vec<DimId> = var.dims.iter().map(|d| dim_map[d]).collect();
-            let ov = out.add_var(og, &var.name, var.dtype, &dims)?;
+            let dtype = remap(var.dtype, &type_map).ok_or_else(|| CopyError::DoesNotFit {
+                format: kind.name(),
+                what: format!("variable {:?}", input.var_path(v)),
+                reason: "its type is defined in a group left out of the copy".into(),
+            })?;
+            let ov = out.add_var(og, &var.name, dtype, &dims)?;
             // The input's storage facts (chunks, codecs, byte order): a
             // store output keeps them unless the options say otherwise.
             out.var_mut(ov).storage = var.storage.clone();
             for a in &var.attributes {
-                if let Some(a) = copied_attr(a) {
+                if let Some(a) = copied_attr(a, &type_map) {
                     out.set_attr(og, Some(ov), a);
                 }
             }
@@ -238,9 +255,45 @@ pub fn build(input: &Schema, kind: Format, opts: &CopyOptions) -> Result<Plan, C
     })
 }
 
-/// The attribute as copied: nccopy drops `_NCProperties` (netCDF-4 provenance).
-fn copied_attr(a: &Attribute) -> Option<Attribute> {
-    (a.name != "_NCProperties").then(|| a.clone())
+/// The attribute as copied, its user type the output's: nccopy drops
+/// `_NCProperties` (netCDF-4 provenance).
+fn copied_attr(a: &Attribute, types: &HashMap<TypeId, TypeId>) -> Option<Attribute> {
+    (a.name != "_NCProperties").then(|| Attribute {
+        user_type: a.user_type.and_then(|t| types.get(&t).copied()),
+        ..a.clone()
+    })
+}
+
+/// `dtype` with its user type replaced by the output's; `None` for a user
+/// type not copied (yet).
+fn remap(dtype: DataType, types: &HashMap<TypeId, TypeId>) -> Option<DataType> {
+    match dtype {
+        DataType::User(t) => types.get(&t).map(|&o| DataType::User(o)),
+        other => Some(other),
+    }
+}
+
+/// A user type's definition with the types it refers to replaced by the
+/// output's; `None` when one of them was not copied.
+fn remap_kind(kind: &UserTypeKind, types: &HashMap<TypeId, TypeId>) -> Option<UserTypeKind> {
+    Some(match kind {
+        UserTypeKind::Compound { size, fields } => UserTypeKind::Compound {
+            size: *size,
+            fields: fields
+                .iter()
+                .map(|f| {
+                    Some(CompoundField {
+                        dtype: remap(f.dtype, types)?,
+                        ..f.clone()
+                    })
+                })
+                .collect::<Option<_>>()?,
+        },
+        UserTypeKind::Vlen { base } => UserTypeKind::Vlen {
+            base: remap(*base, types)?,
+        },
+        other => other.clone(),
+    })
 }
 
 /// The classic version whose types `kind` holds (netCDF-4 classic model:
@@ -253,8 +306,9 @@ fn version_of(kind: Format) -> Version {
     }
 }
 
+/// Why `dtype` does not fit `kind`, with nccopy's message for it.
 fn type_reason(dtype: DataType, kind: Format) -> String {
-    if dtype == DataType::String {
+    let reason = if dtype == DataType::String {
         "type string exists only in netCDF-4".to_string()
     } else if kind == Format::Netcdf4Classic {
         format!(
@@ -269,11 +323,21 @@ fn type_reason(dtype: DataType, kind: Format) -> String {
             dtype.cdl_name(),
             version_of(kind)
         )
+    };
+    format!("{reason} (nccopy: {})", nccopy_type_error(kind))
+}
+
+/// nccopy's message for a type the output `kind` cannot hold.
+fn nccopy_type_error(kind: Format) -> &'static str {
+    if kind == Format::Netcdf4Classic {
+        "NetCDF: Attempting netcdf-4 operation on strict nc3 netcdf-4 file"
+    } else {
+        "NetCDF: Not a valid data type or _FillValue type mismatch"
     }
 }
 
-/// Checks that a schema fits a classic format: no groups, one unlimited
-/// dimension (first in its variables), types the version holds.
+/// Checks that a schema fits a classic format: no user types, no groups,
+/// one unlimited dimension (first in its variables), types the version holds.
 fn check_classic_fit(s: &Schema, kind: Format) -> Result<(), CopyError> {
     let version = version_of(kind);
     let format = kind.name();
@@ -282,6 +346,16 @@ fn check_classic_fit(s: &Schema, kind: Format) -> Result<(), CopyError> {
         what,
         reason,
     };
+    if let Some(what) = crate::enhanced::first_user_type(s) {
+        // nccopy fails on the type's definition, before any strict check.
+        return Err(no_fit(
+            what,
+            format!(
+                "user-defined types exist only in netCDF-4 (nccopy: {})",
+                crate::enhanced::NOT_NETCDF4
+            ),
+        ));
+    }
     if let Some(&g) = s.root().groups.first() {
         return Err(no_fit(
             format!("group {:?}", s.group_path(g)),

@@ -15,7 +15,8 @@
 //!   (unless `-c` or `-M` is given), so a store copies with its shape.
 //! * codecs: `-d n` (n > 0) deflates at level n, with shuffle if `-s`; `-d 0`
 //!   removes deflate, shuffle and other filters; without `-d`, the input's
-//!   deflate and shuffle are kept. Other filters come from `-F` for the
+//!   deflate and shuffle are kept (a store's codecs, a netCDF-4 file's
+//!   HDF5 filters). Other filters come from `-F` for the
 //!   variable, else from the input, and only when nothing deflates (as in
 //!   nccopy). fletcher32 is kept from the input. `-F none` removes every
 //!   filter.
@@ -182,9 +183,30 @@ struct InputCodecs {
     others: Vec<Value>,
 }
 
+/// The input's filters: a store's codecs (numcodecs JSON); a netCDF-4
+/// file's deflate, shuffle and fletcher32 and its other HDF5 filters (the
+/// `_Filter` text, mapped to codecs as `-F` maps them).
 fn input_codecs(schema: &Schema, v: VarId) -> Result<InputCodecs, CopyError> {
-    let mut out = InputCodecs::default();
-    let Some(text) = &schema.var(v).storage.codecs else {
+    let var = schema.var(v);
+    let st = &var.storage;
+    let mut out = InputCodecs {
+        deflate: st.deflate_level,
+        shuffle: st.shuffle,
+        fletcher32: st.fletcher32,
+        others: vec![],
+    };
+    let Some(text) = &st.codecs else {
+        if let Some(filters) = st.filters.as_deref().filter(|f| !f.is_empty()) {
+            let spec = FilterOption::parse(&format!("*,{filters}"))?;
+            let width = var.dtype.size().unwrap_or(1);
+            for f in spec.filters.iter().flatten() {
+                out.others
+                    .push(f.to_json(width).map_err(|source| CopyError::Filter {
+                        var: var.name.clone(),
+                        source,
+                    })?);
+            }
+        }
         return Ok(out);
     };
     let list: Vec<Value> = serde_json::from_str(text).map_err(|source| CopyError::InputCodecs {
