@@ -113,6 +113,26 @@ impl FilterPipeline {
             .join("|")
     }
 
+    /// The deflate level (`_DeflateLevel`), when the pipeline deflates.
+    pub fn deflate_level(&self) -> Option<u32> {
+        self.find(H5Z_FILTER_DEFLATE)
+            .map(|f| f.params.first().copied().unwrap_or(0))
+    }
+
+    /// Whether the pipeline shuffles bytes (`_Shuffle = "true"`).
+    pub fn shuffle(&self) -> bool {
+        self.find(H5Z_FILTER_SHUFFLE).is_some()
+    }
+
+    /// Whether the pipeline checksums chunks (`_Fletcher32 = "true"`).
+    pub fn fletcher32(&self) -> bool {
+        self.find(H5Z_FILTER_FLETCHER32).is_some()
+    }
+
+    fn find(&self, id: u32) -> Option<&Filter> {
+        self.filters.iter().find(|f| u32::from(f.id) == id)
+    }
+
     /// The decoder of this pipeline for elements of `element_size` bytes.
     /// A filter nctk has no codec for is an error naming it.
     pub fn decoder(&self, ctx: &FileCtx, addr: u64, element_size: usize) -> Result<Decoder> {

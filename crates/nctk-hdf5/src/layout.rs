@@ -188,6 +188,16 @@ impl Layout {
         };
         Ok(layout)
     }
+
+    /// The storage as `ncdump -s` names it in `_Storage`: `compact`,
+    /// `contiguous` or `chunked`.
+    pub fn storage_name(&self) -> &'static str {
+        match self {
+            Layout::Compact { .. } => "compact",
+            Layout::Contiguous { .. } => "contiguous",
+            Layout::Chunked { .. } => "chunked",
+        }
+    }
 }
 
 /// A chunked layout from stored dimensions (the dataset's rank plus the
@@ -219,4 +229,95 @@ fn chunked(
         index_addr,
         unfiltered_edges,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::Hdf5Error;
+    use nctk_store::bytes::{ByteSource, MemSource};
+    use std::sync::Arc;
+
+    fn ctx() -> FileCtx {
+        let source: Arc<dyn ByteSource> = Arc::new(MemSource::new(vec![0; 64]));
+        FileCtx::new(source, 64, 0, 8, 8)
+    }
+
+    /// Versions 1 and 2 as the specification lays them out (HDF5 1.4 and
+    /// earlier wrote them; no current library does): version, rank, class,
+    /// 5 reserved bytes, an address unless compact, u32 dimensions.
+    #[test]
+    fn versions_1_and_2() {
+        let mut chunked = vec![1, 3, 2, 0, 0, 0, 0, 0];
+        chunked.extend_from_slice(&40u64.to_le_bytes());
+        for d in [4u32, 5, 8] {
+            chunked.extend_from_slice(&d.to_le_bytes());
+        }
+        assert_eq!(
+            Layout::parse(&ctx(), 0, &chunked, 2).unwrap(),
+            Layout::Chunked {
+                chunk: vec![4, 5],
+                element_size: 8,
+                index: ChunkIndexKind::BTreeV1,
+                index_addr: Some(40),
+                unfiltered_edges: false,
+            }
+        );
+        let mut contiguous = vec![2, 2, 1, 0, 0, 0, 0, 0];
+        contiguous.extend_from_slice(&[0xff; 8]);
+        for d in [6u32, 4] {
+            contiguous.extend_from_slice(&d.to_le_bytes());
+        }
+        assert_eq!(
+            Layout::parse(&ctx(), 0, &contiguous, 1).unwrap(),
+            Layout::Contiguous {
+                addr: None,
+                size: 24
+            }
+        );
+        let mut compact = vec![1, 1, 0, 0, 0, 0, 0, 0];
+        compact.extend_from_slice(&3u32.to_le_bytes());
+        compact.extend_from_slice(&3u32.to_le_bytes());
+        compact.extend_from_slice(b"abc");
+        assert_eq!(
+            Layout::parse(&ctx(), 0, &compact, 1).unwrap(),
+            Layout::Compact {
+                data: b"abc".to_vec()
+            }
+        );
+    }
+
+    #[test]
+    fn virtual_datasets_and_bad_messages_are_errors() {
+        assert!(matches!(
+            Layout::parse(&ctx(), 0, &[4, 3, 0, 0], 1),
+            Err(Hdf5Error::Unsupported { .. })
+        ));
+        for bad in [
+            &[9u8, 1][..],                                     // version 9
+            &[3, 7],                                           // class 7
+            &[4, 2, 0, 3, 9, 1],                               // 9-byte dimension encoding
+            &[4, 2, 0, 2, 1, 4, 8, 7],                         // index type 7
+            &[4, 2, 0, 2, 1, 0, 8, 2, 0, 0, 0, 0, 0, 0, 0, 0], // a chunk dimension of 0
+        ] {
+            assert!(
+                matches!(
+                    Layout::parse(&ctx(), 0, bad, 1),
+                    Err(Hdf5Error::Corrupt { .. })
+                ),
+                "{bad:?}"
+            );
+        }
+        // the rank disagrees with the dataspace's
+        assert!(Layout::parse(&ctx(), 0, &[4, 2, 0, 3, 1, 4, 4, 8, 2, 0], 1).is_err());
+        // cut short anywhere: an error, never a panic
+        let mut v4 = vec![4, 2, 2, 3, 1, 4, 4, 8, 1];
+        v4.extend_from_slice(&100u64.to_le_bytes());
+        v4.extend_from_slice(&3u32.to_le_bytes());
+        v4.extend_from_slice(&40u64.to_le_bytes());
+        assert!(Layout::parse(&ctx(), 0, &v4, 2).is_ok());
+        for cut in 0..v4.len() {
+            assert!(Layout::parse(&ctx(), 0, &v4[..cut], 2).is_err(), "{cut}");
+        }
+    }
 }

@@ -5,7 +5,8 @@
 //! per first-dimension chunk; a task locks its slab. A chunk whose part of
 //! the selection is its whole slab, in one run, is read (unfiltered) or
 //! decoded straight into the output. Memory beyond the output: one batch
-//! of stored chunks and one decoded chunk per worker.
+//! of stored chunks (at least one per worker) and one decoded chunk per
+//! worker (two while a filter chain passes through an intermediate buffer).
 
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
@@ -164,14 +165,17 @@ pub(crate) fn read(c: &Chunked<'_>, sel: &Hyperslab<'_>, out: &mut [u8]) -> Resu
         }
     }
 
+    // a batch: stored chunks up to the source's batch size, but at least
+    // one per worker so that every core decodes
     let batch_bytes = c.ctx.source().batch_bytes().max(1);
+    let workers = rayon::current_num_threads();
     let mut i = 0;
     while i < tasks.len() {
         let mut end = i;
         let mut bytes = 0u64;
         while end < tasks.len() {
             let size = tasks[end].stored.map_or(0, |s| s.size);
-            if end > i && bytes + size > batch_bytes {
+            if end - i >= workers && bytes + size > batch_bytes {
                 break;
             }
             bytes += size;

@@ -12,8 +12,8 @@ cases = []
 
 def describe(name, path, ds, sels):
     plist = ds.id.get_create_plist()
-    filters = [list(plist.get_filter(i)[:3]) for i in range(plist.get_nfilters())]
-    filters = [[int(a), int(b), [int(v) for v in c]] for a, b, c in filters]
+    filters = [plist.get_filter(i) for i in range(plist.get_nfilters())]
+    filters = [[int(a), int(b), [int(v) for v in c], n.decode()] for a, b, c, n in filters]
     fill = np.zeros(1, ds.dtype)
     plist.get_fill_value(fill)
     layout = plist.get_layout()
@@ -75,6 +75,12 @@ make("earray_plain_be", V, (300,), ">f8", [([5], [90], [3])], chunks=(1,), maxsh
 make("btree2", V, (9, 10), "<i2", box2, chunks=(4, 3), maxshape=(None, None), write=np.s_[0:5, :])
 make("btree2_gzip_be", V, (9, 10, 3), ">f4", [([1, 2, 0], [4, 3, 2], [2, 2, 2])], chunks=(4, 3, 2),
      maxshape=(None, None, 3), compression="gzip", shuffle=True, fillvalue=2.5, write=np.s_[2:9, 0:4, :])
+# HDF5 2.0's newest format (layout message version 5)
+L = ("v200", "v200")
+make("farray_v200", L, (30, 20), "<i4", box2, chunks=(4, 3), compression="gzip", write=np.s_[0:9, :])
+make("earray_v200", L, (50, 7), "<f4", box2, chunks=(1, 4), maxshape=(None, 7), compression="gzip")
+make("btree2_v200", L, (9, 10), "<i2", box2, chunks=(4, 3), maxshape=(None, None), compression="gzip")
+make("single_v200_gzip", L, (6, 7), "<f8", box2, chunks=(6, 7), compression="gzip")
 # contiguous, never written, compact
 make("contiguous_be", E, (13, 17), ">i2", box2)
 make("contiguous_unwritten", E, (5, 4), "<i4", box2, write="none", fillvalue=7)
