@@ -51,9 +51,12 @@ impl Version {
         }
     }
 
-    /// True when the version can hold values of `dtype`.
+    /// True when the version can hold values of `dtype` (never `string`
+    /// or a user-defined type).
     pub fn supports(self, dtype: nctk_model::DataType) -> bool {
-        dtype != nctk_model::DataType::String && (self == Version::Cdf5 || dtype.is_classic())
+        dtype != nctk_model::DataType::String
+            && !dtype.is_user()
+            && (self == Version::Cdf5 || dtype.is_classic())
     }
 }
 

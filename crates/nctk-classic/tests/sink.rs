@@ -59,6 +59,7 @@ fn the_contract_holds_in_memory_for_every_version() {
         };
         conformance::sink_finishes(&mut target);
         conformance::sink_aborts(&mut target);
+        conformance::sink_refuses_user_types(&mut target);
     }
 }
 

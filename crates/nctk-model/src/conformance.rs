@@ -1,15 +1,17 @@
 //! The [`DataSink`] contract as checks every writer runs (feature
 //! `conformance`, for tests): a format's tests give a [`SinkTarget`] (how
 //! to make a fresh sink over some storage, how to read that storage back)
-//! and call [`sink_finishes`] and [`sink_aborts`]; what a finished sink
-//! holds is [`sink_expected`], for tests that also read it with a peer.
+//! and call [`sink_finishes`] and [`sink_aborts`] (and, for formats that
+//! hold no user-defined types, [`sink_refuses_user_types`]); what a
+//! finished sink holds is [`sink_expected`], for tests that also read it
+//! with a peer.
 //!
 //! The checks panic with a message naming the step that broke the
 //! contract.
 
 use crate::{
-    same_definitions, Attribute, DataSink, DataSource, DataType, GroupId, Schema, Selection,
-    SourceError, Values, VarId,
+    same_definitions, Attribute, CompoundField, DataSink, DataSource, DataType, GroupId, Schema,
+    Selection, SourceError, UserTypeKind, Values, VarId,
 };
 
 /// Storage a sink is checked on.
@@ -179,6 +181,45 @@ pub fn sink_aborts(target: &mut dyn SinkTarget) {
     if let Ok(source) = target.open() {
         panic!(
             "an aborted sink left a dataset that opens, with {} variables",
+            source.schema().num_vars()
+        );
+    }
+}
+
+/// For a format that holds no user-defined types: a definition with a
+/// compound variable is refused with an error (never a panic, never
+/// dropped), and an abort after it leaves nothing that opens.
+pub fn sink_refuses_user_types(target: &mut dyn SinkTarget) {
+    let mut schema = sink_schema();
+    let root = GroupId::ROOT;
+    let field = |name: &str, offset| CompoundField {
+        name: name.into(),
+        offset,
+        dtype: DataType::Int,
+        dims: vec![],
+    };
+    let pair = schema
+        .add_type(
+            root,
+            "pair_t",
+            UserTypeKind::Compound {
+                size: 8,
+                fields: vec![field("a", 0), field("b", 4)],
+            },
+        )
+        .expect("pair_t");
+    schema
+        .add_var(root, "pair", DataType::User(pair), &[])
+        .expect("pair");
+    let mut sink = target.create();
+    assert!(
+        sink.define(&schema).is_err(),
+        "a definition with a compound variable must be refused"
+    );
+    let _ = sink.abort();
+    if let Ok(source) = target.open() {
+        panic!(
+            "a refused definition left a dataset that opens, with {} variables",
             source.schema().num_vars()
         );
     }

@@ -5,25 +5,14 @@
 //! (netCDF4-python reads the input's, zarr-python the output's) and its
 //! values, strings included.
 
+mod enhanced_support;
+
 use std::path::Path;
 use std::process::Command;
 
+use enhanced_support::netcdf4;
 use nctk_test_support::require;
 use nctk_tools::copy::{copy, CopyOptions, NoProgress};
-
-fn ncgen_nc4(dir: &Path, name: &str, cdl: &str) -> std::path::PathBuf {
-    let src = dir.join(format!("{name}.cdl"));
-    std::fs::write(&src, cdl).unwrap();
-    let nc = dir.join(format!("{name}.nc"));
-    let ok = Command::new("ncgen")
-        .args(["-k", "nc4", "-o"])
-        .arg(&nc)
-        .arg(&src)
-        .status()
-        .is_ok_and(|s| s.success());
-    assert!(ok, "ncgen -k nc4 refused {name}");
-    nc
-}
 
 /// nccopy's first line of complaint for copying `input` to `output` as `kind`.
 fn nccopy_error(kind: Option<&str>, input: &Path, output: &str) -> String {
@@ -76,8 +65,8 @@ fn types_outputs_cannot_hold_are_refused_as_nccopy_refuses_them() {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
-    let user = ncgen_nc4(tmp.path(), "user", USER_TYPES);
-    let wide = ncgen_nc4(tmp.path(), "wide", WIDE_TYPES);
+    let user = netcdf4(tmp.path(), "user", USER_TYPES);
+    let wide = netcdf4(tmp.path(), "wide", WIDE_TYPES);
     let store = format!("file://{}/out.zarr#mode=nczarr,file", tmp.path().display());
     let file = tmp.path().join("out.nc").display().to_string();
     let cases = [
@@ -184,7 +173,7 @@ fn netcdf4_to_nczarr_keeps_chunks_filters_and_values() {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
-    let input = ncgen_nc4(tmp.path(), "storage", STORAGE);
+    let input = netcdf4(tmp.path(), "storage", STORAGE);
     let store = tmp.path().join("out.zarr");
     copy(&input, &store, &CopyOptions::default(), &mut NoProgress).unwrap();
     let Some(report) = require::python_output(

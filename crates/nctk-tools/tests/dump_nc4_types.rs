@@ -3,10 +3,13 @@
 //! with user types that `ncgen -k nc4` writes (run here), and a file with
 //! every storage setting `ncdump -s` shows.
 
+mod enhanced_support;
+
 use std::path::Path;
 use std::process::Command;
 
-use nctk_test_support::{corpus, peer, require};
+use enhanced_support::{cdls_with_types, ncgen_nc4, netcdf4};
+use nctk_test_support::{peer, require};
 use nctk_tools::dump::{dump_file, DumpArgs};
 
 /// Files whose dump cannot match, and why.
@@ -15,15 +18,6 @@ const EXCEPTIONS: &[(&str, &str)] = &[(
     "a `_NoFill` variable never written: ncdump prints whatever bytes HDF5 \
      leaves in the file, different from run to run",
 )];
-
-fn ncgen_nc4(cdl: &Path, out: &Path) -> bool {
-    Command::new("ncgen")
-        .args(["-k", "nc4", "-o"])
-        .arg(out)
-        .arg(cdl)
-        .status()
-        .is_ok_and(|s| s.success())
-}
 
 /// nctk's and ncdump's dumps of `nc` with `-s` when `special`.
 fn both_dumps(nc: &Path, special: bool) -> (String, String) {
@@ -53,14 +47,7 @@ fn user_type_files_dump_as_ncdump_dumps_them() {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
-    let mut cdls: Vec<_> = corpus::files_under(&root, |_| true)
-        .into_iter()
-        .filter(|p| p.extension().is_some_and(|e| e == "cdl"))
-        .filter(|p| {
-            std::fs::read_to_string(p).is_ok_and(|t| t.lines().any(|l| l.trim() == "types:"))
-        })
-        .collect();
-    cdls.sort();
+    let cdls = cdls_with_types(&root);
     let (mut same, mut failures) = (0, vec![]);
     for cdl in &cdls {
         let name = format!("{}.nc", cdl.file_stem().unwrap().to_string_lossy());
@@ -130,10 +117,7 @@ fn storage_settings_and_file_facts_print_as_ncdump_s() {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
-    let cdl = tmp.path().join("specials.cdl");
-    std::fs::write(&cdl, SPECIALS).unwrap();
-    let nc = tmp.path().join("specials.nc");
-    assert!(ncgen_nc4(&cdl, &nc), "ncgen -k nc4 refused the CDL");
+    let nc = netcdf4(tmp.path(), "specials", SPECIALS);
     let (ours, theirs) = both_dumps(&nc, true);
     assert_eq!(ours, theirs);
     // The settings are really there (so the comparison covers them).
@@ -152,4 +136,32 @@ fn storage_settings_and_file_facts_print_as_ncdump_s() {
             "{fact} missing from ncdump -s:\n{theirs}"
         );
     }
+}
+
+/// An enum variable whose records were never written reads as its base
+/// type's fill (255), which names no member: ncdump stops with "NetCDF:
+/// Invalid argument", and so does nctk, naming the variable and the value.
+#[test]
+fn enum_values_that_name_no_member_stop_the_dump_as_in_ncdump() {
+    if !require::tools(&["ncgen", "ncdump"]) {
+        return;
+    }
+    const CDL: &str = "netcdf e {\ntypes:\n  ubyte enum e_t {A = 1, B = 2} ;\n\
+                       dimensions:\n  t = UNLIMITED ;\nvariables:\n  e_t e(t) ;\n  int x(t) ;\n\
+                       data:\n  x = 1, 2 ;\n}\n";
+    let tmp = tempfile::tempdir().unwrap();
+    let nc = netcdf4(tmp.path(), "e", CDL);
+    let theirs = Command::new("ncdump").arg(&nc).output().unwrap();
+    assert!(!theirs.status.success(), "ncdump printed the enum");
+    assert!(String::from_utf8_lossy(&theirs.stderr).contains("NetCDF: Invalid argument"));
+    let args = DumpArgs {
+        file: nc.to_string_lossy().into_owned(),
+        ..DumpArgs::default()
+    };
+    let err = dump_file(&args, &mut Vec::new()).expect_err("nctk printed the enum");
+    let text = err.to_string();
+    assert!(
+        text.contains("e:") && text.contains("255") && text.contains("e_t"),
+        "{text}"
+    );
 }

@@ -6,10 +6,13 @@
 //! writing, nctk fails), or with the error ncgen's lexer or parser meets
 //! first; nothing is left behind.
 
+mod enhanced_support;
+
 use std::path::Path;
 use std::process::Command;
 
-use nctk_test_support::{corpus, require};
+use enhanced_support::{cdls_with_types, ncgen_nc4};
+use nctk_test_support::require;
 use nctk_tools::gen::{gen, GenArgs};
 
 /// ncgen's stderr for `-k kind -o output cdl` (its exit status aside).
@@ -31,26 +34,12 @@ fn user_types_are_refused_where_ncgen_refuses_them() {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
-    let mut cdls: Vec<_> = corpus::files_under(&root, |_| true)
-        .into_iter()
-        .filter(|p| p.extension().is_some_and(|e| e == "cdl"))
-        .filter(|p| {
-            std::fs::read_to_string(p).is_ok_and(|t| t.lines().any(|l| l.trim() == "types:"))
-        })
-        .collect();
-    cdls.sort();
+    let cdls = cdls_with_types(&root);
     let mut checked = 0;
     for cdl in &cdls {
         let text = std::fs::read(cdl).unwrap();
         // Only CDLs ncgen writes as netCDF-4: the others fail for other reasons.
-        let nc = tmp.path().join("x.nc");
-        if !Command::new("ncgen")
-            .args(["-k", "nc4", "-o"])
-            .arg(&nc)
-            .arg(cdl)
-            .status()
-            .is_ok_and(|s| s.success())
-        {
+        if !ncgen_nc4(cdl, &tmp.path().join("x.nc")) {
             continue;
         }
         for (kind, target) in [
