@@ -229,3 +229,19 @@ pub fn classic_peer(input: &Path, output: &Path) -> Option<PeerTimes> {
     }
     Some(PeerTimes(String::from_utf8_lossy(&out.stdout).into_owned()))
 }
+
+/// Prints the head of the nctk-beside-netCDF-C table of the read benchmarks.
+pub fn print_speed_head() {
+    println!("| measure | nctk | netCDF-C | nctk speed-up |");
+    println!("| --- | --- | --- | --- |");
+}
+
+/// Prints one row of that table: nctk's seconds, netCDF-C's (when it ran),
+/// each shown by `unit`, and the ratio.
+pub fn print_speed_row(name: &str, ours: f64, theirs: Option<f64>, unit: &dyn Fn(f64) -> String) {
+    let (t, ratio) = match theirs {
+        Some(t) => (unit(t), format!("{:.2}x", t / ours)),
+        None => ("n/a".into(), "n/a".into()),
+    };
+    println!("| {name} | {} | {t} | {ratio} |", unit(ours));
+}

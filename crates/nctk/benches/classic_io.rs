@@ -8,7 +8,9 @@
 //!
 //! Run: `cargo bench -p nctk --bench classic_io`
 
-use nctk_bench_support::{classic_peer, data_dir, write_temp_field, NLAT, NLON};
+use nctk_bench_support::{
+    classic_peer, data_dir, print_speed_head, print_speed_row, write_temp_field, NLAT, NLON,
+};
 use nctk_classic::{ClassicReader, ClassicWriter, FillMode, Version};
 use nctk_model::{DataType, GroupId, Schema, Selection};
 use std::path::Path;
@@ -108,15 +110,8 @@ fn main() {
     }
     let _ = std::fs::remove_file(&ours_out);
     let _ = std::fs::remove_file(&theirs_out);
-    println!("| measure | nctk | netCDF-C | nctk speed-up |");
-    println!("| --- | --- | --- | --- |");
-    let row = |name: &str, ours: f64, theirs: Option<f64>, unit: &dyn Fn(f64) -> String| {
-        let (t, ratio) = match theirs {
-            Some(t) => (unit(t), format!("{:.2}x", t / ours)),
-            None => ("n/a".into(), "n/a".into()),
-        };
-        println!("| {name} | {} | {t} | {ratio} |", unit(ours));
-    };
+    print_speed_head();
+    let row = print_speed_row;
     let gbs = |s: f64| format!("{:.2} GB/s ({:.0} ms)", bytes / s / 1e9, s * 1e3);
     let us = |s: f64| format!("{:.1} us", s * 1e6);
     row(

@@ -18,7 +18,9 @@ use std::os::unix::fs::FileExt;
 use std::path::Path;
 use std::time::Instant;
 
-use nctk_bench_support::{classic_peer, data_dir, netcdf4_file, NLAT, NLON};
+use nctk_bench_support::{
+    classic_peer, data_dir, netcdf4_file, print_speed_head, print_speed_row, NLAT, NLON,
+};
 
 const NT: u64 = 100;
 
@@ -99,15 +101,8 @@ fn main() {
     let bytes = (NT * NLAT * NLON * 4) as f64;
     let gbs = |s: f64| format!("{:.2} GB/s ({:.0} ms)", bytes / s / 1e9, s * 1e3);
     let us = |s: f64| format!("{:.1} us", s * 1e6);
-    println!("| measure | nctk | netCDF-C | nctk speed-up |");
-    println!("| --- | --- | --- | --- |");
-    let row = |name: &str, ours: f64, theirs: Option<f64>, unit: &dyn Fn(f64) -> String| {
-        let (t, ratio) = match theirs {
-            Some(t) => (unit(t), format!("{:.2}x", t / ours)),
-            None => ("n/a".into(), "n/a".into()),
-        };
-        println!("| {name} | {} | {t} | {ratio} |", unit(ours));
-    };
+    print_speed_head();
+    let row = print_speed_row;
     for (label, input) in [("uncompressed", &plain), ("zlib-1 + shuffle", &zlib)] {
         let ours = bench_nctk(input);
         let theirs = bench_netcdf_c(input);
