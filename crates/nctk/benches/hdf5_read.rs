@@ -8,8 +8,8 @@
 //! (nctk's `Variable::get_into` against netCDF-C's `nc_get_var_float`
 //! through `benches/peer/classic_peer.c`, best of 3), the point series
 //! `temp[:, 360, 720]` (mean of 50), and the page-cache floor of the
-//! uncompressed file (its bytes `pread` into a fresh buffer in 4 MiB
-//! pieces, best of 3). nctk's values are checked against netCDF-C's by the
+//! uncompressed file (the field's bytes `pread` into a reused buffer in
+//! 4 MiB pieces on two threads, best of 3). nctk's values are checked against netCDF-C's by the
 //! peer's checksum. Prints a markdown table.
 //!
 //! Run: `cargo bench -p nctk --bench hdf5_read`
@@ -69,18 +69,29 @@ fn bench_netcdf_c(input: &Path) -> Option<Results> {
     })
 }
 
-/// The page-cache floor: the file's bytes read with `pread` in 4 MiB
-/// pieces into a fresh buffer of the field's size. Best of 3.
+/// The page-cache floor: the field's bytes of the file read with `pread`
+/// in 4 MiB pieces into a reused buffer (as nctk reads above), on two
+/// threads (nctk decodes on all cores). Best of 3.
 fn floor(input: &Path) -> f64 {
+    const PIECE: usize = 4 << 20;
     let file = std::fs::File::open(input).unwrap();
     let len = file.metadata().unwrap().len().min(NT * NLAT * NLON * 4) as usize;
+    let mut buf = vec![0u8; len];
     let mut best = f64::MAX;
     for _ in 0..3 {
         let t0 = Instant::now();
-        let mut buf = vec![0u8; len];
-        for (i, piece) in buf.chunks_mut(4 << 20).enumerate() {
-            file.read_exact_at(piece, (i as u64) * (4 << 20)).unwrap();
-        }
+        let (a, b) = buf.split_at_mut(len / PIECE / 2 * PIECE);
+        std::thread::scope(|s| {
+            for (half, start) in [(a, 0), (b, len / PIECE / 2 * PIECE)] {
+                let file = &file;
+                s.spawn(move || {
+                    for (i, piece) in half.chunks_mut(PIECE).enumerate() {
+                        file.read_exact_at(piece, (start + i * PIECE) as u64)
+                            .unwrap();
+                    }
+                });
+            }
+        });
         std::hint::black_box(&buf);
         best = best.min(t0.elapsed().as_secs_f64());
     }
@@ -129,7 +140,7 @@ fn main() {
     }
     let f = floor(&plain);
     println!(
-        "| page-cache floor: the uncompressed file's bytes into a fresh buffer | {} | | |",
+        "| page-cache floor: the uncompressed file's bytes into a reused buffer | {} | | |",
         gbs(f)
     );
 }
