@@ -237,3 +237,67 @@ impl Decoder {
 fn skipped(mask: u32, i: usize) -> bool {
     i < 32 && mask & (1 << i) != 0
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use nctk_store::bytes::{ByteSource, MemSource};
+    use std::sync::Arc;
+
+    fn ctx() -> FileCtx {
+        let source: Arc<dyn ByteSource> = Arc::new(MemSource::new(vec![0; 64]));
+        FileCtx::new(source, 64, 0, 8, 8)
+    }
+
+    /// A version-1 message as the specification lays it out: 6 reserved
+    /// bytes, names padded to 8, an odd parameter count padded by 4 bytes.
+    fn v1() -> Vec<u8> {
+        let mut m = vec![1, 2, 0, 0, 0, 0, 0, 0];
+        // shuffle: id 2, name "shuffle\0" (8), flags 1 (optional), 1 parameter
+        m.extend_from_slice(&[2, 0, 8, 0, 1, 0, 1, 0]);
+        m.extend_from_slice(b"shuffle\0");
+        m.extend_from_slice(&[4, 0, 0, 0, 0, 0, 0, 0]);
+        // zstd: id 32015, a 5-byte name padded to 8, flags 0, 2 parameters
+        m.extend_from_slice(&[0x0f, 0x7d, 5, 0, 0, 0, 2, 0]);
+        m.extend_from_slice(b"zstd\0\0\0\0");
+        m.extend_from_slice(&[3, 0, 0, 0, 9, 0, 0, 0]);
+        m
+    }
+
+    #[test]
+    fn version_1_names_padding_and_text() {
+        let p = FilterPipeline::parse(&ctx(), 0, &v1()).unwrap();
+        assert_eq!(
+            p.filters,
+            vec![
+                Filter {
+                    id: 2,
+                    name: Some("shuffle".into()),
+                    optional: true,
+                    params: vec![4]
+                },
+                Filter {
+                    id: 32015,
+                    name: Some("zstd".into()),
+                    optional: false,
+                    params: vec![3, 9]
+                },
+            ]
+        );
+        assert_eq!(p.filter_text(), "32015,3,9");
+        assert!(p.shuffle() && !p.fletcher32() && p.deflate_level().is_none());
+    }
+
+    #[test]
+    fn short_or_impossible_messages_are_errors() {
+        let m = v1();
+        for cut in 0..m.len() {
+            assert!(
+                FilterPipeline::parse(&ctx(), 0, &m[..cut]).is_err(),
+                "{cut}"
+            );
+        }
+        assert!(FilterPipeline::parse(&ctx(), 0, &[2, 33]).is_err());
+        assert!(FilterPipeline::parse(&ctx(), 0, &[3, 0]).is_err());
+    }
+}

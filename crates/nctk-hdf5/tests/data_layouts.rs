@@ -12,6 +12,7 @@ use nctk_hdf5::{
     LinkTarget,
 };
 use nctk_store::bytes::{ByteSource, FileSource, MemSource};
+use nctk_store::conformance::CountingSource;
 use nctk_test_support::require;
 use serde_json::Value;
 
@@ -234,6 +235,102 @@ fn storage_facts_are_what_ncdump_prints() {
         checked += 1;
     }
     assert!(checked >= 20, "{checked} files checked");
+}
+
+/// The elements of `sel` cut from the whole array's bytes `whole`.
+fn cut(
+    whole: &[u8],
+    shape: &[u64],
+    item: usize,
+    start: &[u64],
+    count: &[u64],
+    stride: &[u64],
+) -> Vec<u8> {
+    let n: u64 = count.iter().product();
+    let mut out = Vec::with_capacity(n as usize * item);
+    for mut i in 0..n {
+        let mut at = 0u64;
+        let mut scale = 1u64;
+        for d in (0..shape.len()).rev() {
+            let k = i % count[d];
+            i /= count[d];
+            at += (start[d] + k * stride[d]) * scale;
+            scale *= shape[d];
+        }
+        let at = at as usize * item;
+        out.extend_from_slice(&whole[at..at + item]);
+    }
+    out
+}
+
+/// Random hyperslabs of every dataset h5py wrote whole read the elements
+/// h5py's whole array holds there (40 per dataset, a fixed sequence).
+#[test]
+fn random_hyperslabs_match_the_whole_array() {
+    let Some(cases) = cases() else {
+        return;
+    };
+    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    let mut next = move |n: u64| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed % n.max(1)
+    };
+    for case in cases.iter().filter(|c| c.get("error").is_none()) {
+        let whole = &case["sels"][0];
+        let shape = u64s(&case["shape"]);
+        if u64s(&whole["count"]) != shape {
+            continue; // no whole read from h5py
+        }
+        let name = case["name"].as_str().unwrap();
+        let truth = std::fs::read(whole["expect"].as_str().unwrap()).unwrap();
+        let item = case["itemsize"].as_u64().unwrap() as usize;
+        let source: Arc<dyn ByteSource> =
+            Arc::new(FileSource::open(case["file"].as_str().unwrap()).unwrap());
+        let (file, info) = dataset(source).unwrap().unwrap();
+        let r = DatasetReader::from_info(file.ctx(), &info).unwrap();
+        for _ in 0..40 {
+            let (mut start, mut count, mut stride) = (vec![], vec![], vec![]);
+            for &n in &shape {
+                let s = next(n);
+                let t = 1 + next(4);
+                start.push(s);
+                stride.push(t);
+                count.push(1 + next((n - 1 - s) / t + 1));
+            }
+            let mut out = vec![0u8; count.iter().product::<u64>() as usize * item];
+            r.read(&start, &count, &stride, &mut out).unwrap();
+            assert!(
+                out == cut(&truth, &shape, item, &start, &count, &stride),
+                "{name}: start {start:?} count {count:?} stride {stride:?}"
+            );
+        }
+    }
+}
+
+/// Reading a variable row after row reads its chunk index once: after the
+/// first row, only chunks are read (here a two-level B-tree v1 over 2,000
+/// chunks, 1,400 of them written, 20 to a row).
+#[test]
+fn row_by_row_reads_read_the_index_once() {
+    let Some(cases) = cases() else {
+        return;
+    };
+    let case = cases.iter().find(|c| c["name"] == "btree1_deep").unwrap();
+    let bytes = std::fs::read(case["file"].as_str().unwrap()).unwrap();
+    let counting = Arc::new(CountingSource::new(MemSource::new(bytes)));
+    let source: Arc<dyn ByteSource> = counting.clone();
+    let (file, info) = dataset(source).unwrap().unwrap();
+    let r = DatasetReader::from_info(file.ctx(), &info).unwrap();
+    let mut row = vec![0u8; 60 * 2];
+    r.read(&[0, 0], &[1, 60], &[1, 1], &mut row).unwrap();
+    counting.reset();
+    for i in 1..200 {
+        r.read(&[i, 0], &[1, 60], &[1, 1], &mut row).unwrap();
+    }
+    // rows 1..140 hold written chunks (20 each); the rest are fill
+    assert_eq!(counting.reads(), 139 * 20);
 }
 
 #[test]

@@ -1,16 +1,17 @@
 //! A whole-variable read of a compressed dataset holds, beyond its output,
-//! at most a batch of stored chunks and a couple of decoded chunks per
-//! worker: the peak of live heap bytes (counted by this test's allocator)
+//! at most two batches of stored chunks (one decoding, one fetched ahead)
+//! and a couple of decoded chunks per worker: the peak of live heap bytes (counted by this test's allocator)
 //! while reading 64 MiB of gzip + shuffle data (random values: about 58 MiB
 //! stored) stays far below the data's size. The values are checked
-//! against h5py's.
+//! against h5py's. The chunks are fetched a batch per request
+//! (`read_ranges_into`), as a remote source needs.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
-use nctk_hdf5::{DatasetReader, Hdf5File, LinkTarget};
-use nctk_store::bytes::{ByteSource, FileSource};
+use nctk_hdf5::{DatasetReader, Hdf5Error, Hdf5File, LinkTarget};
+use nctk_store::bytes::{ByteError, ByteSource, FileSource, MemSource};
 use nctk_test_support::require;
 
 /// Counts the live heap bytes of the whole process and their peak.
@@ -46,6 +47,28 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static GLOBAL: Counting = Counting;
 
+/// A file source counting its batched requests.
+struct Batches {
+    inner: FileSource,
+    calls: AtomicUsize,
+}
+
+impl ByteSource for Batches {
+    fn len(&self) -> Result<u64, ByteError> {
+        self.inner.len()
+    }
+    fn read_at(&self, offset: u64, buf: &mut [u8]) -> Result<usize, ByteError> {
+        self.inner.read_at(offset, buf)
+    }
+    fn name(&self) -> String {
+        self.inner.name()
+    }
+    fn read_ranges_into(&self, reads: &mut [(u64, &mut [u8])]) -> Result<Vec<usize>, ByteError> {
+        self.calls.fetch_add(1, Ordering::Relaxed);
+        self.inner.read_ranges_into(reads)
+    }
+}
+
 const WRITE: &str = r#"
 import sys, numpy as np, h5py
 # random values: the stored chunks are about as large as the decoded ones
@@ -57,13 +80,17 @@ with open(sys.argv[2], "wb") as g:
 "#;
 
 #[test]
-fn a_compressed_whole_read_holds_a_batch_not_the_variable() {
+fn a_compressed_whole_read_holds_two_batches_not_the_variable() {
     let dir = tempfile::tempdir().unwrap();
     let (h5, raw) = (dir.path().join("v.h5"), dir.path().join("v.bin"));
     if require::python_output(&["h5py", "numpy"], WRITE, [&h5, &raw]).is_none() {
         return;
     }
-    let source: Arc<dyn ByteSource> = Arc::new(FileSource::open(&h5).unwrap());
+    let batches = Arc::new(Batches {
+        inner: FileSource::open(&h5).unwrap(),
+        calls: AtomicUsize::new(0),
+    });
+    let source: Arc<dyn ByteSource> = batches.clone();
     let batch = source.batch_bytes() as usize;
     let file = Hdf5File::open(source).unwrap();
     let root = file.group(file.root_addr()).unwrap();
@@ -92,14 +119,33 @@ fn a_compressed_whole_read_holds_a_batch_not_the_variable() {
         "values differ from h5py's"
     );
     let workers = rayon::current_num_threads();
-    let bound = batch + workers * 2 * chunk + (1 << 20);
+    let bound = 2 * batch + workers * 2 * chunk + (1 << 20);
     assert!(
         held <= bound,
-        "held {held} bytes beyond the output (bound {bound}: a {batch}-byte batch, {workers} workers)"
+        "held {held} bytes beyond the output (bound {bound}: {batch}-byte batches, {workers} workers)"
     );
     assert!(
         held < out.len() / 2,
         "held {held} bytes for {} of output",
         out.len()
     );
+    // about 58 MiB stored: 8 MiB batches, a request each (not one per chunk)
+    let stored = std::fs::metadata(&h5).unwrap().len() as usize;
+    let calls = batches.calls.load(Ordering::Relaxed);
+    assert!(
+        (stored / batch..=stored / batch + 2).contains(&calls),
+        "{calls} requests for {stored} bytes in {batch}-byte batches"
+    );
+
+    // damage in a chunk of a late batch: an error, with both threads ended
+    let mut bytes = std::fs::read(&h5).unwrap();
+    let at = bytes.len() * 9 / 10;
+    bytes[at..at + 64].iter_mut().for_each(|b| *b ^= 0x5a);
+    let source: Arc<dyn ByteSource> = Arc::new(MemSource::new(bytes));
+    let file = Hdf5File::open(source).unwrap();
+    let reader = DatasetReader::from_info(file.ctx(), &file.dataset(addr).unwrap()).unwrap();
+    let err = reader
+        .read(&[0, 0, 0], &[64, 512, 512], &[1, 1, 1], &mut out)
+        .unwrap_err();
+    assert!(matches!(err, Hdf5Error::Filter { .. }), "{err}");
 }

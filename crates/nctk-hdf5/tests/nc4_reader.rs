@@ -201,6 +201,60 @@ report(netCDF4.Dataset(sys.argv[1]))
     );
 }
 
+/// A netCDF-4 classic-model file (`_nc3_strict` on the root) reads as
+/// that format, with its values.
+#[test]
+fn classic_model_files_read_as_netcdf4_classic() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("classic.nc");
+    let script = format!(
+        "{REPORT}\n{}",
+        r#"
+import sys, netCDF4, numpy as np
+d = netCDF4.Dataset(sys.argv[1], "w", format="NETCDF4_CLASSIC")
+d.createDimension("r", None)
+d.createDimension("x", 2)
+v = d.createVariable("v", "f4", ("r", "x"))
+v[0:3] = np.arange(6).reshape(3, 2)
+d.close()
+report(netCDF4.Dataset(sys.argv[1]))
+"#
+    );
+    let Some(expected) = generate(&script, &path) else {
+        return;
+    };
+    assert_eq!(expected["format"], "NETCDF4_CLASSIC");
+    check_against(&path, &expected);
+}
+
+/// h5py's fixed-length strings read as netCDF strings (up to the first
+/// NUL), keeping their stored width for copies; h5py's values and item
+/// size are the truth.
+#[test]
+fn fixed_length_strings_read_as_h5py_reads_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("fixed.h5");
+    let script = r#"
+import sys, json, h5py, numpy as np
+with h5py.File(sys.argv[1], "w") as f:
+    d = f.create_dataset("s", data=np.array([b"abc", b"de", b"", b"seven77"], dtype="S7"))
+    print(json.dumps({"width": d.dtype.itemsize, "values": [v.decode() for v in d[...]]}))
+"#;
+    let Some(out) = require::python_output(&["h5py", "numpy"], script, [&path]) else {
+        return;
+    };
+    let expected: Value = serde_json::from_str(&out).unwrap();
+    let r = open(&path);
+    let var = r.schema().var_by_path("/s").unwrap();
+    assert_eq!(r.schema().var(var).dtype, DataType::String);
+    assert_eq!(
+        r.schema().var(var).storage.string_width,
+        expected["width"].as_u64().map(|w| w as usize)
+    );
+    let got = json(&read_all(&r, var), r.schema(), DataType::String);
+    assert_eq!(Value::from(got), expected["values"]);
+}
+
 /// `read_native` and `read_into` read into the caller's buffer what `read` returns, for
 /// big-endian data (swapped in place) and past a dataset's extent.
 #[test]

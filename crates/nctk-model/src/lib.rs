@@ -63,6 +63,7 @@ mod sink;
 mod source;
 mod types;
 mod user_types;
+mod user_values;
 mod values;
 
 pub use attr_access::AttributeError;

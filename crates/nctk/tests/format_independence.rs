@@ -10,11 +10,18 @@ use std::process::Command;
 use serde_json::Value;
 
 /// The format crates.
-const FORMATS: &[&str] = &["nctk-classic", "nctk-zarr", "nctk-cdl", "nctk-codec"];
+const FORMATS: &[&str] = &[
+    "nctk-classic",
+    "nctk-zarr",
+    "nctk-hdf5",
+    "nctk-cdl",
+    "nctk-codec",
+];
 
 /// Layering that is not a second format: Zarr chunks are numcodecs
-/// streams, and `nctk-codec` is the layer they are decoded with.
-const BELOW: &[(&str, &str)] = &[("nctk-zarr", "nctk-codec")];
+/// streams and HDF5 chunks pass through HDF5 filters, and `nctk-codec` is
+/// the layer both are decoded with.
+const BELOW: &[(&str, &str)] = &[("nctk-zarr", "nctk-codec"), ("nctk-hdf5", "nctk-codec")];
 
 /// Workspace package -> (normal dependencies, dev-dependencies) within the
 /// workspace, from `cargo metadata`.

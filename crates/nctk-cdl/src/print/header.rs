@@ -422,14 +422,11 @@ impl<W: Write> Printer<'_, W> {
     /// (ncdump hides it from the attribute list and shows it only with
     /// `-s`), then `_SuperblockVersion` and `_IsNetcdf4`.
     ///
-    /// For an HDF5 file the source's [`FileFacts`](nctk_model::FileFacts)
-    /// give them; for a Zarr store netCDF-C (libnczarr) answers
+    /// For an HDF5 file (netCDF-4 or its classic model) the source's
+    /// [`FileFacts`](nctk_model::FileFacts) give them; for a Zarr store netCDF-C (libnczarr) answers
     /// `_SuperblockVersion` with the `version=` of `_NCProperties` (0
     /// without one) and `_IsNetcdf4` with 1.
     fn print_hidden_globals(&mut self) {
-        if !self.netcdf4 {
-            return;
-        }
         let facts = self.source.file_facts();
         if let Some(version) = facts.superblock_version {
             if let Some(p) = &facts.nc_properties {
@@ -444,6 +441,9 @@ impl<W: Write> Printer<'_, W> {
             self.special_name("", "_IsNetcdf4");
             self.buf
                 .extend_from_slice(if facts.is_netcdf4 { b"1 ;\n" } else { b"0 ;\n" });
+            return;
+        }
+        if !self.netcdf4 {
             return;
         }
         let root = self.schema.root();

@@ -4,17 +4,20 @@
 
 use std::collections::BTreeSet;
 
-use super::{ChunkGrid, ChunkMap, StoredChunk};
+use super::{ChunkGrid, ChunkMap, Found, StoredChunk};
 use crate::btree::v1::{walk, NodeType};
 use crate::error::Result;
 use crate::io::FileCtx;
+
+/// The most chunks of an index read whole at the first lookup.
+const WHOLE_INDEX_CHUNKS: u64 = 1 << 16;
 
 pub(super) fn lookup(
     ctx: &FileCtx,
     root: u64,
     grid: &ChunkGrid,
     wanted: &[Vec<u64>],
-) -> Result<ChunkMap> {
+) -> Result<Found> {
     let rank = grid.chunk.len();
     let key_size = 8 + 8 * (rank + 1);
     let wanted: BTreeSet<&[u64]> = wanted.iter().map(Vec::as_slice).collect();
@@ -29,15 +32,28 @@ pub(super) fn lookup(
             })
             .collect()
     };
-    let mut descend = |left: &[u8], right: &[u8]| match (bound(left), bound(right)) {
-        (Some(lo), Some(hi)) if lo <= hi => wanted
-            .range::<[u64], _>((
-                std::ops::Bound::Included(lo.as_slice()),
-                std::ops::Bound::Included(hi.as_slice()),
-            ))
-            .next()
-            .is_some(),
-        _ => true,
+    // an index of a few chunks is read whole (once, as the reader keeps
+    // it); a larger one only where the wanted chunks are
+    let whole = grid
+        .counts()
+        .iter()
+        .try_fold(1u64, |a, &n| a.checked_mul(n))
+        .is_some_and(|n| n <= WHOLE_INDEX_CHUNKS);
+    let mut pruned = false;
+    let mut descend = |left: &[u8], right: &[u8]| {
+        let go = whole
+            || match (bound(left), bound(right)) {
+                (Some(lo), Some(hi)) if lo <= hi => wanted
+                    .range::<[u64], _>((
+                        std::ops::Bound::Included(lo.as_slice()),
+                        std::ops::Bound::Included(hi.as_slice()),
+                    ))
+                    .next()
+                    .is_some(),
+                _ => true,
+            };
+        pruned |= !go;
+        go
     };
     let mut map = ChunkMap::new();
     let mut coords = vec![0u64; rank];
@@ -62,18 +78,20 @@ pub(super) fn lookup(
                 }
                 *c = offset / grid.chunk[d];
             }
-            if wanted.contains(coords.as_slice()) {
-                map.insert(
-                    coords.clone(),
-                    StoredChunk {
-                        addr: entry.child,
-                        size,
-                        mask,
-                    },
-                );
-            }
+            // every entry of a leaf read is kept: its neighbours come next
+            map.insert(
+                coords.clone(),
+                StoredChunk {
+                    addr: entry.child,
+                    size,
+                    mask,
+                },
+            );
             Ok(())
         },
     )?;
-    Ok(map)
+    Ok(Found {
+        chunks: map,
+        complete: !pruned,
+    })
 }

@@ -2,26 +2,18 @@
 //! records of type 10 (`address, scaled offsets u64 x rank`) for datasets
 //! without filters and 11 (`address, stored size, filter mask u32, scaled
 //! offsets`) for filtered ones, the stored size in the record's remaining
-//! bytes.
+//! bytes. The whole tree is walked: every chunk's location is returned.
 
-use std::collections::HashSet;
-
-use super::{ChunkGrid, ChunkMap, StoredChunk};
+use super::{ChunkGrid, ChunkMap, Found, StoredChunk};
 use crate::btree::v2::walk;
 use crate::error::Result;
 use crate::io::FileCtx;
 
-pub(super) fn lookup(
-    ctx: &FileCtx,
-    addr: u64,
-    grid: &ChunkGrid,
-    wanted: &[Vec<u64>],
-) -> Result<ChunkMap> {
+pub(super) fn lookup(ctx: &FileCtx, addr: u64, grid: &ChunkGrid) -> Result<Found> {
     const WHAT: &str = "B-tree v2 chunk record";
     let rank = grid.chunk.len();
     let sa = usize::from(ctx.sizeof_addr());
     let record_type = if grid.filtered { 11 } else { 10 };
-    let wanted: HashSet<&[u64]> = wanted.iter().map(Vec::as_slice).collect();
     let mut map = ChunkMap::new();
     let mut coords = vec![0u64; rank];
     walk(ctx, addr, record_type, &mut |record| {
@@ -41,7 +33,7 @@ pub(super) fn lookup(
         for c in coords.iter_mut() {
             *c = cur.u64()?;
         }
-        if let (Some(chunk_addr), true) = (chunk_addr, wanted.contains(coords.as_slice())) {
+        if let Some(chunk_addr) = chunk_addr {
             map.insert(
                 coords.clone(),
                 StoredChunk {
@@ -53,5 +45,8 @@ pub(super) fn lookup(
         }
         Ok(())
     })?;
-    Ok(map)
+    Ok(Found {
+        chunks: map,
+        complete: true,
+    })
 }

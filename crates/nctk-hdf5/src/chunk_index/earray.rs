@@ -184,7 +184,7 @@ impl Reader<'_> {
             return p.entry.decode(&mut cur, self.chunk_bytes);
         }
         let j = i - p.index_elements;
-        let s = (63 - (j / p.min_elements + 1).leading_zeros()) as usize;
+        let s = (63 - (j / p.min_elements).saturating_add(1).leading_zeros()) as usize;
         if s >= p.sblocks {
             let cur = self.cursor(iblock, "extensible array index block");
             return Err(cur.corrupt(format!(
@@ -192,7 +192,10 @@ impl Reader<'_> {
             )));
         }
         let (ndblocks, dblock_elements, start, first) = p.sblock(s);
-        let off = j - start;
+        let off = j.checked_sub(start).ok_or_else(|| {
+            let cur = self.cursor(iblock, "extensible array index block");
+            cur.corrupt(format!("chunk number {i} before its super block"))
+        })?;
         let (d, e) = (off / dblock_elements, off % dblock_elements);
         let paged = dblock_elements > p.page_elements;
         let pages = if paged {

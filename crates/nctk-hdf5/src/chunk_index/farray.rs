@@ -85,20 +85,22 @@ pub(super) fn lookup(
         if bitmap[(p / 8) as usize] & (0x80 >> (p % 8)) == 0 {
             continue;
         }
+        let at = p
+            .checked_mul(page_bytes)
+            .and_then(|o| o.checked_add(dblock.checked_add(head_len)?))
+            .ok_or_else(|| ctx.corrupt(WHAT, dblock, format!("page {p} lies past 2^64")))?;
         if page.as_ref().map(|(q, _)| *q) != Some(p) {
             let entries = if p + 1 == npages {
                 nentries - p * page_len
             } else {
                 page_len
             };
-            let at = dblock + head_len + p * page_bytes;
             let bytes = ctx.read(at, entries * entry_size as u64 + 4, "fixed array page")?;
             let cur = ctx.cursor(&bytes, at, "fixed array page");
             check_sum(&cur, &bytes, bytes.len() - 4)?;
             page = Some((p, bytes));
         }
         if let Some((_, bytes)) = &page {
-            let at = dblock + head_len + p * page_bytes;
             let mut cur = ctx.cursor(bytes, at, "fixed array page");
             cur.seek(((i - p * page_len) as usize) * entry_size)?;
             if let Some(chunk) = format.decode(&mut cur, grid.chunk_bytes)? {

@@ -65,25 +65,51 @@ impl ChunkGrid {
 /// Chunk coordinates (in chunks, not elements) to their stored location.
 pub type ChunkMap = HashMap<Vec<u64>, StoredChunk>;
 
+/// What a lookup found: the wanted chunks that were written and any other
+/// chunk met on the way.
+#[derive(Debug, Default)]
+pub struct Found {
+    /// Written chunks: every wanted one the index holds, perhaps more.
+    pub chunks: ChunkMap,
+    /// Whether `chunks` holds every chunk the index holds (a chunk missing
+    /// from it was never written).
+    pub complete: bool,
+}
+
+impl From<ChunkMap> for Found {
+    fn from(chunks: ChunkMap) -> Found {
+        Found {
+            chunks,
+            complete: false,
+        }
+    }
+}
+
 /// Looks up the chunks `wanted` (chunk coordinates, each within the
-/// current grid) in the index, reading each index block once. Chunks
-/// missing from the result were never written.
+/// current grid) in the index, reading each index block once. Wanted
+/// chunks missing from the result were never written.
 pub fn lookup(
     ctx: &FileCtx,
     index: &ChunkIndexKind,
     index_addr: Option<u64>,
     grid: &ChunkGrid,
     wanted: &[Vec<u64>],
-) -> Result<ChunkMap> {
+) -> Result<Found> {
     let Some(addr) = index_addr else {
-        return Ok(ChunkMap::new());
+        return Ok(Found {
+            chunks: ChunkMap::new(),
+            complete: true,
+        });
     };
     match index {
         ChunkIndexKind::BTreeV1 => btree1::lookup(ctx, addr, grid, wanted),
         ChunkIndexKind::Single { filtered } => {
             let (size, mask) = filtered.unwrap_or((grid.chunk_bytes, 0));
             let chunk = StoredChunk { addr, size, mask };
-            Ok(wanted.iter().map(|c| (c.clone(), chunk)).collect())
+            Ok(Found {
+                chunks: wanted.iter().map(|c| (c.clone(), chunk)).collect(),
+                complete: false,
+            })
         }
         ChunkIndexKind::Implicit => {
             let counts = grid.max_counts();
@@ -104,10 +130,14 @@ pub fn lookup(
                     },
                 );
             }
-            Ok(map)
+            Ok(map.into())
         }
-        ChunkIndexKind::FixedArray { .. } => farray::lookup(ctx, addr, grid, wanted),
-        ChunkIndexKind::ExtensibleArray { .. } => earray::lookup(ctx, addr, grid, wanted),
-        ChunkIndexKind::BTreeV2 { .. } => btree2::lookup(ctx, addr, grid, wanted),
+        ChunkIndexKind::FixedArray { .. } => {
+            farray::lookup(ctx, addr, grid, wanted).map(Found::from)
+        }
+        ChunkIndexKind::ExtensibleArray { .. } => {
+            earray::lookup(ctx, addr, grid, wanted).map(Found::from)
+        }
+        ChunkIndexKind::BTreeV2 { .. } => btree2::lookup(ctx, addr, grid),
     }
 }

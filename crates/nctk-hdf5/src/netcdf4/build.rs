@@ -31,6 +31,9 @@ pub(crate) struct VarSource {
     pub fill: Vec<u8>,
     /// The dataset's path, for errors.
     pub path: String,
+    /// The dataspace is null: netCDF-C lists a scalar variable whose
+    /// values cannot be read.
+    pub null: bool,
 }
 
 /// The schema and, per variable (by [`nctk_model::VarId`]), its source.
@@ -39,6 +42,9 @@ pub(crate) struct Built {
     pub vars: Vec<VarSource>,
     pub facts: FileFacts,
 }
+
+/// A value per group and per dataset of the group.
+type PerDataset<T> = Vec<Vec<T>>;
 
 /// The prefix netCDF-C gives a dataset whose variable has a dimension's
 /// name but is not its coordinate variable.
@@ -56,29 +62,7 @@ pub(crate) fn build(file: &Hdf5File, groups: &[WalkedGroup]) -> Result<Built, Nc
                 .map_err(|e| model_error(&name, &g.name, e))?;
         }
     }
-    // Types as netCDF-C meets them, group by group in link order: a
-    // dataset's type must be committed before it to be a user type.
-    let mut table = TypeTable::new(&name);
-    let mut stored: Vec<Vec<Option<Stored>>> = groups
-        .iter()
-        .map(|g| vec![None; g.datasets.len()])
-        .collect();
-    for (g, walked) in groups.iter().enumerate() {
-        for entry in &walked.entries {
-            match entry {
-                Entry::Type(link, addr) => {
-                    let named = file.named_datatype(*addr)?;
-                    table.read_named(&mut schema, gids[g], link, &named.datatype)?;
-                }
-                Entry::Dataset(i) => {
-                    let info = &walked.datasets[*i].1;
-                    if info.dataspace.kind != DataspaceKind::Null {
-                        stored[g][*i] = table.var_type(&info.datatype);
-                    }
-                }
-            }
-        }
-    }
+    let (table, stored) = read_types(file, groups, &gids, &mut schema)?;
     let atts = Atts {
         file,
         table: &table,
@@ -102,16 +86,7 @@ pub(crate) fn build(file: &Hdf5File, groups: &[WalkedGroup]) -> Result<Built, Nc
         .collect::<Result<_, Nc4Error>>()?;
     let resolved = dims::resolve(&tree, &name)?;
 
-    // Each group's dimensions in netCDF-C's id order.
-    let mut order: Vec<usize> = (0..resolved.dims.len()).collect();
-    order.sort_by_key(|&d| (resolved.dims[d].group, resolved.dims[d].id));
-    let mut dim_ids = vec![DimId(0); resolved.dims.len()];
-    for d in order {
-        let dim = &resolved.dims[d];
-        dim_ids[d] = schema
-            .add_dim(gids[dim.group], &dim.name, dim.len, dim.unlimited)
-            .map_err(|e| model_error(&name, &dim.name, e))?;
-    }
+    let dim_ids = add_dims(&mut schema, &resolved.dims, &gids, &name)?;
     let mut vars = Vec::new();
     for (g, walked) in groups.iter().enumerate() {
         for a in visible(&walked.group.attributes) {
@@ -151,6 +126,56 @@ pub(crate) fn build(file: &Hdf5File, groups: &[WalkedGroup]) -> Result<Built, Nc
         vars,
         facts,
     })
+}
+
+/// The user types as netCDF-C meets them, group by group in link order
+/// (a dataset's type must be committed before it to be a user type), and
+/// per group and dataset how its values are stored (`None`: no variable).
+fn read_types(
+    file: &Hdf5File,
+    groups: &[WalkedGroup],
+    gids: &[GroupId],
+    schema: &mut Schema,
+) -> Result<(TypeTable, PerDataset<Option<Stored>>), Nc4Error> {
+    let mut table = TypeTable::new(file.ctx().name());
+    let mut stored: PerDataset<Option<Stored>> = groups
+        .iter()
+        .map(|g| vec![None; g.datasets.len()])
+        .collect();
+    for (g, walked) in groups.iter().enumerate() {
+        for entry in &walked.entries {
+            match entry {
+                Entry::Type(link, addr) => {
+                    let named = file.named_datatype(*addr)?;
+                    table.read_named(schema, gids[g], link, &named.datatype)?;
+                }
+                Entry::Dataset(i) => {
+                    stored[g][*i] = table.var_type(&walked.datasets[*i].1.datatype);
+                }
+            }
+        }
+    }
+    Ok((table, stored))
+}
+
+/// Adds the dimensions to their groups, each group's in netCDF-C's id
+/// order (as `ncdump` lists them); their ids in the schema.
+fn add_dims(
+    schema: &mut Schema,
+    dims: &[dims::Dim],
+    gids: &[GroupId],
+    file: &str,
+) -> Result<Vec<DimId>, Nc4Error> {
+    let mut order: Vec<usize> = (0..dims.len()).collect();
+    order.sort_by_key(|&d| (dims[d].group, dims[d].id));
+    let mut ids = vec![DimId(0); dims.len()];
+    for d in order {
+        let dim = &dims[d];
+        ids[d] = schema
+            .add_dim(gids[dim.group], &dim.name, dim.len, dim.unlimited)
+            .map_err(|e| model_error(file, &dim.name, e))?;
+    }
+    Ok(ids)
 }
 
 fn model_error(file: &str, object: &str, source: nctk_model::ModelError) -> Nc4Error {
@@ -374,35 +399,6 @@ impl Atts<'_> {
     }
 }
 
-/// HDF5's deflate, shuffle and fletcher32 filters, which `ncdump -s`
-/// shows as `_DeflateLevel`, `_Shuffle` and `_Fletcher32`.
-const DEFLATE: u16 = 1;
-const SHUFFLE: u16 = 2;
-const FLETCHER32: u16 = 3;
-
-/// The `ncdump -s` facts of a variable's filters: deflate level, shuffle,
-/// fletcher32 and the `_Filter` text of the others.
-fn filter_facts(filters: Option<&FilterPipeline>, storage: &mut VarStorage) {
-    let Some(pipeline) = filters else {
-        return;
-    };
-    let mut others = pipeline.clone();
-    others
-        .filters
-        .retain(|f| ![DEFLATE, SHUFFLE, FLETCHER32].contains(&f.id));
-    for f in &pipeline.filters {
-        match f.id {
-            DEFLATE => storage.deflate_level = Some(f.params.first().copied().unwrap_or(0)),
-            SHUFFLE => storage.shuffle = true,
-            FLETCHER32 => storage.fletcher32 = true,
-            _ => {}
-        }
-    }
-    if !others.filters.is_empty() {
-        storage.filters = Some(others.filter_text());
-    }
-}
-
 /// The reader and the `ncdump -s` facts of one variable's dataset.
 fn var_source(
     file: &Hdf5File,
@@ -443,9 +439,18 @@ fn var_source(
             _ => None,
         },
         no_fill: fill_bytes.is_none(),
+        string_width: match stored {
+            Stored::FixedString { size, .. } => Some(size),
+            _ => None,
+        },
         ..VarStorage::default()
     };
-    filter_facts(filters.as_ref(), &mut storage);
+    if let Some(p) = &filters {
+        storage.deflate_level = p.deflate_level();
+        storage.shuffle = p.shuffle();
+        storage.fletcher32 = p.fletcher32();
+        storage.filters = Some(p.filter_text()).filter(|t| !t.is_empty());
+    }
     if let (Some(b), Stored::Atomic { .. }) = (&fill_bytes, &stored) {
         storage.fill_value = Some(decode(file, &stored, b, info.addr, &path)?);
     }
@@ -465,6 +470,7 @@ fn var_source(
             extent,
             fill,
             path,
+            null: info.dataspace.kind == DataspaceKind::Null,
         },
         storage,
     ))

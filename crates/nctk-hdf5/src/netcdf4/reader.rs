@@ -94,6 +94,13 @@ impl Nc4Reader {
     /// dataset's own extent (a variable shorter than its unlimited
     /// dimension) reads as fill.
     fn read_raw(&self, src: &VarSource, sel: &Selection, out: &mut [u8]) -> Result<(), Nc4Error> {
+        if src.null {
+            return Err(Nc4Error::Invalid {
+                file: self.file.ctx().name().to_string(),
+                object: src.path.clone(),
+                reason: "the dataset's dataspace is null: it holds no values".into(),
+            });
+        }
         // Per axis, the selected indices inside the extent are a prefix.
         let inside: Vec<u64> = (0..sel.rank())
             .map(|d| {
@@ -181,8 +188,14 @@ impl DataSource for Nc4Reader {
     }
 
     fn read(&self, var: VarId, selection: &Selection) -> Result<Values, SourceError> {
-        let n = self.check(var, selection)?;
         let src = self.source(var)?;
+        if let Stored::Atomic { dtype, .. } = src.stored {
+            // Numbers and chars are read straight into their vector.
+            let mut out = Values::empty(dtype);
+            self.read_into(var, selection, &mut out)?;
+            return Ok(out);
+        }
+        let n = self.check(var, selection)?;
         let esize = src.stored.element_size(self.file.ctx().sizeof_addr());
         let len = n.checked_mul(esize).ok_or_else(|| Nc4Error::Invalid {
             file: self.file.ctx().name().to_string(),

@@ -23,6 +23,9 @@ pub(crate) struct TypeTable {
 /// Why a type cannot be a netCDF user type.
 type Refusal = String;
 
+/// How a user type's values are stored, given the type's id in the schema.
+type StoredAs = Box<dyn Fn(TypeId) -> Stored>;
+
 /// `Some` when `dt` is one of netCDF's numbers (netCDF-C compares native
 /// types, so byte order does not matter); `None` for others (a 16-bit
 /// float, a 128-bit integer).
@@ -223,11 +226,7 @@ impl TypeTable {
     }
 
     /// The model's kind of a user type and how its values are stored.
-    #[allow(clippy::type_complexity)]
-    fn kind_of(
-        &self,
-        dt: &Datatype,
-    ) -> Result<(UserTypeKind, Box<dyn Fn(TypeId) -> Stored>), Refusal> {
+    fn kind_of(&self, dt: &Datatype) -> Result<(UserTypeKind, StoredAs), Refusal> {
         let refuse = || format!("no netCDF type for {}", class_name(dt));
         Ok(match dt {
             Datatype::Opaque { size, .. } => {

@@ -4,10 +4,12 @@
 //! (rayon). The output is split into slabs along the first dimension, one
 //! per first-dimension chunk; a task locks its slab. A chunk whose part of
 //! the selection is its whole slab, in one run, is read (unfiltered) or
-//! decoded straight into the output. Memory beyond the output: one batch
-//! of stored chunks (at least one per worker) and one decoded chunk per
-//! worker (two while a filter chain passes through an intermediate buffer).
+//! decoded straight into the output. The next batch is fetched while one
+//! decodes. Memory beyond the output: two batches of stored chunks (each
+//! at least one chunk per worker) and one decoded chunk per worker (two
+//! while a filter chain passes through an intermediate buffer).
 
+use std::collections::HashMap;
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use rayon::prelude::*;
@@ -30,6 +32,55 @@ pub(crate) struct Chunked<'a> {
     pub decoder: Option<&'a Decoder>,
     pub fill: Option<&'a [u8]>,
     pub element_size: usize,
+    pub known: &'a KnownChunks,
+}
+
+/// The chunks a reader has looked up: coordinates to where they are stored
+/// (`None`: never written). Dropped whole when it grows past
+/// [`KNOWN_LIMIT`] entries.
+pub(crate) type KnownChunks = Mutex<Known>;
+
+/// Chunk locations looked up so far.
+#[derive(Debug, Default)]
+pub(crate) struct Known {
+    chunks: HashMap<Vec<u64>, Option<StoredChunk>>,
+    /// Whether a lookup returned the whole index: a chunk not in `chunks`
+    /// was never written.
+    complete: bool,
+}
+
+/// The most chunk locations a reader keeps.
+const KNOWN_LIMIT: usize = 1 << 18;
+
+/// Where each of `wanted` is stored, from the reader's memory or else the index.
+fn locate(c: &Chunked<'_>, wanted: &[Vec<u64>]) -> Result<Vec<Option<StoredChunk>>> {
+    let mut known = c.known.lock().unwrap_or_else(PoisonError::into_inner);
+    let missing: Vec<Vec<u64>> = if known.complete {
+        vec![]
+    } else {
+        wanted
+            .iter()
+            .filter(|w| !known.chunks.contains_key(*w))
+            .cloned()
+            .collect()
+    };
+    if !missing.is_empty() {
+        let found = lookup(c.ctx, c.index, c.index_addr, c.grid, &missing)?;
+        if known.chunks.len() + found.chunks.len() + missing.len() > KNOWN_LIMIT {
+            *known = Known::default();
+        }
+        for m in missing {
+            known.chunks.insert(m, None);
+        }
+        for (k, v) in found.chunks {
+            known.chunks.insert(k, Some(v));
+        }
+        known.complete = found.complete;
+    }
+    Ok(wanted
+        .iter()
+        .map(|w| known.chunks.get(w).copied().flatten())
+        .collect())
 }
 
 /// The selection's steps `k_lo..k_hi` along one dimension that fall in chunk `index`.
@@ -46,7 +97,7 @@ fn parts(start: u64, count: u64, stride: u64, chunk: u64) -> Vec<Part> {
     let mut k = 0;
     while k < count {
         let index = (start + k * stride) / chunk;
-        let end = (index + 1) * chunk; // first element past the chunk
+        let end = (index + 1).saturating_mul(chunk); // first element past the chunk
         let hi = (end - start).div_ceil(stride).min(count);
         out.push(Part { index, lo: k, hi });
         k = hi;
@@ -70,7 +121,71 @@ fn lock<'a, 'b>(m: &'a Mutex<&'b mut [u8]>) -> MutexGuard<'a, &'b mut [u8]> {
     m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
+/// The most chunks one pass over a selection handles: a selection touching
+/// more (tiny chunks, or a damaged file's) is read in pieces, so the
+/// bookkeeping per chunk stays bounded whatever the file says.
+const MAX_TASKS: u64 = 1 << 16;
+
+/// At most how many chunks `count` steps of `stride` from `start` touch
+/// along a dimension of `chunk`-element chunks.
+fn chunks_touched(start: u64, count: u64, stride: u64, chunk: u64) -> u64 {
+    match count.checked_sub(1) {
+        None => 0,
+        Some(k) => {
+            let last = start + k * stride;
+            (last / chunk - start / chunk + 1).min(count)
+        }
+    }
+}
+
+/// Reads a selection of a chunked dataset into `out`, in pieces of at most
+/// [`MAX_TASKS`] chunks: split in halves along the first dimension that
+/// selects more than one element (every dimension before it selects one,
+/// so each half is a contiguous half of `out`).
 pub(crate) fn read(c: &Chunked<'_>, sel: &Hyperslab<'_>, out: &mut [u8]) -> Result<()> {
+    let touched = (0..sel.count.len()).fold(1u64, |a, d| {
+        a.saturating_mul(chunks_touched(
+            sel.start[d],
+            sel.count[d],
+            sel.stride[d],
+            c.grid.chunk[d],
+        ))
+    });
+    let Some(d) = sel.count.iter().position(|&n| n > 1) else {
+        return read_piece(c, sel, out);
+    };
+    if touched <= MAX_TASKS {
+        return read_piece(c, sel, out);
+    }
+    let first = sel.count[d] / 2;
+    let (mut count, mut start) = (sel.count.to_vec(), sel.start.to_vec());
+    let split = out.len() / sel.count[d] as usize * first as usize;
+    let (head, tail) = out.split_at_mut(split);
+    count[d] = first;
+    read(
+        c,
+        &Hyperslab {
+            start: &start,
+            count: &count,
+            stride: sel.stride,
+        },
+        head,
+    )?;
+    start[d] += first * sel.stride[d];
+    count[d] = sel.count[d] - first;
+    read(
+        c,
+        &Hyperslab {
+            start: &start,
+            count: &count,
+            stride: sel.stride,
+        },
+        tail,
+    )
+}
+
+/// Reads a selection touching at most [`MAX_TASKS`] chunks (or one element).
+fn read_piece(c: &Chunked<'_>, sel: &Hyperslab<'_>, out: &mut [u8]) -> Result<()> {
     let grid = c.grid;
     let rank = grid.chunk.len();
     let es = c.element_size as u64;
@@ -96,7 +211,7 @@ pub(crate) fn read(c: &Chunked<'_>, sel: &Hyperslab<'_>, out: &mut [u8]) -> Resu
         .iter()
         .map(|ps| ps.iter().map(|p| p.index).collect())
         .collect();
-    let found = lookup(c.ctx, c.index, c.index_addr, grid, &wanted)?;
+    let found = locate(c, &wanted)?;
 
     let out_strides = strides(sel.count);
     let chunk_strides = strides(&grid.chunk);
@@ -112,13 +227,12 @@ pub(crate) fn read(c: &Chunked<'_>, sel: &Hyperslab<'_>, out: &mut [u8]) -> Resu
     }
     let tasks: Vec<Task> = combos
         .into_iter()
-        .zip(&wanted)
-        .map(|(parts, coords)| {
-            let stored = found.get(coords).copied();
+        .zip(found)
+        .map(|(parts, stored)| {
             let edge = parts
                 .iter()
                 .zip(grid.chunk.iter().zip(&grid.shape))
-                .any(|(p, (ch, sh))| (p.index + 1) * ch > *sh);
+                .any(|(p, (ch, sh))| (p.index + 1).saturating_mul(*ch) > *sh);
             let raw = match (c.decoder, stored) {
                 (None, _) => true,
                 (Some(_), _) if edge && c.unfiltered_edges => true,
@@ -169,22 +283,63 @@ pub(crate) fn read(c: &Chunked<'_>, sel: &Hyperslab<'_>, out: &mut [u8]) -> Resu
     // one per worker so that every core decodes
     let batch_bytes = c.ctx.source().batch_bytes().max(1);
     let workers = rayon::current_num_threads();
-    let mut i = 0;
-    while i < tasks.len() {
-        let mut end = i;
+    let mut batches: Vec<&[Task]> = vec![];
+    let mut rest = tasks.as_slice();
+    while !rest.is_empty() {
+        let mut end = 0;
         let mut bytes = 0u64;
-        while end < tasks.len() {
-            let size = tasks[end].stored.map_or(0, |s| s.size);
-            if end - i >= workers && bytes + size > batch_bytes {
+        while end < rest.len() {
+            let size = rest[end].stored.map_or(0, |s| s.size);
+            if end >= workers && bytes + size > batch_bytes {
                 break;
             }
             bytes += size;
             end += 1;
         }
-        run_batch(c, &tasks[i..end], &slabs)?;
-        i = end;
+        let (batch, tail) = rest.split_at(end);
+        batches.push(batch);
+        rest = tail;
     }
-    Ok(())
+    fetch_ahead(
+        &batches,
+        |batch| fetch(c, batch, &slabs),
+        |batch, fetched| decode(c, batch, &slabs, fetched),
+    )
+}
+
+/// Runs `fetch` on each batch in order on a thread of its own, one batch
+/// ahead of `consume` on the caller's: a remote source's round trip for
+/// the next batch overlaps the decoding of this one. At most two fetched
+/// batches exist at once; the first error stops both.
+fn fetch_ahead<T: Send>(
+    batches: &[&[Task]],
+    fetch: impl Fn(&[Task]) -> Result<T> + Sync,
+    consume: impl Fn(&[Task], T) -> Result<()>,
+) -> Result<()> {
+    if batches.len() <= 1 {
+        return batches.iter().try_for_each(|b| consume(b, fetch(b)?));
+    }
+    std::thread::scope(|s| {
+        let (tx, rx) = std::sync::mpsc::sync_channel(0);
+        let fetch = &fetch;
+        s.spawn(move || {
+            for b in batches {
+                let got = fetch(b);
+                let failed = got.is_err();
+                // the receiver is gone when the consumer failed
+                if tx.send(got).is_err() || failed {
+                    break;
+                }
+            }
+        });
+        for b in batches {
+            // the fetcher ends without sending only by panicking, which the
+            // scope raises again as it ends
+            let Ok(got) = rx.recv() else { break };
+            consume(b, got?)?;
+        }
+        Ok(())
+    })
 }
 
 /// Whether the task's part of its slab is the whole slab, one run.
@@ -195,13 +350,34 @@ fn fills_slab(task: &Task, slab_len: usize, es: u64) -> Option<Run> {
     }
 }
 
-fn run_batch(c: &Chunked<'_>, tasks: &[Task], slabs: &[Mutex<&mut [u8]>]) -> Result<()> {
+/// A batch's stored chunks: for each task, its bytes, or `None` when it was
+/// read straight into the output (`direct`) or was never written.
+struct Fetched {
+    direct: Vec<bool>,
+    buffers: Vec<Option<Vec<u8>>>,
+}
+
+/// Reads a batch's stored chunks in one request: raw chunks that are their
+/// slab's whole part straight into the output, the others into buffers.
+fn fetch(c: &Chunked<'_>, tasks: &[Task], slabs: &[Mutex<&mut [u8]>]) -> Result<Fetched> {
     let es = c.element_size as u64;
     let chunk_bytes = c.grid.chunk_bytes;
     // check every stored chunk lies in the file before allocating for it
     for t in tasks {
         if let Some(s) = t.stored {
             c.ctx.span(s.addr, s.size, "chunk")?;
+            // filters shrink data or grow it by a few bytes (checksums,
+            // headers, incompressible blocks): anything larger is damage
+            if s.size > chunk_bytes.saturating_mul(2).saturating_add(1 << 20) {
+                return Err(c.ctx.corrupt(
+                    "chunk",
+                    s.addr,
+                    format!(
+                        "stored chunk of {} bytes for a chunk of {chunk_bytes} bytes",
+                        s.size
+                    ),
+                ));
+            }
             if t.raw && s.size != chunk_bytes {
                 return Err(c.ctx.corrupt(
                     "chunk",
@@ -230,21 +406,22 @@ fn run_batch(c: &Chunked<'_>, tasks: &[Task], slabs: &[Mutex<&mut [u8]>]) -> Res
         })
         .collect();
     {
-        let mut guards: Vec<(usize, MutexGuard<'_, &mut [u8]>)> = tasks
+        // the slabs of the direct chunks, in task order
+        let mut guards: Vec<MutexGuard<'_, &mut [u8]>> = tasks
             .iter()
-            .enumerate()
-            .filter(|(k, _)| direct[*k])
-            .map(|(k, t)| (k, lock(&slabs[t.slab])))
+            .zip(&direct)
+            .filter(|(_, &d)| d)
+            .map(|(t, _)| lock(&slabs[t.slab]))
             .collect();
         let mut reads: Vec<(u64, &mut [u8])> = vec![];
         let mut addrs = vec![];
-        let mut g = guards.iter_mut().peekable();
+        let mut g = guards.iter_mut();
         for (k, (t, buf)) in tasks.iter().zip(buffers.iter_mut()).enumerate() {
             let Some(s) = t.stored else { continue };
             let at = c.ctx.span(s.addr, s.size, "chunk")?;
             addrs.push(s.addr);
             if direct[k] {
-                let Some((_, guard)) = g.next() else { break };
+                let Some(guard) = g.next() else { break };
                 let run = fills_slab(t, guard.len(), es).unwrap_or(Run {
                     src: 0,
                     dst: 0,
@@ -258,7 +435,21 @@ fn run_batch(c: &Chunked<'_>, tasks: &[Task], slabs: &[Mutex<&mut [u8]>]) -> Res
         }
         read_exact(c.ctx, &mut reads, &addrs, "chunk")?;
     }
-    // decode, copy and fill the rest, in parallel
+    Ok(Fetched { direct, buffers })
+}
+
+/// Decodes, copies and fills a fetched batch's chunks into their slabs, in
+/// parallel.
+fn decode(
+    c: &Chunked<'_>,
+    tasks: &[Task],
+    slabs: &[Mutex<&mut [u8]>],
+    fetched: Fetched,
+) -> Result<()> {
+    let Fetched {
+        direct,
+        mut buffers,
+    } = fetched;
     let work: Vec<(&Task, Option<Vec<u8>>)> = tasks
         .iter()
         .zip(buffers.iter_mut())

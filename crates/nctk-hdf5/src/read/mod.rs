@@ -26,6 +26,11 @@ pub struct DatasetReader {
     layout: Layout,
     filters: Option<FilterPipeline>,
     fill: Option<Vec<u8>>,
+    /// Relative address errors name: the layout message's (0 when unknown).
+    at: u64,
+    /// Chunks already looked up in the index (`None`: never written), so
+    /// that reading a variable slab after slab reads its index once.
+    known: chunked::KnownChunks,
 }
 
 /// A checked selection: `count[d]` elements from `start[d]` every `stride[d]`.
@@ -89,6 +94,8 @@ impl DatasetReader {
             layout,
             filters,
             fill,
+            known: Default::default(),
+            at: 0,
         })
     }
 
@@ -105,7 +112,7 @@ impl DatasetReader {
         };
         let element_size = info.datatype.size() as usize;
         let fill = info.fill.value.clone().filter(|v| v.len() == element_size);
-        DatasetReader::new(
+        let reader = DatasetReader::new(
             ctx.clone(),
             shape,
             info.dataspace.max_dims.as_deref(),
@@ -113,7 +120,8 @@ impl DatasetReader {
             layout,
             filters,
             fill,
-        )
+        )?;
+        Ok(DatasetReader { at: *at, ..reader })
     }
 
     /// The layout.
@@ -136,7 +144,7 @@ impl DatasetReader {
                 if (data.len() as u64) < need {
                     return Err(self.ctx.corrupt(
                         WHAT,
-                        0,
+                        self.at,
                         format!(
                             "compact data of {} bytes for {need} bytes of elements",
                             data.len()
@@ -179,8 +187,11 @@ impl DatasetReader {
                     chunk_bytes: chunk
                         .iter()
                         .try_fold(es, |a, &c| a.checked_mul(c))
-                        .filter(|&b| b <= isize::MAX as u64)
-                        .ok_or_else(|| self.ctx.corrupt(WHAT, 0, "chunk size overflows"))?,
+                        // HDF5 chunks hold less than 4 GiB
+                        .filter(|&b| b <= u64::from(u32::MAX))
+                        .ok_or_else(|| {
+                            self.ctx.corrupt(WHAT, self.at, "chunks of 4 GiB or more")
+                        })?,
                     filtered: false,
                 };
                 let decoder = self.decoder()?;
@@ -198,6 +209,7 @@ impl DatasetReader {
                         decoder: decoder.as_ref(),
                         fill: self.fill.as_deref(),
                         element_size: self.element_size,
+                        known: &self.known,
                     },
                     &sel,
                     out,
@@ -209,7 +221,7 @@ impl DatasetReader {
     fn decoder(&self) -> Result<Option<Decoder>> {
         match &self.filters {
             Some(p) if !p.filters.is_empty() => {
-                Ok(Some(p.decoder(&self.ctx, 0, self.element_size)?))
+                Ok(Some(p.decoder(&self.ctx, self.at, self.element_size)?))
             }
             _ => Ok(None),
         }
@@ -223,7 +235,7 @@ impl DatasetReader {
         out_len: usize,
     ) -> Result<Hyperslab<'a>> {
         let rank = self.shape.len();
-        let bad = |reason: String| self.ctx.corrupt(WHAT, 0, reason);
+        let bad = |reason: String| self.ctx.corrupt(WHAT, self.at, reason);
         if start.len() != rank || count.len() != rank || stride.len() != rank {
             return Err(bad(format!(
                 "selection of rank {}/{}/{} for a dataset of rank {rank}",
@@ -270,7 +282,7 @@ impl DatasetReader {
         self.shape
             .iter()
             .try_fold(self.element_size as u64, |a, &c| a.checked_mul(c))
-            .ok_or_else(|| self.ctx.corrupt(WHAT, 0, "dataset size overflows"))
+            .ok_or_else(|| self.ctx.corrupt(WHAT, self.at, "dataset size overflows"))
     }
 
     /// The runs of the selection over the whole dataset stored row-major.

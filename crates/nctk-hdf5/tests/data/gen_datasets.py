@@ -112,7 +112,9 @@ masked("farray_masks", V)
 make("btree1_szip", E, (10, 8), "<i4", chunks=(5, 4), compression="szip")
 cases[-1]["error"] = "filter 4"
 # an extensible array large enough for super blocks with paged data blocks
-make("earray_paged", V, (134000,), "<i1", [([130000], [4000], [1]), ([131000], [200], [7])],
+# (70,000 one-element chunks: more than one pass of the reader holds)
+make("earray_paged", V, (134000,), "<i1", [([130000], [4000], [1]), ([131000], [200], [7]),
+                                          ([60000], [70000], [1])],
      chunks=(1,), maxshape=(None,), basic=False)
 
 # implicit index and compact layout need the low-level API
