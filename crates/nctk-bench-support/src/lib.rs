@@ -119,11 +119,7 @@ pub fn zarr_store(name: &str, compressor: &str) -> Option<PathBuf> {
     if path.join("temp/.zarray").exists() {
         return Some(path);
     }
-    std::fs::create_dir_all(&dir).ok()?;
-    let classic = dir.join("classic_temp_cdf5.nc");
-    if !classic.exists() {
-        write_temp_field(&classic, NT);
-    }
+    let classic = classic_field()?;
     eprintln!("generating {} ...", path.display());
     let tmp = dir.join(format!("{name}.tmp"));
     let _ = std::fs::remove_dir_all(&tmp);
@@ -155,4 +151,97 @@ pub fn zarr_store(name: &str, compressor: &str) -> Option<PathBuf> {
     python(PY_WRITE, &[&tmp, &src, Path::new(compressor)])?;
     std::fs::rename(&tmp, &path).ok()?;
     Some(path)
+}
+
+/// The classic (CDF-5) file of the field under [`data_dir`], written on
+/// first use; `None` when the directory cannot be made.
+fn classic_field() -> Option<PathBuf> {
+    let dir = data_dir();
+    std::fs::create_dir_all(&dir).ok()?;
+    let classic = dir.join("classic_temp_cdf5.nc");
+    if !classic.exists() {
+        write_temp_field(&classic, NT);
+    }
+    Some(classic)
+}
+
+/// The field `temp(100, 721, 1440)` as a netCDF-4/HDF5 file with chunks
+/// (1, 721, 1440), written by netCDF-C's `nccopy` from the classic file
+/// with the extra `flags` (`&[]`: uncompressed; `&["-d1", "-s"]`: zlib
+/// level 1 and shuffle), made once under [`data_dir`] as `name`; `None`
+/// when `nccopy` is absent or fails.
+pub fn netcdf4_file(name: &str, flags: &[&str]) -> Option<PathBuf> {
+    let dir = data_dir();
+    let path = dir.join(name);
+    if path.exists() {
+        return Some(path);
+    }
+    if !have("nccopy") {
+        return None;
+    }
+    let classic = classic_field()?;
+    eprintln!("generating {} ...", path.display());
+    let tmp = dir.join(format!("{name}.tmp"));
+    let ok = Command::new("nccopy")
+        .args(["-k", "nc4", "-c", "temp:1,721,1440"])
+        .args(flags)
+        .arg(&classic)
+        .arg(&tmp)
+        .status()
+        .is_ok_and(|s| s.success());
+    if !ok {
+        let _ = std::fs::remove_file(&tmp);
+        return None;
+    }
+    std::fs::rename(&tmp, &path).ok()?;
+    Some(path)
+}
+
+/// What netCDF-C's side of the read benchmarks printed: `name seconds`
+/// lines (`full_read`, `time_series`, `write`, `checksum`).
+pub struct PeerTimes(String);
+
+impl PeerTimes {
+    /// The number printed after `name`.
+    pub fn get(&self, name: &str) -> Option<f64> {
+        self.0.lines().find_map(|l| {
+            l.strip_prefix(name)
+                .and_then(|v| v.strip_prefix(' '))
+                .and_then(|v| v.trim().parse().ok())
+        })
+    }
+}
+
+/// Runs netCDF-C's side of the read benchmarks
+/// (`crates/nctk/benches/peer/classic_peer.c`, built once under
+/// [`data_dir`]) on `input`, writing its CDF-5 copy to `output`; `None`
+/// (with the reason reported) when it cannot be built or fails.
+pub fn classic_peer(input: &Path, output: &Path) -> Option<PeerTimes> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../nctk/benches/peer/classic_peer.c");
+    let exe = build_c_peer(&src, &data_dir().join("classic_peer"))?;
+    let out = Command::new(&exe).arg(input).arg(output).output().ok()?;
+    if !out.status.success() {
+        eprintln!(
+            "classic_peer failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        return None;
+    }
+    Some(PeerTimes(String::from_utf8_lossy(&out.stdout).into_owned()))
+}
+
+/// Prints the head of the nctk-beside-netCDF-C table of the read benchmarks.
+pub fn print_speed_head() {
+    println!("| measure | nctk | netCDF-C | nctk speed-up |");
+    println!("| --- | --- | --- | --- |");
+}
+
+/// Prints one row of that table: nctk's seconds, netCDF-C's (when it ran),
+/// each shown by `unit`, and the ratio.
+pub fn print_speed_row(name: &str, ours: f64, theirs: Option<f64>, unit: &dyn Fn(f64) -> String) {
+    let (t, ratio) = match theirs {
+        Some(t) => (unit(t), format!("{:.2}x", t / ours)),
+        None => ("n/a".into(), "n/a".into()),
+    };
+    println!("| {name} | {} | {t} | {ratio} |", unit(ours));
 }

@@ -11,7 +11,8 @@
 //! xarray's (read back by zarr-python). Peers that are not installed are
 //! skipped. Prints markdown tables. The last tables copy to NCZarr on S3
 //! (`s3s-fs` behind a latency proxy; see `nctk_bench_support::s3s`) beside
-//! xarray with s3fs.
+//! xarray with s3fs. One table copies a netCDF-4 file (zlib-1 + shuffle,
+//! made by nccopy) to NCZarr beside nccopy.
 //!
 //! xarray's time is measured inside Python, from `open_dataset` to the end
 //! of `to_zarr` (interpreter start and imports left out); its RSS is the
@@ -25,7 +26,7 @@ use std::process::{Command, Stdio};
 use std::time::Instant;
 
 use nctk_bench_support::s3s::{S3sFs, BUCKET, KEY, SECRET};
-use nctk_bench_support::{data_dir, write_temp_field};
+use nctk_bench_support::{data_dir, netcdf4_file, write_temp_field};
 use nctk_test_servers::FaultProxy;
 
 const NT: u64 = 100;
@@ -373,8 +374,59 @@ fn main() {
         remove(&ours);
         remove(&theirs);
     }
+    netcdf4_to_nczarr(&dir, &nctk, xarray);
     s3_copies(&dir, &input_s, mb, &nctk, xarray);
     println!("\nChecked: classic outputs byte-identical to nccopy's; NCZarr chunks byte-identical to nccopy's; compressed stores equal to xarray's.");
+}
+
+/// netCDF-4 (written by nccopy: chunks (1, 721, 1440), zlib level 1 and
+/// shuffle) -> NCZarr directory store: `nctk copy` (chunking and filters
+/// kept, as nccopy keeps them) beside `nccopy` (4.9.0 writes NCZarr
+/// without filters), time and peak RSS; the stores' values compared by
+/// zarr-python.
+fn netcdf4_to_nczarr(dir: &Path, nctk: &str, python: bool) {
+    let Some(input) = netcdf4_file("nc4_temp_zlib1_shuffle.nc", &["-d1", "-s"]) else {
+        println!("\nnetCDF-4 -> NCZarr: no netCDF-4 input (nccopy is not installed)");
+        return;
+    };
+    let mb = (NT * 721 * 1440 * 4) as f64 / 1e6;
+    println!("\n| netCDF-4 (zlib-1 + shuffle) -> NCZarr, {mb:.0} MB of values | tool | best of {RUNS} | MB/s | peak RSS | |");
+    println!("| --- | --- | --- | --- | --- | --- |");
+    let ours = dir.join("copy_nctk_nc4.zarr");
+    let theirs = dir.join("copy_nccopy_nc4.zarr");
+    let (i, o) = (input.to_str().unwrap(), ours.to_str().unwrap());
+    let url = format!("file://{}#mode=nczarr,file", theirs.display());
+    let tools = [
+        Tool {
+            name: "nctk copy",
+            program: nctk.to_string(),
+            args: vec!["copy".into(), i.into(), o.into()],
+            inner_time: false,
+            output: ours.clone(),
+        },
+        Tool {
+            name: "nccopy",
+            program: "nccopy".into(),
+            args: vec![i.into(), url],
+            inner_time: false,
+            output: theirs.clone(),
+        },
+    ];
+    let rows = race(&tools);
+    print_rows("zlib-1 + shuffle", mb, &tools, &rows);
+    if python && rows[1].is_some() {
+        let same = Command::new("python3")
+            .args(["-c", PY_SAME, o, theirs.to_str().unwrap()])
+            .output()
+            .unwrap();
+        assert_eq!(
+            String::from_utf8_lossy(&same.stdout).trim(),
+            "True",
+            "netCDF-4 -> NCZarr: values differ from nccopy's"
+        );
+    }
+    remove(&ours);
+    remove(&theirs);
 }
 
 /// classic -> NCZarr on S3 (`s3s-fs` on loopback behind a proxy adding 0

@@ -6,6 +6,9 @@
 //! * [`peer`]: whether a peer (`ncdump`, `ncgen`, `nccopy`, `ncvalidator`,
 //!   Python modules such as `netCDF4`, `zarr`, `xarray`, `numcodecs`) is
 //!   installed, each probed once per process, and runners for them;
+//! * [`hdf5_fixtures`]: HDF5 files written by h5py, netCDF4-python,
+//!   h5netcdf and xarray with what those libraries read back, made once per
+//!   test process;
 //! * [`require`]: the one skip rule. A test asks for what it needs,
 //!
 //!   ```no_run
@@ -20,6 +23,9 @@
 //!   or `NCTK_REQUIRE_PEERS=1`), fails with the reason.
 
 pub mod corpus;
+pub mod hdf5_fixtures;
 pub mod names;
 pub mod peer;
 pub mod require;
+
+pub use hdf5_fixtures::hdf5_fixtures;

@@ -8,11 +8,12 @@
 //!
 //! Run: `cargo bench -p nctk --bench classic_io`
 
-use nctk_bench_support::{build_c_peer, data_dir, write_temp_field, NLAT, NLON};
+use nctk_bench_support::{
+    classic_peer, data_dir, print_speed_head, print_speed_row, write_temp_field, NLAT, NLON,
+};
 use nctk_classic::{ClassicReader, ClassicWriter, FillMode, Version};
 use nctk_model::{DataType, GroupId, Schema, Selection};
 use std::path::Path;
-use std::process::Command;
 use std::time::Instant;
 
 const NT: u64 = 100;
@@ -75,26 +76,12 @@ fn bench_nctk(input: &Path, output: &Path) -> Results {
 }
 
 fn bench_netcdf_c(input: &Path, output: &Path) -> Option<Results> {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/peer/classic_peer.c");
-    let exe = build_c_peer(&src, &data_dir().join("classic_peer"))?;
-    let out = Command::new(&exe).arg(input).arg(output).output().ok()?;
-    if !out.status.success() {
-        eprintln!(
-            "classic_peer failed: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        return None;
-    }
-    let text = String::from_utf8_lossy(&out.stdout);
-    let get = |k: &str| -> Option<f64> {
-        text.lines()
-            .find_map(|l| l.strip_prefix(k).and_then(|v| v.trim().parse().ok()))
-    };
+    let times = classic_peer(input, output)?;
     Some(Results {
-        full_read: get("full_read ")?,
-        time_series: get("time_series ")?,
-        write: get("write ")?,
-        checksum: get("checksum ")?,
+        full_read: times.get("full_read")?,
+        time_series: times.get("time_series")?,
+        write: times.get("write")?,
+        checksum: times.get("checksum")?,
     })
 }
 
@@ -123,15 +110,8 @@ fn main() {
     }
     let _ = std::fs::remove_file(&ours_out);
     let _ = std::fs::remove_file(&theirs_out);
-    println!("| measure | nctk | netCDF-C | nctk speed-up |");
-    println!("| --- | --- | --- | --- |");
-    let row = |name: &str, ours: f64, theirs: Option<f64>, unit: &dyn Fn(f64) -> String| {
-        let (t, ratio) = match theirs {
-            Some(t) => (unit(t), format!("{:.2}x", t / ours)),
-            None => ("n/a".into(), "n/a".into()),
-        };
-        println!("| {name} | {} | {t} | {ratio} |", unit(ours));
-    };
+    print_speed_head();
+    let row = print_speed_row;
     let gbs = |s: f64| format!("{:.2} GB/s ({:.0} ms)", bytes / s / 1e9, s * 1e3);
     let us = |s: f64| format!("{:.1} us", s * 1e6);
     row(
