@@ -1,8 +1,10 @@
 //! Attributes: compact (attribute messages in the object header) and dense
 //! (an attribute info message pointing at a fractal heap of attribute
 //! messages indexed by a B-tree v2, record type 8), listed in the order
-//! netCDF-C lists them: creation order where it is tracked, else name
-//! order for dense storage, else message order.
+//! netCDF-C lists them: creation order where it is tracked, else the
+//! storage's own order -- message order for compact storage, the name
+//! index's (name-hash) order for dense storage, which is what
+//! `H5Aiterate2(.., H5_INDEX_CRT_ORDER, ..)` falls back to in netCDF-C.
 
 use crate::btree::v2;
 use crate::dataspace::Dataspace;
@@ -47,12 +49,10 @@ pub fn attributes(meta: &Meta, header: &ObjectHeader) -> Result<Vec<Attribute>> 
             )
         })
         .collect::<Result<Vec<_>>>()?;
-    let mut by_name = false;
     if let Some(msg) = header.first(kind::ATTRIBUTE_INFO) {
         let info = DenseInfo::parse(ctx, &msg.body, msg.addr, false)?;
         if let (Some(heap), Some(index)) = (info.heap, info.name_index) {
             attrs.extend(dense(meta, heap, index)?);
-            by_name = true;
         }
         if !info.order_tracked {
             for a in &mut attrs {
@@ -62,8 +62,6 @@ pub fn attributes(meta: &Meta, header: &ObjectHeader) -> Result<Vec<Attribute>> 
     }
     if attrs.iter().all(|a| a.creation_order.is_some()) {
         attrs.sort_by_key(|a| a.creation_order);
-    } else if by_name {
-        attrs.sort_by(|a, b| a.name.cmp(&b.name));
     }
     Ok(attrs)
 }
