@@ -49,6 +49,22 @@ pub enum DataType {
 }
 
 impl DataType {
+    /// The integer type of `size` bytes (1, 2, 4 or 8) and the given
+    /// signedness; `None` for other sizes.
+    pub fn integer(size: u64, signed: bool) -> Option<DataType> {
+        Some(match (size, signed) {
+            (1, true) => DataType::Byte,
+            (1, false) => DataType::UByte,
+            (2, true) => DataType::Short,
+            (2, false) => DataType::UShort,
+            (4, true) => DataType::Int,
+            (4, false) => DataType::UInt,
+            (8, true) => DataType::Int64,
+            (8, false) => DataType::UInt64,
+            _ => return None,
+        })
+    }
+
     /// All types in code order.
     pub const ALL: [DataType; 12] = [
         DataType::Byte,

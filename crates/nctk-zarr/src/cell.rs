@@ -63,16 +63,12 @@ impl Cell {
             },
             DtypeKind::Int | DtypeKind::UInt => {
                 let signed = d.kind == DtypeKind::Int;
-                let dtype = match (d.n, signed) {
-                    (1, true) => DataType::Byte,
-                    (1, false) => DataType::UByte,
-                    (2, true) => DataType::Short,
-                    (2, false) => DataType::UShort,
-                    (4, true) => DataType::Int,
-                    (4, false) => DataType::UInt,
-                    (_, true) => DataType::Int64,
-                    (_, false) => DataType::UInt64,
-                };
+                // Wider integers than 8 bytes read as the 64-bit type.
+                let dtype = DataType::integer(d.n.min(8), signed).unwrap_or(if signed {
+                    DataType::Int64
+                } else {
+                    DataType::UInt64
+                });
                 Cell::Number { dtype, big }
             }
             DtypeKind::Bytes if d.n == 1 && d.order == '>' && !pure_zarr => Cell::Char,

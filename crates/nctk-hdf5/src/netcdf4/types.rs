@@ -35,20 +35,7 @@ fn number(dt: &Datatype) -> Option<Stored> {
             size,
             signed,
             big_endian,
-        } => (
-            match (size, signed) {
-                (1, true) => DataType::Byte,
-                (1, false) => DataType::UByte,
-                (2, true) => DataType::Short,
-                (2, false) => DataType::UShort,
-                (4, true) => DataType::Int,
-                (4, false) => DataType::UInt,
-                (8, true) => DataType::Int64,
-                (8, false) => DataType::UInt64,
-                _ => return None,
-            },
-            big_endian,
-        ),
+        } => (DataType::integer(u64::from(size), signed)?, big_endian),
         Datatype::Float { size, big_endian } => (
             match size {
                 4 => DataType::Float,
