@@ -33,3 +33,7 @@ data() { "$nctk" dump "$1" | sed -n '/^data:/,$p'; }
 diff <(data "$out/sample.nc") <(data "$store") && echo "identical"
 echo "== nctk dump -t -v time,temp (CF times as ISO strings)"
 "$nctk" dump -t -v time,temp "$out/sample.nc"
+echo "== nctk dump -s samples/enhanced.nc (netCDF-4/HDF5 written by netCDF-C from samples/enhanced.cdl: groups, compound, vlen, enum, opaque and string types, a compressed chunked variable)"
+"$nctk" dump -s samples/enhanced.nc
+echo "== nctk copy of it to NCZarr: refused as nccopy refuses (netCDF-C's NCZarr stores no user-defined types)"
+"$nctk" copy samples/enhanced.nc "$out/enhanced.zarr" || true
