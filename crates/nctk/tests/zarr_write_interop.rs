@@ -60,6 +60,11 @@ fn datasets_with_paths(dir: &Path) -> Vec<(String, PathBuf, CdlDataset)> {
         if check_format(&ds, Format::Netcdf4).is_err() {
             continue;
         }
+        // NCZarr holds no user-defined types: netCDF-C refuses them, and so
+        // does nctk's Zarr writer (`nctk-tools/tests/gen_enhanced.rs`).
+        if ds.schema.type_ids().next().is_some() {
+            continue;
+        }
         let total: u64 = ds.data.iter().flatten().map(|v| v.len() as u64).sum();
         let s = &ds.schema;
         // Peers read whole variables, data or not.
