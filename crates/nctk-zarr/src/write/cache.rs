@@ -13,7 +13,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use nctk_store::kv::StoreKey;
+use nctk_store::kv::{Bytes, StoreKey};
 
 use super::encode::{EncodeQueue, Job};
 use super::plan::ArrayPlan;
@@ -187,6 +187,27 @@ impl ChunkCache {
             written: 0,
         };
         self.submit(&plans[var as usize], id, whole)
+    }
+
+    /// Stores `bytes`, a whole chunk already encoded with the variable's
+    /// codecs, as they are (once an earlier version of it has landed),
+    /// replacing anything cached for it.
+    pub fn put_encoded(
+        &mut self,
+        store: &Arc<dyn ReadWriteStore>,
+        plans: &[ArrayPlan],
+        var: u32,
+        index: &[u64],
+        bytes: Vec<u8>,
+    ) -> Result<(), WriteError> {
+        let id: ChunkId = (var, index.to_vec());
+        if let Some(e) = self.entries.remove(&id) {
+            self.bytes -= e.buf.len();
+        }
+        let key = chunk_key(&plans[var as usize], index)?;
+        self.queue.wait_for(&key);
+        store.put(&key, Bytes::from(bytes))?;
+        Ok(())
     }
 
     /// The first bytes of a chunk entering the cache.
