@@ -199,3 +199,33 @@ fn chunks_nccopy_wrote_move_byte_identical() {
     };
     copy_moves_the_chunks_of(&nc, &["temp", "level", "lat", "count"]);
 }
+
+/// Prints the file offset of the first stored chunk of variable argv[2].
+const CHUNK_AT_PY: &str = r#"
+import sys, h5py
+print(h5py.File(sys.argv[1], "r")[sys.argv[2]].id.get_chunk_info(0).byte_offset)
+"#;
+
+#[test]
+fn a_chunk_that_is_not_a_zlib_stream_is_decoded_and_its_damage_named() {
+    let tmp = tempfile::tempdir().unwrap();
+    let Some(nc) = nccopy_file(tmp.path()) else {
+        return;
+    };
+    let Some(at) =
+        require::python_output(&["h5py"], CHUNK_AT_PY, [nc.as_os_str(), "temp".as_ref()])
+    else {
+        return;
+    };
+    let at: usize = at.trim().parse().unwrap();
+    let mut bytes = std::fs::read(&nc).unwrap();
+    // no zlib header: the chunk is not moved but decoded, which fails
+    bytes[at..at + 2].copy_from_slice(&[0, 0]);
+    let bad = tmp.path().join("bad.nc");
+    std::fs::write(&bad, &bytes).unwrap();
+    let store = tmp.path().join("bad.zarr");
+    let err = copy(&bad, &store, &CopyOptions::default(), &mut NoProgress).unwrap_err();
+    let text = err.to_string();
+    assert!(text.contains("bad.nc") && text.contains("temp"), "{text}");
+    assert!(!store.exists(), "a failed copy leaves no store");
+}
