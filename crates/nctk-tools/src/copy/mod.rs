@@ -15,7 +15,11 @@
 //! decides it (`storage.rs`).
 //! A store output is copied chunk by chunk: slabs are cut along its chunks
 //! ([`slab::ChunkedSlabs`]), so each chunk is written whole, once, and
-//! encoded on another core while the next is read.
+//! encoded on another core while the next is read. When a variable's input
+//! chunks are exactly what the output stores (a netCDF-4 input's deflate
+//! and shuffle chunks into an NCZarr store, same type and chunk shape, no
+//! `-d`/`-s`/`-F`), their stored bytes move without decoding
+//! (`passthrough.rs`; [`CopySummary::stored_chunks`] counts them).
 //!
 //! ```no_run
 //! use nctk_tools::copy::{copy, CopyOptions, NoProgress};
@@ -248,7 +252,7 @@ fn slab_elems(input: &Layout, shape: &[u64], chunks: &[u64], max_elems: u64) -> 
 }
 
 /// Moves the data: fixed-size variables one after the other (their chunks
-/// as stored where [`passthrough`] applies), then every record of every
+/// as stored where `passthrough.rs` applies), then every record of every
 /// record variable, record by record. The number of chunks moved as stored.
 fn copy_data(
     input: &Input<'_>,
