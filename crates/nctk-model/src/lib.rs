@@ -61,6 +61,7 @@ mod schema;
 mod selection;
 mod sink;
 mod source;
+mod stored;
 mod types;
 mod user_types;
 mod user_values;
@@ -78,6 +79,7 @@ pub use schema::{
 pub use selection::{Selection, SelectionRuns};
 pub use sink::{redefinition_error, same_definitions, DataSink, SinkError};
 pub use source::{DataSource, FileFacts, SourceError};
+pub use stored::{is_zlib_stream, ChunkCodec};
 pub use types::{DataType, TypeId};
 pub use user_types::{CompoundField, EnumMember, UserType, UserTypeKind};
 pub use values::Values;

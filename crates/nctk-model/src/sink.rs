@@ -1,6 +1,6 @@
 //! The write side's seam: [`DataSink`], the twin of [`crate::DataSource`].
 
-use crate::{Schema, Selection, SourceError, Values, VarId};
+use crate::{ChunkCodec, Schema, Selection, SourceError, Values, VarId};
 
 /// The error type of a [`DataSink`]: each format's own structured error,
 /// boxed (the same type as [`SourceError`]).
@@ -55,6 +55,33 @@ pub trait DataSink: Send {
     fn chunk_shape(&self, var: VarId) -> Option<Vec<u64>> {
         let _ = var;
         None
+    }
+
+    /// The encoding of `var`'s stored chunks, when the sink takes chunks
+    /// as stored ([`write_stored_chunk`](Self::write_stored_chunk)): the
+    /// codec chain in the order applied when writing, elements
+    /// little-endian, chunks of [`chunk_shape`](Self::chunk_shape).
+    /// `None` (the default) when it does not.
+    fn stored_chunk_codecs(&self, var: VarId) -> Option<Vec<ChunkCodec>> {
+        let _ = var;
+        None
+    }
+
+    /// Stores `bytes`, one whole chunk of `var` encoded as
+    /// [`stored_chunk_codecs`](Self::stored_chunk_codecs) says, as the
+    /// chunk `selection` covers: its start is the chunk's first element,
+    /// its count the chunk's lengths cut at the variable's fixed lengths
+    /// (writing past the last record adds records, as
+    /// [`write`](Self::write) does). `Ok(false)` when the sink did not take
+    /// it (the default): write its values instead.
+    fn write_stored_chunk(
+        &mut self,
+        var: VarId,
+        selection: &Selection,
+        bytes: Vec<u8>,
+    ) -> Result<bool, SinkError> {
+        let _ = (var, selection, bytes);
+        Ok(false)
     }
 
     /// Completes the dataset; see the contract above.

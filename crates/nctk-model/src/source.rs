@@ -1,4 +1,4 @@
-use crate::{Format, NativeMut, Schema, Selection, Values, VarId};
+use crate::{ChunkCodec, Format, NativeMut, Schema, Selection, Values, VarId};
 
 /// Facts about the file a dataset is stored in, as `ncdump -s` shows them
 /// among the global attributes (`_NCProperties`, `_SuperblockVersion`,
@@ -76,5 +76,30 @@ pub trait DataSource: Send + Sync {
     /// `_NCProperties`, `_IsNetcdf4`); the default has none.
     fn file_facts(&self) -> FileFacts {
         FileFacts::default()
+    }
+
+    /// The encoding of `var`'s stored chunks when the source can hand them
+    /// out as stored ([`stored_chunks`](Self::stored_chunks)): the codec
+    /// chain in the order applied when writing, elements little-endian,
+    /// chunks of the lengths the schema's `VarStorage` layout gives.
+    /// `None` (the default) when it cannot.
+    fn stored_chunk_codecs(&self, var: VarId) -> Option<Vec<ChunkCodec>> {
+        let _ = var;
+        None
+    }
+
+    /// The stored bytes of the chunks of `var` at the chunk indices
+    /// `chunks`, encoded as [`stored_chunk_codecs`](Self::stored_chunk_codecs)
+    /// says, read in as few requests as the source can. `None` for a chunk
+    /// that cannot be handed out as stored (never written, a filter
+    /// skipped, stored otherwise): read its values instead. The default
+    /// hands out none.
+    fn stored_chunks(
+        &self,
+        var: VarId,
+        chunks: &[Vec<u64>],
+    ) -> Result<Vec<Option<Vec<u8>>>, SourceError> {
+        let _ = var;
+        Ok(vec![None; chunks.len()])
     }
 }

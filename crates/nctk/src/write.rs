@@ -9,8 +9,8 @@ use std::sync::Arc;
 
 use nctk_classic::{ClassicError, ClassicWriter, FillMode, Version};
 use nctk_model::{
-    name, Attribute, DataType, DimId, GroupId, ModelError, NcValue, Schema, Selection, Values,
-    VarId,
+    name, Attribute, ChunkCodec, DataType, DimId, GroupId, ModelError, NcValue, Schema, Selection,
+    Values, VarId,
 };
 use nctk_store::bytes::{ByteSource as _, MemSink};
 
@@ -532,6 +532,25 @@ impl DatasetMut {
     /// (a store): slabs cut along them are written whole, once.
     pub fn chunk_shape(&self, var: VarId) -> Option<Vec<u64>> {
         self.out.chunk_shape(var)
+    }
+
+    /// The codec chain of `var`'s stored chunks, when the output takes
+    /// chunks as stored ([`DatasetMut::write_stored_chunk`]).
+    pub fn stored_chunk_codecs(&self, var: VarId) -> Option<Vec<ChunkCodec>> {
+        self.out.stored_chunk_codecs(var)
+    }
+
+    /// Stores one whole chunk of `var` given as its encoded bytes (see
+    /// [`DataSink::write_stored_chunk`](nctk_model::DataSink::write_stored_chunk)
+    /// for `selection`); `false` when the output did not take it.
+    pub fn write_stored_chunk(
+        &mut self,
+        var: VarId,
+        selection: &Selection,
+        bytes: Vec<u8>,
+    ) -> Result<bool, Error> {
+        let name = self.schema().var_path(var);
+        Ok(self.out.write_stored_chunk(var, &name, selection, bytes)?)
     }
 
     /// netCDF's `nc_sync`: a classic file's record count is written and

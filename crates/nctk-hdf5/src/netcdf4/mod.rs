@@ -9,6 +9,7 @@ mod error;
 mod facts;
 mod hidden;
 mod reader;
+mod stored;
 mod types;
 mod walk;
 

@@ -3,8 +3,8 @@
 use std::sync::Arc;
 
 use nctk_model::{
-    with_fixed_values, with_native_mut, DataSource, FileFacts, Format, NativeMut, Schema,
-    Selection, SourceError, Values, VarId,
+    with_fixed_values, with_native_mut, ChunkCodec, DataSource, FileFacts, Format, NativeMut,
+    Schema, Selection, SourceError, Values, VarId,
 };
 use nctk_store::bytes::ByteSource;
 
@@ -253,6 +253,23 @@ impl DataSource for Nc4Reader {
 
     fn file_facts(&self) -> FileFacts {
         self.facts.clone()
+    }
+
+    fn stored_chunk_codecs(&self, var: VarId) -> Option<Vec<ChunkCodec>> {
+        super::stored::codecs(self.vars.get(var.0 as usize)?)
+    }
+
+    fn stored_chunks(
+        &self,
+        var: VarId,
+        chunks: &[Vec<u64>],
+    ) -> Result<Vec<Option<Vec<u8>>>, SourceError> {
+        let src = self.source(var)?;
+        let Some(chain) = super::stored::codecs(src) else {
+            return Ok(vec![None; chunks.len()]);
+        };
+        let shape = self.schema.shape(var);
+        Ok(super::stored::read(src, &shape, &chain, chunks)?)
     }
 }
 

@@ -365,19 +365,7 @@ fn fetch(c: &Chunked<'_>, tasks: &[Task], slabs: &[Mutex<&mut [u8]>]) -> Result<
     // check every stored chunk lies in the file before allocating for it
     for t in tasks {
         if let Some(s) = t.stored {
-            c.ctx.span(s.addr, s.size, "chunk")?;
-            // filters shrink data or grow it by a few bytes (checksums,
-            // headers, incompressible blocks): anything larger is damage
-            if s.size > chunk_bytes.saturating_mul(2).saturating_add(1 << 20) {
-                return Err(c.ctx.corrupt(
-                    "chunk",
-                    s.addr,
-                    format!(
-                        "stored chunk of {} bytes for a chunk of {chunk_bytes} bytes",
-                        s.size
-                    ),
-                ));
-            }
+            check_stored(c, &s)?;
             if t.raw && s.size != chunk_bytes {
                 return Err(c.ctx.corrupt(
                     "chunk",
@@ -436,6 +424,70 @@ fn fetch(c: &Chunked<'_>, tasks: &[Task], slabs: &[Mutex<&mut [u8]>]) -> Result<
         read_exact(c.ctx, &mut reads, &addrs, "chunk")?;
     }
     Ok(Fetched { direct, buffers })
+}
+
+/// Checks that a stored chunk lies in the file and is no larger than
+/// filters make a chunk.
+fn check_stored(c: &Chunked<'_>, s: &StoredChunk) -> Result<()> {
+    let chunk_bytes = c.grid.chunk_bytes;
+    c.ctx.span(s.addr, s.size, "chunk")?;
+    // filters shrink data or grow it by a few bytes (checksums,
+    // headers, incompressible blocks): anything larger is damage
+    if s.size > chunk_bytes.saturating_mul(2).saturating_add(1 << 20) {
+        return Err(c.ctx.corrupt(
+            "chunk",
+            s.addr,
+            format!(
+                "stored chunk of {} bytes for a chunk of {chunk_bytes} bytes",
+                s.size
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// A chunk's bytes as the file stores them, with its filter mask.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RawChunk {
+    /// Bit `i` set: filter `i` was skipped for this chunk.
+    pub mask: u32,
+    /// The stored (filtered) bytes.
+    pub bytes: Vec<u8>,
+}
+
+/// The stored bytes of the chunks at `wanted` (chunk coordinates inside the
+/// current grid), read in one batch: `None` for a chunk never written or
+/// a partial edge chunk the layout stores unfiltered.
+pub(crate) fn read_stored(c: &Chunked<'_>, wanted: &[Vec<u64>]) -> Result<Vec<Option<RawChunk>>> {
+    let grid = c.grid;
+    let found = locate(c, wanted)?;
+    let mut out: Vec<Option<RawChunk>> = Vec::with_capacity(wanted.len());
+    for (w, s) in wanted.iter().zip(&found) {
+        let edge = w
+            .iter()
+            .zip(grid.chunk.iter().zip(&grid.shape))
+            .any(|(i, (ch, sh))| (i + 1).saturating_mul(*ch) > *sh);
+        out.push(match s {
+            Some(s) if !(edge && c.unfiltered_edges) => {
+                check_stored(c, s)?;
+                Some(RawChunk {
+                    mask: s.mask,
+                    bytes: vec![0u8; s.size as usize],
+                })
+            }
+            _ => None,
+        });
+    }
+    let mut reads: Vec<(u64, &mut [u8])> = vec![];
+    let mut addrs = vec![];
+    for (s, r) in found.iter().zip(out.iter_mut()) {
+        if let (Some(s), Some(r)) = (s, r) {
+            reads.push((c.ctx.span(s.addr, s.size, "chunk")?, r.bytes.as_mut_slice()));
+            addrs.push(s.addr);
+        }
+    }
+    read_exact(c.ctx, &mut reads, &addrs, "chunk")?;
+    Ok(out)
 }
 
 /// Decodes, copies and fills a fetched batch's chunks into their slabs, in

@@ -14,6 +14,7 @@ use crate::filter::{Decoder, FilterPipeline};
 use crate::io::FileCtx;
 use crate::layout::Layout;
 
+pub use chunked::RawChunk;
 use runs::{copy_run, for_each_run, strides, Run};
 
 /// Reads hyperslabs of one dataset.
@@ -173,49 +174,76 @@ impl DatasetReader {
                 self.ctx.span(*addr, need, "contiguous data")?;
                 self.read_contiguous(*addr, &sel, out)
             }
-            Layout::Chunked {
-                chunk,
-                index,
-                index_addr,
-                unfiltered_edges,
-                ..
-            } => {
-                let grid = ChunkGrid {
-                    shape: self.shape.clone(),
-                    max_shape: self.max_shape.clone(),
-                    chunk: chunk.clone(),
-                    chunk_bytes: chunk
-                        .iter()
-                        .try_fold(es, |a, &c| a.checked_mul(c))
-                        // HDF5 chunks hold less than 4 GiB
-                        .filter(|&b| b <= u64::from(u32::MAX))
-                        .ok_or_else(|| {
-                            self.ctx.corrupt(WHAT, self.at, "chunks of 4 GiB or more")
-                        })?,
-                    filtered: false,
-                };
-                let decoder = self.decoder()?;
-                let grid = ChunkGrid {
-                    filtered: decoder.is_some(),
-                    ..grid
-                };
-                chunked::read(
-                    &chunked::Chunked {
-                        ctx: &self.ctx,
-                        grid: &grid,
-                        index,
-                        index_addr: *index_addr,
-                        unfiltered_edges: *unfiltered_edges,
-                        decoder: decoder.as_ref(),
-                        fill: self.fill.as_deref(),
-                        element_size: self.element_size,
-                        known: &self.known,
-                    },
-                    &sel,
-                    out,
-                )
+            Layout::Chunked { .. } => self.with_chunked(|c| chunked::read(c, &sel, out)),
+        }
+    }
+
+    /// The stored bytes (and filter masks) of the chunks at `wanted`
+    /// (chunk coordinates inside the current extent's grid), read in one
+    /// batch of the source: `None` for a chunk never written or a partial
+    /// edge chunk the layout stores unfiltered. An error for a dataset
+    /// that is not chunked.
+    pub fn stored_chunks(&self, wanted: &[Vec<u64>]) -> Result<Vec<Option<RawChunk>>> {
+        let bad = |reason: String| self.ctx.corrupt(WHAT, self.at, reason);
+        for w in wanted {
+            if let Layout::Chunked { chunk, .. } = &self.layout {
+                let inside = w.len() == chunk.len()
+                    && w.iter()
+                        .zip(chunk.iter().zip(&self.shape))
+                        .all(|(i, (c, n))| i.saturating_mul(*c) < *n);
+                if !inside {
+                    return Err(bad(format!("chunk {w:?} outside shape {:?}", self.shape)));
+                }
             }
         }
+        match &self.layout {
+            Layout::Chunked { .. } => self.with_chunked(|c| chunked::read_stored(c, wanted)),
+            _ => Err(bad("stored chunks of a dataset that is not chunked".into())),
+        }
+    }
+
+    /// The filter pipeline, if the dataset has one.
+    pub fn filters(&self) -> Option<&FilterPipeline> {
+        self.filters.as_ref()
+    }
+
+    /// Runs `f` with what a chunked read needs; the layout must be chunked.
+    fn with_chunked<T>(&self, f: impl FnOnce(&chunked::Chunked<'_>) -> Result<T>) -> Result<T> {
+        let Layout::Chunked {
+            chunk,
+            index,
+            index_addr,
+            unfiltered_edges,
+            ..
+        } = &self.layout
+        else {
+            return Err(self.ctx.corrupt(WHAT, self.at, "not chunked"));
+        };
+        let es = self.element_size as u64;
+        let decoder = self.decoder()?;
+        let grid = ChunkGrid {
+            shape: self.shape.clone(),
+            max_shape: self.max_shape.clone(),
+            chunk: chunk.clone(),
+            chunk_bytes: chunk
+                .iter()
+                .try_fold(es, |a, &c| a.checked_mul(c))
+                // HDF5 chunks hold less than 4 GiB
+                .filter(|&b| b <= u64::from(u32::MAX))
+                .ok_or_else(|| self.ctx.corrupt(WHAT, self.at, "chunks of 4 GiB or more"))?,
+            filtered: decoder.is_some(),
+        };
+        f(&chunked::Chunked {
+            ctx: &self.ctx,
+            grid: &grid,
+            index,
+            index_addr: *index_addr,
+            unfiltered_edges: *unfiltered_edges,
+            decoder: decoder.as_ref(),
+            fill: self.fill.as_deref(),
+            element_size: self.element_size,
+            known: &self.known,
+        })
     }
 
     fn decoder(&self) -> Result<Option<Decoder>> {

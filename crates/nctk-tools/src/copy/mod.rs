@@ -15,7 +15,11 @@
 //! decides it (`storage.rs`).
 //! A store output is copied chunk by chunk: slabs are cut along its chunks
 //! ([`slab::ChunkedSlabs`]), so each chunk is written whole, once, and
-//! encoded on another core while the next is read.
+//! encoded on another core while the next is read. When a variable's input
+//! chunks are exactly what the output stores (a netCDF-4 input's deflate
+//! and shuffle chunks into an NCZarr store, same type and chunk shape, no
+//! `-d`/`-s`/`-F`), their stored bytes move without decoding
+//! (`passthrough.rs`; [`CopySummary::stored_chunks`] counts them).
 //!
 //! ```no_run
 //! use nctk_tools::copy::{copy, CopyOptions, NoProgress};
@@ -31,6 +35,7 @@ mod error;
 mod filterspec;
 mod input;
 mod options;
+mod passthrough;
 mod plan;
 mod progress;
 pub mod slab;
@@ -72,6 +77,10 @@ pub struct CopySummary {
     /// truncated classic file), the byte offset where it stops: the values
     /// past it were copied as fill values.
     pub input_data_ends_at: Option<u64>,
+    /// Chunks moved as they were stored, without decoding and encoding
+    /// them again (a netCDF-4 input's chunks that are exactly what an
+    /// NCZarr output stores).
+    pub stored_chunks: u64,
 }
 
 /// Copies the dataset at `input` (a path or a netCDF-C URL) to `output`.
@@ -211,22 +220,16 @@ fn run(
     let mut out = def.end_define().map_err(err)?;
     let total = plan.total_bytes(schema);
     progress.start(total);
-    let result = copy_data(
-        input,
-        &plan,
-        &mut out,
-        (opts.buffer_size, opts.chunk_cache_bytes()),
-        (in_name, output),
-        progress,
-    );
+    let result = copy_data(input, &plan, &mut out, opts, (in_name, output), progress);
     progress.finish();
-    result?;
+    let stored_chunks = result?;
     out.close().map_err(err)?;
     Ok(CopySummary {
         kind,
         variables: plan.vars.len(),
         bytes: total,
         input_data_ends_at: input.source().data_ends_at(),
+        stored_chunks,
     })
 }
 
@@ -248,22 +251,26 @@ fn slab_elems(input: &Layout, shape: &[u64], chunks: &[u64], max_elems: u64) -> 
     }
 }
 
-/// Moves the data: fixed-size variables one after the other, then every
-/// record of every record variable, record by record.
+/// Moves the data: fixed-size variables one after the other (their chunks
+/// as stored where `passthrough.rs` applies), then every record of every
+/// record variable, record by record. The number of chunks moved as stored.
 fn copy_data(
     input: &Input<'_>,
     plan: &Plan,
     writer: &mut DatasetMut,
-    (buffer_size, cache_bytes): (usize, usize),
+    opts: &CopyOptions,
     (in_name, out_name): (&str, &Path),
     progress: &mut dyn Progress,
-) -> Result<(), CopyError> {
+) -> Result<u64, CopyError> {
+    let (buffer_size, cache_bytes) = (opts.buffer_size, opts.chunk_cache_bytes());
     let schema = input.schema();
+    let mut stored_chunks = 0;
     let mut buf = Values::empty(nctk_model::DataType::Byte);
     let mut copy_slabs = |v: &VarCopy,
                           slabs: &mut dyn Iterator<Item = Selection>,
                           record: Option<u64>,
-                          writer: &mut DatasetMut| {
+                          writer: &mut DatasetMut,
+                          progress: &mut dyn Progress| {
         let dtype = schema.var(v.input).dtype;
         let size = elem_size(dtype);
         for mut sel in slabs {
@@ -287,6 +294,20 @@ fn copy_data(
     let max_elems =
         |v: &VarCopy| (buffer_size as u64 / elem_size(schema.var(v.input).dtype)).max(1);
     for v in plan.vars.iter().filter(|v| !v.by_record) {
+        if let Some(chunks) = passthrough::stored_chunk_shape(input.source(), writer, v, opts) {
+            let size = elem_size(schema.var(v.input).dtype);
+            let moved = passthrough::copy_var(
+                input.source(),
+                writer,
+                v,
+                &chunks,
+                buffer_size as u64,
+                (in_name, out_name),
+                &mut |sel| progress.advance(&v.name, sel.num_elements().unwrap_or(0) * size),
+            )?;
+            stored_chunks += moved.stored;
+            continue;
+        }
         let mut slabs: Box<dyn Iterator<Item = Selection>> = match writer.chunk_shape(v.output) {
             Some(c) if c.len() == v.shape.len() && !c.is_empty() => {
                 let cache = cache_bytes as u64 / elem_size(schema.var(v.input).dtype);
@@ -304,7 +325,7 @@ fn copy_data(
             }
             _ => Box::new(Slabs::new(&v.shape, max_elems(v))),
         };
-        copy_slabs(v, &mut slabs, None, writer)?;
+        copy_slabs(v, &mut slabs, None, writer, progress)?;
     }
     let records: Vec<(&VarCopy, Vec<u64>)> = plan
         .vars
@@ -318,8 +339,14 @@ fn copy_data(
         .collect();
     for r in 0..plan.records {
         for (v, one) in &records {
-            copy_slabs(v, &mut Slabs::new(one, max_elems(v)), Some(r), writer)?;
+            copy_slabs(
+                v,
+                &mut Slabs::new(one, max_elems(v)),
+                Some(r),
+                writer,
+                progress,
+            )?;
         }
     }
-    Ok(())
+    Ok(stored_chunks)
 }

@@ -13,7 +13,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use nctk_store::kv::StoreKey;
+use nctk_store::kv::{Bytes, StoreKey};
 
 use super::encode::{EncodeQueue, Job};
 use super::plan::ArrayPlan;
@@ -167,6 +167,16 @@ impl ChunkCache {
         Ok(())
     }
 
+    /// Drops what the cache holds of a chunk about to be replaced whole;
+    /// its id.
+    fn forget(&mut self, var: u32, index: &[u64]) -> ChunkId {
+        let id: ChunkId = (var, index.to_vec());
+        if let Some(e) = self.entries.remove(&id) {
+            self.bytes -= e.buf.len();
+        }
+        id
+    }
+
     /// Stores a whole chunk given as its decoded bytes (a write that covers
     /// exactly one chunk), replacing anything cached for it.
     pub fn put_whole(
@@ -176,10 +186,7 @@ impl ChunkCache {
         index: &[u64],
         buf: Vec<u8>,
     ) -> Result<(), WriteError> {
-        let id: ChunkId = (var, index.to_vec());
-        if let Some(e) = self.entries.remove(&id) {
-            self.bytes -= e.buf.len();
-        }
+        let id = self.forget(var, index);
         let whole = Entry {
             buf,
             rows: None,
@@ -187,6 +194,24 @@ impl ChunkCache {
             written: 0,
         };
         self.submit(&plans[var as usize], id, whole)
+    }
+
+    /// Stores `bytes`, a whole chunk already encoded with the variable's
+    /// codecs, as they are (once an earlier version of it has landed),
+    /// replacing anything cached for it.
+    pub fn put_encoded(
+        &mut self,
+        store: &Arc<dyn ReadWriteStore>,
+        plans: &[ArrayPlan],
+        var: u32,
+        index: &[u64],
+        bytes: Vec<u8>,
+    ) -> Result<(), WriteError> {
+        self.forget(var, index);
+        let key = chunk_key(&plans[var as usize], index)?;
+        self.queue.wait_for(&key);
+        store.put(&key, Bytes::from(bytes))?;
+        Ok(())
     }
 
     /// The first bytes of a chunk entering the cache.

@@ -208,6 +208,73 @@ impl ZarrWriter {
         self.scatter(var.0, &sel, src, scalar)
     }
 
+    /// The codec chain of `var`'s stored chunks in the model's terms, when
+    /// it has one ([`ArrayPlan::stored_codecs`]).
+    pub fn stored_chunk_codecs(&self, var: VarId) -> Option<Vec<nctk_model::ChunkCodec>> {
+        self.plans.get(var.0 as usize)?.stored_codecs()
+    }
+
+    /// Stores `bytes`, one whole chunk of `var` already encoded with its
+    /// codecs ([`stored_chunk_codecs`](Self::stored_chunk_codecs)), as the
+    /// chunk `sel` covers: `sel` starts at the chunk's first element and
+    /// counts the chunk's lengths cut at the variable's fixed lengths;
+    /// unlimited dimensions grow to cover it. `Ok(false)` when the
+    /// variable's chunks have no such chain (nothing is stored).
+    pub fn write_stored_chunk(
+        &mut self,
+        var: VarId,
+        sel: &Selection,
+        bytes: Vec<u8>,
+    ) -> Result<bool, WriteError> {
+        let Some(plan) = self.plans.get(var.0 as usize) else {
+            return Err(WriteError::Request {
+                var: format!("variable {}", var.0),
+                reason: "no such variable".into(),
+            });
+        };
+        if plan.stored_codecs().is_none() {
+            return Ok(false);
+        }
+        let dims = self.schema.var(var).dims.clone();
+        let shape = self.schema.shape(var);
+        let chunks = &plan.chunks;
+        let fits = |d: usize| {
+            let (start, count, c) = (sel.start[d], sel.count[d], chunks[d]);
+            let end = start.checked_add(count);
+            let unlimited = self.schema.dim(dims[d]).unlimited;
+            start % c == 0
+                && count > 0
+                && sel.stride[d] == 1
+                && end.is_some_and(|e| {
+                    (unlimited && count <= c) || e == shape[d].min(start.saturating_add(c))
+                })
+        };
+        if sel.rank() != chunks.len()
+            || sel.count.len() != chunks.len()
+            || !(0..chunks.len()).all(fits)
+        {
+            return Err(WriteError::Request {
+                var: plan.prefix.clone(),
+                reason: format!(
+                    "stored chunk selection start {:?} count {:?} is not one chunk of {chunks:?} in shape {shape:?}",
+                    sel.start, sel.count
+                ),
+            });
+        }
+        let index: Vec<u64> = (0..chunks.len())
+            .map(|d| sel.start[d] / chunks[d])
+            .collect();
+        for (d, &dim) in dims.iter().enumerate() {
+            let end = sel.start[d] + sel.count[d];
+            if self.schema.dim(dim).unlimited && end > self.schema.dim(dim).len {
+                self.schema.dim_mut(dim).len = end;
+            }
+        }
+        self.cache
+            .put_encoded(&self.store, &self.plans, var.0, &index, bytes)?;
+        Ok(true)
+    }
+
     /// Copies encoded elements `src` (the selection's shape) into the
     /// chunks it covers; a selection that is exactly one chunk becomes that
     /// chunk without a copy.

@@ -2,7 +2,7 @@
 //! codec pipeline.
 
 use nctk_codec::{parse_filter_attr, Codec, CodecContext, Pipeline};
-use nctk_model::{DataType, Endianness, Schema, Values, VarId};
+use nctk_model::{ChunkCodec, DataType, Endianness, Schema, Values, VarId};
 use serde_json::Value;
 
 use super::chunking::default_chunks;
@@ -43,6 +43,37 @@ pub struct ArrayPlan {
 }
 
 impl ArrayPlan {
+    /// The codec chain of the stored chunks in the model's terms
+    /// ([`ChunkCodec`]), when every codec has one (numcodecs `shuffle` of
+    /// the element's width, `zlib`) and elements are little-endian (or one
+    /// byte wide); `None` otherwise, and for a scalar.
+    pub fn stored_codecs(&self) -> Option<Vec<ChunkCodec>> {
+        if self.chunks.is_empty() || (self.big && self.width > 1) {
+            return None;
+        }
+        let filters = match &self.filters {
+            Value::Null => &[][..],
+            Value::Array(list) => list.as_slice(),
+            _ => return None,
+        };
+        let compressor = (!self.compressor.is_null()).then_some(&self.compressor);
+        filters
+            .iter()
+            .chain(compressor)
+            .map(|c| match c.get("id").and_then(Value::as_str) {
+                Some("zlib") => Some(ChunkCodec::Zlib),
+                Some("shuffle")
+                    if c.get("elementsize").and_then(Value::as_u64) == Some(self.width as u64) =>
+                {
+                    Some(ChunkCodec::Shuffle {
+                        element_size: self.width,
+                    })
+                }
+                _ => None,
+            })
+            .collect()
+    }
+
     /// Decoded bytes of one chunk.
     pub fn chunk_bytes(&self) -> usize {
         self.chunks.iter().product::<u64>().max(1) as usize * self.width

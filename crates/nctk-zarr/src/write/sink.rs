@@ -1,7 +1,7 @@
 //! [`ZarrWriter`] as a [`DataSink`]: the format-independent writers (the
 //! copier, the generator) drive stores through it.
 
-use nctk_model::{DataSink, Schema, Selection, SinkError, Values, VarId};
+use nctk_model::{ChunkCodec, DataSink, Schema, Selection, SinkError, Values, VarId};
 
 use super::ZarrWriter;
 
@@ -27,6 +27,19 @@ impl DataSink for ZarrWriter {
 
     fn chunk_shape(&self, var: VarId) -> Option<Vec<u64>> {
         ZarrWriter::chunk_shape(self, var).map(<[u64]>::to_vec)
+    }
+
+    fn stored_chunk_codecs(&self, var: VarId) -> Option<Vec<ChunkCodec>> {
+        ZarrWriter::stored_chunk_codecs(self, var)
+    }
+
+    fn write_stored_chunk(
+        &mut self,
+        var: VarId,
+        selection: &Selection,
+        bytes: Vec<u8>,
+    ) -> Result<bool, SinkError> {
+        Ok(ZarrWriter::write_stored_chunk(self, var, selection, bytes)?)
     }
 
     fn finish(self: Box<Self>) -> Result<(), SinkError> {

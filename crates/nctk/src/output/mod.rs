@@ -14,7 +14,7 @@ mod writer;
 
 use std::path::Path;
 
-use nctk_model::{DataSink, Schema, Selection, SourceError, Values, VarId};
+use nctk_model::{ChunkCodec, DataSink, Schema, Selection, SourceError, Values, VarId};
 
 pub use error::OutputError;
 pub use safe_output::remove_temporaries;
@@ -79,6 +79,25 @@ impl Output {
     /// The chunk lengths of `var` when the output is chunked.
     pub(crate) fn chunk_shape(&self, var: VarId) -> Option<Vec<u64>> {
         self.sink().chunk_shape(var)
+    }
+
+    /// The codec chain of `var`'s stored chunks, when the sink takes
+    /// chunks as stored ([`DataSink::stored_chunk_codecs`]).
+    pub(crate) fn stored_chunk_codecs(&self, var: VarId) -> Option<Vec<ChunkCodec>> {
+        self.sink().stored_chunk_codecs(var)
+    }
+
+    /// Stores one chunk as its encoded bytes ([`DataSink::write_stored_chunk`]);
+    /// `false` when the sink did not take it.
+    pub(crate) fn write_stored_chunk(
+        &mut self,
+        var: VarId,
+        name: &str,
+        selection: &Selection,
+        bytes: Vec<u8>,
+    ) -> Result<bool, OutputError> {
+        let result = self.sink_mut().write_stored_chunk(var, selection, bytes);
+        result.map_err(|e| self.blame(Some(name), e))
     }
 
     /// Gives the sink its (new) definitions: [`DataSink::define`].

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use nctk_classic::{ClassicWriter, FillMode, Version};
-use nctk_model::{DataSink, Schema, Selection, SinkError, Values, VarId};
+use nctk_model::{ChunkCodec, DataSink, Schema, Selection, SinkError, Values, VarId};
 use nctk_store::bytes::MemSink;
 use nctk_zarr::write::ReadWriteStore;
 
@@ -129,6 +129,19 @@ impl DataSink for Sink {
 
     fn chunk_shape(&self, var: VarId) -> Option<Vec<u64>> {
         self.sink().chunk_shape(var)
+    }
+
+    fn stored_chunk_codecs(&self, var: VarId) -> Option<Vec<ChunkCodec>> {
+        self.sink().stored_chunk_codecs(var)
+    }
+
+    fn write_stored_chunk(
+        &mut self,
+        var: VarId,
+        selection: &Selection,
+        bytes: Vec<u8>,
+    ) -> Result<bool, SinkError> {
+        self.sink_mut().write_stored_chunk(var, selection, bytes)
     }
 
     fn finish(self: Box<Self>) -> Result<(), SinkError> {
