@@ -164,6 +164,53 @@ fn netcdf_c_reads_the_same_values_over_http() {
     assert_eq!(seen.len(), 3, "CDF-1, CDF-2 and CDF-5");
 }
 
+/// netCDF-4/HDF5 files over `#mode=bytes`: netCDF-C (libnetcdf 4.10.1,
+/// whose byte-range driver reads HDF5 over HTTP) reads the same values
+/// from the same URL as nctk, and nctk reads the same object through the
+/// S3 API alike: a corpus file of every numeric type with an unlimited
+/// dimension, and a classic corpus file turned by `nccopy` into a chunked
+/// zlib + shuffle netCDF-4 file.
+#[test]
+fn netcdf4_files_read_as_netcdf_c_reads_them_over_http_and_s3() {
+    let Some(corpus) = require::corpus() else {
+        return;
+    };
+    if !require::python(&["netCDF4", "numpy"]) || !require::tools(&["nccopy"]) {
+        return;
+    }
+    let Some(moto) = moto() else { return };
+    moto.create_bucket("nc4").unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let classic = &classic_sample(&corpus)[0];
+    let compressed = dir.path().join("compressed.nc");
+    let made = std::process::Command::new("nccopy")
+        .args(["-k", "nc4", "-d1", "-s"])
+        .arg(classic)
+        .arg(&compressed)
+        .status()
+        .unwrap();
+    assert!(made.success(), "nccopy -k nc4 {}", classic.display());
+    let files = [
+        corpus.join("netcdf-c/ncdump/ref_nc_test_netcdf4_4_0.nc"),
+        compressed,
+    ];
+    for f in &files {
+        let name = file_name(f);
+        moto.put_object("nc4", &name, std::fs::read(f).unwrap(), true)
+            .unwrap();
+        let url = format!("{}/nc4/{name}#mode=bytes", moto.endpoint());
+        let out = require::python_output(&["netCDF4"], NETCDF4_VALUES, [&url]).unwrap();
+        let theirs: BTreeMap<String, String> = serde_json::from_str(&out).unwrap();
+        assert!(!theirs.is_empty(), "{url}: no numeric variables");
+        assert_eq!(nctk_values(&url), theirs, "{url}");
+        let s3 = format!(
+            "{}/nc4/{name}#mode=bytes,s3&aws.profile=none",
+            moto.endpoint()
+        );
+        assert_eq!(nctk_values(&s3), theirs, "{s3}");
+    }
+}
+
 /// A CDF-5 file written by netCDF4-python: `temp(time, lat, lon)` with
 /// `temp[t, i, j] = t * 100000 + i * 400 + j` (exact as `float`).
 const WRITE_CDF5: &str = r#"
