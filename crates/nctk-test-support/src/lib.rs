@@ -6,7 +6,7 @@
 //! * [`peer`]: whether a peer (`ncdump`, `ncgen`, `nccopy`, `ncvalidator`,
 //!   Python modules such as `netCDF4`, `zarr`, `xarray`, `numcodecs`) is
 //!   installed, each probed once per process, and runners for them;
-//! * [`hdf5_fixtures`]: HDF5 files written by h5py, netCDF4-python,
+//! * [`hdf5_fixtures()`]: HDF5 files written by h5py, netCDF4-python,
 //!   h5netcdf and xarray with what those libraries read back, made once per
 //!   test process;
 //! * [`require`]: the one skip rule. A test asks for what it needs,

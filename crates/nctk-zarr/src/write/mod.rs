@@ -209,7 +209,7 @@ impl ZarrWriter {
     }
 
     /// The codec chain of `var`'s stored chunks in the model's terms, when
-    /// it has one ([`ArrayPlan::stored_codecs`]).
+    /// it has one (`ArrayPlan::stored_codecs`).
     pub fn stored_chunk_codecs(&self, var: VarId) -> Option<Vec<nctk_model::ChunkCodec>> {
         self.plans.get(var.0 as usize)?.stored_codecs()
     }
