@@ -1,0 +1,140 @@
+//! The errors of reading and writing ncstream: each names the stream (a
+//! file, `-` for stdin, or a URL), the byte offset where it went wrong and
+//! the reason.
+
+/// An error reading or writing an ncstream.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum NcStreamError {
+    /// The stream ends before what its framing says follows.
+    #[error("{stream}offset {offset}: stream ends inside {what}")]
+    Truncated {
+        /// The stream's name and `": "`, or empty before it is known.
+        stream: String,
+        /// Where the cut-short object starts.
+        offset: u64,
+        /// What was being read (`a varint`, `a header message of 120 bytes`).
+        what: String,
+    },
+    /// The bytes are not what the grammar or the messages allow.
+    #[error("{stream}offset {offset}: {reason}")]
+    Corrupt {
+        /// The stream's name and `": "`, or empty before it is known.
+        stream: String,
+        /// Where the bad object starts.
+        offset: u64,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A protobuf message does not decode.
+    #[error("{stream}offset {offset}: {what} does not decode: {source}")]
+    Message {
+        /// The stream's name and `": "`, or empty before it is known.
+        stream: String,
+        /// Where the message starts.
+        offset: u64,
+        /// Which message (`Header`, `Data`, ...).
+        what: String,
+        /// prost's error.
+        #[source]
+        source: prost::DecodeError,
+    },
+    /// The writer of the stream sent an error message instead of data.
+    #[error("{stream}offset {offset}: the stream carries an error: {message}")]
+    Remote {
+        /// The stream's name and `": "`, or empty before it is known.
+        stream: String,
+        /// Where the error message starts.
+        offset: u64,
+        /// The error's text.
+        message: String,
+    },
+    /// Valid ncstream this implementation does not handle.
+    #[error("{stream}offset {offset}: not supported: {reason}")]
+    Unsupported {
+        /// The stream's name and `": "`, or empty before it is known.
+        stream: String,
+        /// Where the object starts.
+        offset: u64,
+        /// The feature.
+        reason: String,
+    },
+    /// Reading or writing the underlying bytes failed.
+    #[error("{stream}offset {offset}: {source}")]
+    Io {
+        /// The stream's name and `": "`, or empty before it is known.
+        stream: String,
+        /// Where the failed read or write was.
+        offset: u64,
+        /// The I/O error.
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+impl NcStreamError {
+    /// A stream cut short inside `what`, which starts at `offset`.
+    pub fn truncated(offset: u64, what: impl Into<String>) -> Self {
+        NcStreamError::Truncated {
+            stream: String::new(),
+            offset,
+            what: what.into(),
+        }
+    }
+
+    /// Malformed content at `offset`.
+    pub fn corrupt(offset: u64, reason: impl Into<String>) -> Self {
+        NcStreamError::Corrupt {
+            stream: String::new(),
+            offset,
+            reason: reason.into(),
+        }
+    }
+
+    /// A message at `offset` that protobuf cannot decode.
+    pub fn message(offset: u64, what: impl Into<String>, source: prost::DecodeError) -> Self {
+        NcStreamError::Message {
+            stream: String::new(),
+            offset,
+            what: what.into(),
+            source,
+        }
+    }
+
+    /// Valid content this implementation does not handle.
+    pub fn unsupported(offset: u64, reason: impl Into<String>) -> Self {
+        NcStreamError::Unsupported {
+            stream: String::new(),
+            offset,
+            reason: reason.into(),
+        }
+    }
+
+    /// An I/O failure at `offset`.
+    pub fn io(offset: u64, source: std::io::Error) -> Self {
+        NcStreamError::Io {
+            stream: String::new(),
+            offset,
+            source,
+        }
+    }
+
+    /// The same error, naming the stream (a path, `-` or a URL).
+    pub fn in_stream(mut self, name: &str) -> Self {
+        let slot = match &mut self {
+            NcStreamError::Truncated { stream, .. }
+            | NcStreamError::Corrupt { stream, .. }
+            | NcStreamError::Message { stream, .. }
+            | NcStreamError::Remote { stream, .. }
+            | NcStreamError::Unsupported { stream, .. }
+            | NcStreamError::Io { stream, .. } => stream,
+        };
+        if slot.is_empty() {
+            *slot = format!("{name}: ");
+        }
+        self
+    }
+}
+
+/// The crate's result type.
+pub type Result<T, E = NcStreamError> = std::result::Result<T, E>;
