@@ -5,6 +5,7 @@
 //! the byte offset.
 
 pub mod error;
+pub mod names;
 #[rustfmt::skip]
 pub mod proto;
 pub mod wire;
