@@ -59,6 +59,16 @@ pub fn parse_full_name(text: &str) -> Vec<String> {
     parts
 }
 
+/// A full name as [`full_name`] writes it (escaped, no leading `/`),
+/// however `text` escapes it.
+pub fn canonical(text: &str) -> String {
+    parse_full_name(text)
+        .iter()
+        .map(|p| escape(p))
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
 /// The variable a full name (escaped, with or without the leading `/`)
 /// names in `schema`, if any.
 pub fn find_variable(schema: &Schema, text: &str) -> Option<VarId> {
@@ -96,6 +106,8 @@ mod tests {
             assert_eq!(find_variable(&s, &name), Some(v));
             assert_eq!(find_variable(&s, &format!("/{name}")), Some(v));
         }
+        assert_eq!(canonical("/g\\.1/sub/a\\\\b\\.c"), full_name(&s, deep));
+        assert_eq!(canonical("/temperature"), "temperature");
         assert_eq!(find_variable(&s, "missing"), None);
         assert_eq!(find_variable(&s, "nogroup/temperature"), None);
         assert_eq!(find_variable(&s, ""), None);
