@@ -222,7 +222,9 @@ impl NcStreamReader {
                         }
                     };
                     let range = first as usize..first as usize + (end - e);
-                    if range.end > v.len() || v.dtype() != result.dtype() {
+                    let sizes_differ = matches!((&*v, &result),
+                        (Values::Opaque { size: a, .. }, Values::Opaque { size: b, .. }) if a != b);
+                    if range.end > v.len() || v.dtype() != result.dtype() || sizes_differ {
                         return Err(NcStreamError::corrupt(
                             0,
                             format!(
