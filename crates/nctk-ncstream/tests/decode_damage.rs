@@ -50,8 +50,12 @@ fn bound(len: usize) -> usize {
     len * 1100 + (8 << 20)
 }
 
-/// The bytes of every corpus response, with the header of its dataset.
-fn corpus_streams() -> Option<Vec<(String, Vec<u8>, Option<Vec<u8>>)>> {
+/// A corpus response: its name, its bytes, and for a data response the
+/// header response of its dataset.
+type Response = (String, Vec<u8>, Option<Vec<u8>>);
+
+/// Every corpus response.
+fn corpus_streams() -> Option<Vec<Response>> {
     let root = nctk_test_support::require::corpus_path("generated/ncstream/siphon")?;
     let mut out = vec![];
     let mut dirs: Vec<PathBuf> = std::fs::read_dir(&root)
@@ -120,7 +124,7 @@ fn offsets(len: usize) -> Vec<usize> {
     if len <= 4096 {
         (0..len).collect()
     } else {
-        let step = len / 300;
+        let step = len / if len > 65536 { 60 } else { 300 };
         (0..64).chain((64..len).step_by(step)).collect()
     }
 }
