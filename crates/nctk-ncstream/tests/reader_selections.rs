@@ -35,10 +35,13 @@ enum Kind {
     Column,
 }
 
-/// One message: its section (start, count, stride per dimension) and kind.
+/// A 2-D section: (start, count, stride) per dimension.
+type Section2 = [(u64, u64, u64); 2];
+
+/// One message: its section and kind.
 #[derive(Debug, Clone)]
 struct Msg {
-    section: [(u64, u64, u64); 2],
+    section: Section2,
     kind: Kind,
 }
 
@@ -62,7 +65,7 @@ fn message(ny: u64, nx: u64) -> impl Strategy<Value = Msg> {
     })
 }
 
-fn case() -> impl Strategy<Value = (u64, u64, Vec<Msg>, [(u64, u64, u64); 2])> {
+fn case() -> impl Strategy<Value = (u64, u64, Vec<Msg>, Section2)> {
     (1..7u64, 1..7u64).prop_flat_map(|(ny, nx)| {
         (
             Just(ny),
