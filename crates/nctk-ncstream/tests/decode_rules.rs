@@ -418,13 +418,21 @@ fn later_headers_add_definitions_and_immediate_data_is_the_first_message() {
     let mut g = x_group();
     g.vars[0].data = Some(vec![0, 0, 0, 1, 0, 0, 0, 2]);
     let later = proto::Group {
-        vars: vec![var("y", P::Double, vec![])],
+        dims: vec![dim("c", 3)],
+        vars: vec![
+            var("y", P::Double, vec![]),
+            proto::Variable {
+                data: Some(b"abc".to_vec()),
+                ..var("text", P::Char, vec![dim("c", 3)])
+            },
+        ],
         ..Default::default()
     };
     let over = raw_message(&data("x", P::Int, section(&[(1, 1, None)])), &[0, 0, 0, 9]);
     let r = open(&[header(g), header(later), over]).unwrap();
     assert_eq!(read_all(&r, "x"), Values::Int(vec![1, 9]));
     assert_eq!(read_all(&r, "y"), DataType::Double.default_fill());
+    assert_eq!(read_all(&r, "text"), Values::Char(b"abc".to_vec()));
 }
 
 #[test]

@@ -62,25 +62,25 @@ pub struct StreamHeader {
 
 /// The definitions of one header message.
 pub fn schema_of(header: &proto::Header) -> Result<StreamHeader> {
-    schema_with(std::slice::from_ref(header), &HashMap::new(), 0)
+    schema_with(&[(0, header)], &HashMap::new())
 }
 
 /// The definitions of the header messages of a stream, in order (a later
 /// header adds what an earlier one lacks; a name defined again is kept as
-/// first defined). `opaque_sizes` gives, by full name, the size of an
-/// opaque variable's values when the stream shows it; `offset` is the
-/// stream offset errors name.
+/// first defined), each with its stream offset (which its errors name).
+/// `opaque_sizes` gives, by full name, the size of an opaque variable's
+/// values when the stream shows it.
 pub fn schema_with(
-    headers: &[proto::Header],
+    headers: &[(u64, &proto::Header)],
     opaque_sizes: &HashMap<String, u64>,
-    offset: u64,
 ) -> Result<StreamHeader> {
     let mut b = Builder {
         out: StreamHeader::default(),
         opaque_sizes,
-        offset,
+        offset: 0,
     };
-    for h in headers {
+    for &(offset, h) in headers {
+        b.offset = offset;
         b.out.location = b.out.location.take().or_else(|| h.location.clone());
         b.out.title = b.out.title.take().or_else(|| h.title.clone());
         b.out.id = b.out.id.take().or_else(|| h.id.clone());
@@ -475,10 +475,14 @@ impl Builder<'_> {
         Ok(id)
     }
 
-    /// A variable's immediate data: big-endian numbers filling its shape.
+    /// A variable's immediate data: big-endian numbers (or characters)
+    /// filling its shape.
     fn immediate(&self, var: VarId, data: &[u8], full: &str) -> Result<Values> {
         let s = &self.out.schema;
         let vt = s.value_type(s.var(var).dtype);
+        if vt == DataType::Char && s.shape(var).iter().product::<u64>() == data.len() as u64 {
+            return Ok(Values::Char(data.to_vec()));
+        }
         let Some(size) = vt.size().filter(|_| vt.is_numeric()) else {
             return Err(self.unsupported(format!(
                 "variable {full:?}: immediate data of type {}",

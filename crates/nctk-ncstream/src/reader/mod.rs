@@ -84,13 +84,9 @@ impl NcStreamReader {
         };
         let items = scan::scan(&input)?;
         let mut headers = vec![];
-        let mut first_header = None;
         for (at, item) in &items {
             match item {
-                Item::Header(h) => {
-                    first_header.get_or_insert(*at);
-                    headers.push((**h).clone());
-                }
+                Item::Header(h) => headers.push((*at, &**h)),
                 Item::Error(message) => {
                     return Err(NcStreamError::Remote {
                         stream: String::new(),
@@ -101,14 +97,14 @@ impl NcStreamReader {
                 _ => {}
             }
         }
-        let Some(header_at) = first_header else {
+        if headers.is_empty() {
             return Err(NcStreamError::corrupt(
                 0,
                 "the stream has no header message",
             ));
-        };
+        }
         let sizes = opaque_sizes(&input, &items)?;
-        let mut header = schema_with(&headers, &sizes, header_at)?;
+        let mut header = schema_with(&headers, &sizes)?;
         let mut pieces: HashMap<VarId, Vec<Located>> = HashMap::new();
         for (i, (var, values)) in header.immediate.iter().enumerate() {
             let section = header
