@@ -462,3 +462,58 @@ fn streams_end_cleanly_or_fail_naming_the_offset() {
         "{e}"
     );
 }
+
+#[test]
+fn enums_take_their_typedef_base_and_fill_by_member_name() {
+    let typedef = proto::EnumTypedef {
+        name: Some("cloud_t".into()),
+        map: [(0, "Clear"), (255, "Missing")]
+            .into_iter()
+            .map(|(code, value)| proto::enum_typedef::EnumType {
+                code: Some(code),
+                value: Some(value.into()),
+            })
+            .collect(),
+    };
+    let fill = proto::Attribute {
+        name: Some("_FillValue".into()),
+        len: Some(1),
+        sdata: vec!["Missing".into()],
+        ..Default::default()
+    };
+    let named = proto::Variable {
+        enum_type: Some("cloud_t".into()),
+        atts: vec![fill.clone()],
+        ..var("named", P::Enum1, vec![])
+    };
+    // netCDF-Java 5 names the variable itself: the one enum in scope.
+    let misnamed = proto::Variable {
+        enum_type: Some("misnamed".into()),
+        atts: vec![fill],
+        ..var("misnamed", P::Enum1, vec![])
+    };
+    let g = proto::Group {
+        enum_types: vec![typedef],
+        vars: vec![named, misnamed],
+        ..Default::default()
+    };
+    let r = open(&[header(g)]).unwrap();
+    let s = r.schema();
+    for name in ["named", "misnamed"] {
+        let v = s.var_by_path(name).unwrap();
+        let t = s.var(v).dtype;
+        assert_eq!(s.type_name(t), "cloud_t");
+        // Code 255 does not fit `byte`: the base is `ubyte`.
+        assert!(matches!(
+            s.user_kind(t),
+            Some(UserTypeKind::Enum {
+                base: DataType::UByte,
+                ..
+            })
+        ));
+        assert_eq!(s.fill_value(v), Values::UByte(vec![255]));
+        s.check_fill_value(v).unwrap();
+        // No data message: the fill.
+        assert_eq!(read_all(&r, name), Values::UByte(vec![255]));
+    }
+}

@@ -24,6 +24,8 @@
 //!   A variable whose `enumType` names no typedef (netCDF-Java 5 writes the
 //!   variable's own name there) is of the one enum visible from its group
 //!   when there is exactly one, else of the base integer type.
+//!   An enum variable's `_FillValue`, which netCDF-Java gives as a member's
+//!   name, is that member's value (of the enum type).
 //! * `unsigned` (the old flag) or an `_Unsigned = "true"` attribute make
 //!   `BYTE`/`SHORT`/`INT`/`LONG` the unsigned types; `U*` types are unsigned.
 //! * A dimension in a variable's shape that is private, anonymous or not
@@ -466,13 +468,36 @@ impl Builder<'_> {
             .add_var(group, name, dtype, dims)
             .map_err(|e| self.model(&format!("variable {full:?}"), e))?;
         for a in atts {
-            let attr = self.attribute(a)?;
+            let attr = self.enum_fill(dtype, self.attribute(a)?);
             self.out
                 .schema
                 .add_attr(group, Some(id), attr)
                 .map_err(|e| self.model(&format!("attribute of {full:?}"), e))?;
         }
         Ok(id)
+    }
+
+    /// netCDF-Java gives an enum variable's `_FillValue` as the member's
+    /// name; the model (netCDF-4) wants the member's value, of the enum type.
+    fn enum_fill(&self, dtype: DataType, attr: Attribute) -> Attribute {
+        let Some(UserTypeKind::Enum { base, members }) = self.out.schema.user_kind(dtype) else {
+            return attr;
+        };
+        let code = match &attr.value {
+            Values::String(names) if attr.name == "_FillValue" && names.len() == 1 => {
+                members.iter().find(|m| m.name == names[0]).map(|m| m.value)
+            }
+            _ => None,
+        };
+        match code {
+            Some(code) => {
+                let bytes = (code as i64).to_be_bytes();
+                let size = base.size().expect("integer base");
+                let value = Values::from_bytes(*base, &bytes[8 - size..], true);
+                Attribute::typed(attr.name, dtype, value)
+            }
+            None => attr,
+        }
     }
 
     /// A variable's immediate data: big-endian numbers (or characters)
