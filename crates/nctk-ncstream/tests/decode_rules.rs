@@ -2,23 +2,18 @@
 //! framing) on hand-built messages: each test builds a stream with prost
 //! from `proto.rs` and asserts what the spec states it means.
 
+mod decode_support;
+
 use std::io::Write;
 use std::sync::Arc;
 
+use decode_support::framed;
 use nctk_model::{DataSource, DataType, Selection, UserTypeKind, Values};
 use nctk_ncstream::proto::{self, attribute::Type as OldType, DataType as P};
 use nctk_ncstream::wire::{put_varint, Magic};
 use nctk_ncstream::{NcStreamError, NcStreamReader};
 use nctk_store::bytes::MemSource;
 use prost::Message;
-
-fn framed(magic: Magic, m: &impl Message) -> Vec<u8> {
-    let mut out = magic.bytes().to_vec();
-    let body = m.encode_to_vec();
-    put_varint(&mut out, body.len() as u64);
-    out.extend_from_slice(&body);
-    out
-}
 
 fn dim(name: &str, length: u64) -> proto::Dimension {
     proto::Dimension {
