@@ -1,7 +1,7 @@
 //! [`NcStreamReader`]: a [`DataSource`] over an ncstream in a
 //! [`ByteSource`] (a `.ncs` file, a spooled stdin, a cdmremote header body).
 //!
-//! `open` reads the framing once ([`scan`]): the header messages (a later
+//! `open` reads the framing once (`scan`): the header messages (a later
 //! one adds definitions) make the schema, the data messages are indexed
 //! (their section, payload extent, compression, byte order). `read` decodes
 //! only the messages its selection meets, in stream order (a later message
