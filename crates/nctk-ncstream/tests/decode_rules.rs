@@ -512,3 +512,99 @@ fn enums_take_their_typedef_base_and_fill_by_member_name() {
         assert_eq!(read_all(&r, name), Values::UByte(vec![255]));
     }
 }
+
+#[test]
+fn raw_rows_nested_structures_and_heap_strings() {
+    let inner = proto::Structure {
+        name: Some("inner".into()),
+        data_type: Some(P::Structure as i32),
+        vars: vec![var("i", P::Int, vec![])],
+        ..Default::default()
+    };
+    let st = proto::Structure {
+        name: Some("st".into()),
+        data_type: Some(P::Structure as i32),
+        shape: vec![dim("n", 2)],
+        vars: vec![var("a", P::Short, vec![]), var("s", P::String, vec![])],
+        structs: vec![inner],
+        ..Default::default()
+    };
+    let g = proto::Group {
+        dims: vec![dim("n", 2)],
+        structs: vec![st.clone()],
+        ..Default::default()
+    };
+    // Rows: a (2 bytes), s (heap index, 4 bytes), inner.i (4 bytes); packed.
+    let row = |a: i16, s: u32, i: i32, big: bool| -> Vec<u8> {
+        if big {
+            [
+                a.to_be_bytes().as_slice(),
+                &s.to_be_bytes(),
+                &i.to_be_bytes(),
+            ]
+            .concat()
+        } else {
+            [
+                a.to_le_bytes().as_slice(),
+                &s.to_le_bytes(),
+                &i.to_le_bytes(),
+            ]
+            .concat()
+        }
+    };
+    let sd = proto::StructureData {
+        data: Some([row(1, 0, 10, false), row(2, 1, 20, false)].concat()),
+        heap_count: vec![1, 1],
+        sdata: vec!["ab".into(), "c".into()],
+        nrows: Some(2),
+        row_length: Some(10),
+        ..Default::default()
+    };
+    let mut d = data("st", P::Structure, section(&[(0, 2, None)]));
+    d.version = Some(2);
+    d.bigend = Some(false);
+    let r = open(&[header(g), raw_message(&d, &sd.encode_to_vec())]).unwrap();
+    let want = Values::Compound {
+        len: 2,
+        fields: vec![
+            Values::Short(vec![1, 2]),
+            Values::String(vec!["ab".into(), "c".into()]),
+            Values::Compound {
+                len: 2,
+                fields: vec![Values::Int(vec![10, 20])],
+            },
+        ],
+    };
+    assert_eq!(read_all(&r, "st"), want);
+    // Version 0: the raw rows themselves, big-endian (no heap: no strings).
+    let st0 = proto::Structure {
+        vars: vec![var("a", P::Short, vec![])],
+        ..st
+    };
+    let g0 = proto::Group {
+        dims: vec![dim("n", 2)],
+        structs: vec![st0],
+        ..Default::default()
+    };
+    let rows: Vec<u8> = [1i16, 2]
+        .iter()
+        .zip([10i32, 20])
+        .flat_map(|(a, i)| [a.to_be_bytes().to_vec(), i.to_be_bytes().to_vec()].concat())
+        .collect();
+    let mut d0 = data("st", P::Structure, section(&[(0, 2, None)]));
+    d0.version = Some(0);
+    let r = open(&[header(g0), raw_message(&d0, &rows)]).unwrap();
+    assert_eq!(
+        read_all(&r, "st"),
+        Values::Compound {
+            len: 2,
+            fields: vec![
+                Values::Short(vec![1, 2]),
+                Values::Compound {
+                    len: 2,
+                    fields: vec![Values::Int(vec![10, 20])],
+                },
+            ],
+        }
+    );
+}
