@@ -48,6 +48,8 @@ enum Piece {
 struct Located {
     section: Vec<Span>,
     piece: Piece,
+    /// Where the message starts (the header's, for immediate data).
+    at: u64,
 }
 
 /// An ncstream read as a dataset: see the module documentation.
@@ -103,6 +105,7 @@ impl NcStreamReader {
                 "the stream has no header message",
             ));
         }
+        let header_at = headers[0].0;
         let sizes = opaque_sizes(&input, &items)?;
         let mut header = schema_with(&headers, &sizes)?;
         let mut pieces: HashMap<VarId, Vec<Located>> = HashMap::new();
@@ -124,6 +127,7 @@ impl NcStreamReader {
             pieces.entry(*var).or_default().push(Located {
                 section,
                 piece: Piece::Immediate(i),
+                at: header_at,
             });
         }
         for (at, item) in items {
@@ -151,7 +155,7 @@ impl NcStreamReader {
             pieces
                 .entry(var)
                 .or_default()
-                .push(Located { section, piece });
+                .push(Located { section, piece, at });
         }
         Ok(NcStreamReader {
             source,
@@ -234,13 +238,7 @@ impl NcStreamReader {
                     let sizes_differ = matches!((&*v, &result),
                         (Values::Opaque { size: a, .. }, Values::Opaque { size: b, .. }) if a != b);
                     if range.end > v.len() || v.dtype() != result.dtype() || sizes_differ {
-                        return Err(NcStreamError::corrupt(
-                            0,
-                            format!(
-                                "{}: a message's values do not fill its section",
-                                schema.var_path(var)
-                            ),
-                        ));
+                        return Err(unfilled(schema, var, pieces[k].at));
                     }
                     result.extend_from(&v.slice(range));
                 }
@@ -271,17 +269,11 @@ impl NcStreamReader {
         }
         let v = self.decode(var, p)?;
         let Some(src) = values_as_bytes(&v).filter(|b| b.len() as u64 == msg_elems * size) else {
-            return Err(NcStreamError::corrupt(
-                0,
-                format!(
-                    "{}: a message's values do not fill its section",
-                    schema.var_path(var)
-                ),
-            ));
+            return Err(unfilled(schema, var, p.at));
         };
         if v.dtype() != out.dtype() {
             return Err(NcStreamError::corrupt(
-                0,
+                p.at,
                 format!(
                     "{}: a message of type {} for a variable of type {}",
                     schema.var_path(var),
@@ -359,6 +351,17 @@ impl NcStreamReader {
             .map_err(|e| NcStreamError::io(range.start, std::io::Error::other(e)))?;
         Ok(buf)
     }
+}
+
+/// The error of a message whose values do not fill its section.
+fn unfilled(schema: &Schema, var: VarId, at: u64) -> NcStreamError {
+    NcStreamError::corrupt(
+        at,
+        format!(
+            "{}: a message's values do not fill its section",
+            schema.var_path(var)
+        ),
+    )
 }
 
 /// Writes the fill value into the elements of `out` (`n` of them) that no
