@@ -92,12 +92,16 @@ pub fn big_endian(bigend: Option<bool>, version: Option<u32>) -> bool {
     bigend.unwrap_or(version.unwrap_or(0) < 3)
 }
 
-/// A section's spans (stride 0 means 1; no section: a scalar).
+/// A section's spans (stride 0 means 1; no section: a scalar). A range of
+/// size -1 as netCDF-Java writes it (`Range.VLEN`, a Java `-1` sent as an
+/// unsigned number: 2^64 - 1) stands for a variable-length dimension, which
+/// the model's shape does not have: it is left out.
 pub fn spans(section: Option<&proto::Section>) -> Vec<Span> {
     section
         .map(|s| {
             s.range
                 .iter()
+                .filter(|r| r.size != Some(u64::MAX))
                 .map(|r| Span {
                     start: r.start.unwrap_or(0),
                     count: r.size.unwrap_or(0),
