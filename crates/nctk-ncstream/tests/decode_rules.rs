@@ -610,3 +610,24 @@ fn raw_rows_nested_structures_and_heap_strings() {
         }
     );
 }
+
+#[test]
+fn values_of_another_type_are_refused_not_reinterpreted() {
+    // INT numbers for a FLOAT variable: the same size, other values.
+    let g = proto::Group {
+        dims: vec![dim("n", 2)],
+        vars: vec![var("f", P::Float, vec![dim("n", 2)])],
+        ..Default::default()
+    };
+    let msg = raw_message(
+        &data("f", P::Int, section(&[(0, 2, None)])),
+        &[0, 0, 0, 1, 0, 0, 0, 2],
+    );
+    let r = open(&[header(g), msg]).unwrap();
+    let v = r.schema().var_by_path("f").unwrap();
+    let e = r.read(v, &Selection::all(&[2])).unwrap_err().to_string();
+    assert!(
+        e.starts_with("test.ncs: offset") && e.contains("INT data for a variable of type float"),
+        "{e}"
+    );
+}

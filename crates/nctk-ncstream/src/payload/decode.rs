@@ -10,7 +10,7 @@ use std::io::Read;
 use nctk_model::{CompoundField, DataType, Schema, UserTypeKind, Values, VarId};
 
 use crate::error::{NcStreamError, Result};
-use crate::header::decode::proto_type;
+use crate::header::decode::{carries, proto_type};
 use crate::proto;
 use crate::wire::get_varint;
 
@@ -328,6 +328,13 @@ fn body(
                 )));
             };
             let base = schema.value_type(*base);
+            if !carries(info.dtype, base) {
+                return Err(mismatch(format!(
+                    "variable-length {} data for a variable of type {}",
+                    info.dtype.as_str_name(),
+                    schema.type_name(dtype)
+                )));
+            }
             let size = base
                 .size()
                 .filter(|_| base != DataType::String)
@@ -410,16 +417,19 @@ fn rows(
         return structure_data(schema, dtype, &sd, info.big_endian, Some(n), at);
     }
     let vt = schema.value_type(dtype);
-    let size = vt.size().ok_or_else(|| {
-        NcStreamError::corrupt(
-            at,
-            format!(
-                "{} data for a variable of type {}",
-                info.dtype.as_str_name(),
-                schema.type_name(dtype)
-            ),
-        )
-    })?;
+    let size = vt
+        .size()
+        .filter(|_| carries(info.dtype, vt))
+        .ok_or_else(|| {
+            NcStreamError::corrupt(
+                at,
+                format!(
+                    "{} data for a variable of type {}",
+                    info.dtype.as_str_name(),
+                    schema.type_name(dtype)
+                ),
+            )
+        })?;
     if len != (n as u64).saturating_mul(size as u64) {
         return Err(NcStreamError::corrupt(
             at,
@@ -713,7 +723,7 @@ fn column(
                 _ => (dtype, false),
             };
             let vt = schema.value_type(elem);
-            let size = vt.size().ok_or_else(|| {
+            let size = vt.size().filter(|_| carries(ct, vt)).ok_or_else(|| {
                 bad(format!(
                     "{} column for type {}",
                     ct.as_str_name(),

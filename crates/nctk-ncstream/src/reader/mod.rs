@@ -22,7 +22,7 @@ use nctk_model::{DataSource, Format, Schema, Selection, SourceError, Values, Var
 use nctk_store::bytes::ByteSource;
 
 use crate::error::{NcStreamError, Result};
-use crate::header::decode::{atomic_type, schema_with, StreamHeader};
+use crate::header::decode::{carries, schema_with, StreamHeader};
 use crate::payload::decode::{decode_datacol, decode_payload, DataInfo, Span};
 use crate::proto;
 use overlap::Run;
@@ -261,9 +261,7 @@ impl NcStreamReader {
             raw: Some(raw),
         } = &p.piece
         {
-            let same_size =
-                atomic_type(info.dtype, false).and_then(|t| t.size()) == Some(size as usize);
-            if same_size && payload.end - raw == msg_elems * size {
+            if carries(info.dtype, vt) && payload.end - raw == msg_elems * size {
                 return self.read_raw(*raw, info.big_endian, size, runs, out_bytes);
             }
         }
