@@ -254,7 +254,6 @@ impl NcStreamReader {
         let vt = schema.value_type(schema.var(var).dtype);
         let size = vt.size().unwrap_or(1) as u64;
         let msg_elems: u64 = p.section.iter().map(|s| s.count).product();
-        let out_bytes = values_as_bytes_mut(out).expect("fixed-size output");
         if let Piece::Row {
             info,
             payload,
@@ -262,7 +261,7 @@ impl NcStreamReader {
         } = &p.piece
         {
             if carries(info.dtype, vt) && payload.end - raw == msg_elems * size {
-                return self.read_raw(*raw, info.big_endian, size, runs, out_bytes);
+                return self.read_raw(*raw, info.big_endian, size, runs, out);
             }
         }
         let v = self.decode(var, p)?;
@@ -300,10 +299,10 @@ impl NcStreamReader {
         big_endian: bool,
         size: u64,
         runs: &[Run],
-        out: &mut [u8],
+        out: &mut Values,
     ) -> Result<()> {
         let mut reads: Vec<(u64, &mut [u8])> = Vec::with_capacity(runs.len());
-        let mut rest = out;
+        let mut rest = values_as_bytes_mut(out).expect("fixed-size output");
         let mut consumed = 0u64;
         for r in runs {
             let (skip, len) = (r.out * size - consumed, r.len * size);
@@ -316,10 +315,8 @@ impl NcStreamReader {
         self.source
             .read_ranges_into(&mut reads)
             .map_err(|e| NcStreamError::io(raw, std::io::Error::other(e)))?;
-        if big_endian != cfg!(target_endian = "big") && size > 1 {
-            for (_, slot) in reads.iter_mut() {
-                swap_in_place(slot, size as usize);
-            }
+        if big_endian != cfg!(target_endian = "big") {
+            swap_runs(out, runs);
         }
         Ok(())
     }
@@ -387,19 +384,29 @@ fn fill_gaps(out: &mut [u8], fill: &[u8], runs: &[Vec<Run>], n: usize) {
     fill_to(next, n as u64, out);
 }
 
-/// Reverses the bytes of each `size`-byte value.
-fn swap_in_place(bytes: &mut [u8], size: usize) {
-    match size {
-        2 => bytes.chunks_exact_mut(2).for_each(|c| c.swap(0, 1)),
-        4 => bytes.chunks_exact_mut(4).for_each(|c| {
-            let v = u32::from_ne_bytes([c[0], c[1], c[2], c[3]]).swap_bytes();
-            c.copy_from_slice(&v.to_ne_bytes());
-        }),
-        8 => bytes.chunks_exact_mut(8).for_each(|c| {
-            let v = u64::from_ne_bytes(c.try_into().expect("8 bytes")).swap_bytes();
-            c.copy_from_slice(&v.to_ne_bytes());
-        }),
-        _ => bytes.chunks_exact_mut(size).for_each(|c| c.reverse()),
+/// Reverses the bytes of each value of `out` in `runs` (typed, so the
+/// loops vectorize).
+fn swap_runs(out: &mut Values, runs: &[Run]) {
+    macro_rules! swap {
+        ($v:expr, |$x:ident| $e:expr) => {
+            for r in runs {
+                for $x in &mut $v[r.out as usize..(r.out + r.len) as usize] {
+                    *$x = $e;
+                }
+            }
+        };
+    }
+    match out {
+        Values::Short(v) => swap!(v, |x| x.swap_bytes()),
+        Values::UShort(v) => swap!(v, |x| x.swap_bytes()),
+        Values::Int(v) => swap!(v, |x| x.swap_bytes()),
+        Values::UInt(v) => swap!(v, |x| x.swap_bytes()),
+        Values::Int64(v) => swap!(v, |x| x.swap_bytes()),
+        Values::UInt64(v) => swap!(v, |x| x.swap_bytes()),
+        Values::Float(v) => swap!(v, |x| f32::from_bits(x.to_bits().swap_bytes())),
+        Values::Double(v) => swap!(v, |x| f64::from_bits(x.to_bits().swap_bytes())),
+        // One-byte values have no order.
+        _ => {}
     }
 }
 

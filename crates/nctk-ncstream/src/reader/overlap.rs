@@ -46,7 +46,7 @@ pub(crate) fn runs(sel: &Selection, section: &[Span]) -> Vec<Run> {
         out_stride[d] = out_stride[d + 1] * sel.count[d + 1];
         msg_stride[d] = msg_stride[d + 1] * section[d + 1].count;
     }
-    let mut out = vec![];
+    let mut out: Vec<Run> = vec![];
     if rank == 0 {
         out.push(Run {
             out: 0,
@@ -55,27 +55,66 @@ pub(crate) fn runs(sel: &Selection, section: &[Span]) -> Vec<Run> {
         });
         return out;
     }
-    let inner = &pairs[rank - 1];
-    let mut index = vec![0usize; rank - 1];
+    // Trailing dimensions walked as one block: the innermost when its
+    // pairs are consecutive in both, and each one before it while the
+    // dimensions after it are whole in both (so the block stays contiguous).
+    let consecutive = |p: &[(u64, u64)]| {
+        p.windows(2)
+            .all(|w| w[1].0 == w[0].0 + 1 && w[1].1 == w[0].1 + 1)
+    };
+    let whole = |d: usize| {
+        consecutive(&pairs[d])
+            && pairs[d].len() as u64 == sel.count[d]
+            && pairs[d].len() as u64 == section[d].count
+    };
+    let mut first = rank;
+    if consecutive(&pairs[rank - 1]) {
+        first = rank - 1;
+        while first > 0 && whole(first) && consecutive(&pairs[first - 1]) {
+            first -= 1;
+        }
+    }
+    let (block_out, block_msg, block_len) = (first..rank).fold((0, 0, 1), |(o, m, l), d| {
+        let (i, j) = pairs[d][0];
+        let n = if d == first {
+            pairs[d].len() as u64
+        } else {
+            sel.count[d]
+        };
+        (o + i * out_stride[d], m + j * msg_stride[d], l * n)
+    });
+    // The dimensions before the block, index by index (the last fastest);
+    // with no block (a strided innermost dimension) every element is a run.
+    let outer = if first == rank { rank - 1 } else { first };
+    let mut index = vec![0usize; outer];
     loop {
         let (mut o, mut m) = (0u64, 0u64);
-        for d in 0..rank - 1 {
+        for d in 0..outer {
             let (i, j) = pairs[d][index[d]];
             o += i * out_stride[d];
             m += j * msg_stride[d];
         }
-        for &(i, j) in inner {
-            match out.last_mut() {
-                Some(r) if r.out + r.len == o + i && r.msg + r.len == m + j => r.len += 1,
-                _ => out.push(Run {
-                    out: o + i,
-                    msg: m + j,
-                    len: 1,
-                }),
+        let mut push = |o: u64, m: u64, len: u64| match out.last_mut() {
+            Some(r) if r.out + r.len == o && r.msg + r.len == m => r.len += len,
+            _ => out.push(Run {
+                out: o,
+                msg: m,
+                len,
+            }),
+        };
+        if first == rank {
+            for &(i, j) in &pairs[rank - 1] {
+                push(
+                    o + i * out_stride[rank - 1],
+                    m + j * msg_stride[rank - 1],
+                    1,
+                );
             }
+        } else {
+            push(o + block_out, m + block_msg, block_len);
         }
         // Next outer index, last dimension fastest.
-        let mut d = rank - 1;
+        let mut d = outer;
         loop {
             if d == 0 {
                 return out;
@@ -132,6 +171,20 @@ mod tests {
     }
 
     #[test]
+    fn whole_trailing_dimensions_make_one_run() {
+        let sel = Selection::block(&[0, 0, 0], &[4, 6, 8]);
+        let section = [span(1, 2, 1), span(0, 6, 1), span(0, 8, 1)];
+        assert_eq!(
+            runs(&sel, &section),
+            vec![Run {
+                out: 48,
+                msg: 0,
+                len: 96
+            }]
+        );
+    }
+
+    #[test]
     fn runs_agree_with_element_by_element_mapping() {
         let cases = [
             (
@@ -148,6 +201,22 @@ mod tests {
             ),
             (Selection::block(&[3], &[5]), vec![span(0, 10, 1)]),
             (Selection::block(&[0], &[2]), vec![span(5, 1, 1)]),
+            (
+                Selection::block(&[0, 0, 0], &[3, 4, 5]),
+                vec![span(1, 1, 1), span(0, 4, 1), span(0, 5, 1)],
+            ),
+            (
+                Selection::block(&[0, 1, 0], &[3, 2, 5]),
+                vec![span(0, 3, 1), span(0, 4, 1), span(0, 5, 1)],
+            ),
+            (
+                Selection {
+                    start: vec![0, 0, 1],
+                    count: vec![2, 3, 2],
+                    stride: vec![1, 1, 2],
+                },
+                vec![span(0, 2, 1), span(0, 3, 1), span(0, 5, 1)],
+            ),
         ];
         for (sel, section) in cases {
             let mut mapped = vec![None; sel.num_elements().unwrap() as usize];
