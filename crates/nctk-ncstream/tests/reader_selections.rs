@@ -40,7 +40,7 @@ struct Msg {
 }
 
 fn dim_section(len: u64) -> impl Strategy<Value = (u64, u64, u64)> {
-    (0..len, 1..3u64).prop_flat_map(move |(start, stride)| {
+    (0..len, 1..4u64).prop_flat_map(move |(start, stride)| {
         let most = (len - start - 1) / stride + 1;
         (Just(start), 1..=most, Just(stride))
     })
@@ -60,7 +60,7 @@ fn message(ny: u64, nx: u64) -> impl Strategy<Value = Msg> {
 }
 
 fn case() -> impl Strategy<Value = (u64, u64, Vec<Msg>, Section2)> {
-    (1..7u64, 1..7u64).prop_flat_map(|(ny, nx)| {
+    (1..9u64, 1..9u64).prop_flat_map(|(ny, nx)| {
         (
             Just(ny),
             Just(nx),
