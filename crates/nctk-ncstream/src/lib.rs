@@ -15,5 +15,9 @@ pub mod payload;
 #[rustfmt::skip]
 pub mod proto;
 pub mod wire;
+/// [`NcStreamWriter`](writer::NcStreamWriter): a `DataSink` writing a full stream.
+pub mod writer;
 
 pub use error::{NcStreamError, Result};
+pub use message::DataOptions;
+pub use writer::NcStreamWriter;

@@ -10,8 +10,13 @@
 //! * attribute numbers big-endian in `data` (what netCDF-Java writes and
 //!   siphon reads), with both the old `type` (an unsigned type as the
 //!   signed type of its size and `unsigned = true`) and `dataType`;
-//!   `string` and `char` attributes as `sdata` strings (`char` text must be
-//!   UTF-8; netCDF-Java's attributes are strings); an enum-typed attribute
+//!   `string` attributes as `sdata` strings; a `char` attribute as one
+//!   `sdata` string too (netCDF-Java's attributes are strings, and siphon
+//!   reads nothing else) with, in addition, its exact bytes in `data` and
+//!   `dataType` CHAR: every other reader takes the string (the fallback
+//!   rules send an attribute of `dataType` CHAR, old type STRING and
+//!   `sdata` to STRING), nctk's reader takes `char` when `data` is present
+//!   with `dataType` CHAR, so a round trip keeps `char`; an enum-typed attribute
 //!   as its base integers; compound, vlen and opaque attributes are refused;
 //! * a compound variable as a `Structure` whose members are the fields (an
 //!   array field's lengths as private anonymous dimensions; a nested
@@ -354,17 +359,21 @@ pub(crate) fn attribute(schema: &Schema, a: &Attribute, owner: &str) -> Result<p
     match &a.value {
         Values::String(v) => return Ok(strings(v.clone())),
         Values::Char(bytes) => {
-            let text = std::str::from_utf8(bytes).map_err(|e| {
-                NcStreamError::unwritable(item(), format!("its text is not UTF-8: {e}"))
-            })?;
+            // netCDF-Java's attributes are strings: the text in `sdata` (for
+            // siphon and netCDF-Java); the exact bytes also in `data` with
+            // `dataType` CHAR, which only nctk's reader reads as `char`.
+            let text = String::from_utf8_lossy(bytes);
             let text = text.trim_end_matches('\0');
-            // An empty text is an attribute with no values (`len` 0).
-            let sdata = if text.is_empty() {
+            let sdata = if bytes.is_empty() {
                 Vec::new()
             } else {
                 vec![text.to_string()]
             };
-            return Ok(strings(sdata));
+            return Ok(proto::Attribute {
+                data: (!bytes.is_empty()).then(|| bytes.clone()),
+                data_type: Some(proto::DataType::Char as i32),
+                ..strings(sdata)
+            });
         }
         _ => {}
     }
