@@ -106,10 +106,20 @@ impl<W: Write + Send> NcStreamWriter<W> {
         })?;
         self.start()?;
         let schema = &self.schema;
-        let mut message = Vec::new();
-        write_data_message(&mut message, schema, var, selection, values, &self.options)
-            .map_err(|e| e.in_stream(&self.name))?;
-        self.put(&message)?;
+        let written = write_data_message(
+            &mut self.out,
+            schema,
+            var,
+            selection,
+            values,
+            &self.options,
+        )
+        .map_err(|e| match e {
+            NcStreamError::Io { source, .. } => NcStreamError::io(self.offset, source),
+            e => e,
+        })
+        .map_err(|e| e.in_stream(&self.name))?;
+        self.offset += written;
         if growable {
             self.grow_records(var, selection);
         }
