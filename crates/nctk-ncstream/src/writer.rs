@@ -106,19 +106,13 @@ impl<W: Write + Send> NcStreamWriter<W> {
         })?;
         self.start()?;
         let schema = &self.schema;
-        let written = write_data_message(
-            &mut self.out,
-            schema,
-            var,
-            selection,
-            values,
-            &self.options,
-        )
-        .map_err(|e| match e {
-            NcStreamError::Io { source, .. } => NcStreamError::io(self.offset, source),
-            e => e,
-        })
-        .map_err(|e| e.in_stream(&self.name))?;
+        let written =
+            write_data_message(&mut self.out, schema, var, selection, values, &self.options)
+                .map_err(|e| match e {
+                    NcStreamError::Io { source, .. } => NcStreamError::io(self.offset, source),
+                    e => e,
+                })
+                .map_err(|e| e.in_stream(&self.name))?;
         self.offset += written;
         if growable {
             self.grow_records(var, selection);
