@@ -200,3 +200,23 @@ fn a_stream_cannot_be_redefined_after_data() {
     let err = sink.define(&other).unwrap_err().to_string();
     assert!(err.contains("x.ncs") && err.contains("redefined"), "{err}");
 }
+
+#[test]
+fn an_aborted_stream_ends_with_an_error_message_and_no_end() {
+    let (schema, vals) = writer_dataset::dataset();
+    let stream = Shared::default();
+    let mut sink = NcStreamWriter::new(stream.clone(), "cut.ncs", DataOptions::default());
+    sink.define(&schema).unwrap();
+    let (v, values) = &vals[1];
+    sink.write(*v, &Selection::all(&schema.shape(*v)), values)
+        .unwrap();
+    Box::new(sink).abort().unwrap();
+    let bytes = stream.0.lock().unwrap().clone();
+    assert_eq!(bytes[..4], nctk_ncstream::message::START);
+    assert_ne!(bytes[bytes.len() - 4..], nctk_ncstream::message::END);
+    let err = match stream.reader() {
+        Ok(_) => panic!("an aborted stream opened"),
+        Err(e) => e.to_string(),
+    };
+    assert!(err.contains("the writer stopped"), "{err}");
+}
