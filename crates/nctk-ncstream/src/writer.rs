@@ -65,6 +65,13 @@ impl<W: Write + Send> NcStreamWriter<W> {
         Ok(())
     }
 
+    fn flush(&mut self) -> Result<()> {
+        let offset = self.offset;
+        self.out
+            .flush()
+            .map_err(|e| NcStreamError::io(offset, e).in_stream(&self.name))
+    }
+
     fn defined(&self) -> Result<&Schema> {
         if !self.defined {
             return Err(
@@ -169,11 +176,7 @@ impl<W: Write + Send> DataSink for NcStreamWriter<W> {
     fn finish(mut self: Box<Self>) -> Result<(), SinkError> {
         self.start()?;
         self.put(&END)?;
-        let offset = self.offset;
-        self.out
-            .flush()
-            .map_err(|e| NcStreamError::io(offset, e).in_stream(&self.name))?;
-        Ok(())
+        Ok(self.flush()?)
     }
 
     fn abort(mut self: Box<Self>) -> Result<(), SinkError> {
@@ -182,10 +185,6 @@ impl<W: Write + Send> DataSink for NcStreamWriter<W> {
                 crate::message::error_message("the writer stopped: the stream is incomplete");
             self.put(&message)?;
         }
-        let offset = self.offset;
-        self.out
-            .flush()
-            .map_err(|e| NcStreamError::io(offset, e).in_stream(&self.name))?;
-        Ok(())
+        Ok(self.flush()?)
     }
 }

@@ -74,14 +74,7 @@ fn every_type_reads_back_as_written() {
         let (schema, vals) = writer_dataset::dataset();
         let stream = Shared::default();
         let mut sink = NcStreamWriter::new(stream.clone(), "all.ncs", options);
-        sink.define(&schema).unwrap();
-        for (v, values) in &vals {
-            let mut shape = schema.shape(*v);
-            if schema.is_record_var(*v) {
-                shape[0] = values.len() as u64;
-            }
-            sink.write(*v, &Selection::all(&shape), values).unwrap();
-        }
+        writer_dataset::write_all(&mut sink, &schema, &vals);
         Box::new(sink).finish().unwrap();
         let reader = stream.reader().unwrap();
         let read = reader.schema();

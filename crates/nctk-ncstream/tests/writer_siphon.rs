@@ -5,7 +5,7 @@
 
 mod writer_dataset;
 
-use nctk_model::{DataSink, Schema, Selection, Values, VarId};
+use nctk_model::{DataSink, Schema, Values, VarId};
 use nctk_ncstream::{DataOptions, NcStreamWriter};
 use serde_json::Value as Json;
 
@@ -21,14 +21,7 @@ fn written(options: DataOptions) -> Option<Written> {
     let path = dir.path().join("all.ncs");
     let file = std::fs::File::create(&path).unwrap();
     let mut sink: Box<dyn DataSink> = Box::new(NcStreamWriter::new(file, "all.ncs", options));
-    sink.define(&schema).unwrap();
-    for (v, values) in &vals {
-        let mut shape = schema.shape(*v);
-        if schema.is_record_var(*v) {
-            shape[0] = values.len() as u64;
-        }
-        sink.write(*v, &Selection::all(&shape), values).unwrap();
-    }
+    writer_dataset::write_all(sink.as_mut(), &schema, &vals);
     sink.finish().unwrap();
     let out = nctk_test_support::require::python_output(
         &["siphon", "numpy", "google.protobuf"],

@@ -1,7 +1,10 @@
-//! A dataset with every type ncstream carries, shared by the writer's tests.
+//! A dataset with every type ncstream carries, shared by the writer's tests
+//! (each test binary uses part of it).
+#![allow(dead_code)]
 
 use nctk_model::{
-    Attribute, CompoundField, DataType, EnumMember, GroupId, Schema, UserTypeKind, Values, VarId,
+    Attribute, CompoundField, DataSink, DataType, EnumMember, GroupId, Schema, Selection,
+    UserTypeKind, Values, VarId,
 };
 
 /// A dataset with every type ncstream carries, and its values.
@@ -222,4 +225,17 @@ pub fn dataset() -> (Schema, Vec<(VarId, Values)>) {
         Values::Short(vec![1, 2, 3, 4, 5, 6]),
     );
     (s, vals)
+}
+
+/// Defines `schema` in `sink` and writes each variable's values whole, one
+/// data message each.
+pub fn write_all(sink: &mut dyn DataSink, schema: &Schema, vals: &[(VarId, Values)]) {
+    sink.define(schema).unwrap();
+    for (v, values) in vals {
+        let mut shape = schema.shape(*v);
+        if schema.is_record_var(*v) {
+            shape[0] = values.len() as u64;
+        }
+        sink.write(*v, &Selection::all(&shape), values).unwrap();
+    }
 }

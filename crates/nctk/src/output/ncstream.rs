@@ -6,11 +6,10 @@
 
 use std::io::{BufWriter, Write};
 use std::path::Path;
-use std::sync::Arc;
 
 use nctk_model::{DataSink, Schema};
 use nctk_ncstream::{DataOptions, NcStreamWriter};
-use nctk_store::bytes::ByteSink;
+use nctk_store::bytes::SinkCursor;
 
 use super::{CreateOptions, OutputError};
 
@@ -47,10 +46,8 @@ pub(crate) fn create_file_stream(
         path: path.display().to_string(),
         source: Box::new(e),
     })?;
-    let out: Box<dyn Write + Send> = Box::new(BufWriter::with_capacity(
-        1 << 16,
-        ByteSinkWriter { sink: file, at: 0 },
-    ));
+    let out: Box<dyn Write + Send> =
+        Box::new(BufWriter::with_capacity(1 << 16, SinkCursor::new(file)));
     stream(out, location, schema, opts)
 }
 
@@ -78,24 +75,4 @@ fn stream(
         .define(schema)
         .map_err(|source| OutputError::Output { path: name, source })?;
     Ok(writer)
-}
-
-/// A [`ByteSink`] written front to back as a [`Write`].
-struct ByteSinkWriter {
-    sink: Arc<dyn ByteSink>,
-    at: u64,
-}
-
-impl Write for ByteSinkWriter {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.sink
-            .write_at(self.at, buf)
-            .map_err(std::io::Error::other)?;
-        self.at += buf.len() as u64;
-        Ok(buf.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        self.sink.flush().map_err(std::io::Error::other)
-    }
 }
