@@ -76,3 +76,52 @@ fn stream(
         .map_err(|source| OutputError::Output { path: name, source })?;
     Ok(writer)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Arc;
+
+    use nctk_model::{DataSource, Selection, Values};
+    use nctk_ncstream::NcStreamReader;
+    use nctk_store::bytes::FileSource;
+
+    #[test]
+    fn ncs_paths_and_dash_name_streams() {
+        assert!(is_ncstream_target(Path::new("-")));
+        assert!(is_ncstream_target(Path::new("dir/out.ncs")));
+        assert!(is_ncstream_target(Path::new("OUT.NCS")));
+        assert!(!is_ncstream_target(Path::new("out.nc")));
+        assert!(!is_ncstream_target(Path::new("ncs")));
+        assert!(!is_ncstream_target(Path::new("out.ncs.zarr")));
+    }
+
+    /// The library's one define/put API writes a stream for a `.ncs`
+    /// target, which appears only on close and reads back with the
+    /// values put (through the ncstream reader), record count included.
+    #[test]
+    fn create_writes_a_stream_that_reads_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("made.ncs");
+        let mut def = crate::create(&target, nctk_model::Format::Classic).unwrap();
+        let t = def.add_unlimited_dimension("t").unwrap();
+        let x = def.add_dimension("x", 2).unwrap();
+        def.add_variable::<f32>("v", &[t, x])
+            .unwrap()
+            .put_attribute("units", "K")
+            .unwrap();
+        let mut ds = def.end_define().unwrap();
+        ds.put_values("v", (0..3, ..), &[1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0])
+            .unwrap();
+        assert!(!target.exists(), "nothing at the target before close");
+        ds.close().unwrap();
+        let source = Arc::new(FileSource::open(&target).unwrap());
+        let reader = NcStreamReader::open(source, "made.ncs").unwrap();
+        let v = reader.schema().var_by_path("/v").unwrap();
+        assert_eq!(reader.schema().shape(v), [3, 2]);
+        let got = reader.read(v, &Selection::all(&[3, 2])).unwrap();
+        assert_eq!(got, Values::Float(vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0]));
+        let units = reader.schema().var(v).attribute("units").unwrap();
+        assert_eq!(units.value, Values::text("K"));
+    }
+}
