@@ -12,8 +12,9 @@
 //!   refused with an error naming the attribute or variable;
 //! * `-d 5` deflates the data messages (Python's zlib inflates each to its
 //!   stated size) with the same values;
-//! * `-` writes the stream to standard output, and an existing `.ncs` is
-//!   replaced only when the copy completes.
+//! * `-` writes the stream to standard output (a copy that fails there
+//!   ends it with an ncstream error message and no end mark), and an
+//!   existing `.ncs` is replaced only when the copy completes.
 
 mod common;
 
