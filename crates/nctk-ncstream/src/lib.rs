@@ -7,14 +7,20 @@
 pub mod error;
 /// Header messages <-> schemas.
 pub mod header;
+/// Whole messages on the wire (magic, length, message, payload).
+pub mod message;
 pub mod names;
-/// Data payloads -> values.
+/// Data payloads <-> values.
 pub mod payload;
 #[rustfmt::skip]
 pub mod proto;
 pub mod reader;
 pub mod response;
 pub mod wire;
+/// [`NcStreamWriter`](writer::NcStreamWriter): a `DataSink` writing a full stream.
+pub mod writer;
 
 pub use error::{NcStreamError, Result};
+pub use message::DataOptions;
 pub use reader::NcStreamReader;
+pub use writer::NcStreamWriter;
