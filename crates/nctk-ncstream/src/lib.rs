@@ -13,6 +13,7 @@ pub mod payload;
 #[rustfmt::skip]
 pub mod proto;
 pub mod reader;
+pub mod remote;
 pub mod response;
 pub mod wire;
 
