@@ -5,10 +5,12 @@
 //! the byte offset.
 
 pub mod error;
-/// Header messages <-> schemas.
+/// The header message: a `Schema` and back.
 pub mod header;
+/// Whole messages on the wire (magic, length, message, payload).
+pub mod message;
 pub mod names;
-/// Data payloads -> values.
+/// Data payloads: values and back.
 pub mod payload;
 #[rustfmt::skip]
 pub mod proto;
