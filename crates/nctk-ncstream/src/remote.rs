@@ -13,7 +13,7 @@
 
 use std::sync::Arc;
 
-use nctk_model::{DataSource, Format, Schema, Selection, SourceError, Values, VarId};
+use nctk_model::{DataSource, Format, Schema, Selection, SourceError, UserTypeKind, Values, VarId};
 use nctk_store::bytes::MemSource;
 
 use crate::error::NcStreamError;
@@ -111,66 +111,52 @@ pub fn error_text(body: &[u8]) -> Option<String> {
 pub struct CdmRemoteReader<T: Transport> {
     transport: T,
     header: StreamHeader,
-    /// The full escaped name of each variable, by [`VarId`] index.
-    names: Vec<String>,
 }
 
 impl<T: Transport> CdmRemoteReader<T> {
-    /// Asks the server for the dataset's header (`req=header`).
+    /// Asks the server for the dataset's header (`req=header`). The header
+    /// does not give the size of an opaque type: for each opaque variable
+    /// the first value is asked for too, and its length is the size (as
+    /// for a stream, whose first value gives it).
     pub fn open(transport: T) -> Result<Self, CdmRemoteError> {
         const QUERY: &str = "req=header";
-        let body = transport
-            .get(QUERY)
-            .map_err(|source| CdmRemoteError::Request {
-                url: transport.name().to_string(),
-                query: QUERY.to_string(),
-                source,
-            })?;
+        let mut body = get(&transport, QUERY)?;
         let name = format!("{}?{QUERY}", transport.name());
         if !body.starts_with(&Magic::Header.bytes()) && error_text(&body).is_none() {
             let reason = "the header answer does not start with a header message";
             return Err(NcStreamError::corrupt(0, reason).in_stream(&name).into());
         }
-        let source = Arc::new(MemSource::new(body).with_name(&name));
-        let header = NcStreamReader::open(source, &name)?.header().clone();
-        let names = header
+        let mut header = stream_header(body.clone(), &name)?;
+        let opaque: Vec<VarId> = header
             .schema
             .var_ids()
-            .map(|v| full_name(&header.schema, v))
+            .filter(|&v| {
+                let schema = &header.schema;
+                let empty = schema.shape(v).contains(&0);
+                !empty
+                    && matches!(
+                        schema.user_kind(schema.var(v).dtype),
+                        Some(UserTypeKind::Opaque { .. })
+                    )
+            })
             .collect();
-        Ok(CdmRemoteReader {
-            transport,
-            header,
-            names,
-        })
-    }
-
-    /// The query asking for `sel` of `var`.
-    fn query(&self, var: VarId, sel: &Selection) -> String {
-        let mut spec = self.names[var.0 as usize].clone();
-        if sel.rank() > 0 {
-            let ranges: Vec<String> = (0..sel.rank())
-                .map(|d| {
-                    let last = sel.start[d] + (sel.count[d] - 1) * sel.stride[d];
-                    format!("{}:{last}:{}", sel.start[d], sel.stride[d])
-                })
-                .collect();
-            spec = format!("{spec}({})", ranges.join(","));
+        if !opaque.is_empty() {
+            // The header answer and one data answer per opaque variable
+            // read as one stream, whose reader sizes the types.
+            for &v in &opaque {
+                let rank = header.schema.shape(v).len();
+                let first = Selection::block(&vec![0; rank], &vec![1; rank]);
+                body.extend(get(&transport, &query(&header.schema, v, &first))?);
+            }
+            header = stream_header(body, &name)?;
         }
-        format!("req=data&var={}", encode_query_value(&spec))
+        Ok(CdmRemoteReader { transport, header })
     }
 
     fn read_remote(&self, var: VarId, sel: &Selection) -> Result<Values, CdmRemoteError> {
-        let query = self.query(var, sel);
+        let query = query(&self.header.schema, var, sel);
         let url = self.transport.name().to_string();
-        let body = self
-            .transport
-            .get(&query)
-            .map_err(|source| CdmRemoteError::Request {
-                url: url.clone(),
-                query: query.clone(),
-                source,
-            })?;
+        let body = get(&self.transport, &query)?;
         let name = format!("{url}?{query}");
         let pieces = response::decode_data(&self.header, &body, &name)?;
         assemble(&self.header.schema, var, sel, pieces).map_err(|reason| CdmRemoteError::Answer {
@@ -179,6 +165,39 @@ impl<T: Transport> CdmRemoteReader<T> {
             reason,
         })
     }
+}
+
+/// The body of the answer to `query`.
+fn get(transport: &impl Transport, query: &str) -> Result<Vec<u8>, CdmRemoteError> {
+    transport
+        .get(query)
+        .map_err(|source| CdmRemoteError::Request {
+            url: transport.name().to_string(),
+            query: query.to_string(),
+            source,
+        })
+}
+
+/// What the stream `body` (named `name`) defines.
+fn stream_header(body: Vec<u8>, name: &str) -> Result<StreamHeader, NcStreamError> {
+    let source = Arc::new(MemSource::new(body).with_name(name));
+    Ok(NcStreamReader::open(source, name)?.header().clone())
+}
+
+/// The query asking for `sel` of `var`: `req=data&var=NAME(start:last:stride,...)`
+/// (`NAME` alone for a scalar), encoded.
+fn query(schema: &Schema, var: VarId, sel: &Selection) -> String {
+    let mut spec = full_name(schema, var);
+    if sel.rank() > 0 {
+        let ranges: Vec<String> = (0..sel.rank())
+            .map(|d| {
+                let last = sel.start[d] + (sel.count[d] - 1) * sel.stride[d];
+                format!("{}:{last}:{}", sel.start[d], sel.stride[d])
+            })
+            .collect();
+        spec = format!("{spec}({})", ranges.join(","));
+    }
+    format!("req=data&var={}", encode_query_value(&spec))
 }
 
 /// `text` percent-encoded for a query value as netCDF-Java's clients send

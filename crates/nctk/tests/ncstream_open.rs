@@ -249,7 +249,10 @@ fn classic_kind_is_the_first_ncgen_accepts() {
             "dimensions: x = 3 ; variables: int v(x) ; float w(x) ;",
         ),
         ("ubyte", "dimensions: x = 3 ; variables: ubyte v(x) ;"),
-        ("uint", "dimensions: x = 3 ; variables: uint v(x) ; ushort w(x) ;"),
+        (
+            "uint",
+            "dimensions: x = 3 ; variables: uint v(x) ; ushort w(x) ;",
+        ),
         // Three 1 GiB variables: the third starts past CDF-1's 2 GiB offsets.
         (
             "offsets",

@@ -33,10 +33,16 @@ impl Transport for HttpTransport {
     }
 }
 
-/// A transport failure with the client's error as its source.
+/// A transport failure with the client's error as its source; the reason
+/// ends with the innermost cause (`Connection refused`, a timeout), which
+/// the client's own message leaves out.
 fn failed(reason: &str, e: reqwest::Error) -> TransportError {
+    let mut cause: &dyn std::error::Error = &e;
+    while let Some(inner) = cause.source() {
+        cause = inner;
+    }
     TransportError::Failed {
-        reason: format!("{reason}: {e}"),
+        reason: format!("{reason}: {cause}"),
         source: Some(Box::new(e)),
     }
 }
