@@ -122,16 +122,6 @@ fn serve() -> Option<Served> {
     Some(Served { dir, proxy, files })
 }
 
-/// The root group's data lines of a dump: from `data:` to the first
-/// group or the end.
-fn root_data(dump: &str) -> String {
-    dump.lines()
-        .skip_while(|l| *l != "data:")
-        .take_while(|l| !l.starts_with("group:") && *l != "}")
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
 /// Every root variable of every served file, dumped through cdmremote
 /// with `nctk dump -v`, prints the data `ncdump -v` prints of the file;
 /// `nctk dump -k` says netCDF-4.
@@ -149,7 +139,11 @@ fn dumps_through_cdmremote_print_ncdumps_data() {
             let ours = common::nctk_ok(&["dump", "-v", name, &url]);
             let theirs = peer::run("ncdump", ["-v".as_ref(), name.as_ref(), local.as_os_str()])
                 .expect("ncdump -v");
-            assert_eq!(root_data(&ours), root_data(&theirs), "{file}: {name}");
+            assert_eq!(
+                common::root_data(&ours),
+                common::root_data(&theirs),
+                "{file}: {name}"
+            );
         }
         assert_eq!(common::nctk_ok(&["dump", "-k", &url]), "netCDF-4\n");
     }
@@ -362,7 +356,11 @@ fn copies_from_a_server_get_the_first_classic_kind_that_fits() {
                 assert_eq!(got.trim(), kind, "{name}");
                 let copy = peer::run("ncdump", [&out]).expect("ncdump of the copy");
                 let served_dump = peer::run("ncdump", [&file]).expect("ncdump of the file");
-                assert_eq!(root_data(&copy), root_data(&served_dump), "{name}");
+                assert_eq!(
+                    common::root_data(&copy),
+                    common::root_data(&served_dump),
+                    "{name}"
+                );
             }
             None => {
                 assert!(!run.status.success(), "{name}: copied");

@@ -12,7 +12,7 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 use nctk_test_support::{peer, require};
 
@@ -81,16 +81,6 @@ fn streams(dir: &Path) -> Option<Vec<(PathBuf, PathBuf, PathBuf)>> {
     Some(out)
 }
 
-/// The root group's data lines of a dump: from `data:` to the first
-/// group or the end.
-fn root_data(dump: &str) -> String {
-    dump.lines()
-        .skip_while(|l| *l != "data:")
-        .take_while(|l| !l.starts_with("group:") && *l != "}")
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
 /// The data every flag prints from the stream is what `ncdump` prints
 /// with that flag from the classic file; `-k` says netCDF-4, `-h` prints
 /// no data, `-x` is refused as ncdump refuses a netCDF-4 file.
@@ -133,7 +123,11 @@ fn every_flag_prints_ncdumps_data() {
                 continue;
             };
             let got = common::nctk_ok(&ours);
-            assert_eq!(root_data(&got), root_data(&expected), "{name} {flags:?}");
+            assert_eq!(
+                common::root_data(&got),
+                common::root_data(&expected),
+                "{name} {flags:?}"
+            );
         }
         assert_eq!(common::nctk_ok(&["dump", "-k", ncs_text]), "netCDF-4\n");
         assert!(!common::nctk_ok(&["dump", "-h", ncs_text]).contains("\ndata:"));
@@ -174,22 +168,9 @@ fn streams_on_stdin_dump_as_the_file() {
     for (_, ncs, header) in &streams {
         for input in [ncs, header] {
             let expected = common::nctk_ok(&["dump", "-n", "x", input.to_str().unwrap()]);
-            let out = Command::new(env!("CARGO_BIN_EXE_nctk"))
-                .args(["dump", "-n", "x", "-"])
-                .stdin(Stdio::from(std::fs::File::open(input).unwrap()))
-                .output()
-                .unwrap();
-            assert!(
-                out.status.success(),
-                "{}",
-                String::from_utf8_lossy(&out.stderr)
-            );
-            assert_eq!(
-                String::from_utf8(out.stdout).unwrap(),
-                expected,
-                "{}",
-                input.display()
-            );
+            let (ok, got, err) = common::nctk_stdin(&["dump", "-n", "x", "-"], input);
+            assert!(ok, "{err}");
+            assert_eq!(got, expected, "{}", input.display());
         }
     }
 }

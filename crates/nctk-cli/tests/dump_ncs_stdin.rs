@@ -12,25 +12,9 @@
 mod common;
 
 use std::path::Path;
-use std::process::{Command, Stdio};
 
+use common::nctk_stdin;
 use nctk_test_support::{peer, require};
-
-/// `nctk args...` with the file `input` on its standard input: success,
-/// stdout, stderr.
-fn nctk_stdin(args: &[&str], input: &Path) -> (bool, String, String) {
-    let file = std::fs::File::open(input).expect("open the input");
-    let out = Command::new(env!("CARGO_BIN_EXE_nctk"))
-        .args(args)
-        .stdin(Stdio::from(file))
-        .output()
-        .expect("run nctk");
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
 
 /// The name ncdump gives `path`'s dataset: the file name without its last
 /// extension.
