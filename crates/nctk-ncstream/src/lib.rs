@@ -14,6 +14,9 @@ pub mod names;
 pub mod payload;
 #[rustfmt::skip]
 pub mod proto;
+pub mod reader;
+pub mod response;
 pub mod wire;
 
 pub use error::{NcStreamError, Result};
+pub use reader::NcStreamReader;

@@ -27,8 +27,13 @@ pub fn escape(name: &str) -> String {
 /// root group, `g/sub/temp` elsewhere.
 pub fn full_name(schema: &Schema, var: VarId) -> String {
     let v = schema.var(var);
-    let mut parts = vec![escape(&v.name)];
-    let mut g = v.group;
+    full_name_in(schema, v.group, &v.name)
+}
+
+/// The full escaped name an object called `name` in `group` has.
+pub fn full_name_in(schema: &Schema, group: GroupId, name: &str) -> String {
+    let mut parts = vec![escape(name)];
+    let mut g = group;
     while let Some(parent) = schema.group(g).parent {
         parts.push(escape(&schema.group(g).name));
         g = parent;
@@ -57,6 +62,16 @@ pub fn parse_full_name(text: &str) -> Vec<String> {
         }
     }
     parts
+}
+
+/// A full name as [`full_name`] writes it (escaped, no leading `/`),
+/// however `text` escapes it.
+pub fn canonical(text: &str) -> String {
+    parse_full_name(text)
+        .iter()
+        .map(|p| escape(p))
+        .collect::<Vec<_>>()
+        .join("/")
 }
 
 /// The variable a full name (escaped, with or without the leading `/`)
@@ -96,6 +111,8 @@ mod tests {
             assert_eq!(find_variable(&s, &name), Some(v));
             assert_eq!(find_variable(&s, &format!("/{name}")), Some(v));
         }
+        assert_eq!(canonical("/g\\.1/sub/a\\\\b\\.c"), full_name(&s, deep));
+        assert_eq!(canonical("/temperature"), "temperature");
         assert_eq!(find_variable(&s, "missing"), None);
         assert_eq!(find_variable(&s, "nogroup/temperature"), None);
         assert_eq!(find_variable(&s, ""), None);
