@@ -183,14 +183,16 @@ fn row_size(schema: &Schema, fields: &[CompoundField], item: &str) -> Result<u64
             }
             (_, Some(UserTypeKind::Enum { base, .. })) => base.size().unwrap_or(0) as u64,
             (t, None) if t.size().is_some() => t.size().unwrap_or(0) as u64,
-            _ => return Err(NcStreamError::unwritable(
-                item,
-                format!(
+            _ => {
+                return Err(NcStreamError::unwritable(
+                    item,
+                    format!(
                     "structure member {:?} of type {} (vlen and opaque members are not supported)",
                     f.name,
                     schema.type_name(f.dtype)
                 ),
-            )),
+                ))
+            }
         };
         total = one
             .checked_mul(f.count() as u64)
