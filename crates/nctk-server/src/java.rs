@@ -3,7 +3,9 @@
 //! `toString` writes them, and the `_ChunkSizes` attribute THREDDS' HDF5
 //! reader adds to chunked variables.
 
-use nctk_model::{Attribute, DataType, Layout, Schema, UserTypeKind, Values};
+use nctk_model::{
+    Attribute, DataType, EnumMember, GroupId, Layout, Schema, TypeId, UserTypeKind, Values,
+};
 
 /// netCDF-Java's name of `dtype` (`float`, `String`, `ubyte`, `Structure`,
 /// `enum1`, `opaque`; a vlen is named by its element type, its `*`
@@ -35,6 +37,42 @@ pub fn type_name(schema: &Schema, dtype: DataType) -> String {
         },
         _ => "Unknown".into(),
     }
+}
+
+/// An enum typedef as netCDF-Java holds it: its name, base type and
+/// members sorted by value (its map is sorted).
+pub struct EnumTypedef<'a> {
+    /// The type's id.
+    pub id: TypeId,
+    /// The type's name.
+    pub name: &'a str,
+    /// The base integer type.
+    pub base: DataType,
+    /// The members, by value.
+    pub members: Vec<&'a EnumMember>,
+}
+
+/// The enum typedefs defined in `group`, in definition order.
+pub fn enum_typedefs(schema: &Schema, group: GroupId) -> Vec<EnumTypedef<'_>> {
+    schema
+        .group(group)
+        .types
+        .iter()
+        .filter_map(|&id| {
+            let t = schema.user_type(id);
+            let UserTypeKind::Enum { base, members } = &t.kind else {
+                return None;
+            };
+            let mut members: Vec<&EnumMember> = members.iter().collect();
+            members.sort_by_key(|m| m.value);
+            Some(EnumTypedef {
+                id,
+                name: &t.name,
+                base: *base,
+                members,
+            })
+        })
+        .collect()
 }
 
 /// Whether an attribute prints as text: netCDF-Java reads `char` and
