@@ -14,6 +14,7 @@
 //! Each batch of slabs (as many as rayon has threads) is read and encoded
 //! in parallel and sent in order.
 
+use std::cell::RefCell;
 use std::sync::Arc;
 
 use bytes::Bytes;
@@ -125,6 +126,12 @@ fn send_variable(
     }
 }
 
+thread_local! {
+    /// Each worker's values buffer, reused slab after slab (no fresh
+    /// pages to fault in and zero for every slab).
+    static VALUES: RefCell<Values> = const { RefCell::new(Values::Byte(Vec::new())) };
+}
+
 /// One slab's bytes: its payload (a single message's part) or its whole
 /// message.
 fn piece(
@@ -134,18 +141,34 @@ fn piece(
     plan: &Plan,
     empty: bool,
 ) -> Result<Bytes, Stop> {
-    let schema = dataset.schema();
-    let values = read(dataset, var, slab)?;
+    VALUES.with(|cell| {
+        let mut values = cell.borrow_mut();
+        dataset
+            .source()
+            .read_into(var, slab, &mut values)
+            .map_err(|e| read_failed(dataset, var, e))?;
+        encode_piece(dataset.schema(), var, slab, &values, plan, empty)
+    })
+}
+
+fn encode_piece(
+    schema: &Schema,
+    var: VarId,
+    slab: &Selection,
+    values: &Values,
+    plan: &Plan,
+    empty: bool,
+) -> Result<Bytes, Stop> {
     let item = || format!("variable {}", schema.var_path(var));
     match plan {
-        Plan::PerSlab(options) => data_message(schema, var, slab, &values, options)
+        Plan::PerSlab(options) => data_message(schema, var, slab, values, options)
             .map(Bytes::from)
             .map_err(|e| failed(schema, var, e)),
         // An empty selection still gets its (empty) message.
-        Plan::Single if empty => data_message(schema, var, slab, &values, &DataOptions::default())
+        Plan::Single if empty => data_message(schema, var, slab, values, &DataOptions::default())
             .map(Bytes::from)
             .map_err(|e| failed(schema, var, e)),
-        Plan::Single => match encode(schema, schema.var(var).dtype, &values, &item())
+        Plan::Single => match encode(schema, schema.var(var).dtype, values, &item())
             .map_err(|e| failed(schema, var, e))?
         {
             Payload::Block(bytes) => Ok(Bytes::from(bytes)),
@@ -164,12 +187,17 @@ fn piece(
 }
 
 fn read(dataset: &nctk::Dataset, var: VarId, slab: &Selection) -> Result<Values, Stop> {
-    dataset.source().read(var, slab).map_err(|e| {
-        Stop::Failed(format!(
-            "IOException: reading {}: {e}",
-            dataset.schema().var_path(var)
-        ))
-    })
+    dataset
+        .source()
+        .read(var, slab)
+        .map_err(|e| read_failed(dataset, var, e))
+}
+
+fn read_failed(dataset: &nctk::Dataset, var: VarId, e: nctk_model::SourceError) -> Stop {
+    Stop::Failed(format!(
+        "IOException: reading {}: {e}",
+        dataset.schema().var_path(var)
+    ))
 }
 
 fn failed(schema: &Schema, var: VarId, e: NcStreamError) -> Stop {
