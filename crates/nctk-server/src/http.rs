@@ -199,8 +199,7 @@ fn data(dataset: Arc<nctk::Dataset>, query: &Query) -> Result<Response<Body>, Re
         parts,
         deflate: query.deflate,
     };
-    let runtime = tokio::runtime::Handle::current();
-    tokio::task::spawn_blocking(move || produce(request, sender, runtime));
+    tokio::spawn(produce(request, sender));
     Ok(ncstream(body.boxed()))
 }
 
