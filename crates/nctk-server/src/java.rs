@@ -165,14 +165,26 @@ fn java_real(x: f64, shortest: String) -> String {
     }
 }
 
-/// `schema` as THREDDS presents a netCDF-4 file: each chunked variable
-/// carries `_ChunkSizes` (int), its chunk lengths, as netCDF-Java's HDF5
-/// reader adds it (the corpus's THREDDS headers and CDL show it), unless
-/// the variable has one already.
-pub fn with_chunk_sizes(schema: &Schema) -> Schema {
+/// `schema` as THREDDS presents a netCDF-4 file (netCDF-Java's CDM):
+///
+/// * each chunked variable carries `_ChunkSizes` (int), its chunk lengths,
+///   as netCDF-Java's HDF5 reader adds it (the corpus's THREDDS headers
+///   and CDL show it), unless the variable has one already;
+/// * attributes of compound, vlen and opaque types are left out: a
+///   netCDF-Java attribute holds numbers or strings only (its HDF5 reader
+///   drops them), and ncstream has no way to carry them.
+pub fn served_schema(schema: &Schema) -> Schema {
     let mut served = schema.clone();
+    let plain = |a: &Attribute| {
+        a.user_type
+            .is_none_or(|t| matches!(schema.user_type(t).kind, UserTypeKind::Enum { .. }))
+    };
+    for id in schema.group_ids() {
+        served.group_mut(id).attributes.retain(plain);
+    }
     for id in schema.var_ids() {
         let var = served.var_mut(id);
+        var.attributes.retain(plain);
         let Layout::Chunked(chunks) = &var.storage.layout else {
             continue;
         };
