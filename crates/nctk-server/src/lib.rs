@@ -16,13 +16,15 @@
 //! the Java exception's name and the reason (THREDDS 5 answers a section
 //! out of range with 500 from its catch-all handler; nctk answers 400, as
 //! THREDDS 4's data handler did); an error once data is flowing ends the
-//! body with an ncstream error message. The header is the dataset's with
-//! `_ChunkSizes` on chunked variables, as THREDDS' HDF5 reader adds it.
+//! body with an ncstream error message. The header, CDL and NcML show the
+//! dataset as netCDF-Java does ([`java::served_schema`]): `_ChunkSizes` on
+//! chunked variables, no compound, vlen or opaque attributes.
 
 use std::net::SocketAddr;
 use std::path::Path;
 use std::sync::Arc;
 
+pub mod cache;
 pub mod catalog;
 pub mod cdl;
 pub mod data;
@@ -43,7 +45,7 @@ const BLOCKING_THREADS: usize = 64;
 /// A server bound to its address, not yet answering.
 pub struct Server {
     listener: std::net::TcpListener,
-    catalog: Arc<Catalog>,
+    state: Arc<http::State>,
 }
 
 impl Server {
@@ -56,7 +58,10 @@ impl Server {
         listener.set_nonblocking(true)?;
         Ok(Server {
             listener,
-            catalog: Arc::new(catalog),
+            state: Arc::new(http::State {
+                catalog,
+                cache: cache::DatasetCache::default(),
+            }),
         })
     }
 
@@ -74,7 +79,7 @@ impl Server {
             .build()?;
         runtime.block_on(async move {
             let listener = tokio::net::TcpListener::from_std(self.listener)?;
-            http::accept_loop(listener, self.catalog).await
+            http::accept_loop(listener, self.state).await
         })?;
         Ok(())
     }
