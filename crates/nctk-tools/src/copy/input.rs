@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use nctk_model::{DataSource, Format, Schema, Selection, SourceError, Values, VarId};
+use nctk_model::{Attribute, DataSource, Format, Schema, Selection, SourceError, Values, VarId};
 
 use super::CopyError;
 use nctk::door::Opened;
@@ -10,8 +10,9 @@ use nctk::{Container, Dataset};
 
 /// An open input.
 pub(crate) enum Input<'a> {
-    /// A dataset this input opened.
-    Owned(Dataset),
+    /// A dataset this input opened; `stream`: an ncstream (a `.ncs` file,
+    /// a cdmremote server), whose `netCDF-4` names a data model, not a file.
+    Owned { dataset: Dataset, stream: bool },
     /// A data source the caller holds.
     Borrowed(&'a dyn DataSource),
 }
@@ -40,15 +41,28 @@ impl<'a> Input<'a> {
                         reason: e.to_string(),
                     })
                 })?;
-            return Ok(Input::Owned(nctk::open_bytes(&name, bytes)?));
+            let dataset = nctk::open_bytes(&name, bytes)?;
+            return Ok(Input::Owned {
+                dataset,
+                stream: false,
+            });
         }
-        Ok(Input::Owned(Dataset::open_in(opened, &name)?))
+        let stream = matches!(
+            opened,
+            Opened::Remote(_)
+                | Opened::File {
+                    container: Container::NcStream,
+                    ..
+                }
+        );
+        let dataset = Dataset::open_in(opened, &name)?;
+        Ok(Input::Owned { dataset, stream })
     }
 
     /// The input as a data source.
     pub(crate) fn source(&self) -> &dyn DataSource {
         match self {
-            Input::Owned(d) => d.source(),
+            Input::Owned { dataset, .. } => dataset.source(),
             Input::Borrowed(s) => *s,
         }
     }
@@ -61,6 +75,46 @@ impl<'a> Input<'a> {
     /// The input's format (the default output format).
     pub(crate) fn kind(&self) -> Format {
         self.source().format()
+    }
+
+    /// Whether the input is an ncstream (see [`Input::Owned`]).
+    pub(crate) fn is_stream(&self) -> bool {
+        matches!(self, Input::Owned { stream: true, .. })
+    }
+
+    /// The input's definitions with text attributes as files hold them,
+    /// when the input is an ncstream with single-valued `string`
+    /// attributes: netCDF-Java's data model has no `char` attributes (a
+    /// classic file's text attribute travels as a `String`), and
+    /// netCDF-Java writes such an attribute to a netCDF-3 or netCDF-4 file
+    /// as `char` text; so does this (an attribute of no
+    /// strings becomes empty text). `None` otherwise (several strings stay
+    /// strings, which no classic file holds).
+    pub(crate) fn classic_text_schema(&self) -> Option<Schema> {
+        fn as_text(attrs: &mut [Attribute]) -> bool {
+            let mut changed = false;
+            for a in attrs.iter_mut() {
+                if let Values::String(v) = &a.value {
+                    if v.len() <= 1 {
+                        a.value = Values::text(v.first().map_or("", String::as_str));
+                        changed = true;
+                    }
+                }
+            }
+            changed
+        }
+        if !self.is_stream() {
+            return None;
+        }
+        let mut schema = self.schema().clone();
+        let mut changed = false;
+        for g in schema.group_ids().collect::<Vec<_>>() {
+            changed |= as_text(&mut schema.group_mut(g).attributes);
+        }
+        for v in schema.var_ids().collect::<Vec<_>>() {
+            changed |= as_text(&mut schema.var_mut(v).attributes);
+        }
+        changed.then_some(schema)
     }
 
     /// Reads `sel` of `var` into `buf`, reusing its allocation when it
