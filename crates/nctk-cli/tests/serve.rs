@@ -555,3 +555,24 @@ fn datasets_configured_by_name_are_served_and_nothing_else_outside() {
     let (status, _, _) = served.get("/cdmremote/../outside.nc?req=CDL");
     assert_eq!(status, 404);
 }
+
+#[test]
+fn a_missing_directory_or_a_bad_dataset_option_is_refused_before_serving() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("missing");
+    let out = common::nctk(&["serve", missing.to_str().unwrap(), "--port", "0"]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains(missing.to_str().unwrap()), "{err}");
+    let out = common::nctk(&[
+        "serve",
+        dir.path().to_str().unwrap(),
+        "--port",
+        "0",
+        "--dataset",
+        "no-equals-sign",
+    ]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("no-equals-sign"), "{err}");
+}
