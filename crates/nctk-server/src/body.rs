@@ -43,3 +43,34 @@ impl hyper::body::Body for ChannelBody {
             .map(|frame| frame.map(|bytes| Ok(Frame::data(bytes))))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use http_body_util::BodyExt;
+
+    #[test]
+    fn every_frame_sent_before_the_sender_is_dropped_arrives() {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .build()
+            .unwrap();
+        runtime.block_on(async {
+            for round in 0..200u32 {
+                let (tx, body) = channel(2);
+                let producer = tokio::spawn(async move {
+                    for i in 0..300u32 {
+                        tx.send(Bytes::from(i.to_be_bytes().to_vec()))
+                            .await
+                            .unwrap();
+                    }
+                    // The sender is dropped here, frames possibly unsent.
+                });
+                let bytes = body.collect().await.unwrap().to_bytes();
+                producer.await.unwrap();
+                let want: Vec<u8> = (0..300u32).flat_map(|i| i.to_be_bytes()).collect();
+                assert_eq!(bytes.as_ref(), want.as_slice(), "round {round}");
+            }
+        });
+    }
+}
