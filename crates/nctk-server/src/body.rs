@@ -3,9 +3,10 @@
 //! it sent has gone out.
 //!
 //! (`http_body_util::channel::Channel` ends the body as soon as its sender
-//! is dropped whenever its frame receiver answers "not ready", which
-//! tokio's cooperative scheduling makes it do even with frames waiting:
-//! the last frames of an answer could be lost.)
+//! is dropped whenever its frame receiver answers "not ready" at that
+//! moment, which a frame still being written by the producer's thread (or
+//! tokio's cooperative scheduling) makes it do with a frame on its way:
+//! under load, siphon received answers whose last frames were missing.)
 
 use std::convert::Infallible;
 use std::pin::Pin;
