@@ -2,23 +2,18 @@
 //! framing) on hand-built messages: each test builds a stream with prost
 //! from `proto.rs` and asserts what the spec states it means.
 
+mod decode_support;
+
 use std::io::Write;
 use std::sync::Arc;
 
+use decode_support::framed;
 use nctk_model::{DataSource, DataType, Selection, UserTypeKind, Values};
 use nctk_ncstream::proto::{self, attribute::Type as OldType, DataType as P};
 use nctk_ncstream::wire::{put_varint, Magic};
 use nctk_ncstream::{NcStreamError, NcStreamReader};
 use nctk_store::bytes::MemSource;
 use prost::Message;
-
-fn framed(magic: Magic, m: &impl Message) -> Vec<u8> {
-    let mut out = magic.bytes().to_vec();
-    let body = m.encode_to_vec();
-    put_varint(&mut out, body.len() as u64);
-    out.extend_from_slice(&body);
-    out
-}
 
 fn dim(name: &str, length: u64) -> proto::Dimension {
     proto::Dimension {
@@ -284,7 +279,9 @@ fn vlen_and_string_payloads_are_counted_lists() {
         ],
         ..Default::default()
     };
-    let mut vd = data("v", P::Short, section(&[(0, 2, None)]));
+    // netCDF-Java's section of a vlen variable ends with `Range.VLEN`
+    // (size -1, sent as 2^64 - 1), which the model's shape does not have.
+    let mut vd = data("v", P::Short, section(&[(0, 2, None), (0, u64::MAX, None)]));
     vd.vdata = Some(true);
     let mut vmsg = framed(Magic::Data, &vd);
     vmsg.extend_from_slice(&[2, 2, 0, 1, 4, 0, 2, 0, 3]);
@@ -418,13 +415,21 @@ fn later_headers_add_definitions_and_immediate_data_is_the_first_message() {
     let mut g = x_group();
     g.vars[0].data = Some(vec![0, 0, 0, 1, 0, 0, 0, 2]);
     let later = proto::Group {
-        vars: vec![var("y", P::Double, vec![])],
+        dims: vec![dim("c", 3)],
+        vars: vec![
+            var("y", P::Double, vec![]),
+            proto::Variable {
+                data: Some(b"abc".to_vec()),
+                ..var("text", P::Char, vec![dim("c", 3)])
+            },
+        ],
         ..Default::default()
     };
     let over = raw_message(&data("x", P::Int, section(&[(1, 1, None)])), &[0, 0, 0, 9]);
     let r = open(&[header(g), header(later), over]).unwrap();
     assert_eq!(read_all(&r, "x"), Values::Int(vec![1, 9]));
     assert_eq!(read_all(&r, "y"), DataType::Double.default_fill());
+    assert_eq!(read_all(&r, "text"), Values::Char(b"abc".to_vec()));
 }
 
 #[test]
@@ -451,6 +456,178 @@ fn streams_end_cleanly_or_fail_naming_the_offset() {
     let e = open(&[h, err]).unwrap_err();
     assert!(
         matches!(&e, NcStreamError::Remote { message, .. } if message == "no such variable"),
+        "{e}"
+    );
+}
+
+#[test]
+fn enums_take_their_typedef_base_and_fill_by_member_name() {
+    let typedef = proto::EnumTypedef {
+        name: Some("cloud_t".into()),
+        map: [(0, "Clear"), (255, "Missing")]
+            .into_iter()
+            .map(|(code, value)| proto::enum_typedef::EnumType {
+                code: Some(code),
+                value: Some(value.into()),
+            })
+            .collect(),
+    };
+    let fill = proto::Attribute {
+        name: Some("_FillValue".into()),
+        len: Some(1),
+        sdata: vec!["Missing".into()],
+        ..Default::default()
+    };
+    let named = proto::Variable {
+        enum_type: Some("cloud_t".into()),
+        atts: vec![fill.clone()],
+        ..var("named", P::Enum1, vec![])
+    };
+    // netCDF-Java 5 names the variable itself: the one enum in scope.
+    let misnamed = proto::Variable {
+        enum_type: Some("misnamed".into()),
+        atts: vec![fill],
+        ..var("misnamed", P::Enum1, vec![])
+    };
+    let g = proto::Group {
+        enum_types: vec![typedef],
+        vars: vec![named, misnamed],
+        ..Default::default()
+    };
+    let r = open(&[header(g)]).unwrap();
+    let s = r.schema();
+    for name in ["named", "misnamed"] {
+        let v = s.var_by_path(name).unwrap();
+        let t = s.var(v).dtype;
+        assert_eq!(s.type_name(t), "cloud_t");
+        // Code 255 does not fit `byte`: the base is `ubyte`.
+        assert!(matches!(
+            s.user_kind(t),
+            Some(UserTypeKind::Enum {
+                base: DataType::UByte,
+                ..
+            })
+        ));
+        assert_eq!(s.fill_value(v), Values::UByte(vec![255]));
+        s.check_fill_value(v).unwrap();
+        // No data message: the fill.
+        assert_eq!(read_all(&r, name), Values::UByte(vec![255]));
+    }
+}
+
+#[test]
+fn raw_rows_nested_structures_and_heap_strings() {
+    let inner = proto::Structure {
+        name: Some("inner".into()),
+        data_type: Some(P::Structure as i32),
+        vars: vec![var("i", P::Int, vec![])],
+        ..Default::default()
+    };
+    let st = proto::Structure {
+        name: Some("st".into()),
+        data_type: Some(P::Structure as i32),
+        shape: vec![dim("n", 2)],
+        vars: vec![var("a", P::Short, vec![]), var("s", P::String, vec![])],
+        structs: vec![inner],
+        ..Default::default()
+    };
+    let g = proto::Group {
+        dims: vec![dim("n", 2)],
+        structs: vec![st.clone()],
+        ..Default::default()
+    };
+    // Rows: a (2 bytes), s (heap index, 4 bytes), inner.i (4 bytes); packed.
+    let row = |a: i16, s: u32, i: i32, big: bool| -> Vec<u8> {
+        if big {
+            [
+                a.to_be_bytes().as_slice(),
+                &s.to_be_bytes(),
+                &i.to_be_bytes(),
+            ]
+            .concat()
+        } else {
+            [
+                a.to_le_bytes().as_slice(),
+                &s.to_le_bytes(),
+                &i.to_le_bytes(),
+            ]
+            .concat()
+        }
+    };
+    let sd = proto::StructureData {
+        data: Some([row(1, 0, 10, false), row(2, 1, 20, false)].concat()),
+        heap_count: vec![1, 1],
+        sdata: vec!["ab".into(), "c".into()],
+        nrows: Some(2),
+        row_length: Some(10),
+        ..Default::default()
+    };
+    let mut d = data("st", P::Structure, section(&[(0, 2, None)]));
+    d.version = Some(2);
+    d.bigend = Some(false);
+    let r = open(&[header(g), raw_message(&d, &sd.encode_to_vec())]).unwrap();
+    let want = Values::Compound {
+        len: 2,
+        fields: vec![
+            Values::Short(vec![1, 2]),
+            Values::String(vec!["ab".into(), "c".into()]),
+            Values::Compound {
+                len: 2,
+                fields: vec![Values::Int(vec![10, 20])],
+            },
+        ],
+    };
+    assert_eq!(read_all(&r, "st"), want);
+    // Version 0: the raw rows themselves, big-endian (no heap: no strings).
+    let st0 = proto::Structure {
+        vars: vec![var("a", P::Short, vec![])],
+        ..st
+    };
+    let g0 = proto::Group {
+        dims: vec![dim("n", 2)],
+        structs: vec![st0],
+        ..Default::default()
+    };
+    let rows: Vec<u8> = [1i16, 2]
+        .iter()
+        .zip([10i32, 20])
+        .flat_map(|(a, i)| [a.to_be_bytes().to_vec(), i.to_be_bytes().to_vec()].concat())
+        .collect();
+    let mut d0 = data("st", P::Structure, section(&[(0, 2, None)]));
+    d0.version = Some(0);
+    let r = open(&[header(g0), raw_message(&d0, &rows)]).unwrap();
+    assert_eq!(
+        read_all(&r, "st"),
+        Values::Compound {
+            len: 2,
+            fields: vec![
+                Values::Short(vec![1, 2]),
+                Values::Compound {
+                    len: 2,
+                    fields: vec![Values::Int(vec![10, 20])],
+                },
+            ],
+        }
+    );
+}
+
+#[test]
+fn values_of_another_type_are_refused_not_reinterpreted() {
+    // INT numbers for a FLOAT variable: the same size, other values.
+    let g = proto::Group {
+        dims: vec![dim("n", 2)],
+        vars: vec![var("f", P::Float, vec![dim("n", 2)])],
+        ..Default::default()
+    };
+    let msg = raw_message(
+        &data("f", P::Int, section(&[(0, 2, None)])),
+        &[0, 0, 0, 1, 0, 0, 0, 2],
+    );
+    let r = open(&[header(g), msg]).unwrap();
+    let v = r.schema().var_by_path("f").unwrap();
+    let e = r.read(v, &Selection::all(&[2])).unwrap_err().to_string();
+    assert!(
+        e.starts_with("test.ncs: offset") && e.contains("INT data for a variable of type float"),
         "{e}"
     );
 }

@@ -4,9 +4,7 @@
 //! a time bound, in values or in an error naming the file; never a panic,
 //! a hang, or an allocation larger than [`MAX_ALLOCATION`].
 
-use std::alloc::{GlobalAlloc, Layout, System};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::Duration;
 
@@ -24,31 +22,8 @@ const MAX_READ_ELEMENTS: u64 = 1 << 22;
 /// How long one case may take (a debug build, two shared cores).
 const TIME_BOUND: Duration = Duration::from_secs(30);
 
-/// Records the largest single allocation of the process, on any thread
-/// (the reader decodes on rayon's).
-struct Tracking;
-static LARGEST: AtomicUsize = AtomicUsize::new(0);
-
-// SAFETY: forwards to the system allocator unchanged; only records sizes.
-unsafe impl GlobalAlloc for Tracking {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        LARGEST.fetch_max(layout.size(), Ordering::Relaxed);
-        // SAFETY: same contract as the caller's.
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: same contract as the caller's.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        LARGEST.fetch_max(new_size, Ordering::Relaxed);
-        // SAFETY: same contract as the caller's.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
-
 #[global_allocator]
-static GLOBAL: Tracking = Tracking;
+static GLOBAL: nctk_test_support::alloc::Tracking = nctk_test_support::alloc::Tracking;
 
 /// The corpus's HDF5 files, by their signature.
 fn corpus_hdf5_files(corpus: &Path) -> Vec<PathBuf> {
@@ -117,7 +92,7 @@ fn run_case(name: String, bytes: Vec<u8>) -> Option<String> {
         )),
         Err(_) => Some(format!("did not finish within {TIME_BOUND:?}")),
     };
-    let largest = LARGEST.swap(0, Ordering::Relaxed);
+    let largest = nctk_test_support::alloc::take_largest();
     let failure = failure.or_else(|| {
         (largest > MAX_ALLOCATION).then(|| format!("allocated {largest} bytes at once"))
     });
