@@ -2,8 +2,8 @@
 # siphon 0.11 decodes each stream (through siphon_messages.py, whose
 # directory is sys.argv[1]) and the Python netCDF4 library (netCDF-C) reads
 # the input; every data message's values must equal the input's values in
-# the message's section, and the messages must cover every value of every
-# variable. The remaining arguments are pairs: input, stream. Prints one
+# the message's section, the messages must cover every value of every
+# variable, and the header's dimensions must be the input's. The remaining arguments are pairs: input, stream. Prints one
 # JSON object: {"messages": N, "variables": N, "problems": [...]}.
 import json
 import sys
@@ -111,6 +111,19 @@ def same(truth, item):
     return same_numbers(truth, got)
 
 
+def check_dims(proto_group, group, stream, problems):
+    """The header's dimensions are the input's, unlimited ones at their length."""
+    names = [d.name for d in proto_group.dims]
+    if sorted(names) != sorted(group.dimensions):
+        problems.append(f"{stream}: dimensions {names}, input has {list(group.dimensions)}")
+    for d in proto_group.dims:
+        dim = group.dimensions.get(d.name)
+        if dim is not None and (d.length != len(dim) or d.isUnlimited != dim.isunlimited()):
+            problems.append(f"{stream}: dimension {d.name} {d.length} {d.isUnlimited}")
+    for g in proto_group.groups:
+        check_dims(g, group.groups[g.name], stream, problems)
+
+
 problems, n_messages, n_vars = [], 0, 0
 pairs = sys.argv[2:]
 for source, stream in zip(pairs[0::2], pairs[1::2]):
@@ -120,6 +133,8 @@ for source, stream in zip(pairs[0::2], pairs[1::2]):
         if item["kind"] in ("error", "unknown"):
             problems.append(f"{stream}: {item}")
             continue
+        if item["kind"] == "header":
+            check_dims(item["proto"].root, ds, stream, problems)
         if item["kind"] != "data":
             continue
         n_messages += 1
