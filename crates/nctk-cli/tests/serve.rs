@@ -523,7 +523,7 @@ fn a_read_error_after_the_answer_started_ends_it_with_an_error_message() {
     let (status, _, body) = served.get("/cdmremote/broken.zarr?req=data&var=latitude;pressure");
     assert_eq!(status, 200);
     // latitude's message, then the grammar's error message (MAGIC_ERR)
-    // naming the variable that failed, and nothing after it.
+    // naming the variable that failed.
     assert_eq!(&body[..4], b"\xab\xec\xce\xba");
     let at = body
         .windows(4)
