@@ -4,13 +4,11 @@
 //! a time bound, in values or in an error naming the file; never a panic,
 //! a hang, or an allocation larger than [`MAX_ALLOCATION`].
 
-use std::alloc::{GlobalAlloc, Layout, System};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc;
 use std::time::Duration;
 
 use nctk::model::Selection;
+use nctk_test_support::bounded::{Bounds, Rng, Tracking};
 use nctk_test_support::{corpus::files_under, require};
 
 /// The largest single allocation a damaged file may cause (the corpus's
@@ -23,29 +21,6 @@ const MAX_READ_ELEMENTS: u64 = 1 << 22;
 
 /// How long one case may take (a debug build, two shared cores).
 const TIME_BOUND: Duration = Duration::from_secs(30);
-
-/// Records the largest single allocation of the process, on any thread
-/// (the reader decodes on rayon's).
-struct Tracking;
-static LARGEST: AtomicUsize = AtomicUsize::new(0);
-
-// SAFETY: forwards to the system allocator unchanged; only records sizes.
-unsafe impl GlobalAlloc for Tracking {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        LARGEST.fetch_max(layout.size(), Ordering::Relaxed);
-        // SAFETY: same contract as the caller's.
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: same contract as the caller's.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        LARGEST.fetch_max(new_size, Ordering::Relaxed);
-        // SAFETY: same contract as the caller's.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
 
 #[global_allocator]
 static GLOBAL: Tracking = Tracking;
@@ -94,47 +69,16 @@ fn open_and_read(name: &str, bytes: Vec<u8>) -> Result<(), String> {
     Ok(())
 }
 
-/// Runs one case on a thread of its own: a panic, a case past
-/// [`TIME_BOUND`], an allocation past [`MAX_ALLOCATION`] or an error not
-/// naming the file is a failure, described.
+/// Runs one case under the bounds: a panic, a case past [`TIME_BOUND`],
+/// an allocation past [`MAX_ALLOCATION`] or an error not naming the file
+/// is a failure, described.
 fn run_case(name: String, bytes: Vec<u8>) -> Option<String> {
-    let (tx, rx) = mpsc::channel();
-    let label = name.clone();
-    std::thread::spawn(move || {
-        let outcome = std::panic::catch_unwind(|| open_and_read(&name, bytes));
-        let _ = tx.send(outcome);
-    });
-    let failure = match rx.recv_timeout(TIME_BOUND) {
-        Ok(Ok(Ok(()))) => None,
-        Ok(Ok(Err(e))) => Some(e),
-        Ok(Err(panic)) => Some(format!(
-            "panicked: {}",
-            panic
-                .downcast_ref::<String>()
-                .cloned()
-                .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
-                .unwrap_or_default()
-        )),
-        Err(_) => Some(format!("did not finish within {TIME_BOUND:?}")),
+    let bounds = Bounds {
+        time: TIME_BOUND,
+        allocation: MAX_ALLOCATION,
     };
-    let largest = LARGEST.swap(0, Ordering::Relaxed);
-    let failure = failure.or_else(|| {
-        (largest > MAX_ALLOCATION).then(|| format!("allocated {largest} bytes at once"))
-    });
-    failure.map(|f| format!("{label}: {f}"))
-}
-
-/// A small deterministic generator (xorshift64), so that a failing case
-/// is the same on every run.
-struct Rng(u64);
-
-impl Rng {
-    fn below(&mut self, n: usize) -> usize {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        (self.0 % n as u64) as usize
-    }
+    let label = name.clone();
+    nctk_test_support::bounded::run_case(label, bounds, move || open_and_read(&name, bytes))
 }
 
 /// Runs `cases(file bytes)` of every corpus HDF5 file, and fails with all
