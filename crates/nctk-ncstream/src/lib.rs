@@ -5,8 +5,16 @@
 //! the byte offset.
 
 pub mod error;
+/// Header messages <-> schemas.
+pub mod header;
+pub mod names;
+/// Data payloads -> values.
+pub mod payload;
 #[rustfmt::skip]
 pub mod proto;
+pub mod reader;
+pub mod response;
 pub mod wire;
 
 pub use error::{NcStreamError, Result};
+pub use reader::NcStreamReader;

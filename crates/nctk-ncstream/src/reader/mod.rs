@@ -1,0 +1,465 @@
+//! [`NcStreamReader`]: a [`DataSource`] over an ncstream in a
+//! [`ByteSource`] (a `.ncs` file, a spooled stdin, a cdmremote header body).
+//!
+//! `open` reads the framing once ([`scan`]): the header messages (a later
+//! one adds definitions) make the schema, the data messages are indexed
+//! (their section, payload extent, compression, byte order). `read` decodes
+//! only the messages its selection meets, in stream order (a later message
+//! wins; the header's immediate data counts as the first); elements no
+//! message covers are the variable's fill value. Uncompressed messages of
+//! fixed-size numbers are read straight into the output, only in the part
+//! the selection needs, and byte-swapped in place.
+
+mod overlap;
+pub(crate) mod scan;
+
+use std::collections::HashMap;
+use std::ops::Range;
+use std::sync::Arc;
+
+use nctk_model::bytes::{values_as_bytes, values_as_bytes_mut};
+use nctk_model::{DataSource, Format, Schema, Selection, SourceError, Values, VarId};
+use nctk_store::bytes::ByteSource;
+
+use crate::error::{NcStreamError, Result};
+use crate::header::decode::{atomic_type, schema_with, StreamHeader};
+use crate::payload::decode::{decode_datacol, decode_payload, DataInfo, Span};
+use crate::proto;
+use overlap::Run;
+use scan::{Item, SourceInput};
+
+/// Where one message's values for a variable are.
+#[derive(Debug, Clone)]
+enum Piece {
+    /// The header's immediate data (index into `StreamHeader::immediate`).
+    Immediate(usize),
+    /// A row data message.
+    Row {
+        info: DataInfo,
+        payload: Range<u64>,
+        raw: Option<u64>,
+    },
+    /// A column data message.
+    Col { message: Range<u64> },
+}
+
+/// One message's values for a variable and the section they fill.
+#[derive(Debug, Clone)]
+struct Located {
+    section: Vec<Span>,
+    piece: Piece,
+}
+
+/// An ncstream read as a dataset: see the module documentation.
+pub struct NcStreamReader {
+    source: Arc<dyn ByteSource>,
+    name: String,
+    header: StreamHeader,
+    pieces: HashMap<VarId, Vec<Located>>,
+}
+
+impl std::fmt::Debug for NcStreamReader {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NcStreamReader")
+            .field("name", &self.name)
+            .finish_non_exhaustive()
+    }
+}
+
+impl NcStreamReader {
+    /// Opens the stream in `source` (a full stream, with or without
+    /// `MAGIC_START`/`MAGIC_END`, or a cdmremote header body); `name`
+    /// (a path, `-` or a URL) names it in errors.
+    pub fn open(source: Arc<dyn ByteSource>, name: &str) -> Result<NcStreamReader> {
+        Self::open_inner(source, name).map_err(|e| e.in_stream(name))
+    }
+
+    fn open_inner(source: Arc<dyn ByteSource>, name: &str) -> Result<NcStreamReader> {
+        let len = source
+            .len()
+            .map_err(|e| NcStreamError::io(0, std::io::Error::other(e)))?;
+        let input = SourceInput {
+            source: &*source,
+            len,
+        };
+        let items = scan::scan(&input)?;
+        let mut headers = vec![];
+        let mut first_header = None;
+        for (at, item) in &items {
+            match item {
+                Item::Header(h) => {
+                    first_header.get_or_insert(*at);
+                    headers.push((**h).clone());
+                }
+                Item::Error(message) => {
+                    return Err(NcStreamError::Remote {
+                        stream: String::new(),
+                        offset: *at,
+                        message: message.clone(),
+                    })
+                }
+                _ => {}
+            }
+        }
+        let Some(header_at) = first_header else {
+            return Err(NcStreamError::corrupt(
+                0,
+                "the stream has no header message",
+            ));
+        };
+        let sizes = opaque_sizes(&input, &items)?;
+        let mut header = schema_with(&headers, &sizes, header_at)?;
+        let mut pieces: HashMap<VarId, Vec<Located>> = HashMap::new();
+        for (i, (var, values)) in header.immediate.iter().enumerate() {
+            let section = header
+                .schema
+                .shape(*var)
+                .iter()
+                .map(|&count| Span {
+                    start: 0,
+                    count,
+                    stride: 1,
+                })
+                .collect();
+            debug_assert_eq!(
+                values.len() as u64,
+                header.schema.shape(*var).iter().product()
+            );
+            pieces.entry(*var).or_default().push(Located {
+                section,
+                piece: Piece::Immediate(i),
+            });
+        }
+        for (at, item) in items {
+            let (var_name, section, piece) = match item {
+                Item::Data { info, payload, raw } => (
+                    info.var_name.clone(),
+                    info.section.clone(),
+                    Piece::Row { info, payload, raw },
+                ),
+                Item::Col {
+                    name,
+                    section,
+                    message,
+                    ..
+                } => (name, section, Piece::Col { message }),
+                _ => continue,
+            };
+            let var = crate::names::find_variable(&header.schema, &var_name).ok_or_else(|| {
+                NcStreamError::corrupt(
+                    at,
+                    format!("data for {var_name:?}, which no header defines"),
+                )
+            })?;
+            fit_section(&mut header.schema, var, &section, at)?;
+            pieces
+                .entry(var)
+                .or_default()
+                .push(Located { section, piece });
+        }
+        Ok(NcStreamReader {
+            source,
+            name: name.to_string(),
+            header,
+            pieces,
+        })
+    }
+
+    /// What the headers say (schema, immediate data, location, title, id).
+    pub fn header(&self) -> &StreamHeader {
+        &self.header
+    }
+
+    fn read_values(&self, var: VarId, sel: &Selection) -> Result<Values> {
+        let schema = &self.header.schema;
+        sel.check(&schema.shape(var), false)
+            .map_err(|e| NcStreamError::corrupt(0, format!("{}: {e}", schema.var_path(var))))?;
+        let n = usize::try_from(sel.num_elements().unwrap_or(u64::MAX))
+            .map_err(|_| NcStreamError::corrupt(0, "selection too large"))?;
+        let mut out = Values::repeat(&schema.fill_value(var), n);
+        let pieces = self.pieces.get(&var).map(Vec::as_slice).unwrap_or(&[]);
+        if values_as_bytes_mut(&mut out).is_some() {
+            for p in pieces {
+                let runs = overlap::runs(sel, &p.section);
+                if !runs.is_empty() {
+                    self.fixed_piece(var, p, &runs, &mut out)?;
+                }
+            }
+            return Ok(out);
+        }
+        // Values of no fixed size: which message gives each element, then
+        // the output assembled from the decoded messages in runs.
+        let mut from: Vec<Option<(usize, u64)>> = vec![None; n];
+        for (k, p) in pieces.iter().enumerate() {
+            for r in overlap::runs(sel, &p.section) {
+                for e in 0..r.len {
+                    from[(r.out + e) as usize] = Some((k, r.msg + e));
+                }
+            }
+        }
+        let mut decoded: HashMap<usize, Values> = HashMap::new();
+        let mut result = schema.empty_values(schema.var(var).dtype, n);
+        let fill = schema.fill_value(var);
+        let mut e = 0usize;
+        while e < n {
+            let mut end = e + 1;
+            while end < n
+                && match (from[e], from[end]) {
+                    (None, None) => true,
+                    (Some((a, x)), Some((b, y))) => a == b && y == x + (end - e) as u64,
+                    _ => false,
+                }
+            {
+                end += 1;
+            }
+            match from[e] {
+                None => result.extend_from(&Values::repeat(&fill, end - e)),
+                Some((k, first)) => {
+                    let v = match decoded.entry(k) {
+                        std::collections::hash_map::Entry::Occupied(o) => o.into_mut(),
+                        std::collections::hash_map::Entry::Vacant(slot) => {
+                            slot.insert(self.decode(var, &pieces[k])?)
+                        }
+                    };
+                    let range = first as usize..first as usize + (end - e);
+                    if range.end > v.len() || v.dtype() != result.dtype() {
+                        return Err(NcStreamError::corrupt(
+                            0,
+                            format!(
+                                "{}: a message's values do not fill its section",
+                                schema.var_path(var)
+                            ),
+                        ));
+                    }
+                    result.extend_from(&v.slice(range));
+                }
+            }
+            e = end;
+        }
+        Ok(result)
+    }
+
+    /// One message's part of a read of fixed-size values.
+    fn fixed_piece(&self, var: VarId, p: &Located, runs: &[Run], out: &mut Values) -> Result<()> {
+        let schema = &self.header.schema;
+        let vt = schema.value_type(schema.var(var).dtype);
+        let size = vt.size().unwrap_or(1) as u64;
+        let msg_elems: u64 = p.section.iter().map(|s| s.count).product();
+        let out_bytes = values_as_bytes_mut(out).expect("fixed-size output");
+        if let Piece::Row {
+            info,
+            payload,
+            raw: Some(raw),
+        } = &p.piece
+        {
+            let same_size =
+                atomic_type(info.dtype, false).and_then(|t| t.size()) == Some(size as usize);
+            if same_size && payload.end - raw == msg_elems * size {
+                return self.read_raw(*raw, info.big_endian, size, runs, out_bytes);
+            }
+        }
+        let v = self.decode(var, p)?;
+        let Some(src) = values_as_bytes(&v).filter(|b| b.len() as u64 == msg_elems * size) else {
+            return Err(NcStreamError::corrupt(
+                0,
+                format!(
+                    "{}: a message's values do not fill its section",
+                    schema.var_path(var)
+                ),
+            ));
+        };
+        if v.dtype() != out.dtype() {
+            return Err(NcStreamError::corrupt(
+                0,
+                format!(
+                    "{}: a message of type {} for a variable of type {}",
+                    schema.var_path(var),
+                    v.dtype(),
+                    out.dtype()
+                ),
+            ));
+        }
+        let out_bytes = values_as_bytes_mut(out).expect("fixed-size output");
+        for r in runs {
+            let (o, m, l) = (
+                (r.out * size) as usize,
+                (r.msg * size) as usize,
+                (r.len * size) as usize,
+            );
+            out_bytes[o..o + l].copy_from_slice(&src[m..m + l]);
+        }
+        Ok(())
+    }
+
+    /// Runs of raw values read from the stream straight into the output,
+    /// then put in native byte order.
+    fn read_raw(
+        &self,
+        raw: u64,
+        big_endian: bool,
+        size: u64,
+        runs: &[Run],
+        out: &mut [u8],
+    ) -> Result<()> {
+        let mut reads: Vec<(u64, &mut [u8])> = Vec::with_capacity(runs.len());
+        let mut rest = out;
+        let mut consumed = 0u64;
+        for r in runs {
+            let (skip, len) = (r.out * size - consumed, r.len * size);
+            let (_, tail) = std::mem::take(&mut rest).split_at_mut(skip as usize);
+            let (slot, tail) = tail.split_at_mut(len as usize);
+            rest = tail;
+            consumed = (r.out + r.len) * size;
+            reads.push((raw + r.msg * size, slot));
+        }
+        self.source
+            .read_ranges_into(&mut reads)
+            .map_err(|e| NcStreamError::io(raw, std::io::Error::other(e)))?;
+        if big_endian != cfg!(target_endian = "big") && size > 1 {
+            for (_, slot) in reads.iter_mut() {
+                swap_in_place(slot, size as usize);
+            }
+        }
+        Ok(())
+    }
+
+    /// A message's values, whole.
+    fn decode(&self, var: VarId, p: &Located) -> Result<Values> {
+        let schema = &self.header.schema;
+        match &p.piece {
+            Piece::Immediate(i) => Ok(self.header.immediate[*i].1.clone()),
+            Piece::Row { info, payload, .. } => {
+                let bytes = self.bytes(payload.clone())?;
+                Ok(decode_payload(schema, var, info, &bytes, payload.start)?.0)
+            }
+            Piece::Col { message } => {
+                let bytes = self.bytes(message.clone())?;
+                let col: proto::DataCol = prost::Message::decode(&bytes[..])
+                    .map_err(|e| NcStreamError::message(message.start, "DataCol", e))?;
+                decode_datacol(schema, schema.var(var).dtype, &col, message.start)
+            }
+        }
+    }
+
+    fn bytes(&self, range: Range<u64>) -> Result<Vec<u8>> {
+        let mut buf = vec![0u8; (range.end - range.start) as usize];
+        self.source
+            .read_exact_at(range.start, &mut buf)
+            .map_err(|e| NcStreamError::io(range.start, std::io::Error::other(e)))?;
+        Ok(buf)
+    }
+}
+
+/// Reverses the bytes of each `size`-byte value.
+fn swap_in_place(bytes: &mut [u8], size: usize) {
+    match size {
+        2 => bytes.chunks_exact_mut(2).for_each(|c| c.swap(0, 1)),
+        4 => bytes.chunks_exact_mut(4).for_each(|c| {
+            let v = u32::from_ne_bytes([c[0], c[1], c[2], c[3]]).swap_bytes();
+            c.copy_from_slice(&v.to_ne_bytes());
+        }),
+        8 => bytes.chunks_exact_mut(8).for_each(|c| {
+            let v = u64::from_ne_bytes(c.try_into().expect("8 bytes")).swap_bytes();
+            c.copy_from_slice(&v.to_ne_bytes());
+        }),
+        _ => bytes.chunks_exact_mut(size).for_each(|c| c.reverse()),
+    }
+}
+
+/// Checks a message's section against its variable's shape; an unlimited
+/// dimension grows to hold it.
+fn fit_section(schema: &mut Schema, var: VarId, section: &[Span], at: u64) -> Result<()> {
+    let dims = schema.var(var).dims.clone();
+    let is_sequence = section.is_empty() && dims.is_empty();
+    if section.len() != dims.len() && !is_sequence {
+        return Err(NcStreamError::corrupt(
+            at,
+            format!(
+                "data for {} has {} dimensions, the variable {}",
+                schema.var_path(var),
+                section.len(),
+                dims.len()
+            ),
+        ));
+    }
+    for (s, &d) in section.iter().zip(&dims) {
+        if s.count == 0 {
+            continue;
+        }
+        let end = (s.count - 1)
+            .checked_mul(s.stride)
+            .and_then(|x| x.checked_add(s.start))
+            .and_then(|x| x.checked_add(1))
+            .ok_or_else(|| NcStreamError::corrupt(at, "section overflows"))?;
+        let dim = schema.dim_mut(d);
+        if end > dim.len {
+            if !dim.unlimited {
+                return Err(NcStreamError::corrupt(
+                    at,
+                    format!(
+                        "section ends at {end}, past dimension {:?} of {}",
+                        dim.name, dim.len
+                    ),
+                ));
+            }
+            dim.len = end;
+        }
+    }
+    Ok(())
+}
+
+/// The size of each opaque variable's values, by full name, from its first
+/// data message.
+fn opaque_sizes(input: &SourceInput<'_>, items: &[(u64, Item)]) -> Result<HashMap<String, u64>> {
+    let mut out = HashMap::new();
+    for (_, item) in items {
+        let (name, size) = match item {
+            Item::Data { info, payload, .. }
+                if info.dtype == proto::DataType::Opaque && info.deflated.is_none() =>
+            {
+                let mut head = vec![0u8; (payload.end - payload.start).min(20) as usize];
+                scan::Input::fill(input, payload.start, &mut head)?;
+                let (count, used) = crate::wire::get_varint(&head, payload.start)?;
+                if count == 0 {
+                    continue;
+                }
+                let (len, _) = crate::wire::get_varint(&head[used..], payload.start)?;
+                (info.var_name.clone(), len)
+            }
+            Item::Col {
+                name,
+                message,
+                dtype,
+                ..
+            } if *dtype == proto::DataType::Opaque as i32 => {
+                let mut bytes = vec![0u8; (message.end - message.start) as usize];
+                scan::Input::fill(input, message.start, &mut bytes)?;
+                let col: proto::DataCol = prost::Message::decode(&bytes[..])
+                    .map_err(|e| NcStreamError::message(message.start, "DataCol", e))?;
+                match col.opaquedata.first() {
+                    Some(first) => (name.clone(), first.len() as u64),
+                    None => continue,
+                }
+            }
+            _ => continue,
+        };
+        let key = crate::names::canonical(&name);
+        out.entry(key).or_insert(size);
+    }
+    Ok(out)
+}
+
+impl DataSource for NcStreamReader {
+    fn schema(&self) -> &Schema {
+        &self.header.schema
+    }
+
+    fn read(&self, var: VarId, selection: &Selection) -> Result<Values, SourceError> {
+        self.read_values(var, selection)
+            .map_err(|e| Box::new(e.in_stream(&self.name)) as SourceError)
+    }
+
+    fn format(&self) -> Format {
+        Format::Netcdf4
+    }
+}
