@@ -59,6 +59,16 @@ pub enum NcStreamError {
         /// The feature.
         reason: String,
     },
+    /// Something of the dataset that ncstream (or this writer) cannot carry.
+    #[error("{stream}cannot write {item} as ncstream: {reason}")]
+    Unwritable {
+        /// The stream's name and `": "`, or empty before it is known.
+        stream: String,
+        /// What could not be written (`variable "v"`, `attribute "a" of "v"`).
+        item: String,
+        /// Why.
+        reason: String,
+    },
     /// Reading or writing the underlying bytes failed.
     #[error("{stream}offset {offset}: {source}")]
     Io {
@@ -110,6 +120,15 @@ impl NcStreamError {
         }
     }
 
+    /// `item` of the dataset cannot be written as ncstream.
+    pub fn unwritable(item: impl Into<String>, reason: impl Into<String>) -> Self {
+        NcStreamError::Unwritable {
+            stream: String::new(),
+            item: item.into(),
+            reason: reason.into(),
+        }
+    }
+
     /// An I/O failure at `offset`.
     pub fn io(offset: u64, source: std::io::Error) -> Self {
         NcStreamError::Io {
@@ -127,6 +146,7 @@ impl NcStreamError {
             | NcStreamError::Message { stream, .. }
             | NcStreamError::Remote { stream, .. }
             | NcStreamError::Unsupported { stream, .. }
+            | NcStreamError::Unwritable { stream, .. }
             | NcStreamError::Io { stream, .. } => stream,
         };
         if slot.is_empty() {

@@ -5,16 +5,22 @@
 //! the byte offset.
 
 pub mod error;
-/// Header messages <-> schemas.
+/// The header message: a `Schema` and back.
 pub mod header;
+/// Whole messages on the wire (magic, length, message, payload).
+pub mod message;
 pub mod names;
-/// Data payloads -> values.
+/// Data payloads: values and back.
 pub mod payload;
 #[rustfmt::skip]
 pub mod proto;
 pub mod reader;
 pub mod response;
 pub mod wire;
+/// [`NcStreamWriter`](writer::NcStreamWriter): a `DataSink` writing a full stream.
+pub mod writer;
 
 pub use error::{NcStreamError, Result};
+pub use message::DataOptions;
 pub use reader::NcStreamReader;
+pub use writer::NcStreamWriter;
