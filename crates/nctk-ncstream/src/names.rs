@@ -27,8 +27,13 @@ pub fn escape(name: &str) -> String {
 /// root group, `g/sub/temp` elsewhere.
 pub fn full_name(schema: &Schema, var: VarId) -> String {
     let v = schema.var(var);
-    let mut parts = vec![escape(&v.name)];
-    let mut g = v.group;
+    full_name_in(schema, v.group, &v.name)
+}
+
+/// The full escaped name an object called `name` in `group` has.
+pub fn full_name_in(schema: &Schema, group: GroupId, name: &str) -> String {
+    let mut parts = vec![escape(name)];
+    let mut g = group;
     while let Some(parent) = schema.group(g).parent {
         parts.push(escape(&schema.group(g).name));
         g = parent;

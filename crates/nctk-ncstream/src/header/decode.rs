@@ -22,7 +22,8 @@
 //!   enum's base is `byte`/`short`/`int`, or the unsigned type of that size
 //!   when a code does not fit the signed one (`ubyte` for codes up to 255).
 //!   A variable whose `enumType` names no typedef (netCDF-Java 5 writes the
-//!   variable's own name there) is of the base integer type.
+//!   variable's own name there) is of the one enum visible from its group
+//!   when there is exactly one, else of the base integer type.
 //! * `unsigned` (the old flag) or an `_Unsigned = "true"` attribute make
 //!   `BYTE`/`SHORT`/`INT`/`LONG` the unsigned types; `U*` types are unsigned.
 //! * A dimension in a variable's shape that is private, anonymous or not
@@ -278,12 +279,8 @@ impl Builder<'_> {
                     .enum_type
                     .as_deref()
                     .and_then(|n| self.out.schema.type_by_name(group, n))
-                    .filter(|&id| {
-                        matches!(
-                            self.out.schema.user_type(id).kind,
-                            UserTypeKind::Enum { .. }
-                        )
-                    });
+                    .filter(|&id| self.is_enum(id))
+                    .or_else(|| self.only_enum(group));
                 match found {
                     Some(id) => self.sized_enum(id, size),
                     None => Ok(enum_base(0, size)),
@@ -295,6 +292,33 @@ impl Builder<'_> {
             ))),
             t => Ok(atomic_type(t, unsigned).expect("atomic")),
         }
+    }
+
+    fn is_enum(&self, id: TypeId) -> bool {
+        matches!(
+            self.out.schema.user_type(id).kind,
+            UserTypeKind::Enum { .. }
+        )
+    }
+
+    /// The one enum typedef visible from `group` (this group or an
+    /// ancestor), when there is exactly one: what an `enumType` naming no
+    /// typedef means (netCDF-Java 5 writes the variable's name there).
+    fn only_enum(&self, group: GroupId) -> Option<TypeId> {
+        let s = &self.out.schema;
+        let mut found = vec![];
+        let mut g = Some(group);
+        while let Some(id) = g {
+            found.extend(
+                s.group(id)
+                    .types
+                    .iter()
+                    .copied()
+                    .filter(|&t| self.is_enum(t)),
+            );
+            g = s.group(id).parent;
+        }
+        (found.len() == 1).then(|| found[0])
     }
 
     /// The enum `id` with a base of `size` bytes: itself when its base has
@@ -395,48 +419,60 @@ impl Builder<'_> {
     }
 
     fn full_name(&self, group: GroupId, name: &str) -> String {
-        let mut parts = vec![crate::names::escape(name)];
-        let mut g = group;
-        while let Some(parent) = self.out.schema.group(g).parent {
-            parts.push(crate::names::escape(&self.out.schema.group(g).name));
-            g = parent;
-        }
-        parts.reverse();
-        parts.join("/")
+        crate::names::full_name_in(&self.out.schema, group, name)
     }
 
     fn variable(&mut self, group: GroupId, v: &proto::Variable) -> Result<()> {
         let full = self.full_name(group, v.name());
         let (dims, vlen) = self.shape(group, &v.shape, &full)?;
         let elem = self.var_type(group, v, &full)?;
-        let dtype = if vlen {
-            let name = self.type_name(group, &format!("{}_t", v.name()));
-            let id = self
-                .out
-                .schema
-                .add_type(group, &name, UserTypeKind::Vlen { base: elem })
-                .map_err(|e| self.model(&format!("vlen type of {full:?}"), e))?;
-            DataType::User(id)
-        } else {
-            elem
+        let vlen_name = vlen.then(|| format!("{}_t", v.name()));
+        let id = self.define_var(group, v.name(), elem, vlen_name, &dims, &v.atts, &full)?;
+        if let Some(data) = v.data.as_deref().filter(|d| !d.is_empty()) {
+            let values = self.immediate(id, data, &full)?;
+            self.out.immediate.push((id, values));
+        }
+        Ok(())
+    }
+
+    /// Defines variable `name` of type `elem`, or of a vlen of it named
+    /// after `vlen_name` when given, with its attributes.
+    #[allow(clippy::too_many_arguments)]
+    fn define_var(
+        &mut self,
+        group: GroupId,
+        name: &str,
+        elem: DataType,
+        vlen_name: Option<String>,
+        dims: &[DimId],
+        atts: &[proto::Attribute],
+        full: &str,
+    ) -> Result<VarId> {
+        let dtype = match vlen_name {
+            Some(base) => {
+                let tname = self.type_name(group, &base);
+                let id = self
+                    .out
+                    .schema
+                    .add_type(group, &tname, UserTypeKind::Vlen { base: elem })
+                    .map_err(|e| self.model(&format!("vlen type of {full:?}"), e))?;
+                DataType::User(id)
+            }
+            None => elem,
         };
         let id = self
             .out
             .schema
-            .add_var(group, v.name(), dtype, &dims)
+            .add_var(group, name, dtype, dims)
             .map_err(|e| self.model(&format!("variable {full:?}"), e))?;
-        for a in &v.atts {
+        for a in atts {
             let attr = self.attribute(a)?;
             self.out
                 .schema
                 .add_attr(group, Some(id), attr)
                 .map_err(|e| self.model(&format!("attribute of {full:?}"), e))?;
         }
-        if let Some(data) = v.data.as_deref().filter(|d| !d.is_empty()) {
-            let values = self.immediate(id, data, &full)?;
-            self.out.immediate.push((id, values));
-        }
-        Ok(())
+        Ok(id)
     }
 
     /// A variable's immediate data: big-endian numbers filling its shape.
@@ -465,29 +501,8 @@ impl Builder<'_> {
         let (dims, vlen) = self.shape(group, &st.shape, &full)?;
         let compound = self.compound(group, st, &full)?;
         let is_seq = st.data_type == Some(proto::DataType::Sequence as i32);
-        let dtype = if is_seq || vlen {
-            let name = self.type_name(group, &format!("{}_seq_t", st.name()));
-            let id = self
-                .out
-                .schema
-                .add_type(group, &name, UserTypeKind::Vlen { base: compound })
-                .map_err(|e| self.model(&format!("sequence type of {full:?}"), e))?;
-            DataType::User(id)
-        } else {
-            compound
-        };
-        let id = self
-            .out
-            .schema
-            .add_var(group, st.name(), dtype, &dims)
-            .map_err(|e| self.model(&format!("structure {full:?}"), e))?;
-        for a in &st.atts {
-            let attr = self.attribute(a)?;
-            self.out
-                .schema
-                .add_attr(group, Some(id), attr)
-                .map_err(|e| self.model(&format!("attribute of {full:?}"), e))?;
-        }
+        let seq_name = (is_seq || vlen).then(|| format!("{}_seq_t", st.name()));
+        self.define_var(group, st.name(), compound, seq_name, &dims, &st.atts, &full)?;
         Ok(())
     }
 

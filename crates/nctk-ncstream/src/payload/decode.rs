@@ -171,6 +171,25 @@ impl<'a> Bytes<'a> {
         Ok(s)
     }
 
+    /// A counted list of `n` length-prefixed values (strings, opaque and
+    /// vlen payloads), each with its stream offset; a count other than `n`
+    /// is refused.
+    pub(crate) fn values(&mut self, n: usize, what: &str) -> Result<Vec<(u64, &'a [u8])>> {
+        let at = self.offset();
+        let count = self.count(1, what)?;
+        if count != n {
+            return Err(NcStreamError::corrupt(
+                at,
+                format!("{count} values for a section of {n}"),
+            ));
+        }
+        let mut out = Vec::with_capacity(count);
+        for _ in 0..count {
+            out.push((self.offset(), self.block(what)?));
+        }
+        Ok(out)
+    }
+
     /// A varint length and that many bytes.
     pub(crate) fn block(&mut self, what: &str) -> Result<&'a [u8]> {
         let n = self.varint()?;
@@ -284,12 +303,8 @@ fn body(
     let mismatch = |what: String| NcStreamError::corrupt(at, what);
     match info.dtype {
         proto::DataType::String => {
-            let count = b.count(1, "strings")?;
-            check_count(count, n, at)?;
-            let mut out = Vec::with_capacity(count);
-            for _ in 0..count {
-                let s_at = b.offset();
-                let bytes = b.block("a string")?;
+            let mut out = Vec::with_capacity(n);
+            for (s_at, bytes) in b.values(n, "a string")? {
                 out.push(
                     String::from_utf8(bytes.to_vec())
                         .map_err(|_| NcStreamError::corrupt(s_at, "a string that is not UTF-8"))?,
@@ -298,30 +313,8 @@ fn body(
             Ok(Values::String(out))
         }
         proto::DataType::Opaque => {
-            let Some(UserTypeKind::Opaque { size }) = schema.user_kind(dtype) else {
-                return Err(mismatch(format!(
-                    "opaque data for a variable of type {}",
-                    schema.type_name(dtype)
-                )));
-            };
-            let count = b.count(1, "opaque values")?;
-            check_count(count, n, at)?;
-            let mut bytes = Vec::with_capacity(count.saturating_mul(*size as usize));
-            for _ in 0..count {
-                let o_at = b.offset();
-                let blob = b.block("an opaque value")?;
-                if blob.len() as u64 != *size {
-                    return Err(NcStreamError::corrupt(
-                        o_at,
-                        format!("opaque value of {} bytes, the type has {size}", blob.len()),
-                    ));
-                }
-                bytes.extend_from_slice(blob);
-            }
-            Ok(Values::Opaque {
-                size: *size as usize,
-                bytes,
-            })
+            let blobs = b.values(n, "an opaque value")?;
+            opaque_values(schema, dtype, &blobs, at)
         }
         _ if info.vdata => {
             let Some(UserTypeKind::Vlen { base }) = schema.user_kind(dtype) else {
@@ -337,12 +330,8 @@ fn body(
                 .ok_or_else(|| {
                     NcStreamError::unsupported(at, format!("variable-length {base} data"))
                 })?;
-            let count = b.count(1, "variable-length values")?;
-            check_count(count, n, at)?;
-            let mut out = Vec::with_capacity(count);
-            for _ in 0..count {
-                let e_at = b.offset();
-                let bytes = b.block("a variable-length value")?;
+            let mut out = Vec::with_capacity(n);
+            for (e_at, bytes) in b.values(n, "a variable-length value")? {
                 if bytes.len() % size != 0 {
                     return Err(NcStreamError::corrupt(
                         e_at,
@@ -360,14 +349,40 @@ fn body(
     }
 }
 
-fn check_count(count: usize, n: usize, at: u64) -> Result<()> {
-    if count != n {
+/// Opaque values of type `dtype` from blobs (each with its stream offset),
+/// all of the type's size; when that size is 1, the placeholder of a header
+/// read alone (netCDF-Java does not carry the size), all of the first
+/// blob's length.
+fn opaque_values(
+    schema: &Schema,
+    dtype: DataType,
+    blobs: &[(u64, &[u8])],
+    at: u64,
+) -> Result<Values> {
+    let Some(UserTypeKind::Opaque { size }) = schema.user_kind(dtype) else {
         return Err(NcStreamError::corrupt(
             at,
-            format!("{count} values for a section of {n}"),
+            format!(
+                "opaque data for a variable of type {}",
+                schema.type_name(dtype)
+            ),
         ));
+    };
+    let size = match (*size, blobs.first()) {
+        (1, Some((_, first))) if !first.is_empty() => first.len(),
+        (size, _) => size as usize,
+    };
+    let mut bytes = Vec::with_capacity(blobs.len().saturating_mul(size));
+    for (o_at, blob) in blobs {
+        if blob.len() != size {
+            return Err(NcStreamError::corrupt(
+                *o_at,
+                format!("opaque value of {} bytes, the type has {size}", blob.len()),
+            ));
+        }
+        bytes.extend_from_slice(blob);
     }
-    Ok(())
+    Ok(Values::Opaque { size, bytes })
 }
 
 /// `len` bytes of fixed-size values: primitives, CHAR, enums, or
@@ -611,9 +626,25 @@ pub fn decode_datacol(
     col: &proto::DataCol,
     offset: u64,
 ) -> Result<Values> {
+    column(schema, dtype, col, offset, None)
+}
+
+/// A column's values; `parent_big` is the byte order of the structure
+/// column holding it, which a member column stating neither `bigend` nor
+/// `version` has (netCDF-Java 5 writes them on the outer column only).
+fn column(
+    schema: &Schema,
+    dtype: DataType,
+    col: &proto::DataCol,
+    offset: u64,
+    parent_big: Option<bool>,
+) -> Result<Values> {
     let ct = proto_type(col.data_type.unwrap_or(0), offset)?;
     let nelems = col.nelems.unwrap_or(0) as usize;
-    let big = big_endian(col.bigend, col.version);
+    let big = match (col.bigend, col.version, parent_big) {
+        (None, None, Some(parent)) => parent,
+        (bigend, version, _) => big_endian(bigend, version),
+    };
     let bad = |what: String| NcStreamError::corrupt(offset, what);
     let counted = |got: usize| {
         if got != nelems {
@@ -632,26 +663,12 @@ pub fn decode_datacol(
         }
         proto::DataType::Opaque => {
             counted(col.opaquedata.len())?;
-            let Some(UserTypeKind::Opaque { size }) = schema.user_kind(dtype) else {
-                return Err(bad(format!(
-                    "opaque column for type {}",
-                    schema.type_name(dtype)
-                )));
-            };
-            let mut bytes = Vec::with_capacity(nelems * *size as usize);
-            for blob in &col.opaquedata {
-                if blob.len() as u64 != *size {
-                    return Err(bad(format!(
-                        "opaque value of {} bytes, the type has {size}",
-                        blob.len()
-                    )));
-                }
-                bytes.extend_from_slice(blob);
-            }
-            Ok(Values::Opaque {
-                size: *size as usize,
-                bytes,
-            })
+            let blobs: Vec<(u64, &[u8])> = col
+                .opaquedata
+                .iter()
+                .map(|b| (offset, b.as_slice()))
+                .collect();
+            opaque_values(schema, dtype, &blobs, offset)
         }
         proto::DataType::Structure => {
             let Some(UserTypeKind::Compound { fields, .. }) = schema.user_kind(dtype) else {
@@ -671,7 +688,7 @@ pub fn decode_datacol(
                     .iter()
                     .find(|m| m.name() == f.name)
                     .ok_or_else(|| bad(format!("structure column lacks member {:?}", f.name)))?;
-                let v = decode_datacol(schema, f.dtype, m, offset)?;
+                let v = column(schema, f.dtype, m, offset, Some(big))?;
                 if v.len() != nelems.saturating_mul(f.count()) {
                     return Err(bad(format!(
                         "member {:?}: {} values for {nelems} rows",

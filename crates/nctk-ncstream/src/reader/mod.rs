@@ -151,7 +151,7 @@ impl NcStreamReader {
                     format!("data for {var_name:?}, which no header defines"),
                 )
             })?;
-            fit_section(&mut header.schema, var, &section, at)?;
+            fit_section(&mut header.schema, var, &section, at, len)?;
             pieces
                 .entry(var)
                 .or_default()
@@ -222,7 +222,9 @@ impl NcStreamReader {
                         }
                     };
                     let range = first as usize..first as usize + (end - e);
-                    if range.end > v.len() || v.dtype() != result.dtype() {
+                    let sizes_differ = matches!((&*v, &result),
+                        (Values::Opaque { size: a, .. }, Values::Opaque { size: b, .. }) if a != b);
+                    if range.end > v.len() || v.dtype() != result.dtype() || sizes_differ {
                         return Err(NcStreamError::corrupt(
                             0,
                             format!(
@@ -367,8 +369,15 @@ fn swap_in_place(bytes: &mut [u8], size: usize) {
 }
 
 /// Checks a message's section against its variable's shape; an unlimited
-/// dimension grows to hold it.
-fn fit_section(schema: &mut Schema, var: VarId, section: &[Span], at: u64) -> Result<()> {
+/// dimension grows to hold it, up to the stream's length in bytes (a
+/// longer one would be mostly fill no writer sends: a damaged section).
+fn fit_section(
+    schema: &mut Schema,
+    var: VarId,
+    section: &[Span],
+    at: u64,
+    stream_len: u64,
+) -> Result<()> {
     let dims = schema.var(var).dims.clone();
     let is_sequence = section.is_empty() && dims.is_empty();
     if section.len() != dims.len() && !is_sequence {
@@ -393,7 +402,7 @@ fn fit_section(schema: &mut Schema, var: VarId, section: &[Span], at: u64) -> Re
             .ok_or_else(|| NcStreamError::corrupt(at, "section overflows"))?;
         let dim = schema.dim_mut(d);
         if end > dim.len {
-            if !dim.unlimited {
+            if !dim.unlimited || end > stream_len.max(1) {
                 return Err(NcStreamError::corrupt(
                     at,
                     format!(

@@ -296,6 +296,20 @@ fn payload<I: Input + ?Sized>(c: &mut Cursor<'_, I>, info: &DataInfo) -> Result<
             info.dtype,
             proto::DataType::String | proto::DataType::Opaque
         );
+    let at = c.pos;
+    let elems = info.num_elements(at)?;
+    let disagree = |what: String| {
+        NcStreamError::corrupt(at, format!("{what} for a section of {elems} values"))
+    };
+    // Bytes per value when the values are fixed-size numbers or characters.
+    let size = crate::header::decode::atomic_type(info.dtype, false)
+        .and_then(|t| t.size())
+        .filter(|_| !listed);
+    if let (Some(size), Some(inflated)) = (size, info.deflated) {
+        if inflated != elems.saturating_mul(size as u64) {
+            return Err(disagree(format!("{inflated} bytes inflated")));
+        }
+    }
     if listed && info.deflated.is_none() {
         let n = c.varint("a count of values")?;
         if n > c.left() {
@@ -303,6 +317,9 @@ fn payload<I: Input + ?Sized>(c: &mut Cursor<'_, I>, info: &DataInfo) -> Result<
                 c.pos,
                 format!("{n} values in {} bytes", c.left()),
             ));
+        }
+        if n != elems {
+            return Err(disagree(format!("{n} values")));
         }
         for _ in 0..n {
             let len = c.varint("a value's length")?;
@@ -313,6 +330,11 @@ fn payload<I: Input + ?Sized>(c: &mut Cursor<'_, I>, info: &DataInfo) -> Result<
     let n = c.varint("a payload length")?;
     let start = c.pos;
     c.skip(n, "a payload")?;
+    if let (Some(size), None) = (size, info.deflated) {
+        if n != elems.saturating_mul(size as u64) {
+            return Err(disagree(format!("{n} bytes of {size}-byte values")));
+        }
+    }
     let fixed = info.deflated.is_none() && !listed && info.dtype != proto::DataType::Structure;
     Ok(fixed.then_some(start))
 }
