@@ -22,6 +22,12 @@ pub enum Container {
     Hdf5,
     /// An NCZarr or Zarr v2 store.
     Zarr,
+    /// An ncstream (netCDF-Java's streaming format): a whole stream
+    /// (`CDFS`, netCDF-Java's `MAGIC_START`) or the body of a cdmremote
+    /// header response (`MAGIC_HEADER` first). Its netCDF format is
+    /// [`Format::Netcdf4`]: the stream carries netCDF-Java's enhanced
+    /// data model.
+    NcStream,
 }
 
 /// Detects what a single file is by its first bytes, read through its

@@ -58,6 +58,7 @@ pub(crate) fn dataset(opened: Opened, name: &str) -> Result<Dataset, Error> {
                 .map_err(|e| open_error(name, e)),
             Container::Hdf5 => hdf5(source, name),
             Container::Zarr => Err(unsupported(name, "a zip store is not a single file")),
+            Container::NcStream => Err(unsupported(name, "ncstream is not read here yet")),
         },
     }
 }
@@ -86,6 +87,7 @@ pub fn open_bytes(name: &str, bytes: bytes_crate::Bytes) -> Result<Dataset, Erro
             name,
             "zip stores in memory are not supported yet",
         )),
+        Some(Container::NcStream) => Err(unsupported(name, "ncstream is not read here yet")),
         None => Err(Error::Open {
             path: name.to_string(),
             reason: "not a netCDF file: unknown magic number at offset 0".into(),

@@ -92,11 +92,14 @@ pub fn create_with(
     })
 }
 
-/// What holds a dataset of `format` at `target`: a classic file for the
-/// classic formats; for netCDF-4, an NCZarr store when `target` names one,
-/// else an HDF5 file (which nctk cannot write).
+/// What holds a dataset of `format` at `target`: an ncstream when `target`
+/// names one (a `.ncs` path or `-`, standard output) whatever the format; a
+/// classic file for the classic formats; for netCDF-4, an NCZarr store when
+/// `target` names one, else an HDF5 file (which nctk cannot write).
 pub fn container_for(target: &Path, format: Format) -> Container {
-    if format.is_cdf() {
+    if crate::output::is_ncstream_target(target) {
+        Container::NcStream
+    } else if format.is_cdf() {
         Container::Classic(format)
     } else if crate::is_store_target(target) {
         Container::Zarr

@@ -17,13 +17,18 @@
 //!   rules send an attribute of `dataType` CHAR, old type STRING and
 //!   `sdata` to STRING), nctk's reader takes `char` when `data` is present
 //!   with `dataType` CHAR, so a round trip keeps `char`; an enum-typed attribute
-//!   as its base integers; compound, vlen and opaque attributes are refused;
+//!   as its base integers;
 //! * a compound variable as a `Structure` whose members are the fields (an
 //!   array field's lengths as private anonymous dimensions; a nested
 //!   compound field as a nested `Structure`, listed after the other fields,
 //!   the order netCDF-Java's reader rebuilds, and the order
 //!   `payload::encode` packs rows in); the compound type's name is not
-//!   carried (netCDF-Java's header has no place for it);
+//!   carried (netCDF-Java's header has no place for it); an attribute of
+//!   the variable's own compound type holding one value (its `_FillValue`)
+//!   becomes an attribute of each member holding its field's part, as
+//!   netCDF-Java shows a netCDF-4 compound `_FillValue`; other compound,
+//!   vlen and opaque attributes are refused (netCDF-Java and siphon have
+//!   no attribute of those types);
 //! * a vlen variable as a variable of the base type with a last dimension
 //!   `*` (`isVlen`, private); an opaque variable as `OPAQUE` (its size is
 //!   not carried); an enum variable as `ENUM1/2/4` naming its typedef
@@ -228,13 +233,25 @@ fn variable(schema: &Schema, v: VarId) -> Result<Member> {
     let var = schema.var(v);
     let item = format!("variable {:?}", schema.var_path(v));
     let shape: Vec<proto::Dimension> = var.dims.iter().map(|&d| shared_dim(schema, d)).collect();
-    let atts = var
-        .attributes
-        .iter()
+    // An attribute of the structure's own compound type (its `_FillValue`)
+    // goes to the members, one value each, as netCDF-Java shows it.
+    let (own, others): (Vec<&Attribute>, Vec<&Attribute>) = var.attributes.iter().partition(|a| {
+        let own_type = matches!(var.dtype, DataType::User(t) if a.user_type == Some(t));
+        own_type && matches!(a.value, Values::Compound { len: 1, .. })
+    });
+    let atts = others
+        .into_iter()
         .map(|a| attribute(schema, a, &schema.var_path(v)))
         .collect::<Result<Vec<_>>>()?;
     if let Some(UserTypeKind::Compound { fields, .. }) = schema.user_kind(var.dtype) {
-        let (vars, structs) = members(schema, fields, &item)?;
+        let own: Vec<(&str, &[Values])> = own
+            .iter()
+            .filter_map(|a| match &a.value {
+                Values::Compound { fields, .. } => Some((a.name.as_str(), fields.as_slice())),
+                _ => None,
+            })
+            .collect();
+        let (vars, structs) = members(schema, fields, &own, &item)?;
         return Ok(Member::Struct(proto::Structure {
             name: Some(var.name.clone()),
             data_type: Some(proto::DataType::Structure as i32),
@@ -282,18 +299,28 @@ fn plain_variable(
 
 /// The fields of a compound type as structure members: plain fields, then
 /// nested compounds (the order rows are packed in, see `payload::encode`).
+/// `own` holds attributes of the compound type (name, one value's fields):
+/// each member gets its field's part under the same name.
 fn members(
     schema: &Schema,
     fields: &[CompoundField],
+    own: &[(&str, &[Values])],
     item: &str,
 ) -> Result<(Vec<proto::Variable>, Vec<proto::Structure>)> {
     let mut vars = Vec::new();
     let mut structs = Vec::new();
-    for f in fields {
+    for (i, f) in fields.iter().enumerate() {
         let shape: Vec<_> = f.dims.iter().map(|&n| private_dim(n)).collect();
         let field_item = format!("{item}, field {:?}", f.name);
+        let parts = own.iter().map(|(name, values)| (*name, &values[i]));
         if let Some(UserTypeKind::Compound { fields: inner, .. }) = schema.user_kind(f.dtype) {
-            let (v, s) = members(schema, inner, &field_item)?;
+            let inner_own: Vec<(&str, &[Values])> = parts
+                .filter_map(|(name, v)| match v {
+                    Values::Compound { fields, len: 1 } => Some((name, fields.as_slice())),
+                    _ => None,
+                })
+                .collect();
+            let (v, s) = members(schema, inner, &inner_own, &field_item)?;
             structs.push(proto::Structure {
                 name: Some(f.name.clone()),
                 data_type: Some(proto::DataType::Structure as i32),
@@ -304,6 +331,9 @@ fn members(
             });
             continue;
         }
+        let atts = parts
+            .map(|(name, v)| attribute(schema, &Attribute::new(name, v.clone()), &field_item))
+            .collect::<Result<Vec<_>>>()?;
         let st = stream_type(schema, f.dtype, &field_item)?;
         if st.vlen || st.dtype == proto::DataType::Opaque {
             return Err(NcStreamError::unwritable(
@@ -311,13 +341,9 @@ fn members(
                 "vlen and opaque structure members are not supported",
             ));
         }
-        vars.push(plain_variable(
-            schema,
-            &f.name,
-            f.dtype,
-            shape,
-            &field_item,
-        )?);
+        let mut var = plain_variable(schema, &f.name, f.dtype, shape, &field_item)?;
+        var.atts = atts;
+        vars.push(var);
     }
     Ok((vars, structs))
 }

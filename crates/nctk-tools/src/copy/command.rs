@@ -37,7 +37,8 @@ pub struct CopyArgs {
     /// netCDF-4 classic model output (same as -k nc7).
     #[cfg_attr(feature = "clap", arg(short = '7', conflicts_with = "kind"))]
     pub k7: bool,
-    /// Deflate level 0..9 (netCDF-4 output only).
+    /// Deflate level 0..9 (netCDF-4 and ncstream output only; an ncstream
+    /// deflates its data messages).
     #[cfg_attr(feature = "clap", arg(short = 'd', value_name = "n"))]
     pub deflate: Option<String>,
     /// Shuffle before deflating (netCDF-4 output only).
@@ -115,7 +116,8 @@ pub struct CopyArgs {
     pub input: String,
     /// The output: a classic file, or an NCZarr/Zarr store named by a
     /// netCDF-C URL (file:///abs/out.zarr#mode=nczarr,file; zarr, zip,
-    /// nczarr490, consolidated modes) or a path ending in .zarr or .zip.
+    /// nczarr490, consolidated modes) or a path ending in .zarr or .zip, or
+    /// an ncstream: a path ending in .ncs, or - for standard output.
     pub output: String,
 }
 

@@ -60,7 +60,7 @@ use input::Input;
 use plan::elem_size;
 use slab::{ChunkedSlabs, Slabs};
 
-use nctk::output::{check_writable, output_error};
+use nctk::output::{check_writable, is_ncstream_target, output_error};
 use nctk::{container_for, is_store_target, Container, CreateOptions, DatasetMut, Format};
 use storage::store_var_options;
 
@@ -145,6 +145,8 @@ fn output_format(
         // nccopy: -F switches to netCDF-4; -d, -s, -c turn a classic input
         // into netCDF-4 classic model output when no kind is given.
         None if opts.wants_filters() => Format::Netcdf4,
+        // An ncstream carries netCDF-Java's enhanced data model.
+        None if is_ncstream_target(output) => Format::Netcdf4,
         None if in_kind.is_cdf() && opts.wants_netcdf4_features() => Format::Netcdf4Classic,
         None if is_store_target(output) && in_kind.is_cdf() => Format::Netcdf4,
         None => in_kind,
@@ -212,6 +214,9 @@ fn run(
         // Chunks are written whole in aligned slabs; those written in part
         // (larger than the buffer) wait in at most this much memory.
         cache_bytes: Some(opts.chunk_cache_bytes()),
+        deflate: (container == Container::NcStream)
+            .then_some(opts.deflate)
+            .flatten(),
         ..CreateOptions::default()
     };
     let err = |e| output_error(output, e);

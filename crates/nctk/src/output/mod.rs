@@ -1,6 +1,7 @@
 //! The output side: every output is made here: a classic file (CDF-1,
 //! CDF-2, CDF-5) or an NCZarr / Zarr store (directory or zip, named by a
-//! netCDF-C URL or a `.zarr` / `.zip` path), written behind the
+//! netCDF-C URL or a `.zarr` / `.zip` path) or an ncstream (a `.ncs`
+//! path, or `-` for standard output), written behind the
 //! [`DataSink`] seam under a temporary name and renamed into place when
 //! complete (`SafeOutput`); an output dropped or aborted before that is
 //! aborted and removed. A store on S3, which cannot be renamed, is written
@@ -9,6 +10,7 @@
 //! type and the signal handlers' [`remove_temporaries`].
 
 mod error;
+mod ncstream;
 mod safe_output;
 mod writer;
 
@@ -17,6 +19,7 @@ use std::path::Path;
 use nctk_model::{ChunkCodec, DataSink, Schema, Selection, SourceError, Values, VarId};
 
 pub use error::OutputError;
+pub use ncstream::is_ncstream_target;
 pub use safe_output::remove_temporaries;
 pub(crate) use safe_output::SafeOutput;
 pub use writer::{check_writable, CreateOptions};
@@ -188,6 +191,14 @@ pub(crate) fn create_output(
     opts: &CreateOptions,
 ) -> Result<Output, OutputError> {
     writer::check_writable(output, container)?;
+    if container == Container::NcStream && ncstream::is_stdout(output) {
+        let sink = ncstream::create_stdout_stream(schema, opts)?;
+        return Ok(Output {
+            sink: Some(Sink::NcStream(sink)),
+            safe: SafeOutput::in_place(output),
+            in_place: false,
+        });
+    }
     let mut opts = opts.clone();
     let (safe, zip) = if container == Container::Zarr {
         let store = store_target(output)?;

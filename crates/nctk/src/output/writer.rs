@@ -39,6 +39,9 @@ pub struct CreateOptions {
     /// Stores only: store chunks holding only the fill value too (by
     /// default they are left out, as zarr-python leaves them out).
     pub write_empty_chunks: bool,
+    /// ncstream only: deflate data messages at this zlib level (`None` or
+    /// 0: not compressed).
+    pub deflate: Option<u32>,
 }
 
 impl Default for CreateOptions {
@@ -51,6 +54,7 @@ impl Default for CreateOptions {
             cache_bytes: None,
             vars: None,
             write_empty_chunks: false,
+            deflate: None,
         }
     }
 }
@@ -71,6 +75,8 @@ pub(crate) enum Sink {
     Memory(InMemory),
     /// An NCZarr / Zarr store.
     Store(crate::StoreWriter),
+    /// An ncstream, to a file or standard output.
+    NcStream(super::ncstream::StreamWriter),
 }
 
 impl Sink {
@@ -79,6 +85,7 @@ impl Sink {
             Sink::Classic(w) => w,
             Sink::Memory(w) => w,
             Sink::Store(w) => w,
+            Sink::NcStream(w) => w,
         }
     }
 
@@ -87,6 +94,7 @@ impl Sink {
             Sink::Classic(w) => w,
             Sink::Memory(w) => w,
             Sink::Store(w) => w,
+            Sink::NcStream(w) => w,
         }
     }
 
@@ -95,6 +103,7 @@ impl Sink {
             Sink::Classic(w) => Box::new(w),
             Sink::Memory(w) => Box::new(w),
             Sink::Store(w) => Box::new(w),
+            Sink::NcStream(w) => Box::new(w),
         }
     }
 
@@ -168,6 +177,9 @@ pub(crate) fn create_writer(
     check_writable(path, container)?;
     match classic_version(container) {
         Some(version) => create_classic(path, version, schema, opts),
+        None if container == Container::NcStream => {
+            super::ncstream::create_file_stream(path, path, schema, opts).map(Sink::NcStream)
+        }
         None => create_store_output(path, zip, schema, opts),
     }
 }
