@@ -34,6 +34,45 @@ enum Command {
         /// The file to check.
         file: String,
     },
+    /// Serve the datasets under a directory to cdmremote clients (netCDF-Java, siphon).
+    Serve(ServeCli),
+}
+
+/// `nctk serve`'s flags.
+#[derive(clap::Args)]
+struct ServeCli {
+    /// The directory whose datasets are served, as /cdmremote/PATH.
+    dir: std::path::PathBuf,
+    /// The port (0: any free port; the address is printed on stdout).
+    #[arg(long, default_value_t = 8080)]
+    port: u16,
+    /// The address to listen on.
+    #[arg(long, default_value = "127.0.0.1")]
+    bind: String,
+    /// Also serve a path or URL nctk opens as /cdmremote/NAME (NAME=TARGET; repeatable).
+    #[arg(long = "dataset", value_name = "NAME=TARGET")]
+    datasets: Vec<String>,
+}
+
+/// Binds, prints the address the server answers on, and serves until killed.
+fn run_serve(cli: &ServeCli, out: &mut impl Write) -> Result<bool, String> {
+    let catalog = nctk_server::catalog(&cli.dir, &cli.datasets).map_err(|e| e.to_string())?;
+    let host = if cli.bind.contains(':') {
+        format!("[{}]", cli.bind)
+    } else {
+        cli.bind.clone()
+    };
+    let server = nctk_server::Server::bind(&format!("{host}:{}", cli.port), catalog)
+        .map_err(|e| e.to_string())?;
+    let addr = server.local_addr().map_err(|e| e.to_string())?;
+    writeln!(
+        out,
+        "listening on http://{addr}{}",
+        nctk_server::http::PREFIX
+    )
+    .and_then(|()| out.flush())
+    .map_err(|e| e.to_string())?;
+    server.run().map(|()| true).map_err(|e| e.to_string())
 }
 
 /// ncgen's flags.
@@ -148,6 +187,7 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Dump(_) | Command::Validate { .. } => die_on_broken_pipe(),
         Command::Gen(_) | Command::Copy(_) => remove_temporaries_on_signals(),
+        Command::Serve(_) => {}
     }
     let stdout = std::io::stdout();
     let mut out = BufWriter::with_capacity(1 << 20, stdout.lock());
@@ -160,6 +200,7 @@ fn main() -> ExitCode {
             .map(|_| true)
             .map_err(|e| e.to_string()),
         Command::Validate { file } => run_validate(file, &mut out).map_err(|e| e.to_string()),
+        Command::Serve(args) => run_serve(args, &mut out),
     };
     let flushed = out.flush().map_err(|e| e.to_string());
     match result.and_then(|ok| flushed.map(|()| ok)) {

@@ -15,6 +15,7 @@ pub mod payload;
 #[rustfmt::skip]
 pub mod proto;
 pub mod reader;
+pub mod remote;
 pub mod response;
 pub mod wire;
 /// [`NcStreamWriter`](writer::NcStreamWriter): a `DataSink` writing a full stream.

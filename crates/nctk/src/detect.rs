@@ -5,6 +5,7 @@ use std::path::Path;
 
 use nctk_classic::Version;
 use nctk_model::Format;
+use nctk_ncstream::wire::Magic;
 use nctk_store::bytes::ByteSource;
 
 use crate::door::Opened;
@@ -55,9 +56,39 @@ pub(crate) fn detect_source(source: &dyn ByteSource) -> Result<Container, Error>
     }
     Err(Error::Open {
         path: source.name(),
-        reason: "not a netCDF file: unknown magic number at offset 0".into(),
+        reason: unknown_magic_reason(source, &magic[..n]),
     })
 }
+
+/// Why bytes starting with `magic` do not open: an ncstream that is not a
+/// dataset (a cdmremote data answer, which needs its header; an error
+/// message, whose text is given), or an unknown magic number.
+fn unknown_magic_reason(source: &dyn ByteSource, magic: &[u8]) -> String {
+    let mark = magic
+        .get(..4)
+        .and_then(|m| Magic::from_bytes(m.try_into().ok()?));
+    match mark {
+        Some(Magic::Error) => {
+            let head = source.read_range(0..ERROR_MESSAGE_LIMIT.min(source.len().unwrap_or(0)));
+            let text = head
+                .ok()
+                .and_then(|b| nctk_ncstream::remote::error_text(&b));
+            format!(
+                "an ncstream error message, not a dataset: {}",
+                text.as_deref().unwrap_or("(its text does not decode)")
+            )
+        }
+        Some(m @ (Magic::Data | Magic::Data2)) => format!(
+            "an ncstream data answer ({} at offset 0) without its header: \
+             it is read with the header answer of the same dataset",
+            m.name()
+        ),
+        _ => "not a netCDF file: unknown magic number at offset 0".into(),
+    }
+}
+
+/// The most bytes read of a stream holding only an error message.
+const ERROR_MESSAGE_LIMIT: u64 = 64 << 10;
 
 /// The netCDF format of `target`, the kind `ncdump -k` prints
 /// ([`Format::name`]: `classic`, `64-bit offset`, `cdf5`, `netCDF-4` or
@@ -65,7 +96,10 @@ pub(crate) fn detect_source(source: &dyn ByteSource) -> Result<Container, Error>
 ///
 /// For an HDF5 file only the superblock and the root group are read (the
 /// root's `_nc3_strict` attribute marks the classic model, as netCDF-C
-/// decides); other targets are opened as [`open`](crate::open) does.
+/// decides); other targets are opened as [`open`](crate::open) does. An
+/// ncstream (a `.ncs` file, a cdmremote URL) is `netCDF-4`: it carries
+/// netCDF-Java's enhanced data model (groups, user types, strings), which
+/// netCDF-C calls netCDF-4 whatever file holds it.
 pub fn kind(target: impl AsRef<Path>) -> Result<Format, Error> {
     let name = target.as_ref().display().to_string();
     match crate::door::open_target(target.as_ref())? {
@@ -77,8 +111,14 @@ pub fn kind(target: impl AsRef<Path>) -> Result<Format, Error> {
     }
 }
 
-/// The container whose magic number starts `bytes`, if any.
+/// The container whose magic number starts `bytes`, if any: classic
+/// (`CDF\x01`, `\x02`, `\x05`), HDF5, a zip archive (a Zarr store), or an
+/// ncstream (`CDFS`, or `MAGIC_HEADER` for a cdmremote header response).
 pub fn detect_magic(bytes: &[u8]) -> Option<Container> {
+    let stream_start = |m: Magic| bytes.starts_with(&m.bytes());
+    if stream_start(Magic::Start) || stream_start(Magic::Header) {
+        return Some(Container::NcStream);
+    }
     match bytes {
         [b'C', b'D', b'F', v, ..] => Version::from_byte(*v).map(|v| Container::Classic(v.into())),
         [0x89, b'H', b'D', b'F', ..] => Some(Container::Hdf5),
@@ -99,6 +139,13 @@ mod tests {
         assert_eq!(detect_magic(b"CDF\x05"), classic(Format::Cdf5));
         assert_eq!(detect_magic(b"\x89HDF\r\n\x1a\n"), Some(Container::Hdf5));
         assert_eq!(detect_magic(b"CDF\x03"), None);
+        assert_eq!(detect_magic(b"CDFS\xad\xec"), Some(Container::NcStream));
+        assert_eq!(
+            detect_magic(&[0xad, 0xec, 0xce, 0xda, 0x10]),
+            Some(Container::NcStream)
+        );
+        // A data response alone is not a dataset: it needs its header.
+        assert_eq!(detect_magic(&[0xab, 0xec, 0xce, 0xba]), None);
         assert_eq!(detect_magic(b""), None);
     }
 }

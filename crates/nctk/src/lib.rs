@@ -73,6 +73,6 @@ pub use open::{open, open_bytes, open_mem};
 pub use output::CreateOptions;
 pub use validate::{validate, Finding, Severity};
 pub use write::{
-    append, container_for, create, create_with, create_with_fill, AttrValue, DatasetDef,
-    DatasetMut, VarDef,
+    append, classic_format_for, container_for, create, create_with, create_with_fill, AttrValue,
+    DatasetDef, DatasetMut, VarDef,
 };

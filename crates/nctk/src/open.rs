@@ -3,6 +3,7 @@ use std::sync::Arc;
 
 use nctk_classic::ClassicReader;
 use nctk_hdf5::netcdf4::Nc4Reader;
+use nctk_ncstream::NcStreamReader;
 use nctk_store::bytes::{ByteSource, MemSource};
 use nctk_zarr::ZarrReader;
 
@@ -24,6 +25,14 @@ fn unsupported(path: &str, reason: &str) -> Error {
     }
 }
 
+/// The dataset in the ncstream `source` (a whole stream or a cdmremote
+/// header answer; `name` names it in errors).
+fn ncstream(source: Arc<dyn ByteSource>, name: &str) -> Result<Dataset, Error> {
+    NcStreamReader::open(source, name)
+        .map(|r| Dataset::from_source(Box::new(r)))
+        .map_err(|e| open_error(name, e))
+}
+
 /// The netCDF-4 dataset in the HDF5 file `source` (`name` names it in errors).
 fn hdf5(source: Arc<dyn ByteSource>, name: &str) -> Result<Dataset, Error> {
     Nc4Reader::open(source)
@@ -40,7 +49,15 @@ fn hdf5(source: Arc<dyn ByteSource>, name: &str) -> Result<Dataset, Error> {
 /// * a directory or zip holding an NCZarr or Zarr v2 store, read in NCZarr
 ///   mode (pure Zarr stores are read with xarray's `_ARRAY_DIMENSIONS`);
 /// * `file:///abs/path#mode=nczarr,file`, `#mode=zarr,zip`, ... as netCDF-C
-///   parses them (unknown modes are an error).
+///   parses them (unknown modes are an error);
+/// * an ncstream (netCDF-Java's streaming format, `.ncs`): a whole stream or
+///   the body of a cdmremote header answer, detected by its first bytes;
+///   its format is [`Format::Netcdf4`](crate::Format::Netcdf4);
+/// * `cdmremote:http://host/path` (or `https`): a dataset on a cdmremote
+///   server (THREDDS, `nctk serve`): the header is read at open, each read
+///   asks the server for exactly the section read;
+/// * `-`: standard input, spooled to an anonymous temporary file (any size,
+///   bounded memory), then any of the single-file kinds above.
 pub fn open(target: impl AsRef<Path>) -> Result<Dataset, Error> {
     let path = target.as_ref();
     dataset(open_target(path)?, &path.display().to_string())
@@ -57,9 +74,11 @@ pub(crate) fn dataset(opened: Opened, name: &str) -> Result<Dataset, Error> {
                 .map(|r| Dataset::from_source(Box::new(r)))
                 .map_err(|e| open_error(name, e)),
             Container::Hdf5 => hdf5(source, name),
+            Container::NcStream => ncstream(source, name),
             Container::Zarr => Err(unsupported(name, "a zip store is not a single file")),
             Container::NcStream => Err(unsupported(name, "ncstream is not read here yet")),
         },
+        Opened::Remote(source) => Ok(Dataset::from_source(source)),
     }
 }
 
@@ -71,7 +90,8 @@ impl Dataset {
     }
 }
 
-/// Opens a dataset held in memory (a whole classic or netCDF-4/HDF5 file's bytes).
+/// Opens a dataset held in memory (a whole classic or netCDF-4/HDF5 file's
+/// bytes, or an ncstream).
 pub fn open_mem(bytes: impl Into<bytes_crate::Bytes>) -> Result<Dataset, Error> {
     open_bytes("<memory>", bytes.into())
 }
@@ -83,6 +103,9 @@ pub fn open_bytes(name: &str, bytes: bytes_crate::Bytes) -> Result<Dataset, Erro
             .map(|r| Dataset::from_source(Box::new(r)))
             .map_err(|e| open_error(name, e)),
         Some(Container::Hdf5) => hdf5(Arc::new(MemSource::new(bytes).with_name(name)), name),
+        Some(Container::NcStream) => {
+            ncstream(Arc::new(MemSource::new(bytes).with_name(name)), name)
+        }
         Some(Container::Zarr) => Err(unsupported(
             name,
             "zip stores in memory are not supported yet",

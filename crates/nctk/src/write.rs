@@ -108,6 +108,24 @@ pub fn container_for(target: &Path, format: Format) -> Container {
     }
 }
 
+/// The first classic format, CDF-1, then CDF-2 (64-bit offsets), then
+/// CDF-5 (64-bit sizes, the unsigned and 64-bit types), whose rules every
+/// definition of `schema` meets, sizes and offsets laid out as netCDF-C
+/// lays them out (no data is written); `None` when none does (groups,
+/// user-defined types, strings, several unlimited dimensions).
+pub fn classic_format_for(schema: &Schema) -> Option<Format> {
+    let fits = |version: Version| {
+        Defs::classic(version, schema).is_ok_and(|mut defs| {
+            defs.checker()
+                .is_some_and(|checker| checker.end_define().is_ok())
+        })
+    };
+    [Version::Cdf1, Version::Cdf2, Version::Cdf5]
+        .into_iter()
+        .find(|&v| fits(v))
+        .map(Format::from)
+}
+
 /// Opens an existing classic file to append data or to redefine it; it
 /// starts in data mode and is written in place (a redefinition that moves
 /// data swaps the new file in whole). Dropped without

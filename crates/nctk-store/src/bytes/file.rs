@@ -47,6 +47,14 @@ impl FileSource {
         Ok(FileSource { file, path, len })
     }
 
+    /// Reads an already open `file` (an anonymous temporary file, say),
+    /// named `name` in errors.
+    pub fn from_file(file: File, name: impl Into<PathBuf>) -> Result<FileSource, ByteError> {
+        let path = name.into();
+        let len = AtomicU64::new(file_len(&file, &path)?);
+        Ok(FileSource { file, path, len })
+    }
+
     /// The file's path.
     pub fn path(&self) -> &Path {
         &self.path

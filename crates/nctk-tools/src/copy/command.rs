@@ -19,7 +19,8 @@ use nctk::Format;
 pub struct CopyArgs {
     /// Output kind: classic/nc3/1, 64-bit offset/nc6/2, cdf5/nc5/5,
     /// netCDF-4/nc4/3, netCDF-4 classic model/nc7/4 (default: the input's;
-    /// netCDF-4 kinds are written as NCZarr/Zarr stores).
+    /// netCDF-4 kinds are written as NCZarr/Zarr stores; an ncstream input
+    /// copied to a plain path gets the first classic kind that fits).
     #[cfg_attr(feature = "clap", arg(short = 'k', value_name = "kind"))]
     pub kind: Option<String>,
     /// Classic output (same as -k classic).

@@ -10,8 +10,9 @@ use nctk::{Container, Dataset};
 
 /// An open input.
 pub(crate) enum Input<'a> {
-    /// A dataset this input opened.
-    Owned(Dataset),
+    /// A dataset this input opened; `stream`: an ncstream (a `.ncs` file,
+    /// a cdmremote server), whose `netCDF-4` names a data model, not a file.
+    Owned { dataset: Dataset, stream: bool },
     /// A data source the caller holds.
     Borrowed(&'a dyn DataSource),
 }
@@ -40,15 +41,28 @@ impl<'a> Input<'a> {
                         reason: e.to_string(),
                     })
                 })?;
-            return Ok(Input::Owned(nctk::open_bytes(&name, bytes)?));
+            let dataset = nctk::open_bytes(&name, bytes)?;
+            return Ok(Input::Owned {
+                dataset,
+                stream: false,
+            });
         }
-        Ok(Input::Owned(Dataset::open_in(opened, &name)?))
+        let stream = matches!(
+            opened,
+            Opened::Remote(_)
+                | Opened::File {
+                    container: Container::NcStream,
+                    ..
+                }
+        );
+        let dataset = Dataset::open_in(opened, &name)?;
+        Ok(Input::Owned { dataset, stream })
     }
 
     /// The input as a data source.
     pub(crate) fn source(&self) -> &dyn DataSource {
         match self {
-            Input::Owned(d) => d.source(),
+            Input::Owned { dataset, .. } => dataset.source(),
             Input::Borrowed(s) => *s,
         }
     }
@@ -61,6 +75,11 @@ impl<'a> Input<'a> {
     /// The input's format (the default output format).
     pub(crate) fn kind(&self) -> Format {
         self.source().format()
+    }
+
+    /// Whether the input is an ncstream (see [`Input::Owned`]).
+    pub(crate) fn is_stream(&self) -> bool {
+        matches!(self, Input::Owned { stream: true, .. })
     }
 
     /// Reads `sel` of `var` into `buf`, reusing its allocation when it

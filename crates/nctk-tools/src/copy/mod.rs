@@ -149,6 +149,13 @@ fn output_format(
         None if is_ncstream_target(output) => Format::Netcdf4,
         None if in_kind.is_cdf() && opts.wants_netcdf4_features() => Format::Netcdf4Classic,
         None if is_store_target(output) && in_kind.is_cdf() => Format::Netcdf4,
+        // An ncstream's netCDF-4 is a data model, not an HDF5 file nctk
+        // could write: a file output gets the first classic kind the
+        // definitions fit (else CDF-1, which the plan refuses with
+        // nccopy's message: user types, groups, strings).
+        None if input.is_stream() && container_for(output, in_kind) == Container::Hdf5 => {
+            nctk::classic_format_for(input.schema()).unwrap_or(Format::Classic)
+        }
         None => in_kind,
     };
     let container = container_for(output, kind);

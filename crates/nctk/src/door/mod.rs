@@ -4,7 +4,9 @@
 //! a store, never a path or URL: this module is the only place that parses
 //! URLs ([`url`]), matches on what they name, opens files and directories,
 //! and answers what is not available; `#mode=bytes` files are read by
-//! range requests (`bytes`), stores on S3 through `object`.
+//! range requests (`bytes`), stores on S3 through `object`, `-` (standard
+//! input) by spooling it to an anonymous temporary file (`stdin`), and
+//! `cdmremote:` URLs by HTTP requests to a cdmremote server (`cdmremote`).
 //! A new kind of storage or a new format is added here, once.
 //!
 //! * Reading: [`open_target`] gives an [`Opened`]: a byte source and the
@@ -17,9 +19,13 @@
 //!   one whatever it holds.
 
 mod bytes;
+mod cdmremote;
 mod object;
 mod publish;
+mod stdin;
 pub mod url;
+
+pub use stdin::STDIN;
 
 use object::ObjectLocation;
 pub(crate) use object::STORE_MARKERS;
@@ -53,6 +59,9 @@ pub enum Opened {
         /// How to read it, as the URL's mode flags ask.
         options: ZarrOptions,
     },
+    /// A dataset read through a protocol of its own (a cdmremote server):
+    /// the reader is ready.
+    Remote(Box<dyn nctk_model::DataSource>),
 }
 
 impl std::fmt::Debug for Opened {
@@ -67,6 +76,7 @@ impl std::fmt::Debug for Opened {
                 .debug_struct("Store")
                 .field("options", options)
                 .finish_non_exhaustive(),
+            Opened::Remote(source) => f.debug_tuple("Remote").field(&source.format()).finish(),
         }
     }
 }
@@ -112,9 +122,17 @@ fn parse(target: &Path) -> Result<url::DatasetUrl, Error> {
 /// * `http(s)://host/x.nc#mode=bytes`, `s3://bucket/x.nc#mode=bytes`: a
 ///   file (or a zip store) read by range requests;
 /// * `s3://bucket/key#mode=nczarr,s3`, `http://host:port/bucket/key#mode=zarr,s3`:
-///   a store on S3 or an S3-compatible server.
+///   a store on S3 or an S3-compatible server;
+/// * `cdmremote:http://host/path` (or `https`): a dataset on a cdmremote
+///   server, its header read now, its data by a request per read;
+/// * `-`: standard input, read to its end into an anonymous temporary
+///   file, then a file as above.
 pub fn open_target(target: &Path) -> Result<Opened, Error> {
     let name = target.display().to_string();
+    if name == STDIN {
+        let source = stdin::spool(std::io::stdin().lock())?;
+        return open_source(source, STDIN);
+    }
     if !looks_like_url(target) {
         return open_local(target, &name);
     }
@@ -143,6 +161,7 @@ pub fn open_target(target: &Path) -> Result<Opened, Error> {
             let source = bytes::source(&url, &parsed.fragment, &name)?;
             open_source(Arc::new(source), &name)
         }
+        Target::CdmRemote(endpoint) => cdmremote::open(&endpoint, &name),
     }
 }
 
@@ -259,6 +278,7 @@ pub fn store_target(text: &str) -> Result<StoreTarget, Error> {
             })
         }
         Target::Bytes(_) => Err(refuse("mode=bytes is read-only")),
+        Target::CdmRemote(_) => Err(refuse("a cdmremote server is read-only")),
     }
 }
 

@@ -16,6 +16,9 @@
 //!   read-only);
 //! * `http(s)://...#mode=bytes` (and `s3://` or the AWS forms): one
 //!   object read by byte ranges;
+//! * `cdmremote:http://host/path`, `cdmremote:https://...`: a dataset on a
+//!   cdmremote server (netCDF-Java's prefix; THREDDS serves them under
+//!   `/thredds/cdmremote/`), read by HTTP requests (`door::cdmremote`);
 //! * anything else without a scheme: a local path whose kind (classic file,
 //!   directory store, zip store) the door decides by looking (`door::open_target`).
 //!
@@ -55,6 +58,9 @@ pub enum Target {
     Zarr(ZarrTarget),
     /// A single-file dataset read by HTTP byte ranges (`#mode=bytes`).
     Bytes(String),
+    /// A dataset on a cdmremote server (`cdmremote:http://host/path`): the
+    /// endpoint's `http(s)` URL, without the prefix, query or fragment.
+    CdmRemote(String),
 }
 
 /// A Zarr store and how to read it.
@@ -213,8 +219,19 @@ fn percent_decode(url: &str, s: &str) -> Result<String, UrlError> {
     String::from_utf8(out).map_err(|_| url_err(url, "percent escapes do not decode to UTF-8"))
 }
 
-/// Parses a path or URL as netCDF-C does (no I/O).
+/// netCDF-Java's prefix of a cdmremote URL.
+const CDMREMOTE: &str = "cdmremote:";
+
+/// Parses a path or URL as netCDF-C does (no I/O); `cdmremote:` URLs as
+/// netCDF-Java does.
 pub fn parse(s: &str) -> Result<DatasetUrl, UrlError> {
+    if let Some(endpoint) = strip_prefix_ignore_case(s, CDMREMOTE) {
+        return Ok(DatasetUrl {
+            original: s.to_string(),
+            target: Target::CdmRemote(cdmremote_endpoint(s, endpoint)?),
+            fragment: vec![],
+        });
+    }
     let Some((scheme, rest)) = split_scheme(s) else {
         // Not a URL: a plain path. A trailing fragment is not special.
         return Ok(DatasetUrl {
@@ -418,6 +435,37 @@ fn store_url(
     }
 }
 
+/// `s` without `prefix`, when it starts with it in any case.
+fn strip_prefix_ignore_case<'a>(s: &'a str, prefix: &str) -> Option<&'a str> {
+    let head = s.get(..prefix.len())?;
+    head.eq_ignore_ascii_case(prefix)
+        .then(|| &s[prefix.len()..])
+}
+
+/// The endpoint of `cdmremote:URL` (`url` is what follows the prefix): an
+/// `http` or `https` URL with a host and a path; a query or fragment
+/// (the client adds its own `req=` query) is dropped.
+fn cdmremote_endpoint(s: &str, url: &str) -> Result<String, UrlError> {
+    let Some((scheme, rest)) = split_scheme(url) else {
+        return Err(url_err(s, "cdmremote: needs an http:// or https:// URL"));
+    };
+    if !matches!(scheme.to_ascii_lowercase().as_str(), "http" | "https") {
+        return Err(url_err(
+            s,
+            format!("cdmremote: reads http and https URLs, not {scheme:?}"),
+        ));
+    }
+    let rest = rest.split(['?', '#']).next().unwrap_or("");
+    let (host, path) = rest.split_once('/').unwrap_or((rest, ""));
+    if host.is_empty() || path.is_empty() {
+        return Err(url_err(
+            s,
+            "cdmremote: needs the host and path of a dataset",
+        ));
+    }
+    Ok(format!("{}://{rest}", scheme.to_ascii_lowercase()))
+}
+
 /// `scheme://rest`, when `s` starts with a URL scheme.
 fn split_scheme(s: &str) -> Option<(&str, &str)> {
     let (scheme, rest) = s.split_once("://")?;
@@ -590,6 +638,30 @@ mod tests {
             parse("/d/x.zarr").unwrap().target,
             Target::Path("/d/x.zarr".into())
         );
+    }
+
+    #[test]
+    fn cdmremote_urls() {
+        let target = |s: &str| parse(s).unwrap().target;
+        assert_eq!(
+            target("cdmremote:http://h:8080/thredds/cdmremote/x.nc"),
+            Target::CdmRemote("http://h:8080/thredds/cdmremote/x.nc".into())
+        );
+        assert_eq!(
+            target("CdmRemote:HTTPS://h/d/x.nc?req=header#frag"),
+            Target::CdmRemote("https://h/d/x.nc".into())
+        );
+        for bad in [
+            "cdmremote:ftp://h/x",
+            "cdmremote:http://h",
+            "cdmremote:http:///x",
+            "cdmremote:/local/x.nc",
+            "cdmremote:",
+        ] {
+            let e = parse(bad).unwrap_err();
+            assert_eq!(e.url, bad);
+            assert!(e.reason.contains("cdmremote"), "{bad}: {e}");
+        }
     }
 
     #[test]
