@@ -21,11 +21,12 @@ pub fn ncml(schema: &Schema, location: &str) -> String {
     out
 }
 
-/// The capabilities document THREDDS answers `req=capabilities` with.
+/// The capabilities document THREDDS answers `req=capabilities` with
+/// (written by JDOM's default outputter: double quotes, CRLF line ends).
 pub fn capabilities(location: &str) -> String {
     let location = xml(location);
     format!(
-        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<cdmRemoteCapabilities location=\"{location}\">\n  <featureDataset url=\"{location}\" />\n</cdmRemoteCapabilities>\n"
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\r\n<cdmRemoteCapabilities location=\"{location}\">\r\n  <featureDataset url=\"{location}\" />\r\n</cdmRemoteCapabilities>\r\n"
     )
 }
 

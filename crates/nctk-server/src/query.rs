@@ -205,9 +205,6 @@ fn push_spec(specs: &mut Vec<VarSpec>, text: &str) -> Result<(), QueryError> {
 /// Parses one `NAME[(SECTION)]`.
 pub fn parse_var_spec(spec: &str) -> Result<VarSpec, QueryError> {
     let Some(open) = unescaped_find(spec, '(') else {
-        if let Some(dot) = unescaped_find(spec, '.') {
-            return Err(member_selection(spec, dot));
-        }
         return Ok(VarSpec {
             name: spec.to_string(),
             section: None,
@@ -239,8 +236,10 @@ pub fn parse_var_spec(spec: &str) -> Result<VarSpec, QueryError> {
     })
 }
 
-/// Selecting a structure's member (`record(12).wind`) is netCDF-Java's
-/// extension for Structures; nctk serves compound variables whole.
+/// Selecting a structure's member after its section (`record(12).wind`)
+/// is netCDF-Java's extension for Structures; nctk serves compound
+/// variables whole. A `.` in a name needs no escape (siphon sends names
+/// unescaped): the whole text is looked up as the variable's name.
 fn member_selection(spec: &str, at: usize) -> QueryError {
     QueryError::BadSpec(format!(
         "structure member selection ({:?}) is not supported in selector={spec:?}",
@@ -444,6 +443,10 @@ mod tests {
         assert!(matches!(bad("req=data&var=a(1"), QueryError::BadSpec(_)));
         assert!(matches!(bad("req=data&var=(1)"), QueryError::BadSpec(_)));
         assert!(matches!(bad("req=data&var=a(1).b"), QueryError::BadSpec(_)));
+        assert_eq!(
+            parse_query("req=data&var=/a.b.c").unwrap().vars[0].name,
+            "/a.b.c"
+        );
         assert!(matches!(bad("req=data&var=a(-1)"), QueryError::BadRange(_)));
         assert!(matches!(
             bad("req=data&var=a(3:2)"),
