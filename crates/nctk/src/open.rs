@@ -76,7 +76,6 @@ pub(crate) fn dataset(opened: Opened, name: &str) -> Result<Dataset, Error> {
             Container::Hdf5 => hdf5(source, name),
             Container::NcStream => ncstream(source, name),
             Container::Zarr => Err(unsupported(name, "a zip store is not a single file")),
-            Container::NcStream => Err(unsupported(name, "ncstream is not read here yet")),
         },
         Opened::Remote(source) => Ok(Dataset::from_source(source)),
     }
@@ -110,7 +109,6 @@ pub fn open_bytes(name: &str, bytes: bytes_crate::Bytes) -> Result<Dataset, Erro
             name,
             "zip stores in memory are not supported yet",
         )),
-        Some(Container::NcStream) => Err(unsupported(name, "ncstream is not read here yet")),
         None => Err(Error::Open {
             path: name.to_string(),
             reason: "not a netCDF file: unknown magic number at offset 0".into(),
