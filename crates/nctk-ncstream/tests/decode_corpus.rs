@@ -67,6 +67,25 @@ fn values_json(v: &Values) -> Vec<Value> {
     }
 }
 
+/// An attribute's values as siphon shows them: an enum value as its
+/// member's name (netCDF-Java's form).
+fn attribute_json(schema: &Schema, a: &nctk_model::Attribute) -> Vec<Value> {
+    let Some(UserTypeKind::Enum { members, .. }) = a.user_type.map(|t| &schema.user_type(t).kind)
+    else {
+        return values_json(&a.value);
+    };
+    values_json(&a.value)
+        .iter()
+        .map(|code| {
+            let m = members
+                .iter()
+                .find(|m| code.as_i64() == Some(m.value as i64))
+                .unwrap();
+            json!(m.name)
+        })
+        .collect()
+}
+
 /// The ncstream type name siphon's side gives a model type.
 fn type_name(schema: &Schema, t: DataType) -> String {
     match schema.user_kind(t) {
@@ -156,7 +175,7 @@ fn header_json(reader: &NcStreamReader) -> BTreeMap<String, Value> {
         item["atts"] = var
             .attributes
             .iter()
-            .map(|a| (a.name.clone(), Value::Array(values_json(&a.value))))
+            .map(|a| (a.name.clone(), Value::Array(attribute_json(schema, a))))
             .collect::<serde_json::Map<_, _>>()
             .into();
         if let Some((_, values)) = reader.header().immediate.iter().find(|(id, _)| *id == v) {

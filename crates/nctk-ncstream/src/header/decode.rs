@@ -24,6 +24,8 @@
 //!   A variable whose `enumType` names no typedef (netCDF-Java 5 writes the
 //!   variable's own name there) is of the one enum visible from its group
 //!   when there is exactly one, else of the base integer type.
+//!   An enum variable's `_FillValue`, which netCDF-Java gives as a member's
+//!   name, is that member's value (of the enum type).
 //! * `unsigned` (the old flag) or an `_Unsigned = "true"` attribute make
 //!   `BYTE`/`SHORT`/`INT`/`LONG` the unsigned types; `U*` types are unsigned.
 //! * A dimension in a variable's shape that is private, anonymous or not
@@ -62,25 +64,25 @@ pub struct StreamHeader {
 
 /// The definitions of one header message.
 pub fn schema_of(header: &proto::Header) -> Result<StreamHeader> {
-    schema_with(std::slice::from_ref(header), &HashMap::new(), 0)
+    schema_with(&[(0, header)], &HashMap::new())
 }
 
 /// The definitions of the header messages of a stream, in order (a later
 /// header adds what an earlier one lacks; a name defined again is kept as
-/// first defined). `opaque_sizes` gives, by full name, the size of an
-/// opaque variable's values when the stream shows it; `offset` is the
-/// stream offset errors name.
+/// first defined), each with its stream offset (which its errors name).
+/// `opaque_sizes` gives, by full name, the size of an opaque variable's
+/// values when the stream shows it.
 pub fn schema_with(
-    headers: &[proto::Header],
+    headers: &[(u64, &proto::Header)],
     opaque_sizes: &HashMap<String, u64>,
-    offset: u64,
 ) -> Result<StreamHeader> {
     let mut b = Builder {
         out: StreamHeader::default(),
         opaque_sizes,
-        offset,
+        offset: 0,
     };
-    for h in headers {
+    for &(offset, h) in headers {
+        b.offset = offset;
         b.out.location = b.out.location.take().or_else(|| h.location.clone());
         b.out.title = b.out.title.take().or_else(|| h.title.clone());
         b.out.id = b.out.id.take().or_else(|| h.id.clone());
@@ -466,7 +468,7 @@ impl Builder<'_> {
             .add_var(group, name, dtype, dims)
             .map_err(|e| self.model(&format!("variable {full:?}"), e))?;
         for a in atts {
-            let attr = self.attribute(a)?;
+            let attr = self.enum_fill(dtype, self.attribute(a)?);
             self.out
                 .schema
                 .add_attr(group, Some(id), attr)
@@ -475,10 +477,37 @@ impl Builder<'_> {
         Ok(id)
     }
 
-    /// A variable's immediate data: big-endian numbers filling its shape.
+    /// netCDF-Java gives an enum variable's `_FillValue` as the member's
+    /// name; the model (netCDF-4) wants the member's value, of the enum type.
+    fn enum_fill(&self, dtype: DataType, attr: Attribute) -> Attribute {
+        let Some(UserTypeKind::Enum { base, members }) = self.out.schema.user_kind(dtype) else {
+            return attr;
+        };
+        let code = match &attr.value {
+            Values::String(names) if attr.name == "_FillValue" && names.len() == 1 => {
+                members.iter().find(|m| m.name == names[0]).map(|m| m.value)
+            }
+            _ => None,
+        };
+        match code {
+            Some(code) => {
+                let bytes = (code as i64).to_be_bytes();
+                let size = base.size().expect("integer base");
+                let value = Values::from_bytes(*base, &bytes[8 - size..], true);
+                Attribute::typed(attr.name, dtype, value)
+            }
+            None => attr,
+        }
+    }
+
+    /// A variable's immediate data: big-endian numbers (or characters)
+    /// filling its shape.
     fn immediate(&self, var: VarId, data: &[u8], full: &str) -> Result<Values> {
         let s = &self.out.schema;
         let vt = s.value_type(s.var(var).dtype);
+        if vt == DataType::Char && s.shape(var).iter().product::<u64>() == data.len() as u64 {
+            return Ok(Values::Char(data.to_vec()));
+        }
         let Some(size) = vt.size().filter(|_| vt.is_numeric()) else {
             return Err(self.unsupported(format!(
                 "variable {full:?}: immediate data of type {}",

@@ -84,13 +84,9 @@ impl NcStreamReader {
         };
         let items = scan::scan(&input)?;
         let mut headers = vec![];
-        let mut first_header = None;
         for (at, item) in &items {
             match item {
-                Item::Header(h) => {
-                    first_header.get_or_insert(*at);
-                    headers.push((**h).clone());
-                }
+                Item::Header(h) => headers.push((*at, &**h)),
                 Item::Error(message) => {
                     return Err(NcStreamError::Remote {
                         stream: String::new(),
@@ -101,14 +97,14 @@ impl NcStreamReader {
                 _ => {}
             }
         }
-        let Some(header_at) = first_header else {
+        if headers.is_empty() {
             return Err(NcStreamError::corrupt(
                 0,
                 "the stream has no header message",
             ));
-        };
+        }
         let sizes = opaque_sizes(&input, &items)?;
-        let mut header = schema_with(&headers, &sizes, header_at)?;
+        let mut header = schema_with(&headers, &sizes)?;
         let mut pieces: HashMap<VarId, Vec<Located>> = HashMap::new();
         for (i, (var, values)) in header.immediate.iter().enumerate() {
             let section = header
@@ -176,13 +172,27 @@ impl NcStreamReader {
             .map_err(|e| NcStreamError::corrupt(0, format!("{}: {e}", schema.var_path(var))))?;
         let n = usize::try_from(sel.num_elements().unwrap_or(u64::MAX))
             .map_err(|_| NcStreamError::corrupt(0, "selection too large"))?;
-        let mut out = Values::repeat(&schema.fill_value(var), n);
+        let fill = schema.fill_value(var);
         let pieces = self.pieces.get(&var).map(Vec::as_slice).unwrap_or(&[]);
-        if values_as_bytes_mut(&mut out).is_some() {
-            for p in pieces {
-                let runs = overlap::runs(sel, &p.section);
+        if let Some(fill_bytes) = values_as_bytes(&fill) {
+            // Fixed-size values: zeroed memory (the allocator's fresh pages,
+            // written once), the fill only where no message lands, then each
+            // message's runs.
+            let zero = Values::from_bytes(fill.dtype(), &vec![0; fill_bytes.len()], false);
+            let mut out = Values::repeat(&zero, n);
+            let runs: Vec<Vec<Run>> = pieces
+                .iter()
+                .map(|p| overlap::runs(sel, &p.section))
+                .collect();
+            fill_gaps(
+                values_as_bytes_mut(&mut out).expect("fixed size"),
+                fill_bytes,
+                &runs,
+                n,
+            );
+            for (p, runs) in pieces.iter().zip(&runs) {
                 if !runs.is_empty() {
-                    self.fixed_piece(var, p, &runs, &mut out)?;
+                    self.fixed_piece(var, p, runs, &mut out)?;
                 }
             }
             return Ok(out);
@@ -199,7 +209,6 @@ impl NcStreamReader {
         }
         let mut decoded: HashMap<usize, Values> = HashMap::new();
         let mut result = schema.empty_values(schema.var(var).dtype, n);
-        let fill = schema.fill_value(var);
         let mut e = 0usize;
         while e < n {
             let mut end = e + 1;
@@ -350,6 +359,31 @@ impl NcStreamReader {
             .map_err(|e| NcStreamError::io(range.start, std::io::Error::other(e)))?;
         Ok(buf)
     }
+}
+
+/// Writes the fill value into the elements of `out` (`n` of them) that no
+/// run covers.
+fn fill_gaps(out: &mut [u8], fill: &[u8], runs: &[Vec<Run>], n: usize) {
+    let mut covered: Vec<(u64, u64)> = runs
+        .iter()
+        .flatten()
+        .map(|r| (r.out, r.out + r.len))
+        .collect();
+    covered.sort_unstable();
+    let size = fill.len();
+    let mut next = 0u64;
+    let fill_to = |from: u64, to: u64, out: &mut [u8]| {
+        for e in from..to {
+            out[e as usize * size..(e as usize + 1) * size].copy_from_slice(fill);
+        }
+    };
+    for (start, end) in covered {
+        if start > next {
+            fill_to(next, start, out);
+        }
+        next = next.max(end);
+    }
+    fill_to(next, n as u64, out);
 }
 
 /// Reverses the bytes of each `size`-byte value.
