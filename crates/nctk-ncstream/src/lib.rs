@@ -5,12 +5,12 @@
 //! the byte offset.
 
 pub mod error;
-/// The header message: a `Schema` and back.
+/// Header messages <-> schemas.
 pub mod header;
 /// Whole messages on the wire (magic, length, message, payload).
 pub mod message;
 pub mod names;
-/// Data payloads: values and back.
+/// Data payloads <-> values.
 pub mod payload;
 #[rustfmt::skip]
 pub mod proto;

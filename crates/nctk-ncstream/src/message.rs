@@ -126,31 +126,30 @@ pub fn write_data_message(
         vdata: Some(st.vlen),
         uncompressed_size: None,
     };
-    let body = match (payload, options.deflate) {
+    // The body: a varint count and bytes (or, for objects, already framed).
+    let (count, body) = match (payload, options.deflate) {
         (Payload::Block(bytes), Some(level)) => {
             let size = u32::try_from(bytes.len()).map_err(|_| {
                 NcStreamError::unwritable(&item, "a deflated message of more than 4 GiB")
             })?;
             data.compress = Some(proto::Compress::Deflate as i32);
             data.uncompressed_size = Some(size);
-            counted(&deflate(&bytes, level))
+            let z = deflate(&bytes, level);
+            (Some(z.len()), z)
         }
-        (Payload::Block(bytes), None) | (Payload::Structure(bytes), _) => counted(&bytes),
-        (Payload::Objects(bytes), _) => bytes,
+        (Payload::Block(bytes), None) | (Payload::Structure(bytes), _) => {
+            (Some(bytes.len()), bytes)
+        }
+        (Payload::Objects(bytes), _) => (None, bytes),
     };
-    let head = framed(Magic::Data, &data);
+    let mut head = framed(Magic::Data, &data);
+    if let Some(n) = count {
+        put_varint(&mut head, n as u64);
+    }
     let io = |e| NcStreamError::io(0, e).in_stream(&item);
     out.write_all(&head).map_err(io)?;
     out.write_all(&body).map_err(io)?;
     Ok((head.len() + body.len()) as u64)
-}
-
-/// A varint byte count and the bytes.
-fn counted(bytes: &[u8]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(bytes.len() + 10);
-    put_varint(&mut out, bytes.len() as u64);
-    out.extend_from_slice(bytes);
-    out
 }
 
 /// A zlib stream (RFC 1950, as Java's `DeflaterOutputStream` writes) of

@@ -65,6 +65,13 @@ impl<W: Write + Send> NcStreamWriter<W> {
         Ok(())
     }
 
+    fn flush(&mut self) -> Result<()> {
+        let offset = self.offset;
+        self.out
+            .flush()
+            .map_err(|e| NcStreamError::io(offset, e).in_stream(&self.name))
+    }
+
     fn defined(&self) -> Result<&Schema> {
         if !self.defined {
             return Err(
@@ -106,10 +113,14 @@ impl<W: Write + Send> NcStreamWriter<W> {
         })?;
         self.start()?;
         let schema = &self.schema;
-        let mut message = Vec::new();
-        write_data_message(&mut message, schema, var, selection, values, &self.options)
-            .map_err(|e| e.in_stream(&self.name))?;
-        self.put(&message)?;
+        let written =
+            write_data_message(&mut self.out, schema, var, selection, values, &self.options)
+                .map_err(|e| match e {
+                    NcStreamError::Io { source, .. } => NcStreamError::io(self.offset, source),
+                    e => e,
+                })
+                .map_err(|e| e.in_stream(&self.name))?;
+        self.offset += written;
         if growable {
             self.grow_records(var, selection);
         }
@@ -165,11 +176,7 @@ impl<W: Write + Send> DataSink for NcStreamWriter<W> {
     fn finish(mut self: Box<Self>) -> Result<(), SinkError> {
         self.start()?;
         self.put(&END)?;
-        let offset = self.offset;
-        self.out
-            .flush()
-            .map_err(|e| NcStreamError::io(offset, e).in_stream(&self.name))?;
-        Ok(())
+        Ok(self.flush()?)
     }
 
     fn abort(mut self: Box<Self>) -> Result<(), SinkError> {
@@ -178,10 +185,6 @@ impl<W: Write + Send> DataSink for NcStreamWriter<W> {
                 crate::message::error_message("the writer stopped: the stream is incomplete");
             self.put(&message)?;
         }
-        let offset = self.offset;
-        self.out
-            .flush()
-            .map_err(|e| NcStreamError::io(offset, e).in_stream(&self.name))?;
-        Ok(())
+        Ok(self.flush()?)
     }
 }

@@ -1,11 +1,13 @@
 # Prints, one JSON object a line, what siphon 0.11 decodes from an ncstream
 # file (sys.argv[1]): the header (as protobuf's JSON mapping), each data
 # message's name, section and values as siphon's read_ncstream_data returns
-# them, error messages. Used by the nctk-ncstream and nctk-cli tests of
-# what nctk writes. Numbers are printed as strings (Python's str/repr) so
-# NaN, infinities and 64-bit integers survive JSON.
+# them (a deflated one also with the size Python's zlib inflates it to),
+# error messages. Used by the nctk-ncstream tests of what nctk writes, and
+# imported (`messages`) by the nctk-cli ones. Numbers are printed as strings
+# (Python's str/repr) so NaN, infinities and 64-bit integers survive JSON.
 import json
 import sys
+import zlib
 
 import numpy as np
 from google.protobuf.json_format import MessageToDict
@@ -55,6 +57,31 @@ def find_struct(group, name):
     return None
 
 
+def struct_dtype(struct, byteorder):
+    """The rows of a structure as numpy reads them: siphon's types for the
+    members, their shapes from the header (siphon's struct_to_dtype drops
+    them), a string member as its 4-byte heap index."""
+    fields = []
+    for var in struct.vars:
+        shape = tuple(d.length for d in var.shape)
+        if var.dataType == nc.stream.STRING:
+            dt = np.dtype("i4")
+        else:
+            dt = nc.data_type_to_numpy(var.dataType, var.unsigned)
+        fields.append((str(var.name), dt.newbyteorder(byteorder), shape))
+    for s in struct.structs:
+        shape = tuple(d.length for d in s.shape)
+        fields.append((str(s.name), struct_dtype(s, byteorder), shape))
+    return np.dtype(fields)
+
+
+def string_members(struct, prefix=""):
+    out = [prefix + v.name for v in struct.vars if v.dataType == nc.stream.STRING]
+    for s in struct.structs:
+        out += string_members(s, prefix + s.name + ".")
+    return out
+
+
 def struct_fields(rows, prefix, out):
     for name in rows.dtype.names:
         col = rows[name]
@@ -76,46 +103,75 @@ def attributes(group, path, out):
         attributes(g, path + g.name + "/", out)
 
 
-header = None
-with open(sys.argv[1], "rb") as f:
-    while True:
-        magic = f.read(4)
-        if not magic:
-            break
-        if magic in (MAGIC_START, MAGIC_END):
-            print(json.dumps({"kind": magic.hex()}))
-            continue
-        if magic == nc.MAGIC_HEADER:
-            header = nc.read_proto_object(f, nc.stream.Header)
-            atts = []
-            attributes(header.root, "", atts)
-            print(json.dumps({"kind": "header", "header": MessageToDict(header), "attributes": atts}))
-        elif magic == nc.MAGIC_DATA:
-            at = f.tell()
-            data = nc.read_proto_object(f, nc.stream.Data)
-            f.seek(at)
-            values = nc.read_ncstream_data(f)
-            item = {
-                "kind": "data",
-                "var": data.varName,
-                "bigend": data.bigend,
-                "version": data.version,
-                "compress": data.compress,
-                "section": [[r.start, r.size, r.stride] for r in data.section.range],
-            }
-            if data.dataType == nc.stream.STRUCTURE:
-                s = find_struct(header.root, data.varName)
-                dt = nc.struct_to_dtype(s).newbyteorder(">" if data.bigend else "<")
-                rows = np.frombuffer(values.tobytes(), dtype=dt)
+def messages(path):
+    """Yields one dict a message; a data message's also holds siphon's
+    array ("array") and, for a structure, its rows decoded with the
+    header's member types ("rows")."""
+    header = None
+    with open(path, "rb") as f:
+        while True:
+            magic = f.read(4)
+            if not magic:
+                break
+            if magic in (MAGIC_START, MAGIC_END):
+                yield {"kind": magic.hex()}
+            elif magic == nc.MAGIC_HEADER:
+                header = nc.read_proto_object(f, nc.stream.Header)
+                atts = []
+                attributes(header.root, "", atts)
+                yield {"kind": "header", "proto": header, "attributes": atts}
+            elif magic == nc.MAGIC_DATA:
+                at = f.tell()
+                data = nc.read_proto_object(f, nc.stream.Data)
+                f.seek(at)
+                values = nc.read_ncstream_data(f)
+                item = {
+                    "kind": "data",
+                    "var": data.varName,
+                    "bigend": data.bigend,
+                    "version": data.version,
+                    "compress": data.compress,
+                    "section": [[r.start, r.size, r.stride] for r in data.section.range],
+                    "array": values,
+                }
+                if data.compress:
+                    # Python's zlib on the deflated bytes: the size it inflates to.
+                    end = f.tell()
+                    f.seek(at)
+                    nc.read_proto_object(f, nc.stream.Data)
+                    item["inflated"] = len(zlib.decompress(nc.read_block(f)))
+                    item["uncompressedSize"] = data.uncompressedSize
+                    f.seek(end)
+                if data.dataType == nc.stream.STRUCTURE:
+                    s = find_struct(header.root, data.varName)
+                    dt = struct_dtype(s, ">" if data.bigend else "<")
+                    item["rows"] = np.frombuffer(values.tobytes(), dtype=dt)
+                    item["heap_members"] = string_members(s)
+                yield item
+            elif magic == nc.MAGIC_ERR:
+                err = nc.read_proto_object(f, nc.stream.Error)
+                yield {"kind": "error", "message": err.message}
+            else:
+                yield {"kind": "unknown", "magic": magic.hex()}
+                break
+
+
+def main(path):
+    for item in messages(path):
+        if item["kind"] == "header":
+            item["header"] = MessageToDict(item.pop("proto"))
+        elif item["kind"] == "data":
+            values = item.pop("array")
+            rows = item.pop("rows", None)
+            item.pop("heap_members", None)
+            if rows is not None:
                 fields = {}
                 struct_fields(rows, "", fields)
                 item["fields"] = fields
             else:
                 item.update(plain(values))
-            print(json.dumps(item))
-        elif magic == nc.MAGIC_ERR:
-            err = nc.read_proto_object(f, nc.stream.Error)
-            print(json.dumps({"kind": "error", "message": err.message}))
-        else:
-            print(json.dumps({"kind": "unknown", "magic": magic.hex()}))
-            break
+        print(json.dumps(item))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])

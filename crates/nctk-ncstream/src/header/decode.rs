@@ -625,6 +625,9 @@ impl Builder<'_> {
                         a.r#type.unwrap_or_default()
                     )))
                 }
+                // nctk writes a char attribute's text in `sdata` (for
+                // siphon) and its bytes in `data`, with `dataType` CHAR.
+                _ if a.data_type.is_some() && a.data.is_some() => proto::DataType::Char,
                 _ if !a.sdata.is_empty() => proto::DataType::String,
                 _ => proto::DataType::Char,
             }

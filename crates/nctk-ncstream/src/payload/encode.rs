@@ -29,31 +29,30 @@ pub enum Payload {
 }
 
 /// The big-endian bytes of numbers or `char`s; `None` for other values.
+/// One pass over the values' memory (copied and swapped together).
 pub fn fixed_bytes(values: &Values) -> Option<Vec<u8>> {
     let native = values_as_bytes(values)?;
-    let mut out = native.to_vec();
     let size = values.dtype().size().unwrap_or(1);
-    to_big_endian(&mut out, size);
-    Some(out)
-}
-
-/// Swaps native-order elements of `size` bytes to big-endian in place.
-fn to_big_endian(bytes: &mut [u8], size: usize) {
     if cfg!(target_endian = "big") || size == 1 {
-        return;
+        return Some(native.to_vec());
+    }
+    let mut out = vec![0u8; native.len()];
+    macro_rules! swap {
+        ($t:ty) => {{
+            const N: usize = std::mem::size_of::<$t>();
+            for (dst, src) in out.chunks_exact_mut(N).zip(native.chunks_exact(N)) {
+                let v = <$t>::from_ne_bytes(src.try_into().expect("chunks of N bytes"));
+                dst.copy_from_slice(&v.to_be_bytes());
+            }
+        }};
     }
     match size {
-        2 => bytes.chunks_exact_mut(2).for_each(|c| c.swap(0, 1)),
-        4 => bytes.chunks_exact_mut(4).for_each(|c| {
-            let v = u32::from_ne_bytes([c[0], c[1], c[2], c[3]]);
-            c.copy_from_slice(&v.to_be_bytes());
-        }),
-        8 => bytes.chunks_exact_mut(8).for_each(|c| {
-            let v = u64::from_ne_bytes(c.try_into().expect("chunks of 8"));
-            c.copy_from_slice(&v.to_be_bytes());
-        }),
-        _ => bytes.chunks_exact_mut(size).for_each(|c| c.reverse()),
+        2 => swap!(u16),
+        4 => swap!(u32),
+        8 => swap!(u64),
+        _ => unreachable!("numbers are 1, 2, 4 or 8 bytes"),
     }
+    Some(out)
 }
 
 /// The payload of `values`, which are values of `dtype` (checked);

@@ -12,12 +12,14 @@
 //! the requests concurrently, so a remote source pays one round trip per
 //! batch, not per range.
 
+mod cursor;
 mod error;
 mod file;
 mod mem;
 mod ranges;
 mod replace;
 
+pub use cursor::SinkCursor;
 pub use error::ByteError;
 pub use file::{FileSink, FileSource};
 pub use mem::{MemSink, MemSource};

@@ -211,11 +211,12 @@ pub(crate) fn create_output(
     } else {
         (SafeOutput::new(output)?, false)
     };
-    let sink =
-        create_writer(safe.temp_path(), zip, container, schema, &opts).map_err(|e| match e {
+    let sink = create_writer(safe.temp_path(), output, zip, container, schema, &opts).map_err(
+        |e| match e {
             OutputError::Output { source, .. } => safe.blame(None, source),
             e => e,
-        })?;
+        },
+    )?;
     Ok(Output {
         sink: Some(sink),
         safe,

@@ -6,11 +6,10 @@
 
 use std::io::{BufWriter, Write};
 use std::path::Path;
-use std::sync::Arc;
 
 use nctk_model::{DataSink, Schema};
 use nctk_ncstream::{DataOptions, NcStreamWriter};
-use nctk_store::bytes::ByteSink;
+use nctk_store::bytes::SinkCursor;
 
 use super::{CreateOptions, OutputError};
 
@@ -47,10 +46,8 @@ pub(crate) fn create_file_stream(
         path: path.display().to_string(),
         source: Box::new(e),
     })?;
-    let out: Box<dyn Write + Send> = Box::new(BufWriter::with_capacity(
-        1 << 16,
-        ByteSinkWriter { sink: file, at: 0 },
-    ));
+    let out: Box<dyn Write + Send> =
+        Box::new(BufWriter::with_capacity(1 << 16, SinkCursor::new(file)));
     stream(out, location, schema, opts)
 }
 
@@ -80,22 +77,51 @@ fn stream(
     Ok(writer)
 }
 
-/// A [`ByteSink`] written front to back as a [`Write`].
-struct ByteSinkWriter {
-    sink: Arc<dyn ByteSink>,
-    at: u64,
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Arc;
 
-impl Write for ByteSinkWriter {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.sink
-            .write_at(self.at, buf)
-            .map_err(std::io::Error::other)?;
-        self.at += buf.len() as u64;
-        Ok(buf.len())
+    use nctk_model::{DataSource, Selection, Values};
+    use nctk_ncstream::NcStreamReader;
+    use nctk_store::bytes::FileSource;
+
+    #[test]
+    fn ncs_paths_and_dash_name_streams() {
+        assert!(is_ncstream_target(Path::new("-")));
+        assert!(is_ncstream_target(Path::new("dir/out.ncs")));
+        assert!(is_ncstream_target(Path::new("OUT.NCS")));
+        assert!(!is_ncstream_target(Path::new("out.nc")));
+        assert!(!is_ncstream_target(Path::new("ncs")));
+        assert!(!is_ncstream_target(Path::new("out.ncs.zarr")));
     }
 
-    fn flush(&mut self) -> std::io::Result<()> {
-        self.sink.flush().map_err(std::io::Error::other)
+    /// The library's one define/put API writes a stream for a `.ncs`
+    /// target, which appears only on close and reads back with the
+    /// values put (through the ncstream reader), record count included.
+    #[test]
+    fn create_writes_a_stream_that_reads_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("made.ncs");
+        let mut def = crate::create(&target, nctk_model::Format::Classic).unwrap();
+        let t = def.add_unlimited_dimension("t").unwrap();
+        let x = def.add_dimension("x", 2).unwrap();
+        def.add_variable::<f32>("v", &[t, x])
+            .unwrap()
+            .put_attribute("units", "K")
+            .unwrap();
+        let mut ds = def.end_define().unwrap();
+        ds.put_values("v", (0..3, ..), &[1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0])
+            .unwrap();
+        assert!(!target.exists(), "nothing at the target before close");
+        ds.close().unwrap();
+        let source = Arc::new(FileSource::open(&target).unwrap());
+        let reader = NcStreamReader::open(source, "made.ncs").unwrap();
+        let v = reader.schema().var_by_path("/v").unwrap();
+        assert_eq!(reader.schema().shape(v), [3, 2]);
+        let got = reader.read(v, &Selection::all(&[3, 2])).unwrap();
+        assert_eq!(got, Values::Float(vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0]));
+        let units = reader.schema().var(v).attribute("units").unwrap();
+        assert_eq!(units.value, Values::text("K"));
     }
 }

@@ -164,11 +164,13 @@ impl DataSink for Sink {
 
 /// Creates the output at `path` as `container` with every definition of
 /// `schema`, ready for data. `path` is where the bytes go (the copier passes
-/// a temporary name next to the final one); for [`Container::Zarr`] it is a
-/// store's directory or (`zip`) zip file, and each variable's storage
-/// follows [`CreateOptions::vars`].
+/// a temporary name next to the final one, `target`, which an ncstream's
+/// header names); for [`Container::Zarr`] it is a store's directory or
+/// (`zip`) zip file, and each variable's storage follows
+/// [`CreateOptions::vars`].
 pub(crate) fn create_writer(
     path: &Path,
+    target: &Path,
     zip: bool,
     container: Container,
     schema: &Schema,
@@ -178,7 +180,7 @@ pub(crate) fn create_writer(
     match classic_version(container) {
         Some(version) => create_classic(path, version, schema, opts),
         None if container == Container::NcStream => {
-            super::ncstream::create_file_stream(path, path, schema, opts).map(Sink::NcStream)
+            super::ncstream::create_file_stream(path, target, schema, opts).map(Sink::NcStream)
         }
         None => create_store_output(path, zip, schema, opts),
     }

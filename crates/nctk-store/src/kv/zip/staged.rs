@@ -2,14 +2,13 @@
 //! store (re-puts and reads allowed) and becomes an archive once, on
 //! [`WritableStore::close`].
 
-use std::io::{Seek, SeekFrom, Write};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use bytes::Bytes;
 
 use super::ZipStoreWriter;
-use crate::bytes::ByteSink;
+use crate::bytes::{ByteSink, SinkCursor};
 use crate::kv::{
     Capabilities, DirectoryStore, ListableStore, Listing, MemoryStore, ReadableStore, StoreError,
     StoreKey, StorePrefix, WritableStore,
@@ -77,11 +76,7 @@ impl StagedZipStore {
         all_keys(self.staging.as_ref(), StorePrefix::root(), &mut keys)?;
         keys.sort();
         sink.set_len(0).map_err(|e| byte_err(&name, e))?;
-        let zip = ZipStoreWriter::new(
-            SinkCursor { sink, pos: 0 },
-            name.clone(),
-            self.dir.as_deref(),
-        )?;
+        let zip = ZipStoreWriter::new(SinkCursor::new(sink), name.clone(), self.dir.as_deref())?;
         for key in &keys {
             let value = self.staging.get(key)?.ok_or_else(|| StoreError::Io {
                 key: key.to_string(),
@@ -91,7 +86,7 @@ impl StagedZipStore {
             zip.put(key, value)?;
         }
         let cursor = zip.finish()?;
-        cursor.sink.flush().map_err(|e| byte_err(&name, e))
+        cursor.into_sink().flush().map_err(|e| byte_err(&name, e))
     }
 }
 
@@ -181,42 +176,5 @@ impl WritableStore for StagedZipStore {
             Some(scratch) => remove_tree(scratch),
             None => Ok(()),
         }
-    }
-}
-
-/// `Write + Seek` over a byte sink, for the zip writer.
-struct SinkCursor {
-    sink: Arc<dyn ByteSink>,
-    pos: u64,
-}
-
-impl Write for SinkCursor {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.sink
-            .write_at(self.pos, buf)
-            .map_err(std::io::Error::other)?;
-        self.pos += buf.len() as u64;
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        self.sink.flush().map_err(std::io::Error::other)
-    }
-}
-
-impl Seek for SinkCursor {
-    fn seek(&mut self, to: SeekFrom) -> std::io::Result<u64> {
-        let len = || self.sink.len().map_err(std::io::Error::other);
-        let target = match to {
-            SeekFrom::Start(p) => Some(p),
-            SeekFrom::End(d) => len()?.checked_add_signed(d),
-            SeekFrom::Current(d) => self.pos.checked_add_signed(d),
-        };
-        self.pos = target.ok_or_else(|| {
-            std::io::Error::new(
-                std::io::ErrorKind::InvalidInput,
-                "seek before the start of the archive",
-            )
-        })?;
-        Ok(self.pos)
     }
 }
