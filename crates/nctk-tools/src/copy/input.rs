@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use nctk_model::{DataSource, Format, Schema, Selection, SourceError, Values, VarId};
+use nctk_model::{Attribute, DataSource, Format, Schema, Selection, SourceError, Values, VarId};
 
 use super::CopyError;
 use nctk::door::Opened;
@@ -80,6 +80,41 @@ impl<'a> Input<'a> {
     /// Whether the input is an ncstream (see [`Input::Owned`]).
     pub(crate) fn is_stream(&self) -> bool {
         matches!(self, Input::Owned { stream: true, .. })
+    }
+
+    /// The input's definitions with text attributes as files hold them,
+    /// when the input is an ncstream with single-valued `string`
+    /// attributes: netCDF-Java's data model has no `char` attributes (a
+    /// classic file's text attribute travels as a `String`), and
+    /// netCDF-Java writes such an attribute to a netCDF-3 or netCDF-4 file
+    /// as `char` text; so does this (an attribute of no
+    /// strings becomes empty text). `None` otherwise (several strings stay
+    /// strings, which no classic file holds).
+    pub(crate) fn classic_text_schema(&self) -> Option<Schema> {
+        fn as_text(attrs: &mut [Attribute]) -> bool {
+            let mut changed = false;
+            for a in attrs.iter_mut() {
+                if let Values::String(v) = &a.value {
+                    if v.len() <= 1 {
+                        a.value = Values::text(v.first().map_or("", String::as_str));
+                        changed = true;
+                    }
+                }
+            }
+            changed
+        }
+        if !self.is_stream() {
+            return None;
+        }
+        let mut schema = self.schema().clone();
+        let mut changed = false;
+        for g in schema.group_ids().collect::<Vec<_>>() {
+            changed |= as_text(&mut schema.group_mut(g).attributes);
+        }
+        for v in schema.var_ids().collect::<Vec<_>>() {
+            changed |= as_text(&mut schema.var_mut(v).attributes);
+        }
+        changed.then_some(schema)
     }
 
     /// Reads `sel` of `var` into `buf`, reusing its allocation when it

@@ -43,7 +43,7 @@ mod storage;
 
 use std::path::Path;
 
-use nctk_model::{DataSource, Layout, Selection, Values};
+use nctk_model::{DataSource, Layout, Schema, Selection, Values};
 
 pub use chunkspec::{ChunkSpec, VarLayout};
 pub use error::{BadFilter, CopyError};
@@ -134,8 +134,11 @@ fn same_file(a: &Path, b: &Path) -> bool {
 }
 
 /// The output format nccopy would choose, and the container nctk writes it in.
+/// `classic_text` is the input's definitions with text attributes as a
+/// classic file holds them ([`Input::classic_text_schema`]), if they differ.
 fn output_format(
     input: &Input<'_>,
+    classic_text: Option<&Schema>,
     output: &Path,
     opts: &CopyOptions,
 ) -> Result<(Format, Container), CopyError> {
@@ -154,7 +157,8 @@ fn output_format(
         // definitions fit (else CDF-1, which the plan refuses with
         // nccopy's message: user types, groups, strings).
         None if input.is_stream() && container_for(output, in_kind) == Container::Hdf5 => {
-            nctk::classic_format_for(input.schema()).unwrap_or(Format::Classic)
+            let schema = classic_text.unwrap_or(input.schema());
+            nctk::classic_format_for(schema).unwrap_or(Format::Classic)
         }
         None => in_kind,
     };
@@ -188,9 +192,17 @@ fn run(
             "Group list (-g ...) only permitted for netCDF-4 file".into(),
         ));
     }
-    let (kind, container) = output_format(input, output, opts)?;
+    let classic_text = input.classic_text_schema();
+    let (kind, container) = output_format(input, classic_text.as_ref(), output, opts)?;
     check_writable(output, container)?;
-    let mut plan = plan::build(schema, kind, opts)?;
+    // netCDF-Java writes a stream's text attributes as char text to the
+    // files it writes (netCDF-3 and netCDF-4 alike); so do classic files
+    // and stores here.
+    let defs = match &classic_text {
+        Some(s) if matches!(container, Container::Classic(_) | Container::Zarr) => s,
+        _ => schema,
+    };
+    let mut plan = plan::build(defs, kind, opts)?;
     if container == Container::Zarr {
         if let Some(what) = crate::enhanced::first_user_type(&plan.schema) {
             return Err(CopyError::DoesNotFit {
