@@ -515,3 +515,53 @@ fn sixteen_clients_at_once_all_get_their_values() {
         assert!(ok.iter().any(|l| l.contains(&format!(" {rel} "))), "{rel}");
     }
 }
+
+#[test]
+fn a_read_error_after_the_answer_started_ends_it_with_an_error_message() {
+    let Some(corpus) = require::corpus() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("broken.zarr");
+    copy_dir(
+        &corpus.join("generated/from-cdl/netcdf-c/examples/CDL/pres_temp_4D.u2f.zarr"),
+        &store,
+    );
+    // An uncompressed chunk cut short: the store opens, reading fails.
+    std::fs::write(store.join("pressure/0.0.0.0"), [0u8; 10]).unwrap();
+    let served = Served::start(dir.path(), &[]);
+    let (status, _, body) = served.get("/cdmremote/broken.zarr?req=data&var=latitude;pressure");
+    assert_eq!(status, 200);
+    // latitude's message, then the grammar's error message (MAGIC_ERR)
+    // naming the variable that failed, and nothing after it.
+    assert_eq!(&body[..4], b"\xab\xec\xce\xba");
+    let at = body
+        .windows(4)
+        .position(|w| w == b"\xab\xad\xba\xda")
+        .expect("an error message");
+    let text = String::from_utf8_lossy(&body[at..]);
+    assert!(text.contains("pressure"), "{text}");
+}
+
+#[test]
+fn datasets_configured_by_name_are_served_and_nothing_else_outside() {
+    let Some(corpus) = require::corpus() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("served");
+    std::fs::create_dir_all(&root).unwrap();
+    let outside = dir.path().join("outside.nc");
+    std::fs::copy(
+        corpus.join("generated/from-cdl/netcdf-c/ncdump/cdl/pres_temp_4D.nc3.nc"),
+        &outside,
+    )
+    .unwrap();
+    let option = format!("remote/pres={}", outside.display());
+    let served = Served::start(&root, &["--dataset", &option]);
+    let (status, _, body) = served.get("/cdmremote/remote/pres?req=CDL");
+    assert_eq!(status, 200);
+    assert!(String::from_utf8_lossy(&body).starts_with("netcdf remote/pres {"));
+    let (status, _, _) = served.get("/cdmremote/../outside.nc?req=CDL");
+    assert_eq!(status, 404);
+}

@@ -75,25 +75,37 @@ def section_text(index, shape):
     return '(' + ','.join(f'{s.start}:{n - 1}:{s.step}' for s, n in zip(index, shape)) + ')'
 
 
+# netCDF-C (and HDF5) are not thread-safe: the local truth is read under a lock.
+netcdf_lock = threading.Lock()
+
+
+def truths(local):
+    """(path, name, shape, values, is a plain number or char type) per variable."""
+    with netcdf_lock:
+        nc = netCDF4.Dataset(local)
+        nc.set_auto_mask(False)
+        out = [(path, var.name, var.shape, var[...],
+                var.dtype != str and isinstance(var.datatype, np.dtype))
+               for path, var in walk(nc)]
+        nc.close()
+        return out
+
+
 def check_case(rel, local, offset):
-    nc = netCDF4.Dataset(local)
-    nc.set_auto_mask(False)
     url = base + rel
     ds = Dataset(url)
     raw = CDMRemote(url)
-    for path, var in walk(nc):
-        want = var[...]
-        shape = var.shape
+    for path, name, shape, want, plain in truths(local):
         depth = path.count('/')
         if depth <= 2:
             node = ds
             for part in path.strip('/').split('/')[:-1]:
                 node = node.groups[part]
-            got = node.variables[var.name][:]
+            got = node.variables[name][:]
             report(rel, path, 'dataset-all', same(got, want), got, want)
         got = raw.fetch_data(**{path: ()})[0]
         report(rel, path, 'fetch-all', same(got, want), got, want)
-        if not shape or 0 in shape or var.dtype == str or not isinstance(var.datatype, np.dtype):
+        if not shape or 0 in shape or not plain:
             continue
         index = strided(shape, offset)
         sub = want[index]

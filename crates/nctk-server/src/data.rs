@@ -29,7 +29,7 @@ use rayon::prelude::*;
 use crate::slabs::Slabs;
 
 /// About how many bytes of values one slab holds.
-pub const SLAB_BYTES: u64 = 4 << 20;
+pub const SLAB_BYTES: u64 = 2 << 20;
 
 /// The bytes a value of a type without a fixed size is counted as when
 /// sizing slabs (strings, vlens).

@@ -18,6 +18,7 @@ use nctk_ncstream::message::header_message;
 use nctk_ncstream::names::find_variable;
 use tokio::net::TcpListener;
 
+use crate::cache::DatasetCache;
 use crate::catalog::Catalog;
 use crate::data::{produce, DataRequest};
 use crate::error::RequestError;
@@ -35,10 +36,18 @@ const XML: &str = "application/xml;charset=UTF-8";
 const TEXT: &str = "text/plain;charset=UTF-8";
 
 /// How many data frames wait in a response's channel.
-const CHANNEL_FRAMES: usize = 4;
+const CHANNEL_FRAMES: usize = 2;
+
+/// What every request is answered from.
+pub struct State {
+    /// The datasets served.
+    pub catalog: Catalog,
+    /// The datasets opened lately.
+    pub cache: DatasetCache,
+}
 
 /// Accepts connections on `listener` forever, each served on its own task.
-pub async fn accept_loop(listener: TcpListener, catalog: Arc<Catalog>) -> std::io::Result<()> {
+pub async fn accept_loop(listener: TcpListener, state: Arc<State>) -> std::io::Result<()> {
     loop {
         let (stream, peer) = match listener.accept().await {
             Ok(accepted) => accepted,
@@ -47,11 +56,11 @@ pub async fn accept_loop(listener: TcpListener, catalog: Arc<Catalog>) -> std::i
             Err(_) => continue,
         };
         let _ = stream.set_nodelay(true);
-        let catalog = catalog.clone();
+        let state = state.clone();
         tokio::spawn(async move {
             let service = hyper::service::service_fn(move |req| {
-                let catalog = catalog.clone();
-                async move { Ok::<_, Infallible>(answer(&catalog, req, peer).await) }
+                let state = state.clone();
+                async move { Ok::<_, Infallible>(answer(state, req, peer).await) }
             });
             let _ = hyper::server::conn::http1::Builder::new()
                 .serve_connection(TokioIo::new(stream), service)
@@ -87,7 +96,7 @@ fn error_response(e: &RequestError) -> Response<Body> {
     response(status, TEXT, full(e.to_string()))
 }
 
-async fn answer(catalog: &Catalog, req: Request<Incoming>, peer: SocketAddr) -> Response<Body> {
+async fn answer(state: Arc<State>, req: Request<Incoming>, peer: SocketAddr) -> Response<Body> {
     if req.method() != Method::GET {
         return response(
             StatusCode::METHOD_NOT_ALLOWED,
@@ -95,14 +104,14 @@ async fn answer(catalog: &Catalog, req: Request<Incoming>, peer: SocketAddr) -> 
             full("only GET is served"),
         );
     }
-    match route(catalog, &req, peer).await {
+    match route(state, &req, peer).await {
         Ok(r) => r,
         Err(e) => error_response(&e),
     }
 }
 
 async fn route(
-    catalog: &Catalog,
+    state: Arc<State>,
     req: &Request<Incoming>,
     peer: SocketAddr,
 ) -> Result<Response<Body>, RequestError> {
@@ -113,7 +122,7 @@ async fn route(
         .decode_utf8()
         .map_err(|_| not_found())?
         .into_owned();
-    let target = catalog.resolve(&relative).ok_or_else(not_found)?;
+    let target = state.catalog.resolve(&relative).ok_or_else(not_found)?;
     let query = parse_query(req.uri().query().unwrap_or(""))?;
     let host = req
         .headers()
@@ -122,7 +131,7 @@ async fn route(
         .map(str::to_string)
         .unwrap_or_else(|| peer.to_string());
     let location = format!("http://{host}{path}");
-    let dataset = open(target, &relative).await?;
+    let dataset = open(state, target, &relative).await?;
     let served = || with_chunk_sizes(dataset.schema());
     Ok(match query.kind {
         RequestKind::Probe => ncstream(full(Bytes::new())),
@@ -153,11 +162,15 @@ async fn route(
     })
 }
 
-/// Opens the dataset on a blocking thread.
-async fn open(target: String, relative: &str) -> Result<Arc<nctk::Dataset>, RequestError> {
-    let opened = tokio::task::spawn_blocking(move || nctk::open(&target)).await;
+/// Opens the dataset (or finds it opened) on a blocking thread.
+async fn open(
+    state: Arc<State>,
+    target: String,
+    relative: &str,
+) -> Result<Arc<nctk::Dataset>, RequestError> {
+    let opened = tokio::task::spawn_blocking(move || state.cache.open(&target)).await;
     match opened {
-        Ok(Ok(ds)) => Ok(Arc::new(ds)),
+        Ok(Ok(ds)) => Ok(ds),
         Ok(Err(e)) if e.kind() == nctk::ErrorKind::NotFound => {
             Err(RequestError::NotFound(relative.to_string()))
         }

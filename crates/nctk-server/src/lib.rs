@@ -23,6 +23,7 @@ use std::net::SocketAddr;
 use std::path::Path;
 use std::sync::Arc;
 
+pub mod cache;
 pub mod catalog;
 pub mod cdl;
 pub mod data;
@@ -43,7 +44,7 @@ const BLOCKING_THREADS: usize = 64;
 /// A server bound to its address, not yet answering.
 pub struct Server {
     listener: std::net::TcpListener,
-    catalog: Arc<Catalog>,
+    state: Arc<http::State>,
 }
 
 impl Server {
@@ -56,7 +57,10 @@ impl Server {
         listener.set_nonblocking(true)?;
         Ok(Server {
             listener,
-            catalog: Arc::new(catalog),
+            state: Arc::new(http::State {
+                catalog,
+                cache: cache::DatasetCache::default(),
+            }),
         })
     }
 
@@ -74,7 +78,7 @@ impl Server {
             .build()?;
         runtime.block_on(async move {
             let listener = tokio::net::TcpListener::from_std(self.listener)?;
-            http::accept_loop(listener, self.catalog).await
+            http::accept_loop(listener, self.state).await
         })?;
         Ok(())
     }
