@@ -10,9 +10,12 @@
 //! ends with `MAGIC_END` (the grammar: `MAGIC_START, {message}*,
 //! MAGIC_END`), so one cut even between two messages lacks its end.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
+
+#[path = "ncstream_common/mod.rs"]
+mod common;
 
 use nctk::model::{DataSink, DataSource, Selection};
 use nctk_ncstream::header::decode::{schema_of, StreamHeader};
@@ -101,19 +104,6 @@ fn decode_response(header: &StreamHeader, name: &str, bytes: &[u8]) -> Result<Ou
     }
 }
 
-/// The header protobuf of a header response or full stream.
-fn header_of(bytes: &[u8]) -> proto::Header {
-    let at = if bytes.starts_with(&Magic::Start.bytes()) {
-        4
-    } else {
-        0
-    };
-    assert_eq!(bytes[at..at + 4], Magic::Header.bytes());
-    let (len, n) = wire::get_varint(&bytes[at + 4..], (at + 4) as u64).unwrap();
-    let start = at + 4 + n;
-    proto::Header::decode(&bytes[start..start + len as usize]).unwrap()
-}
-
 /// One stream of the corpus: its name, bytes, and for a data response
 /// the header of its dataset.
 struct Stream {
@@ -125,41 +115,20 @@ struct Stream {
 /// The corpus's streams; a data response is paired with the header
 /// response of the same dataset URL (`INDEX.tsv`).
 fn corpus_streams(corpus: &Path) -> Vec<Stream> {
-    let root = corpus.join("generated/ncstream/siphon");
-    let mut headers = std::collections::BTreeMap::new();
-    let mut files: Vec<(PathBuf, String)> = vec![];
-    for dir in std::fs::read_dir(&root).unwrap().map(|e| e.unwrap().path()) {
-        let Ok(index) = std::fs::read_to_string(dir.join("INDEX.tsv")) else {
-            continue;
-        };
-        for line in index.lines().skip(1) {
-            let cols: Vec<&str> = line.split('\t').collect();
-            let (file, uri) = (dir.join(cols[1]), cols[4]);
-            let url = uri.split('?').next().unwrap().to_string();
-            if file.extension().is_some_and(|e| e == "ncs") {
-                if uri.contains("req=header") {
-                    headers.insert(url.clone(), file.clone());
-                }
-                files.push((file, url));
-            }
-        }
-    }
-    files.sort();
-    files
-        .into_iter()
-        .map(|(file, url)| {
-            let bytes = std::fs::read(&file).unwrap();
-            let rel = file
-                .strip_prefix(&root)
-                .unwrap()
-                .to_string_lossy()
-                .into_owned();
-            let header = (!bytes.starts_with(&Magic::Header.bytes())).then(|| {
-                let h = std::fs::read(&headers[&url]).unwrap();
-                Arc::new(schema_of(&header_of(&h)).unwrap())
+    let all = common::answers(corpus);
+    let headers = common::header_answers(&all);
+    let root = common::root(corpus);
+    all.values()
+        .flatten()
+        .map(|answer| {
+            let bytes = std::fs::read(&answer.file).unwrap();
+            let name = answer.file.strip_prefix(&root).unwrap();
+            let header = (!answer.header).then(|| {
+                let h = std::fs::read(&headers[&answer.url]).unwrap();
+                Arc::new(schema_of(&common::header_of(&h)).unwrap())
             });
             Stream {
-                name: rel,
+                name: name.to_string_lossy().into_owned(),
                 bytes,
                 header,
             }

@@ -18,13 +18,15 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+#[path = "ncstream_common/mod.rs"]
+mod common;
+
 use nctk::model::{DataSource, DataType, GroupId, Schema, Selection, UserTypeKind, Values, VarId};
 use nctk_ncstream::header::decode::{schema_of, StreamHeader};
 use nctk_ncstream::response::decode_data;
-use nctk_ncstream::{names, proto, wire, NcStreamReader};
+use nctk_ncstream::{names, NcStreamReader};
 use nctk_store::bytes::FileSource;
 use nctk_test_support::require;
-use prost::Message;
 use serde_json::{json, Value};
 
 /// siphon's decode, as JSON.
@@ -41,63 +43,27 @@ struct Dataset {
     data: Vec<PathBuf>,
 }
 
-/// The dataset URL of an `INDEX.tsv` request (the URI before `?`) and
-/// whether it asks for the header.
-fn requests(dir: &Path) -> Vec<(PathBuf, String, bool)> {
-    let index = std::fs::read_to_string(dir.join("INDEX.tsv")).unwrap();
-    index
-        .lines()
-        .skip(1)
-        .filter_map(|line| {
-            let cols: Vec<&str> = line.split('\t').collect();
-            let (file, uri) = (cols[1], cols[4]);
-            let (base, query) = uri.split_once('?')?;
-            let header = query
-                .split('&')
-                .any(|q| q.eq_ignore_ascii_case("req=header"));
-            file.ends_with(".ncs")
-                .then(|| (dir.join(file), base.to_string(), header))
-        })
-        .collect()
-}
-
-/// Every dataset with ncstream responses, a data-only directory paired with
-/// the header response of the same dataset URL.
+/// Every dataset with ncstream answers, a data-only directory paired with
+/// the header answer of the same dataset URL.
 fn datasets(corpus: &Path) -> Vec<Dataset> {
-    let root = corpus.join("generated/ncstream/siphon");
-    let mut dirs: Vec<PathBuf> = std::fs::read_dir(&root)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.join("INDEX.tsv").is_file())
-        .collect();
-    dirs.sort();
-    let all: Vec<(PathBuf, Vec<(PathBuf, String, bool)>)> = dirs
-        .into_iter()
-        .map(|d| (d.clone(), requests(&d)))
-        .collect();
-    let headers: BTreeMap<String, PathBuf> = all
-        .iter()
-        .flat_map(|(_, r)| r.iter())
-        .filter(|(_, _, header)| *header)
-        .map(|(file, url, _)| (url.clone(), file.clone()))
-        .collect();
+    let all = common::answers(corpus);
+    let headers = common::header_answers(&all);
     let mut out = vec![];
-    for (dir, reqs) in all {
-        let Some((_, url, _)) = reqs.first() else {
+    for (name, answers) in all {
+        let Some(first) = answers.first() else {
             continue;
         };
-        let header = reqs
+        let header = answers
             .iter()
-            .find(|(_, _, h)| *h)
-            .map(|(f, _, _)| f.clone())
-            .or_else(|| headers.get(url).cloned())
-            .unwrap_or_else(|| panic!("{}: no header response for {url}", dir.display()));
-        let data = reqs
+            .find(|a| a.header)
+            .map(|a| a.file.clone())
+            .or_else(|| headers.get(&first.url).cloned())
+            .unwrap_or_else(|| panic!("{name}: no header answer for {}", first.url));
+        let data = answers
             .iter()
-            .filter(|(_, _, h)| !*h)
-            .map(|(f, _, _)| f.clone())
+            .filter(|a| !a.header)
+            .map(|a| a.file.clone())
             .collect();
-        let name = dir.file_name().unwrap().to_string_lossy().into_owned();
         out.push(Dataset { name, header, data });
     }
     out
@@ -116,20 +82,6 @@ fn siphon(header: &Path, data: &[PathBuf]) -> Option<Vec<Vec<Value>>> {
             .map(|f| f["messages"].as_array().unwrap().clone())
             .collect(),
     )
-}
-
-/// The header protobuf of a header response.
-fn header_proto(path: &Path) -> proto::Header {
-    let bytes = std::fs::read(path).unwrap();
-    assert_eq!(
-        bytes[..4],
-        wire::Magic::Header.bytes(),
-        "{}",
-        path.display()
-    );
-    let (len, n) = wire::get_varint(&bytes[4..], 4).unwrap();
-    let start = 4 + n;
-    proto::Header::decode(&bytes[start..start + len as usize]).unwrap()
 }
 
 // ---- the canonical form of nctk's decode (the helper's form) ----
@@ -672,7 +624,7 @@ fn data_equal_siphon() {
         let Some(decoded) = siphon(&set.header, &set.data) else {
             return;
         };
-        let header = match schema_of(&header_proto(&set.header)) {
+        let header = match schema_of(&common::header_of(&std::fs::read(&set.header).unwrap())) {
             Ok(header) => header,
             Err(e) => {
                 failures.push(format!("{}: {e}", set.header.display()));
