@@ -6,9 +6,7 @@
 //! the stream (the allocator of this test binary records the largest).
 //! Random framings (proptest) likewise.
 
-use std::alloc::{GlobalAlloc, Layout, System};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use nctk_model::{DataSource, Selection};
@@ -18,27 +16,8 @@ use nctk_ncstream::NcStreamReader;
 use nctk_store::bytes::MemSource;
 use proptest::prelude::*;
 
-/// The system allocator, recording the largest single allocation.
-struct Peak;
-
-static LARGEST: AtomicUsize = AtomicUsize::new(0);
-
-unsafe impl GlobalAlloc for Peak {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        LARGEST.fetch_max(layout.size(), Ordering::Relaxed);
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        LARGEST.fetch_max(new_size, Ordering::Relaxed);
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
-
 #[global_allocator]
-static ALLOC: Peak = Peak;
+static GLOBAL: nctk_test_support::alloc::Tracking = nctk_test_support::alloc::Tracking;
 
 /// The tests share the allocation record: one at a time.
 static SERIAL: Mutex<()> = Mutex::new(());
@@ -86,12 +65,20 @@ fn corpus_streams() -> Option<Vec<Response>> {
     Some(out)
 }
 
+/// What a header response says.
+fn decoded_header(bytes: &[u8]) -> StreamHeader {
+    NcStreamReader::open(Arc::new(MemSource::new(bytes.to_vec())), "header")
+        .unwrap()
+        .header()
+        .clone()
+}
+
 /// Opens `bytes` and reads every small variable; decodes `bytes` as a data
 /// response against `header` when given. Panics only on a panic inside, an
 /// error not naming the stream, or an allocation beyond [`bound`]. True
 /// when the stream decoded.
 fn exercise(name: &str, bytes: &[u8], header: Option<&StreamHeader>) -> bool {
-    LARGEST.store(0, Ordering::Relaxed);
+    nctk_test_support::alloc::take_largest();
     let result = match header {
         Some(h) => decode_data(h, bytes, name).map(|_| ()),
         None => NcStreamReader::open(Arc::new(MemSource::new(bytes.to_vec())), name).map(|r| {
@@ -104,7 +91,7 @@ fn exercise(name: &str, bytes: &[u8], header: Option<&StreamHeader>) -> bool {
             }
         }),
     };
-    let largest = LARGEST.load(Ordering::Relaxed);
+    let largest = nctk_test_support::alloc::take_largest();
     assert!(
         largest <= bound(bytes.len()),
         "{name} ({} bytes): an allocation of {largest} bytes",
@@ -137,12 +124,7 @@ fn cut_short_anywhere_decodes_or_fails_cleanly() {
     };
     let (mut cuts, mut refused) = (0, 0);
     for (name, bytes, header) in &streams {
-        let header = header.as_ref().map(|h| {
-            NcStreamReader::open(Arc::new(MemSource::new(h.clone())), "header")
-                .unwrap()
-                .header()
-                .clone()
-        });
+        let header = header.as_deref().map(decoded_header);
         for cut in offsets(bytes.len()) {
             let label = format!("{name} cut at {cut}");
             cuts += 1;
@@ -160,12 +142,7 @@ fn overwritten_bytes_decode_or_fail_cleanly() {
         return;
     };
     for (name, bytes, header) in &streams {
-        let header = header.as_ref().map(|h| {
-            NcStreamReader::open(Arc::new(MemSource::new(h.clone())), "header")
-                .unwrap()
-                .header()
-                .clone()
-        });
+        let header = header.as_deref().map(decoded_header);
         for at in offsets(bytes.len()) {
             for value in [bytes[at] ^ 0xff, 0xff] {
                 let mut damaged = bytes.clone();

@@ -2,23 +2,18 @@
 //! framing) on hand-built messages: each test builds a stream with prost
 //! from `proto.rs` and asserts what the spec states it means.
 
+mod decode_support;
+
 use std::io::Write;
 use std::sync::Arc;
 
+use decode_support::framed;
 use nctk_model::{DataSource, DataType, Selection, UserTypeKind, Values};
 use nctk_ncstream::proto::{self, attribute::Type as OldType, DataType as P};
 use nctk_ncstream::wire::{put_varint, Magic};
 use nctk_ncstream::{NcStreamError, NcStreamReader};
 use nctk_store::bytes::MemSource;
 use prost::Message;
-
-fn framed(magic: Magic, m: &impl Message) -> Vec<u8> {
-    let mut out = magic.bytes().to_vec();
-    let body = m.encode_to_vec();
-    put_varint(&mut out, body.len() as u64);
-    out.extend_from_slice(&body);
-    out
-}
 
 fn dim(name: &str, length: u64) -> proto::Dimension {
     proto::Dimension {
@@ -284,7 +279,9 @@ fn vlen_and_string_payloads_are_counted_lists() {
         ],
         ..Default::default()
     };
-    let mut vd = data("v", P::Short, section(&[(0, 2, None)]));
+    // netCDF-Java's section of a vlen variable ends with `Range.VLEN`
+    // (size -1, sent as 2^64 - 1), which the model's shape does not have.
+    let mut vd = data("v", P::Short, section(&[(0, 2, None), (0, u64::MAX, None)]));
     vd.vdata = Some(true);
     let mut vmsg = framed(Magic::Data, &vd);
     vmsg.extend_from_slice(&[2, 2, 0, 1, 4, 0, 2, 0, 3]);
@@ -516,4 +513,121 @@ fn enums_take_their_typedef_base_and_fill_by_member_name() {
         // No data message: the fill.
         assert_eq!(read_all(&r, name), Values::UByte(vec![255]));
     }
+}
+
+#[test]
+fn raw_rows_nested_structures_and_heap_strings() {
+    let inner = proto::Structure {
+        name: Some("inner".into()),
+        data_type: Some(P::Structure as i32),
+        vars: vec![var("i", P::Int, vec![])],
+        ..Default::default()
+    };
+    let st = proto::Structure {
+        name: Some("st".into()),
+        data_type: Some(P::Structure as i32),
+        shape: vec![dim("n", 2)],
+        vars: vec![var("a", P::Short, vec![]), var("s", P::String, vec![])],
+        structs: vec![inner],
+        ..Default::default()
+    };
+    let g = proto::Group {
+        dims: vec![dim("n", 2)],
+        structs: vec![st.clone()],
+        ..Default::default()
+    };
+    // Rows: a (2 bytes), s (heap index, 4 bytes), inner.i (4 bytes); packed.
+    let row = |a: i16, s: u32, i: i32, big: bool| -> Vec<u8> {
+        if big {
+            [
+                a.to_be_bytes().as_slice(),
+                &s.to_be_bytes(),
+                &i.to_be_bytes(),
+            ]
+            .concat()
+        } else {
+            [
+                a.to_le_bytes().as_slice(),
+                &s.to_le_bytes(),
+                &i.to_le_bytes(),
+            ]
+            .concat()
+        }
+    };
+    let sd = proto::StructureData {
+        data: Some([row(1, 0, 10, false), row(2, 1, 20, false)].concat()),
+        heap_count: vec![1, 1],
+        sdata: vec!["ab".into(), "c".into()],
+        nrows: Some(2),
+        row_length: Some(10),
+        ..Default::default()
+    };
+    let mut d = data("st", P::Structure, section(&[(0, 2, None)]));
+    d.version = Some(2);
+    d.bigend = Some(false);
+    let r = open(&[header(g), raw_message(&d, &sd.encode_to_vec())]).unwrap();
+    let want = Values::Compound {
+        len: 2,
+        fields: vec![
+            Values::Short(vec![1, 2]),
+            Values::String(vec!["ab".into(), "c".into()]),
+            Values::Compound {
+                len: 2,
+                fields: vec![Values::Int(vec![10, 20])],
+            },
+        ],
+    };
+    assert_eq!(read_all(&r, "st"), want);
+    // Version 0: the raw rows themselves, big-endian (no heap: no strings).
+    let st0 = proto::Structure {
+        vars: vec![var("a", P::Short, vec![])],
+        ..st
+    };
+    let g0 = proto::Group {
+        dims: vec![dim("n", 2)],
+        structs: vec![st0],
+        ..Default::default()
+    };
+    let rows: Vec<u8> = [1i16, 2]
+        .iter()
+        .zip([10i32, 20])
+        .flat_map(|(a, i)| [a.to_be_bytes().to_vec(), i.to_be_bytes().to_vec()].concat())
+        .collect();
+    let mut d0 = data("st", P::Structure, section(&[(0, 2, None)]));
+    d0.version = Some(0);
+    let r = open(&[header(g0), raw_message(&d0, &rows)]).unwrap();
+    assert_eq!(
+        read_all(&r, "st"),
+        Values::Compound {
+            len: 2,
+            fields: vec![
+                Values::Short(vec![1, 2]),
+                Values::Compound {
+                    len: 2,
+                    fields: vec![Values::Int(vec![10, 20])],
+                },
+            ],
+        }
+    );
+}
+
+#[test]
+fn values_of_another_type_are_refused_not_reinterpreted() {
+    // INT numbers for a FLOAT variable: the same size, other values.
+    let g = proto::Group {
+        dims: vec![dim("n", 2)],
+        vars: vec![var("f", P::Float, vec![dim("n", 2)])],
+        ..Default::default()
+    };
+    let msg = raw_message(
+        &data("f", P::Int, section(&[(0, 2, None)])),
+        &[0, 0, 0, 1, 0, 0, 0, 2],
+    );
+    let r = open(&[header(g), msg]).unwrap();
+    let v = r.schema().var_by_path("f").unwrap();
+    let e = r.read(v, &Selection::all(&[2])).unwrap_err().to_string();
+    assert!(
+        e.starts_with("test.ncs: offset") && e.contains("INT data for a variable of type float"),
+        "{e}"
+    );
 }

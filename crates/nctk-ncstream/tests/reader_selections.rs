@@ -5,26 +5,20 @@
 //! from the spec's rules alone (messages in stream order, a later one wins,
 //! elements no message covers are the `_FillValue`).
 
+mod decode_support;
+
 use std::io::Write;
 use std::sync::Arc;
 
+use decode_support::framed;
 use nctk_model::{DataSource, Selection, Values};
 use nctk_ncstream::proto::{self, DataType as P};
 use nctk_ncstream::wire::{put_varint, Magic};
 use nctk_ncstream::NcStreamReader;
 use nctk_store::bytes::MemSource;
 use proptest::prelude::*;
-use prost::Message;
 
 const FILL: i32 = -7;
-
-fn framed(magic: Magic, m: &impl Message) -> Vec<u8> {
-    let mut out = magic.bytes().to_vec();
-    let body = m.encode_to_vec();
-    put_varint(&mut out, body.len() as u64);
-    out.extend_from_slice(&body);
-    out
-}
 
 /// How a message is sent.
 #[derive(Debug, Clone, Copy)]
@@ -46,7 +40,7 @@ struct Msg {
 }
 
 fn dim_section(len: u64) -> impl Strategy<Value = (u64, u64, u64)> {
-    (0..len, 1..3u64).prop_flat_map(move |(start, stride)| {
+    (0..len, 1..4u64).prop_flat_map(move |(start, stride)| {
         let most = (len - start - 1) / stride + 1;
         (Just(start), 1..=most, Just(stride))
     })
@@ -66,7 +60,7 @@ fn message(ny: u64, nx: u64) -> impl Strategy<Value = Msg> {
 }
 
 fn case() -> impl Strategy<Value = (u64, u64, Vec<Msg>, Section2)> {
-    (1..7u64, 1..7u64).prop_flat_map(|(ny, nx)| {
+    (1..9u64, 1..9u64).prop_flat_map(|(ny, nx)| {
         (
             Just(ny),
             Just(nx),

@@ -1,7 +1,8 @@
 //! Damaged-input cases run under bounds: each on a thread of its own,
 //! within a time bound, with no panic, and with the largest single
-//! allocation of the process recorded by [`Tracking`] (a test binary
-//! installs it as its global allocator) and held under a cap.
+//! allocation of the process recorded by [`Tracking`] (`crate::alloc`'s;
+//! a test binary installs it as its global allocator) and held under a
+//! cap.
 //!
 //! ```no_run
 //! use nctk_test_support::bounded::{run_case, Bounds, Tracking};
@@ -16,34 +17,10 @@
 //! # }
 //! ```
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::Duration;
 
-/// A global allocator that forwards to the system's and records the
-/// largest single allocation of the process, on any thread.
-pub struct Tracking;
-
-static LARGEST: AtomicUsize = AtomicUsize::new(0);
-
-// SAFETY: forwards to the system allocator unchanged; only records sizes.
-unsafe impl GlobalAlloc for Tracking {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        LARGEST.fetch_max(layout.size(), Ordering::Relaxed);
-        // SAFETY: same contract as the caller's.
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: same contract as the caller's.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        LARGEST.fetch_max(new_size, Ordering::Relaxed);
-        // SAFETY: same contract as the caller's.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
+pub use crate::alloc::Tracking;
 
 /// The bounds of one case.
 #[derive(Debug, Clone, Copy)]
@@ -81,7 +58,7 @@ pub fn run_case(
         )),
         Err(_) => Some(format!("did not finish within {:?}", bounds.time)),
     };
-    let largest = LARGEST.swap(0, Ordering::Relaxed);
+    let largest = crate::alloc::take_largest();
     let failure = failure.or_else(|| {
         (largest > bounds.allocation).then(|| format!("allocated {largest} bytes at once"))
     });

@@ -1,6 +1,7 @@
 //! What nctk's tests share (not published, a dev-dependency only, and
 //! free of other nctk crates so that every crate can use it):
 //!
+//! * [`alloc`]: the allocator of bad-input tests (the largest allocation);
 //! * [`corpus`]: where the conformance corpus is (`NCTK_CORPUS`, else
 //!   `../shared/corpus` beside the repository) and a file walker for it;
 //! * [`peer`]: whether a peer (`ncdump`, `ncgen`, `nccopy`, `ncvalidator`,
@@ -24,6 +25,7 @@
 //!   `SKIPPED <test>: <reason>` line and returns, or, under CI (`CI=true`
 //!   or `NCTK_REQUIRE_PEERS=1`), fails with the reason.
 
+pub mod alloc;
 pub mod bounded;
 pub mod corpus;
 pub mod hdf5_fixtures;

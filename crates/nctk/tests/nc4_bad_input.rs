@@ -23,7 +23,7 @@ const MAX_READ_ELEMENTS: u64 = 1 << 22;
 const TIME_BOUND: Duration = Duration::from_secs(30);
 
 #[global_allocator]
-static GLOBAL: Tracking = Tracking;
+static GLOBAL: nctk_test_support::alloc::Tracking = nctk_test_support::alloc::Tracking;
 
 /// The corpus's HDF5 files, by their signature.
 fn corpus_hdf5_files(corpus: &Path) -> Vec<PathBuf> {

@@ -125,11 +125,21 @@ pub(crate) fn atomic_type(t: proto::DataType, unsigned: bool) -> Option<DataType
         P::Ushort => DataType::UShort,
         P::Uint => DataType::UInt,
         P::Ulong => DataType::UInt64,
+        P::Enum1 if unsigned => DataType::UByte,
         P::Enum1 => DataType::Byte,
+        P::Enum2 if unsigned => DataType::UShort,
         P::Enum2 => DataType::Short,
+        P::Enum4 if unsigned => DataType::UInt,
         P::Enum4 => DataType::Int,
         P::Structure | P::Sequence | P::Opaque => return None,
     })
+}
+
+/// True when values sent as ncstream type `t` are values of the model type
+/// `vt` (the same numbers; signedness aside, which the header's `unsigned`
+/// says; an enum's as its base type's).
+pub(crate) fn carries(t: proto::DataType, vt: DataType) -> bool {
+    atomic_type(t, false) == Some(vt) || atomic_type(t, true) == Some(vt)
 }
 
 /// The ncstream type a raw enum number stands for, with a clear error for

@@ -10,7 +10,7 @@ use std::io::Read;
 use nctk_model::{CompoundField, DataType, Schema, UserTypeKind, Values, VarId};
 
 use crate::error::{NcStreamError, Result};
-use crate::header::decode::proto_type;
+use crate::header::decode::{carries, proto_type};
 use crate::proto;
 use crate::wire::get_varint;
 
@@ -92,12 +92,16 @@ pub fn big_endian(bigend: Option<bool>, version: Option<u32>) -> bool {
     bigend.unwrap_or(version.unwrap_or(0) < 3)
 }
 
-/// A section's spans (stride 0 means 1; no section: a scalar).
+/// A section's spans (stride 0 means 1; no section: a scalar). A range of
+/// size -1 as netCDF-Java writes it (`Range.VLEN`, a Java `-1` sent as an
+/// unsigned number: 2^64 - 1) stands for a variable-length dimension, which
+/// the model's shape does not have: it is left out.
 pub fn spans(section: Option<&proto::Section>) -> Vec<Span> {
     section
         .map(|s| {
             s.range
                 .iter()
+                .filter(|r| r.size != Some(u64::MAX))
                 .map(|r| Span {
                     start: r.start.unwrap_or(0),
                     count: r.size.unwrap_or(0),
@@ -324,6 +328,13 @@ fn body(
                 )));
             };
             let base = schema.value_type(*base);
+            if !carries(info.dtype, base) {
+                return Err(mismatch(format!(
+                    "variable-length {} data for a variable of type {}",
+                    info.dtype.as_str_name(),
+                    schema.type_name(dtype)
+                )));
+            }
             let size = base
                 .size()
                 .filter(|_| base != DataType::String)
@@ -406,16 +417,19 @@ fn rows(
         return structure_data(schema, dtype, &sd, info.big_endian, Some(n), at);
     }
     let vt = schema.value_type(dtype);
-    let size = vt.size().ok_or_else(|| {
-        NcStreamError::corrupt(
-            at,
-            format!(
-                "{} data for a variable of type {}",
-                info.dtype.as_str_name(),
-                schema.type_name(dtype)
-            ),
-        )
-    })?;
+    let size = vt
+        .size()
+        .filter(|_| carries(info.dtype, vt))
+        .ok_or_else(|| {
+            NcStreamError::corrupt(
+                at,
+                format!(
+                    "{} data for a variable of type {}",
+                    info.dtype.as_str_name(),
+                    schema.type_name(dtype)
+                ),
+            )
+        })?;
     if len != (n as u64).saturating_mul(size as u64) {
         return Err(NcStreamError::corrupt(
             at,
@@ -709,7 +723,7 @@ fn column(
                 _ => (dtype, false),
             };
             let vt = schema.value_type(elem);
-            let size = vt.size().ok_or_else(|| {
+            let size = vt.size().filter(|_| carries(ct, vt)).ok_or_else(|| {
                 bad(format!(
                     "{} column for type {}",
                     ct.as_str_name(),

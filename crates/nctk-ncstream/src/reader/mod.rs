@@ -1,7 +1,7 @@
 //! [`NcStreamReader`]: a [`DataSource`] over an ncstream in a
 //! [`ByteSource`] (a `.ncs` file, a spooled stdin, a cdmremote header body).
 //!
-//! `open` reads the framing once ([`scan`]): the header messages (a later
+//! `open` reads the framing once (`scan`): the header messages (a later
 //! one adds definitions) make the schema, the data messages are indexed
 //! (their section, payload extent, compression, byte order). `read` decodes
 //! only the messages its selection meets, in stream order (a later message
@@ -22,7 +22,7 @@ use nctk_model::{DataSource, Format, Schema, Selection, SourceError, Values, Var
 use nctk_store::bytes::ByteSource;
 
 use crate::error::{NcStreamError, Result};
-use crate::header::decode::{atomic_type, schema_with, StreamHeader};
+use crate::header::decode::{carries, schema_with, StreamHeader};
 use crate::payload::decode::{decode_datacol, decode_payload, DataInfo, Span};
 use crate::proto;
 use overlap::Run;
@@ -48,6 +48,8 @@ enum Piece {
 struct Located {
     section: Vec<Span>,
     piece: Piece,
+    /// Where the message starts (the header's, for immediate data).
+    at: u64,
 }
 
 /// An ncstream read as a dataset: see the module documentation.
@@ -103,6 +105,7 @@ impl NcStreamReader {
                 "the stream has no header message",
             ));
         }
+        let header_at = headers[0].0;
         let sizes = opaque_sizes(&input, &items)?;
         let mut header = schema_with(&headers, &sizes)?;
         let mut pieces: HashMap<VarId, Vec<Located>> = HashMap::new();
@@ -124,6 +127,7 @@ impl NcStreamReader {
             pieces.entry(*var).or_default().push(Located {
                 section,
                 piece: Piece::Immediate(i),
+                at: header_at,
             });
         }
         for (at, item) in items {
@@ -151,7 +155,7 @@ impl NcStreamReader {
             pieces
                 .entry(var)
                 .or_default()
-                .push(Located { section, piece });
+                .push(Located { section, piece, at });
         }
         Ok(NcStreamReader {
             source,
@@ -234,13 +238,7 @@ impl NcStreamReader {
                     let sizes_differ = matches!((&*v, &result),
                         (Values::Opaque { size: a, .. }, Values::Opaque { size: b, .. }) if a != b);
                     if range.end > v.len() || v.dtype() != result.dtype() || sizes_differ {
-                        return Err(NcStreamError::corrupt(
-                            0,
-                            format!(
-                                "{}: a message's values do not fill its section",
-                                schema.var_path(var)
-                            ),
-                        ));
+                        return Err(unfilled(schema, var, pieces[k].at));
                     }
                     result.extend_from(&v.slice(range));
                 }
@@ -256,32 +254,23 @@ impl NcStreamReader {
         let vt = schema.value_type(schema.var(var).dtype);
         let size = vt.size().unwrap_or(1) as u64;
         let msg_elems: u64 = p.section.iter().map(|s| s.count).product();
-        let out_bytes = values_as_bytes_mut(out).expect("fixed-size output");
         if let Piece::Row {
             info,
             payload,
             raw: Some(raw),
         } = &p.piece
         {
-            let same_size =
-                atomic_type(info.dtype, false).and_then(|t| t.size()) == Some(size as usize);
-            if same_size && payload.end - raw == msg_elems * size {
-                return self.read_raw(*raw, info.big_endian, size, runs, out_bytes);
+            if carries(info.dtype, vt) && payload.end - raw == msg_elems * size {
+                return self.read_raw(*raw, info.big_endian, size, runs, out);
             }
         }
         let v = self.decode(var, p)?;
         let Some(src) = values_as_bytes(&v).filter(|b| b.len() as u64 == msg_elems * size) else {
-            return Err(NcStreamError::corrupt(
-                0,
-                format!(
-                    "{}: a message's values do not fill its section",
-                    schema.var_path(var)
-                ),
-            ));
+            return Err(unfilled(schema, var, p.at));
         };
         if v.dtype() != out.dtype() {
             return Err(NcStreamError::corrupt(
-                0,
+                p.at,
                 format!(
                     "{}: a message of type {} for a variable of type {}",
                     schema.var_path(var),
@@ -310,10 +299,10 @@ impl NcStreamReader {
         big_endian: bool,
         size: u64,
         runs: &[Run],
-        out: &mut [u8],
+        out: &mut Values,
     ) -> Result<()> {
         let mut reads: Vec<(u64, &mut [u8])> = Vec::with_capacity(runs.len());
-        let mut rest = out;
+        let mut rest = values_as_bytes_mut(out).expect("fixed-size output");
         let mut consumed = 0u64;
         for r in runs {
             let (skip, len) = (r.out * size - consumed, r.len * size);
@@ -326,10 +315,8 @@ impl NcStreamReader {
         self.source
             .read_ranges_into(&mut reads)
             .map_err(|e| NcStreamError::io(raw, std::io::Error::other(e)))?;
-        if big_endian != cfg!(target_endian = "big") && size > 1 {
-            for (_, slot) in reads.iter_mut() {
-                swap_in_place(slot, size as usize);
-            }
+        if big_endian != cfg!(target_endian = "big") {
+            swap_runs(out, runs);
         }
         Ok(())
     }
@@ -361,6 +348,17 @@ impl NcStreamReader {
     }
 }
 
+/// The error of a message whose values do not fill its section.
+fn unfilled(schema: &Schema, var: VarId, at: u64) -> NcStreamError {
+    NcStreamError::corrupt(
+        at,
+        format!(
+            "{}: a message's values do not fill its section",
+            schema.var_path(var)
+        ),
+    )
+}
+
 /// Writes the fill value into the elements of `out` (`n` of them) that no
 /// run covers.
 fn fill_gaps(out: &mut [u8], fill: &[u8], runs: &[Vec<Run>], n: usize) {
@@ -386,19 +384,29 @@ fn fill_gaps(out: &mut [u8], fill: &[u8], runs: &[Vec<Run>], n: usize) {
     fill_to(next, n as u64, out);
 }
 
-/// Reverses the bytes of each `size`-byte value.
-fn swap_in_place(bytes: &mut [u8], size: usize) {
-    match size {
-        2 => bytes.chunks_exact_mut(2).for_each(|c| c.swap(0, 1)),
-        4 => bytes.chunks_exact_mut(4).for_each(|c| {
-            let v = u32::from_ne_bytes([c[0], c[1], c[2], c[3]]).swap_bytes();
-            c.copy_from_slice(&v.to_ne_bytes());
-        }),
-        8 => bytes.chunks_exact_mut(8).for_each(|c| {
-            let v = u64::from_ne_bytes(c.try_into().expect("8 bytes")).swap_bytes();
-            c.copy_from_slice(&v.to_ne_bytes());
-        }),
-        _ => bytes.chunks_exact_mut(size).for_each(|c| c.reverse()),
+/// Reverses the bytes of each value of `out` in `runs` (typed, so the
+/// loops vectorize).
+fn swap_runs(out: &mut Values, runs: &[Run]) {
+    macro_rules! swap {
+        ($v:expr, |$x:ident| $e:expr) => {
+            for r in runs {
+                for $x in &mut $v[r.out as usize..(r.out + r.len) as usize] {
+                    *$x = $e;
+                }
+            }
+        };
+    }
+    match out {
+        Values::Short(v) => swap!(v, |x| x.swap_bytes()),
+        Values::UShort(v) => swap!(v, |x| x.swap_bytes()),
+        Values::Int(v) => swap!(v, |x| x.swap_bytes()),
+        Values::UInt(v) => swap!(v, |x| x.swap_bytes()),
+        Values::Int64(v) => swap!(v, |x| x.swap_bytes()),
+        Values::UInt64(v) => swap!(v, |x| x.swap_bytes()),
+        Values::Float(v) => swap!(v, |x| f32::from_bits(x.to_bits().swap_bytes())),
+        Values::Double(v) => swap!(v, |x| f64::from_bits(x.to_bits().swap_bytes())),
+        // One-byte values have no order.
+        _ => {}
     }
 }
 
