@@ -12,8 +12,9 @@
 //!   refused with an error naming the attribute or variable;
 //! * `-d 5` deflates the data messages (Python's zlib inflates each to its
 //!   stated size) with the same values;
-//! * `-` writes the stream to standard output, and an existing `.ncs` is
-//!   replaced only when the copy completes.
+//! * `-` writes the stream to standard output (a copy that fails there
+//!   ends it with an ncstream error message and no end mark), and an
+//!   existing `.ncs` is replaced only when the copy completes.
 
 mod common;
 
@@ -272,4 +273,50 @@ fn an_existing_stream_is_replaced_only_by_a_complete_one() {
         .filter(|n| n.contains("nctk-tmp"))
         .collect();
     assert!(left.is_empty(), "temporaries left: {left:?}");
+}
+
+/// A netCDF-4 file whose second variable's one chunk is damaged (made by
+/// netCDF4-python, the chunk found with h5py): the copy fails there.
+const DAMAGED: &str = "
+import sys, netCDF4, numpy as np, h5py
+d = netCDF4.Dataset(sys.argv[1], 'w')
+d.createDimension('x', 100000)
+d.createVariable('a', 'f4', ('x',))[:] = np.arange(100000, dtype='f4')
+b = d.createVariable('b', 'f4', ('x',), zlib=True, complevel=1, chunksizes=(100000,))
+b[:] = np.random.default_rng(1).random(100000).astype('f4')
+d.close()
+with h5py.File(sys.argv[1], 'r') as f:
+    at = f['b'].id.get_chunk_info(0).byte_offset
+raw = bytearray(open(sys.argv[1], 'rb').read())
+for k in range(at + 100, at + 200):
+    raw[k] ^= 0xff
+open(sys.argv[1], 'wb').write(raw)
+";
+
+#[test]
+fn a_copy_to_standard_output_that_fails_ends_with_an_error_message() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("damaged.nc");
+    if require::python_output(&["netCDF4", "h5py", "numpy"], DAMAGED, [&input]).is_none() {
+        return;
+    }
+    let run = nctk(&["copy", input.to_str().unwrap(), "-"]);
+    assert!(!run.status.success(), "the damaged chunk fails the copy");
+    assert!(String::from_utf8_lossy(&run.stderr).contains("\"b\""));
+    assert_eq!(&run.stdout[..4], b"CDFS");
+    assert_ne!(
+        &run.stdout[run.stdout.len() - 4..],
+        [0xed, 0xed, 0xde, 0xde],
+        "no MAGIC_END"
+    );
+    let stream = dir.path().join("cut.ncs");
+    std::fs::write(&stream, &run.stdout).unwrap();
+    let script = "import sys, json; sys.path.insert(0, sys.argv[1]); import siphon_messages as m\n\
+                  print(json.dumps([i.get('var', i['kind']) for i in m.messages(sys.argv[2])]))";
+    let helper = siphon_helper_dir();
+    let Some(out) = require::python_output(&["siphon"], script, [helper.as_path(), &stream]) else {
+        return;
+    };
+    let kinds: Vec<String> = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(kinds, ["43444653", "header", "a", "error"], "siphon's view");
 }
