@@ -299,6 +299,13 @@ fn errors_name_the_url_the_status_and_the_servers_text() {
     served.proxy.fail_next(1, Fault::TruncatedBody);
     let e = v.read_values(&all).unwrap_err().to_string();
     assert!(e.contains(file), "{e}");
+    // An answer declaring more than the client accepts (2 GiB) is refused
+    // before its body is read.
+    served
+        .proxy
+        .fail_next(1, Fault::Endless { declared: 1 << 40 });
+    let e = v.read_values(&all).unwrap_err().to_string();
+    assert!(e.contains("larger than") && e.contains(file), "{e}");
     // The server is still there: the next read is whole.
     let local = nctk::open(served.path(file)).unwrap();
     let expected = local.variable(v.name()).unwrap().read_values(&all).unwrap();
