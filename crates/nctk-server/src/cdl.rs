@@ -7,7 +7,7 @@ use std::fmt::Write;
 
 use nctk_model::{Attribute, DataType, GroupId, Schema, UserTypeKind, VarId};
 
-use crate::java::{is_text, numbers, text_values, type_name};
+use crate::java::{enum_typedefs, is_text, numbers, text_values, type_name};
 
 /// The CDL text of `schema`, named `name` (THREDDS uses the dataset's path
 /// under its service, `nc4/nc4_pres_temp_4D.nc`).
@@ -25,26 +25,17 @@ fn indent(depth: usize) -> String {
 fn group(out: &mut String, schema: &Schema, id: GroupId, depth: usize) {
     let g = schema.group(id);
     let pad = indent(depth);
-    let enums: Vec<_> = g
-        .types
-        .iter()
-        .map(|&t| schema.user_type(t))
-        .filter(|t| matches!(t.kind, UserTypeKind::Enum { .. }))
-        .collect();
+    let enums = enum_typedefs(schema, id);
     if !enums.is_empty() {
         let _ = writeln!(out, "{pad}types:");
-        for t in enums {
-            let UserTypeKind::Enum { base, members } = &t.kind else {
-                continue;
-            };
-            let base = match base.size() {
+        for e in enums {
+            let base = match e.base.size() {
                 Some(1) => "byte ",
                 Some(2) => "short ",
                 _ => "",
             };
-            let mut sorted: Vec<_> = members.iter().collect();
-            sorted.sort_by_key(|m| m.value);
-            let list: Vec<String> = sorted
+            let list: Vec<String> = e
+                .members
                 .iter()
                 .map(|m| format!("'{}' = {}", m.name, m.value))
                 .collect();
@@ -52,7 +43,7 @@ fn group(out: &mut String, schema: &Schema, id: GroupId, depth: usize) {
                 out,
                 "{}{base}enum {} {{ {}}};",
                 indent(depth + 1),
-                t.name,
+                e.name,
                 list.join(", ")
             );
         }

@@ -1,6 +1,6 @@
 //! `req=data`: the data messages of the requested variables, read and
-//! encoded slab by slab on a blocking thread and sent through a bounded
-//! channel, so a request holds a few slabs in memory whatever its size.
+//! encoded slab by slab and sent through a bounded channel, so a request
+//! holds a few slabs in memory whatever its size.
 //!
 //! * Uncompressed numbers, chars, enums, strings, opaque and vlens: one
 //!   data message per variable, as netCDF-Java sends it (siphon's
@@ -12,8 +12,10 @@
 //!   it, so a message is compressed whole).
 //!
 //! Each batch of slabs (as many as rayon has threads) is read and encoded
-//! in parallel and sent in order.
+//! in parallel on a blocking thread and sent in order from the answer's
+//! task; a request holds at most a batch and the channel's frames.
 
+use std::cell::RefCell;
 use std::sync::Arc;
 
 use bytes::Bytes;
@@ -54,28 +56,27 @@ enum Stop {
     Failed(String),
 }
 
-/// Sends the answer's messages through `sender`; runs on a blocking thread
-/// of `runtime`. An error after the first bytes ends the body with an
-/// ncstream error message.
-pub fn produce(request: DataRequest, mut sender: Sender<Bytes>, runtime: tokio::runtime::Handle) {
-    let mut send = |bytes: Bytes| -> Result<(), Stop> {
-        runtime
-            .block_on(sender.send_data(bytes))
-            .map_err(|_| Stop::Gone)
-    };
+/// Sends the answer's messages through `sender`, a task of the runtime:
+/// the reading and encoding run on a blocking thread (and rayon) only
+/// while there is work, never while a slow client holds the channel full,
+/// so slow clients do not take the blocking threads from others. An error
+/// after the first bytes ends the body with an ncstream error message.
+pub async fn produce(request: DataRequest, mut sender: Sender<Bytes>) {
+    let request = Arc::new(request);
     let mut result = Ok(());
-    for (var, selection) in &request.parts {
-        result = send_variable(&request, *var, selection, &mut send);
+    for part in 0..request.parts.len() {
+        result = send_variable(&request, part, &mut sender).await;
         if result.is_err() {
             break;
         }
     }
     if let Err(Stop::Failed(text)) = result {
-        let _ = send(Bytes::from(error_message(&text)));
+        let _ = sender.send_data(Bytes::from(error_message(&text))).await;
     }
 }
 
 /// How one variable's values go out.
+#[derive(Clone, Copy)]
 enum Plan {
     /// One message: its head, then each slab's payload.
     Single,
@@ -83,12 +84,25 @@ enum Plan {
     PerSlab(DataOptions),
 }
 
-fn send_variable(
-    request: &DataRequest,
-    var: VarId,
-    selection: &Selection,
-    send: &mut impl FnMut(Bytes) -> Result<(), Stop>,
+/// `work` on a blocking thread.
+async fn blocking<R: Send + 'static>(
+    work: impl FnOnce() -> Result<R, Stop> + Send + 'static,
+) -> Result<R, Stop> {
+    tokio::task::spawn_blocking(work)
+        .await
+        .unwrap_or_else(|e| Err(Stop::Failed(format!("internal error: {e}"))))
+}
+
+async fn send(sender: &mut Sender<Bytes>, bytes: Bytes) -> Result<(), Stop> {
+    sender.send_data(bytes).await.map_err(|_| Stop::Gone)
+}
+
+async fn send_variable(
+    request: &Arc<DataRequest>,
+    part: usize,
+    sender: &mut Sender<Bytes>,
 ) -> Result<(), Stop> {
+    let (var, ref selection) = request.parts[part];
     let schema = request.dataset.schema();
     let v = schema.var(var);
     let compound = matches!(
@@ -101,7 +115,8 @@ fn send_variable(
     };
     let empty = selection.num_elements() == Some(0);
     if let (Plan::Single, false) = (&plan, empty) {
-        send(head(&request.dataset, var, selection)?)?;
+        let (r, sel) = (request.clone(), selection.clone());
+        send(sender, blocking(move || head(&r.dataset, var, &sel)).await?).await?;
     }
     let size = schema
         .type_size(v.dtype)
@@ -115,14 +130,24 @@ fn send_variable(
         if group.is_empty() {
             return Ok(());
         }
-        let pieces: Vec<Result<Bytes, Stop>> = group
-            .par_iter()
-            .map(|slab| piece(&request.dataset, var, slab, &plan, empty))
-            .collect();
+        let r = request.clone();
+        let pieces = blocking(move || {
+            group
+                .par_iter()
+                .map(|slab| piece(&r.dataset, var, slab, &plan, empty))
+                .collect::<Result<Vec<Bytes>, Stop>>()
+        })
+        .await?;
         for piece in pieces {
-            send(piece?)?;
+            send(sender, piece).await?;
         }
     }
+}
+
+thread_local! {
+    /// Each worker's values buffer, reused slab after slab (no fresh
+    /// pages to fault in and zero for every slab).
+    static VALUES: RefCell<Values> = const { RefCell::new(Values::Byte(Vec::new())) };
 }
 
 /// One slab's bytes: its payload (a single message's part) or its whole
@@ -134,18 +159,34 @@ fn piece(
     plan: &Plan,
     empty: bool,
 ) -> Result<Bytes, Stop> {
-    let schema = dataset.schema();
-    let values = read(dataset, var, slab)?;
+    VALUES.with(|cell| {
+        let mut values = cell.borrow_mut();
+        dataset
+            .source()
+            .read_into(var, slab, &mut values)
+            .map_err(|e| read_failed(dataset, var, e))?;
+        encode_piece(dataset.schema(), var, slab, &values, plan, empty)
+    })
+}
+
+fn encode_piece(
+    schema: &Schema,
+    var: VarId,
+    slab: &Selection,
+    values: &Values,
+    plan: &Plan,
+    empty: bool,
+) -> Result<Bytes, Stop> {
     let item = || format!("variable {}", schema.var_path(var));
     match plan {
-        Plan::PerSlab(options) => data_message(schema, var, slab, &values, options)
+        Plan::PerSlab(options) => data_message(schema, var, slab, values, options)
             .map(Bytes::from)
             .map_err(|e| failed(schema, var, e)),
         // An empty selection still gets its (empty) message.
-        Plan::Single if empty => data_message(schema, var, slab, &values, &DataOptions::default())
+        Plan::Single if empty => data_message(schema, var, slab, values, &DataOptions::default())
             .map(Bytes::from)
             .map_err(|e| failed(schema, var, e)),
-        Plan::Single => match encode(schema, schema.var(var).dtype, &values, &item())
+        Plan::Single => match encode(schema, schema.var(var).dtype, values, &item())
             .map_err(|e| failed(schema, var, e))?
         {
             Payload::Block(bytes) => Ok(Bytes::from(bytes)),
@@ -164,12 +205,17 @@ fn piece(
 }
 
 fn read(dataset: &nctk::Dataset, var: VarId, slab: &Selection) -> Result<Values, Stop> {
-    dataset.source().read(var, slab).map_err(|e| {
-        Stop::Failed(format!(
-            "IOException: reading {}: {e}",
-            dataset.schema().var_path(var)
-        ))
-    })
+    dataset
+        .source()
+        .read(var, slab)
+        .map_err(|e| read_failed(dataset, var, e))
+}
+
+fn read_failed(dataset: &nctk::Dataset, var: VarId, e: nctk_model::SourceError) -> Stop {
+    Stop::Failed(format!(
+        "IOException: reading {}: {e}",
+        dataset.schema().var_path(var)
+    ))
 }
 
 fn failed(schema: &Schema, var: VarId, e: NcStreamError) -> Stop {

@@ -22,7 +22,7 @@ use crate::cache::DatasetCache;
 use crate::catalog::Catalog;
 use crate::data::{produce, DataRequest};
 use crate::error::RequestError;
-use crate::java::with_chunk_sizes;
+use crate::java::served_schema;
 use crate::query::{parse_query, Query, QueryError, RangeSpec, RequestKind, Section, VarSpec};
 
 /// Every response's body.
@@ -132,7 +132,7 @@ async fn route(
         .unwrap_or_else(|| peer.to_string());
     let location = format!("http://{host}{path}");
     let dataset = open(state, target, &relative).await?;
-    let served = || with_chunk_sizes(dataset.schema());
+    let served = || served_schema(dataset.schema());
     Ok(match query.kind {
         RequestKind::Probe => ncstream(full(Bytes::new())),
         RequestKind::Capabilities => response(
@@ -199,8 +199,7 @@ fn data(dataset: Arc<nctk::Dataset>, query: &Query) -> Result<Response<Body>, Re
         parts,
         deflate: query.deflate,
     };
-    let runtime = tokio::runtime::Handle::current();
-    tokio::task::spawn_blocking(move || produce(request, sender, runtime));
+    tokio::spawn(produce(request, sender));
     Ok(ncstream(body.boxed()))
 }
 

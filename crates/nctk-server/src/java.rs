@@ -3,7 +3,9 @@
 //! `toString` writes them, and the `_ChunkSizes` attribute THREDDS' HDF5
 //! reader adds to chunked variables.
 
-use nctk_model::{Attribute, DataType, Layout, Schema, UserTypeKind, Values};
+use nctk_model::{
+    Attribute, DataType, EnumMember, GroupId, Layout, Schema, TypeId, UserTypeKind, Values,
+};
 
 /// netCDF-Java's name of `dtype` (`float`, `String`, `ubyte`, `Structure`,
 /// `enum1`, `opaque`; a vlen is named by its element type, its `*`
@@ -35,6 +37,42 @@ pub fn type_name(schema: &Schema, dtype: DataType) -> String {
         },
         _ => "Unknown".into(),
     }
+}
+
+/// An enum typedef as netCDF-Java holds it: its name, base type and
+/// members sorted by value (its map is sorted).
+pub struct EnumTypedef<'a> {
+    /// The type's id.
+    pub id: TypeId,
+    /// The type's name.
+    pub name: &'a str,
+    /// The base integer type.
+    pub base: DataType,
+    /// The members, by value.
+    pub members: Vec<&'a EnumMember>,
+}
+
+/// The enum typedefs defined in `group`, in definition order.
+pub fn enum_typedefs(schema: &Schema, group: GroupId) -> Vec<EnumTypedef<'_>> {
+    schema
+        .group(group)
+        .types
+        .iter()
+        .filter_map(|&id| {
+            let t = schema.user_type(id);
+            let UserTypeKind::Enum { base, members } = &t.kind else {
+                return None;
+            };
+            let mut members: Vec<&EnumMember> = members.iter().collect();
+            members.sort_by_key(|m| m.value);
+            Some(EnumTypedef {
+                id,
+                name: &t.name,
+                base: *base,
+                members,
+            })
+        })
+        .collect()
 }
 
 /// Whether an attribute prints as text: netCDF-Java reads `char` and
@@ -127,14 +165,26 @@ fn java_real(x: f64, shortest: String) -> String {
     }
 }
 
-/// `schema` as THREDDS presents a netCDF-4 file: each chunked variable
-/// carries `_ChunkSizes` (int), its chunk lengths, as netCDF-Java's HDF5
-/// reader adds it (the corpus's THREDDS headers and CDL show it), unless
-/// the variable has one already.
-pub fn with_chunk_sizes(schema: &Schema) -> Schema {
+/// `schema` as THREDDS presents a netCDF-4 file (netCDF-Java's CDM):
+///
+/// * each chunked variable carries `_ChunkSizes` (int), its chunk lengths,
+///   as netCDF-Java's HDF5 reader adds it (the corpus's THREDDS headers
+///   and CDL show it), unless the variable has one already;
+/// * attributes of compound, vlen and opaque types are left out: a
+///   netCDF-Java attribute holds numbers or strings only (its HDF5 reader
+///   drops them), and ncstream has no way to carry them.
+pub fn served_schema(schema: &Schema) -> Schema {
     let mut served = schema.clone();
+    let plain = |a: &Attribute| {
+        a.user_type
+            .is_none_or(|t| matches!(schema.user_type(t).kind, UserTypeKind::Enum { .. }))
+    };
+    for id in schema.group_ids() {
+        served.group_mut(id).attributes.retain(plain);
+    }
     for id in schema.var_ids() {
         let var = served.var_mut(id);
+        var.attributes.retain(plain);
         let Layout::Chunked(chunks) = &var.storage.layout else {
             continue;
         };

@@ -16,8 +16,9 @@
 //! the Java exception's name and the reason (THREDDS 5 answers a section
 //! out of range with 500 from its catch-all handler; nctk answers 400, as
 //! THREDDS 4's data handler did); an error once data is flowing ends the
-//! body with an ncstream error message. The header is the dataset's with
-//! `_ChunkSizes` on chunked variables, as THREDDS' HDF5 reader adds it.
+//! body with an ncstream error message. The header, CDL and NcML show the
+//! dataset as netCDF-Java does ([`java::served_schema`]): `_ChunkSizes` on
+//! chunked variables, no compound, vlen or opaque attributes.
 
 use std::net::SocketAddr;
 use std::path::Path;

@@ -4,9 +4,9 @@
 
 use std::fmt::Write;
 
-use nctk_model::{Attribute, GroupId, Schema, UserTypeKind, VarId};
+use nctk_model::{Attribute, DataType, GroupId, Schema, UserTypeKind, VarId};
 
-use crate::java::{is_text, numbers, text_values, type_name};
+use crate::java::{enum_typedefs, is_text, numbers, text_values, type_name};
 
 /// The NcML of `schema`, its `location` the dataset's URL.
 pub fn ncml(schema: &Schema, location: &str) -> String {
@@ -33,24 +33,14 @@ pub fn capabilities(location: &str) -> String {
 fn group(out: &mut String, schema: &Schema, id: GroupId, depth: usize) {
     let g = schema.group(id);
     let pad = "  ".repeat(depth);
-    for &t in &g.types {
-        let t = schema.user_type(t);
-        let UserTypeKind::Enum { base, members } = &t.kind else {
-            continue;
-        };
-        let kind = match base.size() {
-            Some(1) => "enum1",
-            Some(2) => "enum2",
-            _ => "enum4",
-        };
+    for e in enum_typedefs(schema, id) {
         let _ = writeln!(
             out,
-            "{pad}<enumTypedef name='{}' type='{kind}' >",
-            xml(&t.name)
+            "{pad}<enumTypedef name='{}' type='{}' >",
+            xml(e.name),
+            type_name(schema, DataType::User(e.id))
         );
-        let mut sorted: Vec<_> = members.iter().collect();
-        sorted.sort_by_key(|m| m.value);
-        for m in sorted {
+        for m in e.members {
             let _ = writeln!(
                 out,
                 "{pad}  <enum key='{}'>{}</enum>",
@@ -108,18 +98,17 @@ fn variable(out: &mut String, schema: &Schema, id: VarId, pad: &str) {
         Some(UserTypeKind::Compound { fields, .. }) => fields.as_slice(),
         _ => &[],
     };
-    let _ = write!(
-        out,
+    let open = format!(
         "{pad}<variable name='{}' type='{}'{typedef} shape='{}' ",
         xml(&v.name),
         type_name(schema, v.dtype),
         shape.join(" ")
     );
     if v.attributes.is_empty() && fields.is_empty() {
-        out.push_str("/>\n");
+        let _ = writeln!(out, "{open}/>");
         return;
     }
-    out.push_str(">\n");
+    let _ = writeln!(out, "{open}>");
     let inner = format!("{pad}  ");
     for a in &v.attributes {
         attribute(out, schema, a, &inner);
