@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use nctk::model::Selection;
-use nctk_test_support::bounded::{Bounds, Rng, Tracking};
+use nctk_test_support::bounded::{Bounds, Rng};
 use nctk_test_support::{corpus::files_under, require};
 
 /// The largest single allocation a damaged file may cause (the corpus's
