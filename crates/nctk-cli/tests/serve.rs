@@ -523,7 +523,7 @@ fn a_read_error_after_the_answer_started_ends_it_with_an_error_message() {
     let (status, _, body) = served.get("/cdmremote/broken.zarr?req=data&var=latitude;pressure");
     assert_eq!(status, 200);
     // latitude's message, then the grammar's error message (MAGIC_ERR)
-    // naming the variable that failed, and nothing after it.
+    // naming the variable that failed.
     assert_eq!(&body[..4], b"\xab\xec\xce\xba");
     let at = body
         .windows(4)
@@ -554,4 +554,25 @@ fn datasets_configured_by_name_are_served_and_nothing_else_outside() {
     assert!(String::from_utf8_lossy(&body).starts_with("netcdf remote/pres {"));
     let (status, _, _) = served.get("/cdmremote/../outside.nc?req=CDL");
     assert_eq!(status, 404);
+}
+
+#[test]
+fn a_missing_directory_or_a_bad_dataset_option_is_refused_before_serving() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("missing");
+    let out = common::nctk(&["serve", missing.to_str().unwrap(), "--port", "0"]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains(missing.to_str().unwrap()), "{err}");
+    let out = common::nctk(&[
+        "serve",
+        dir.path().to_str().unwrap(),
+        "--port",
+        "0",
+        "--dataset",
+        "no-equals-sign",
+    ]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("no-equals-sign"), "{err}");
 }

@@ -96,29 +96,36 @@ def check_case(rel, local, offset):
     ds = Dataset(url)
     raw = CDMRemote(url)
     for path, name, shape, want, plain in truths(local):
-        depth = path.count('/')
-        if depth <= 2:
-            node = ds
-            for part in path.strip('/').split('/')[:-1]:
-                node = node.groups[part]
-            got = node.variables[name][:]
-            report(rel, path, 'dataset-all', same(got, want), got, want)
-        got = raw.fetch_data(**{path: ()})[0]
-        report(rel, path, 'fetch-all', same(got, want), got, want)
-        if not shape or 0 in shape or not plain:
-            continue
-        index = strided(shape, offset)
-        sub = want[index]
-        got = raw.fetch_data(**{path: index})[0]
-        report(rel, path, 'fetch-section', same(got, sub), got, sub)
-        # Deflated: one message per slab, each placed by its section.
-        query = raw.query().add_query_parameter(
-            req='data', var=path + section_text(index, shape), deflate=1)
-        body = raw.get_query(query).content
-        pieces = read_ncstream_messages(BytesIO(body))
-        got = np.concatenate([np.asarray(p).ravel() for p in pieces]) if pieces else np.array([])
-        report(rel, path, 'deflate-section', same(got, sub), got, sub)
+        try:
+            check_variable(rel, ds, raw, path, name, shape, want, plain, offset)
+        except Exception as e:  # noqa: BLE001 - reported, not hidden
+            say('BAD', rel, path, 'error', repr(e)[:500])
     check_opaque(rel, local, raw)
+
+
+def check_variable(rel, ds, raw, path, name, shape, want, plain, offset):
+    depth = path.count('/')
+    if depth <= 2:
+        node = ds
+        for part in path.strip('/').split('/')[:-1]:
+            node = node.groups[part]
+        got = node.variables[name][:]
+        report(rel, path, 'dataset-all', same(got, want), got, want)
+    got = raw.fetch_data(**{path: ()})[0]
+    report(rel, path, 'fetch-all', same(got, want), got, want)
+    if not shape or 0 in shape or not plain:
+        return
+    index = strided(shape, offset)
+    sub = want[index]
+    got = raw.fetch_data(**{path: index})[0]
+    report(rel, path, 'fetch-section', same(got, sub), got, sub)
+    # Deflated: one message per slab, each placed by its section.
+    query = raw.query().add_query_parameter(
+        req='data', var=path + section_text(index, shape), deflate=1)
+    body = raw.get_query(query).content
+    pieces = read_ncstream_messages(BytesIO(body))
+    got = np.concatenate([np.asarray(p).ravel() for p in pieces]) if pieces else np.array([])
+    report(rel, path, 'deflate-section', same(got, sub), got, sub)
 
 
 def check_opaque(rel, local, raw):

@@ -15,11 +15,10 @@
 //! in parallel on a blocking thread and sent in order from the answer's
 //! task; a request holds at most a batch and the channel's frames.
 
-use std::cell::RefCell;
+use std::cell::Cell;
 use std::sync::Arc;
 
 use bytes::Bytes;
-use http_body_util::channel::Sender;
 use nctk_model::{DataType, Schema, Selection, Values, VarId};
 use nctk_ncstream::message::{data_message, error_message, DataOptions};
 use nctk_ncstream::payload::encode::{encode, Payload};
@@ -28,6 +27,7 @@ use nctk_ncstream::{proto, NcStreamError};
 use prost::Message;
 use rayon::prelude::*;
 
+use crate::body::Sender;
 use crate::slabs::Slabs;
 
 /// About how many bytes of values one slab holds.
@@ -61,17 +61,17 @@ enum Stop {
 /// while there is work, never while a slow client holds the channel full,
 /// so slow clients do not take the blocking threads from others. An error
 /// after the first bytes ends the body with an ncstream error message.
-pub async fn produce(request: DataRequest, mut sender: Sender<Bytes>) {
+pub async fn produce(request: DataRequest, sender: Sender) {
     let request = Arc::new(request);
     let mut result = Ok(());
     for part in 0..request.parts.len() {
-        result = send_variable(&request, part, &mut sender).await;
+        result = send_variable(&request, part, &sender).await;
         if result.is_err() {
             break;
         }
     }
     if let Err(Stop::Failed(text)) = result {
-        let _ = sender.send_data(Bytes::from(error_message(&text))).await;
+        let _ = sender.send(Bytes::from(error_message(&text))).await;
     }
 }
 
@@ -93,14 +93,14 @@ async fn blocking<R: Send + 'static>(
         .unwrap_or_else(|e| Err(Stop::Failed(format!("internal error: {e}"))))
 }
 
-async fn send(sender: &mut Sender<Bytes>, bytes: Bytes) -> Result<(), Stop> {
-    sender.send_data(bytes).await.map_err(|_| Stop::Gone)
+async fn send(sender: &Sender, bytes: Bytes) -> Result<(), Stop> {
+    sender.send(bytes).await.map_err(|_| Stop::Gone)
 }
 
 async fn send_variable(
     request: &Arc<DataRequest>,
     part: usize,
-    sender: &mut Sender<Bytes>,
+    sender: &Sender,
 ) -> Result<(), Stop> {
     let (var, ref selection) = request.parts[part];
     let schema = request.dataset.schema();
@@ -147,7 +147,7 @@ async fn send_variable(
 thread_local! {
     /// Each worker's values buffer, reused slab after slab (no fresh
     /// pages to fault in and zero for every slab).
-    static VALUES: RefCell<Values> = const { RefCell::new(Values::Byte(Vec::new())) };
+    static VALUES: Cell<Values> = const { Cell::new(Values::Byte(Vec::new())) };
 }
 
 /// One slab's bytes: its payload (a single message's part) or its whole
@@ -159,14 +159,16 @@ fn piece(
     plan: &Plan,
     empty: bool,
 ) -> Result<Bytes, Stop> {
-    VALUES.with(|cell| {
-        let mut values = cell.borrow_mut();
-        dataset
-            .source()
-            .read_into(var, slab, &mut values)
-            .map_err(|e| read_failed(dataset, var, e))?;
-        encode_piece(dataset.schema(), var, slab, &values, plan, empty)
-    })
+    // Taken out of the cell, not borrowed: a reader that waits on rayon
+    // inside `read_into` may run another slab's work on this thread.
+    let mut values = VALUES.with(|cell| cell.replace(Values::Byte(Vec::new())));
+    let result = dataset
+        .source()
+        .read_into(var, slab, &mut values)
+        .map_err(|e| read_failed(dataset, var, e))
+        .and_then(|()| encode_piece(dataset.schema(), var, slab, &values, plan, empty));
+    VALUES.with(|cell| cell.replace(values));
+    result
 }
 
 fn encode_piece(

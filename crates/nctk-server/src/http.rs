@@ -193,7 +193,7 @@ fn data(dataset: Arc<nctk::Dataset>, query: &Query) -> Result<Response<Body>, Re
         .iter()
         .map(|spec| selection(&dataset, spec))
         .collect::<Result<Vec<_>, _>>()?;
-    let (sender, body) = http_body_util::channel::Channel::<Bytes, Infallible>::new(CHANNEL_FRAMES);
+    let (sender, body) = crate::body::channel(CHANNEL_FRAMES);
     let request = DataRequest {
         dataset,
         parts,

@@ -24,6 +24,7 @@ use std::net::SocketAddr;
 use std::path::Path;
 use std::sync::Arc;
 
+pub mod body;
 pub mod cache;
 pub mod catalog;
 pub mod cdl;
