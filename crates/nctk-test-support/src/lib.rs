@@ -10,6 +10,8 @@
 //! * [`hdf5_fixtures()`]: HDF5 files written by h5py, netCDF4-python,
 //!   h5netcdf and xarray with what those libraries read back, made once per
 //!   test process;
+//! * [`bounded`]: damaged-input cases run under a time bound and an
+//!   allocation cap, never a panic;
 //! * [`require`]: the one skip rule. A test asks for what it needs,
 //!
 //!   ```no_run
@@ -24,6 +26,7 @@
 //!   or `NCTK_REQUIRE_PEERS=1`), fails with the reason.
 
 pub mod alloc;
+pub mod bounded;
 pub mod corpus;
 pub mod hdf5_fixtures;
 pub mod names;

@@ -5,10 +5,10 @@
 //! a hang, or an allocation larger than [`MAX_ALLOCATION`].
 
 use std::path::{Path, PathBuf};
-use std::sync::mpsc;
 use std::time::Duration;
 
 use nctk::model::Selection;
+use nctk_test_support::bounded::{Bounds, Rng};
 use nctk_test_support::{corpus::files_under, require};
 
 /// The largest single allocation a damaged file may cause (the corpus's
@@ -69,47 +69,16 @@ fn open_and_read(name: &str, bytes: Vec<u8>) -> Result<(), String> {
     Ok(())
 }
 
-/// Runs one case on a thread of its own: a panic, a case past
-/// [`TIME_BOUND`], an allocation past [`MAX_ALLOCATION`] or an error not
-/// naming the file is a failure, described.
+/// Runs one case under the bounds: a panic, a case past [`TIME_BOUND`],
+/// an allocation past [`MAX_ALLOCATION`] or an error not naming the file
+/// is a failure, described.
 fn run_case(name: String, bytes: Vec<u8>) -> Option<String> {
-    let (tx, rx) = mpsc::channel();
-    let label = name.clone();
-    std::thread::spawn(move || {
-        let outcome = std::panic::catch_unwind(|| open_and_read(&name, bytes));
-        let _ = tx.send(outcome);
-    });
-    let failure = match rx.recv_timeout(TIME_BOUND) {
-        Ok(Ok(Ok(()))) => None,
-        Ok(Ok(Err(e))) => Some(e),
-        Ok(Err(panic)) => Some(format!(
-            "panicked: {}",
-            panic
-                .downcast_ref::<String>()
-                .cloned()
-                .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
-                .unwrap_or_default()
-        )),
-        Err(_) => Some(format!("did not finish within {TIME_BOUND:?}")),
+    let bounds = Bounds {
+        time: TIME_BOUND,
+        allocation: MAX_ALLOCATION,
     };
-    let largest = nctk_test_support::alloc::take_largest();
-    let failure = failure.or_else(|| {
-        (largest > MAX_ALLOCATION).then(|| format!("allocated {largest} bytes at once"))
-    });
-    failure.map(|f| format!("{label}: {f}"))
-}
-
-/// A small deterministic generator (xorshift64), so that a failing case
-/// is the same on every run.
-struct Rng(u64);
-
-impl Rng {
-    fn below(&mut self, n: usize) -> usize {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        (self.0 % n as u64) as usize
-    }
+    let label = name.clone();
+    nctk_test_support::bounded::run_case(label, bounds, move || open_and_read(&name, bytes))
 }
 
 /// Runs `cases(file bytes)` of every corpus HDF5 file, and fails with all
