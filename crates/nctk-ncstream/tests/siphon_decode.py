@@ -52,9 +52,9 @@ def type_name(dtype, unsigned):
 
 
 def is_unsigned(v):
-    return v.unsigned or any(
-        a.name == "_Unsigned" and list(a.sdata)[:1] == ["true"] for a in v.atts
-    )
+    # the old flag makes the type unsigned unless an _Unsigned attribute
+    # travels with it (then the signed type and the attribute, as netCDF-C)
+    return v.unsigned and not any(a.name == "_Unsigned" for a in v.atts)
 
 
 def shape(dims):

@@ -26,8 +26,11 @@
 //!   when there is exactly one, else of the base integer type.
 //!   An enum variable's `_FillValue`, which netCDF-Java gives as a member's
 //!   name, is that member's value (of the enum type).
-//! * `unsigned` (the old flag) or an `_Unsigned = "true"` attribute make
-//!   `BYTE`/`SHORT`/`INT`/`LONG` the unsigned types; `U*` types are unsigned.
+//! * `U*` types are unsigned; so are `BYTE`/`SHORT`/`INT`/`LONG` with the
+//!   old `unsigned` flag, unless the variable has an `_Unsigned` attribute:
+//!   then it keeps its signed type and the attribute, as netCDF-C shows a
+//!   classic variable with `_Unsigned = "true"` (netCDF-Java 4 sets the flag
+//!   from that attribute).
 //! * A dimension in a variable's shape that is private, anonymous or not
 //!   found in the group or its ancestors becomes a dimension of the
 //!   variable's group named `phony_dim_N` (netCDF-C's name for an unnamed
@@ -172,7 +175,10 @@ impl Builder<'_> {
     fn group(&mut self, id: GroupId, g: &proto::Group) -> Result<()> {
         for d in &g.dims {
             let name = d.name.clone().unwrap_or_default();
-            if name.is_empty() || d.is_vlen() || self.out.schema.dim_by_name(id, &name).is_some() {
+            // A dimension of the same name in a parent group is another
+            // dimension (netCDF-Java lists each group's own); only one
+            // already in this group (from an earlier header) is skipped.
+            if name.is_empty() || d.is_vlen() {
                 continue;
             }
             if self
@@ -263,13 +269,11 @@ impl Builder<'_> {
     /// The type of a variable of ncstream type `t`.
     fn var_type(&mut self, group: GroupId, v: &proto::Variable, full: &str) -> Result<DataType> {
         let t = proto_type(v.data_type.unwrap_or(0), self.offset)?;
-        let unsigned = v.unsigned()
-            || v.atts.iter().any(|a| {
-                a.name() == "_Unsigned"
-                    && a.sdata
-                        .first()
-                        .is_some_and(|s| s.eq_ignore_ascii_case("true"))
-            });
+        // netCDF-Java 4 sets the old flag for a variable with an
+        // `_Unsigned = "true"` attribute; the attribute travels too, and
+        // netCDF-C reads such a variable as the signed type with that
+        // attribute, so only the flag without the attribute changes the type.
+        let unsigned = v.unsigned() && !v.atts.iter().any(|a| a.name() == "_Unsigned");
         match t {
             proto::DataType::Opaque => {
                 let size = self.opaque_sizes.get(full).copied().unwrap_or(1).max(1);

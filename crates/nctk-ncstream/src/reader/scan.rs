@@ -1,9 +1,9 @@
 //! One pass over a stream's framing: every message found, its kind and
 //! where its payload lies, without decoding any values.
 //!
-//! A stream may start with `MAGIC_START` (a file) or directly with a message
-//! (a cdmremote response); it ends with `MAGIC_END` or cleanly between two
-//! messages. Every length is checked against the bytes left before anything
+//! A stream may start with `MAGIC_START` (a file), and then ends with
+//! `MAGIC_END` (or an error message), or directly with a message (a
+//! cdmremote response), and then ends cleanly between two messages. Every length is checked against the bytes left before anything
 //! is read for it.
 
 use std::ops::Range;
@@ -176,6 +176,8 @@ pub(crate) fn scan<I: Input + ?Sized>(input: &I) -> Result<Vec<(u64, Item)>> {
     };
     let mut items = vec![];
     let mut first = true;
+    let mut started = false;
+    let mut ended = false;
     while c.left() > 0 {
         let at = c.pos;
         if c.left() < 4 {
@@ -183,8 +185,9 @@ pub(crate) fn scan<I: Input + ?Sized>(input: &I) -> Result<Vec<(u64, Item)>> {
         }
         let magic = c.magic()?;
         match Magic::from_bytes(magic) {
-            Some(Magic::Start) if first => {}
+            Some(Magic::Start) if first => started = true,
             Some(Magic::End) => {
+                ended = true;
                 if c.left() > 0 {
                     return Err(NcStreamError::corrupt(
                         c.pos,
@@ -243,6 +246,16 @@ pub(crate) fn scan<I: Input + ?Sized>(input: &I) -> Result<Vec<(u64, Item)>> {
             }
         }
         first = false;
+    }
+    // A file stream (it has MAGIC_START) cut exactly between two messages
+    // would otherwise read as complete, the rest as fill; a writer that
+    // failed ends with its error message instead, which the reader reports.
+    let failed = items.iter().any(|(_, i)| matches!(i, Item::Error(_)));
+    if started && !ended && !failed {
+        return Err(NcStreamError::truncated(
+            c.pos,
+            "a stream that starts with MAGIC_START: MAGIC_END is missing",
+        ));
     }
     Ok(items)
 }
