@@ -5,12 +5,9 @@
 //! the byte offset.
 
 pub mod error;
-/// Header messages <-> schemas.
 pub mod header;
-/// Whole messages on the wire (magic, length, message, payload).
 pub mod message;
 pub mod names;
-/// Data payloads <-> values.
 pub mod payload;
 #[rustfmt::skip]
 pub mod proto;
@@ -18,7 +15,6 @@ pub mod reader;
 pub mod remote;
 pub mod response;
 pub mod wire;
-/// [`NcStreamWriter`](writer::NcStreamWriter): a `DataSink` writing a full stream.
 pub mod writer;
 
 pub use error::{NcStreamError, Result};

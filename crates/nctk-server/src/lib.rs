@@ -4,7 +4,7 @@
 //! configured by name, such as store URLs).
 //!
 //! URLs are laid out as on THREDDS: `http://HOST:PORT/cdmremote/PATH?req=...`
-//! where `PATH` is a dataset under the served directory ([`catalog`]).
+//! where `PATH` is a dataset under the served directory ([`mod@catalog`]).
 //! The requests ([`query`]): `capabilities` (XML), `header` (one ncstream
 //! header message), `data&var=...` (data messages, streamed slab by slab:
 //! [`data`]), `CDL` ([`cdl`], netCDF-Java's style) and `NcML` ([`ncml`]);

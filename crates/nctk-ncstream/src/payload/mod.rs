@@ -1,2 +1,4 @@
+//! Data payloads <-> values: [`decode`] and [`encode`].
+
 pub mod decode;
 pub mod encode;
