@@ -7,8 +7,11 @@
 //! only the messages its selection meets, in stream order (a later message
 //! wins; the header's immediate data counts as the first); elements no
 //! message covers are the variable's fill value. Uncompressed messages of
-//! fixed-size numbers are read straight into the output, only in the part
-//! the selection needs, and byte-swapped in place.
+//! fixed-size numbers are read straight into the output (the caller's
+//! buffer, with `read_into` and `read_native`), only in the part the
+//! selection needs, and byte-swapped in place piece by piece. When no two
+//! messages meet in the output, all of them are placed at once (rayon),
+//! a large message cut into parts; otherwise message after message.
 
 mod overlap;
 pub(crate) mod scan;
@@ -17,9 +20,13 @@ use std::collections::HashMap;
 use std::ops::Range;
 use std::sync::Arc;
 
-use nctk_model::bytes::{values_as_bytes, values_as_bytes_mut};
-use nctk_model::{DataSource, Format, Schema, Selection, SourceError, Values, VarId};
+use nctk_model::bytes::{try_as_bytes_mut, values_as_bytes, values_as_bytes_mut};
+use nctk_model::{
+    with_fixed_values, with_native_mut, DataSource, DataType, Format, NativeMut, Schema, Selection,
+    SourceError, Values, VarId,
+};
 use nctk_store::bytes::ByteSource;
+use rayon::prelude::*;
 
 use crate::error::{NcStreamError, Result};
 use crate::header::decode::{carries, schema_with, StreamHeader};
@@ -50,6 +57,36 @@ struct Located {
     piece: Piece,
     /// Where the message starts (the header's, for immediate data).
     at: u64,
+}
+
+/// The bytes of raw values read and byte-swapped as one task (a multiple
+/// of every element size): a larger message is read in parts on several
+/// threads, each part swapped while it is still in the cache.
+const TASK_BYTES: usize = 1 << 20;
+
+/// What a read of fixed-size values fills: the variable, the type of its
+/// values and their size in bytes.
+#[derive(Debug, Clone, Copy)]
+struct Target {
+    var: VarId,
+    dtype: DataType,
+    size: u64,
+}
+
+/// One task of placing messages' values in the output.
+enum Task<'a> {
+    /// Raw values read straight from the stream into the output (stream
+    /// offset, output bytes), then put in native byte order.
+    Raw {
+        big_endian: bool,
+        reads: Vec<(u64, &'a mut [u8])>,
+    },
+    /// A message (index into the variable's pieces) decoded whole, its
+    /// runs copied into the output.
+    Decode {
+        piece: usize,
+        slots: Vec<(Run, &'a mut [u8])>,
+    },
 }
 
 /// An ncstream read as a dataset: see the module documentation.
@@ -165,44 +202,50 @@ impl NcStreamReader {
         })
     }
 
+    /// An error as a [`SourceError`], naming the stream.
+    fn source_error(&self, e: NcStreamError) -> SourceError {
+        Box::new(e.in_stream(&self.name))
+    }
+
     /// What the headers say (schema, immediate data, location, title, id).
     pub fn header(&self) -> &StreamHeader {
         &self.header
     }
 
-    fn read_values(&self, var: VarId, sel: &Selection) -> Result<Values> {
+    /// Checks `sel` against `var`'s shape; the number of values it selects.
+    fn check(&self, var: VarId, sel: &Selection) -> Result<usize> {
         let schema = &self.header.schema;
         sel.check(&schema.shape(var), false)
             .map_err(|e| NcStreamError::corrupt(0, format!("{}: {e}", schema.var_path(var))))?;
-        let n = usize::try_from(sel.num_elements().unwrap_or(u64::MAX))
-            .map_err(|_| NcStreamError::corrupt(0, "selection too large"))?;
+        usize::try_from(sel.num_elements().unwrap_or(u64::MAX))
+            .map_err(|_| NcStreamError::corrupt(0, "selection too large"))
+    }
+
+    /// The messages for `var`, in stream order.
+    fn pieces(&self, var: VarId) -> &[Located] {
+        self.pieces.get(&var).map(Vec::as_slice).unwrap_or(&[])
+    }
+
+    fn read_values(&self, var: VarId, sel: &Selection) -> Result<Values> {
+        let schema = &self.header.schema;
+        let n = self.check(var, sel)?;
         let fill = schema.fill_value(var);
-        let pieces = self.pieces.get(&var).map(Vec::as_slice).unwrap_or(&[]);
         if let Some(fill_bytes) = values_as_bytes(&fill) {
             // Fixed-size values: zeroed memory (the allocator's fresh pages,
-            // written once), the fill only where no message lands, then each
-            // message's runs.
+            // each written once by `read_fixed`).
             let zero = Values::from_bytes(fill.dtype(), &vec![0; fill_bytes.len()], false);
             let mut out = Values::repeat(&zero, n);
-            let runs: Vec<Vec<Run>> = pieces
-                .iter()
-                .map(|p| overlap::runs(sel, &p.section))
-                .collect();
-            fill_gaps(
+            self.read_fixed(
+                var,
+                sel,
+                &fill,
                 values_as_bytes_mut(&mut out).expect("fixed size"),
-                fill_bytes,
-                &runs,
-                n,
-            );
-            for (p, runs) in pieces.iter().zip(&runs) {
-                if !runs.is_empty() {
-                    self.fixed_piece(var, p, runs, &mut out)?;
-                }
-            }
+            )?;
             return Ok(out);
         }
         // Values of no fixed size: which message gives each element, then
         // the output assembled from the decoded messages in runs.
+        let pieces = self.pieces(var);
         let mut from: Vec<Option<(usize, u64)>> = vec![None; n];
         for (k, p) in pieces.iter().enumerate() {
             for r in overlap::runs(sel, &p.section) {
@@ -248,75 +291,141 @@ impl NcStreamReader {
         Ok(result)
     }
 
-    /// One message's part of a read of fixed-size values.
-    fn fixed_piece(&self, var: VarId, p: &Located, runs: &[Run], out: &mut Values) -> Result<()> {
-        let schema = &self.header.schema;
-        let vt = schema.value_type(schema.var(var).dtype);
-        let size = vt.size().unwrap_or(1) as u64;
-        let msg_elems: u64 = p.section.iter().map(|s| s.count).product();
-        if let Piece::Row {
-            info,
-            payload,
-            raw: Some(raw),
-        } = &p.piece
-        {
-            if carries(info.dtype, vt) && payload.end - raw == msg_elems * size {
-                return self.read_raw(*raw, info.big_endian, size, runs, out);
-            }
-        }
-        let v = self.decode(var, p)?;
-        let Some(src) = values_as_bytes(&v).filter(|b| b.len() as u64 == msg_elems * size) else {
-            return Err(unfilled(schema, var, p.at));
+    /// Reads the selected values of `var`, of a fixed size, into `out`
+    /// (exactly the selection's values, in `fill`'s type; whatever it held
+    /// is overwritten): the fill where no message lands, then each
+    /// message's runs.
+    fn read_fixed(&self, var: VarId, sel: &Selection, fill: &Values, out: &mut [u8]) -> Result<()> {
+        let fill_bytes = values_as_bytes(fill).expect("fixed-size fill");
+        let target = Target {
+            var,
+            dtype: fill.dtype(),
+            size: fill_bytes.len() as u64,
         };
-        if v.dtype() != out.dtype() {
-            return Err(NcStreamError::corrupt(
-                p.at,
-                format!(
-                    "{}: a message of type {} for a variable of type {}",
-                    schema.var_path(var),
-                    v.dtype(),
-                    out.dtype()
-                ),
-            ));
+        let runs: Vec<Vec<Run>> = self
+            .pieces(var)
+            .iter()
+            .map(|p| overlap::runs(sel, &p.section))
+            .collect();
+        let covered = overlap::covered(&runs);
+        fill_gaps(out, fill_bytes, &covered);
+        let tagged = |k: usize, rs: Vec<Run>| rs.into_iter().map(move |r| (k, r));
+        if overlap::disjoint(&covered) {
+            let all = runs
+                .into_iter()
+                .enumerate()
+                .flat_map(|(k, rs)| tagged(k, rs));
+            return self.place(target, all.collect(), out);
         }
-        let out_bytes = values_as_bytes_mut(out).expect("fixed-size output");
-        for r in runs {
-            let (o, m, l) = (
-                (r.out * size) as usize,
-                (r.msg * size) as usize,
-                (r.len * size) as usize,
-            );
-            out_bytes[o..o + l].copy_from_slice(&src[m..m + l]);
+        // Messages that meet in the output: one after another, so a later
+        // one wins.
+        for (k, rs) in runs.into_iter().enumerate() {
+            self.place(target, tagged(k, rs).collect(), out)?;
         }
         Ok(())
     }
 
-    /// Runs of raw values read from the stream straight into the output,
-    /// then put in native byte order.
-    fn read_raw(
-        &self,
-        raw: u64,
-        big_endian: bool,
-        size: u64,
-        runs: &[Run],
-        out: &mut Values,
-    ) -> Result<()> {
-        let mut reads: Vec<(u64, &mut [u8])> = Vec::with_capacity(runs.len());
-        let mut rest = values_as_bytes_mut(out).expect("fixed-size output");
-        let mut consumed = 0u64;
-        for r in runs {
-            let (skip, len) = (r.out * size - consumed, r.len * size);
-            let (_, tail) = std::mem::take(&mut rest).split_at_mut(skip as usize);
-            let (slot, tail) = tail.split_at_mut(len as usize);
-            rest = tail;
-            consumed = (r.out + r.len) * size;
-            reads.push((raw + r.msg * size, slot));
+    /// Fills the output bytes of `runs` (each tagged with the index of its
+    /// message; no two intersecting) from their messages, in parallel.
+    fn place(&self, target: Target, runs: Vec<(usize, Run)>, out: &mut [u8]) -> Result<()> {
+        let pieces = self.pieces(target.var);
+        let mut slots: Vec<Vec<(Run, &mut [u8])>> = pieces.iter().map(|_| vec![]).collect();
+        for (k, r, slot) in overlap::split(out, target.size, runs) {
+            slots[k].push((r, slot));
         }
-        self.source
-            .read_ranges_into(&mut reads)
-            .map_err(|e| NcStreamError::io(raw, std::io::Error::other(e)))?;
-        if big_endian != cfg!(target_endian = "big") {
-            swap_runs(out, runs);
+        let mut tasks = vec![];
+        for (k, slots) in slots.into_iter().enumerate() {
+            if slots.is_empty() {
+                continue;
+            }
+            match self.raw_payload(target, &pieces[k]) {
+                Some((raw, big_endian)) => {
+                    raw_tasks(raw, big_endian, target.size, slots, &mut tasks);
+                }
+                None => tasks.push(Task::Decode { piece: k, slots }),
+            }
+        }
+        tasks
+            .into_par_iter()
+            .try_for_each(|task| self.run_task(target, task))
+    }
+
+    /// Where a message's values start in the stream and their byte order,
+    /// when they are stored there as they are (uncompressed numbers of the
+    /// variable's type that fill the message's section exactly).
+    fn raw_payload(&self, target: Target, p: &Located) -> Option<(u64, bool)> {
+        let schema = &self.header.schema;
+        let vt = schema.value_type(schema.var(target.var).dtype);
+        let Piece::Row {
+            info,
+            payload,
+            raw: Some(raw),
+        } = &p.piece
+        else {
+            return None;
+        };
+        let msg_elems: u64 = p.section.iter().map(|s| s.count).product();
+        (carries(info.dtype, vt) && payload.end - raw == msg_elems * target.size)
+            .then_some((*raw, info.big_endian))
+    }
+
+    /// Does one task of [`place`](Self::place).
+    fn run_task(&self, target: Target, task: Task<'_>) -> Result<()> {
+        match task {
+            Task::Raw {
+                big_endian,
+                mut reads,
+            } => {
+                let at = reads.first().map_or(0, |(at, _)| *at);
+                let got = self
+                    .source
+                    .read_ranges_into(&mut reads)
+                    .map_err(|e| NcStreamError::io(at, std::io::Error::other(e)))?;
+                for ((at, slot), got) in reads.into_iter().zip(got) {
+                    if got < slot.len() {
+                        return Err(NcStreamError::truncated(
+                            at,
+                            format!("the values of a data message ({} bytes)", slot.len()),
+                        ));
+                    }
+                    to_native(slot, target.size, big_endian);
+                }
+                Ok(())
+            }
+            Task::Decode { piece, slots } => {
+                self.copy_decoded(target, &self.pieces(target.var)[piece], slots)
+            }
+        }
+    }
+
+    /// Decodes message `p` whole and copies its runs into their slots.
+    fn copy_decoded(
+        &self,
+        target: Target,
+        p: &Located,
+        slots: Vec<(Run, &mut [u8])>,
+    ) -> Result<()> {
+        let schema = &self.header.schema;
+        let msg_elems: u64 = p.section.iter().map(|s| s.count).product();
+        let v = self.decode(target.var, p)?;
+        let Some(src) = values_as_bytes(&v).filter(|b| b.len() as u64 == msg_elems * target.size)
+        else {
+            return Err(unfilled(schema, target.var, p.at));
+        };
+        if v.dtype() != target.dtype {
+            return Err(NcStreamError::corrupt(
+                p.at,
+                format!(
+                    "{}: a message of type {} for a variable of type {}",
+                    schema.var_path(target.var),
+                    v.dtype(),
+                    target.dtype
+                ),
+            ));
+        }
+        for (r, slot) in slots {
+            let m = (r.msg * target.size) as usize;
+            slot.copy_from_slice(&src[m..m + slot.len()]);
         }
         Ok(())
     }
@@ -359,54 +468,79 @@ fn unfilled(schema: &Schema, var: VarId, at: u64) -> NcStreamError {
     )
 }
 
-/// Writes the fill value into the elements of `out` (`n` of them) that no
-/// run covers.
-fn fill_gaps(out: &mut [u8], fill: &[u8], runs: &[Vec<Run>], n: usize) {
-    let mut covered: Vec<(u64, u64)> = runs
-        .iter()
-        .flatten()
-        .map(|r| (r.out, r.out + r.len))
-        .collect();
-    covered.sort_unstable();
+/// Writes the fill value into the elements of `out` that no interval of
+/// `covered` (sorted, see [`overlap::covered`]) holds.
+fn fill_gaps(out: &mut [u8], fill: &[u8], covered: &[(u64, u64)]) {
     let size = fill.len();
-    let mut next = 0u64;
-    let fill_to = |from: u64, to: u64, out: &mut [u8]| {
-        for e in from..to {
-            out[e as usize * size..(e as usize + 1) * size].copy_from_slice(fill);
+    let n = (out.len() / size) as u64;
+    let mut fill_to = |from: u64, to: u64| {
+        if from < to {
+            for c in out[from as usize * size..to as usize * size].chunks_exact_mut(size) {
+                c.copy_from_slice(fill);
+            }
         }
     };
-    for (start, end) in covered {
-        if start > next {
-            fill_to(next, start, out);
-        }
+    let mut next = 0u64;
+    for &(start, end) in covered {
+        fill_to(next, start);
         next = next.max(end);
     }
-    fill_to(next, n as u64, out);
+    fill_to(next, n);
 }
 
-/// Reverses the bytes of each value of `out` in `runs` (typed, so the
-/// loops vectorize).
-fn swap_runs(out: &mut Values, runs: &[Run]) {
+/// Puts values of `size` bytes stored in the given byte order into native
+/// order, in place.
+fn to_native(bytes: &mut [u8], size: u64, big_endian: bool) {
+    if big_endian == cfg!(target_endian = "big") {
+        return;
+    }
     macro_rules! swap {
-        ($v:expr, |$x:ident| $e:expr) => {
-            for r in runs {
-                for $x in &mut $v[r.out as usize..(r.out + r.len) as usize] {
-                    *$x = $e;
-                }
+        ($t:ty) => {
+            for c in bytes.chunks_exact_mut(std::mem::size_of::<$t>()) {
+                let x = <$t>::from_ne_bytes(c.try_into().expect("whole values"));
+                c.copy_from_slice(&x.swap_bytes().to_ne_bytes());
             }
         };
     }
-    match out {
-        Values::Short(v) => swap!(v, |x| x.swap_bytes()),
-        Values::UShort(v) => swap!(v, |x| x.swap_bytes()),
-        Values::Int(v) => swap!(v, |x| x.swap_bytes()),
-        Values::UInt(v) => swap!(v, |x| x.swap_bytes()),
-        Values::Int64(v) => swap!(v, |x| x.swap_bytes()),
-        Values::UInt64(v) => swap!(v, |x| x.swap_bytes()),
-        Values::Float(v) => swap!(v, |x| f32::from_bits(x.to_bits().swap_bytes())),
-        Values::Double(v) => swap!(v, |x| f64::from_bits(x.to_bits().swap_bytes())),
+    match size {
+        2 => swap!(u16),
+        4 => swap!(u32),
+        8 => swap!(u64),
         // One-byte values have no order.
         _ => {}
+    }
+}
+
+/// Cuts one raw message's slots (in output order) into [`Task::Raw`]s of
+/// [`TASK_BYTES`]: a long slot in parts, short ones together (one batch,
+/// whose nearby ranges the source may merge).
+fn raw_tasks<'a>(
+    raw: u64,
+    big_endian: bool,
+    size: u64,
+    slots: Vec<(Run, &'a mut [u8])>,
+    tasks: &mut Vec<Task<'a>>,
+) {
+    let mut reads: Vec<(u64, &'a mut [u8])> = vec![];
+    let mut bytes = 0usize;
+    for (r, mut slot) in slots {
+        let mut at = raw + r.msg * size;
+        while !slot.is_empty() {
+            let take = slot.len().min(TASK_BYTES - bytes);
+            let (head, tail) = std::mem::take(&mut slot).split_at_mut(take);
+            reads.push((at, head));
+            slot = tail;
+            at += take as u64;
+            bytes += take;
+            if bytes == TASK_BYTES {
+                let reads = std::mem::take(&mut reads);
+                tasks.push(Task::Raw { big_endian, reads });
+                bytes = 0;
+            }
+        }
+    }
+    if !reads.is_empty() {
+        tasks.push(Task::Raw { big_endian, reads });
     }
 }
 
@@ -507,7 +641,56 @@ impl DataSource for NcStreamReader {
 
     fn read(&self, var: VarId, selection: &Selection) -> Result<Values, SourceError> {
         self.read_values(var, selection)
-            .map_err(|e| Box::new(e.in_stream(&self.name)) as SourceError)
+            .map_err(|e| self.source_error(e))
+    }
+
+    /// Reads values of a fixed size straight into `out`'s vector (resized,
+    /// its allocation reused when it holds the variable's type).
+    fn read_into(
+        &self,
+        var: VarId,
+        selection: &Selection,
+        out: &mut Values,
+    ) -> Result<(), SourceError> {
+        let fill = self.header.schema.fill_value(var);
+        if values_as_bytes(&fill).is_none() {
+            *out = self.read(var, selection)?;
+            return Ok(());
+        }
+        let n = self
+            .check(var, selection)
+            .map_err(|e| self.source_error(e))?;
+        if out.dtype() != fill.dtype() {
+            *out = Values::with_capacity(fill.dtype(), n);
+        }
+        with_fixed_values!(&mut *out, v => v.resize(n, Default::default()),
+            _ => unreachable!("a fixed-size fill has a fixed-size type"));
+        let bytes = values_as_bytes_mut(out).expect("fixed-size values");
+        self.read_fixed(var, selection, &fill, bytes)
+            .map_err(|e| self.source_error(e))
+    }
+
+    /// Reads straight into `out` when it holds the variable's own type and
+    /// exactly the selection's values.
+    fn read_native(
+        &self,
+        var: VarId,
+        selection: &Selection,
+        out: NativeMut<'_>,
+    ) -> Result<(), SourceError> {
+        let fill = self.header.schema.fill_value(var);
+        let n = self
+            .check(var, selection)
+            .map_err(|e| self.source_error(e))?;
+        if values_as_bytes(&fill).is_none() || out.dtype() != fill.dtype() || out.len() != n {
+            out.copy_from(&self.read(var, selection)?)?;
+            return Ok(());
+        }
+        with_native_mut!(out, s => {
+            let bytes = try_as_bytes_mut(s).expect("numbers");
+            self.read_fixed(var, selection, &fill, bytes)
+                .map_err(|e| self.source_error(e))
+        })
     }
 
     fn format(&self) -> Format {
