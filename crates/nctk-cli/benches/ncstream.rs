@@ -19,7 +19,8 @@
 //!
 //! Best of `RUNS` for each time. Prints markdown tables.
 //!
-//! Run: `cargo bench -p nctk-cli --bench ncstream`
+//! Run: `cargo bench -p nctk-cli --bench ncstream [-- PART...]`, where
+//! the parts `a`, `b`, `c` pick which to measure (all by default).
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
@@ -153,7 +154,19 @@ fn read_all(path: &Path, buf: &mut Values) {
         .unwrap();
 }
 
+/// The parts named on the command line (`a`, `b`, `c`; cargo's own
+/// `--bench` flag aside): `part(p)` is true when `p` is to run, every part
+/// when none is named.
+fn parts() -> impl Fn(&str) -> bool {
+    let named: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with("--"))
+        .collect();
+    move |p| named.is_empty() || named.iter().any(|n| n == p)
+}
+
 fn main() {
+    let part = parts();
     let dir = data_dir();
     std::fs::create_dir_all(&dir).unwrap();
     let input = dir.join("classic_temp_cdf5.nc");
@@ -173,91 +186,97 @@ fn main() {
     let ncs_len = std::fs::metadata(&ncs).unwrap().len();
     let var_bytes = NT * nctk_bench_support::NLAT * nctk_bench_support::NLON * 4;
 
-    // (a) serving the whole variable, and the floor
-    let server = Server::start(nctk, &dir);
-    let data = "/cdmremote/classic_temp_cdf5.nc?req=data&var=temp";
-    let (served, body) = best(|| get(&server.addr, data));
-    assert!(body >= var_bytes, "the answer holds {body} bytes");
-    let floor = RangeFileServer::start_dir(&dir, Behaviour::Honest).unwrap();
-    let floor_addr = floor
-        .endpoint()
-        .trim_start_matches("http://")
-        .trim_end_matches('/')
-        .to_string();
-    let (plain, plain_body) = best(|| get(&floor_addr, "/classic_temp_cdf5.ncs"));
-    assert_eq!(plain_body, ncs_len);
-    println!(
-        "\n### (a) serving temp, {:.0} MB float32, on loopback\n",
-        var_bytes as f64 / 1e6
-    );
-    println!("| measure | nctk serve | plain file server (floor) | nctk / floor |");
-    println!("| --- | --- | --- | --- |");
-    let rate = gbps(body);
-    println!(
-        "| `req=data&var=temp`, best of {RUNS} | {} ({served:.2} s) | {} ({plain:.2} s) | {:.2}x the time |",
-        rate(served),
-        gbps(plain_body)(plain),
-        served / plain
-    );
-    let deflated = format!("{data}&deflate=1");
-    let cpu0 = server.cpu_seconds();
-    let t0 = Instant::now();
-    let zbody = get(&server.addr, &deflated);
-    let wall = t0.elapsed().as_secs_f64();
-    let cpu = server.cpu_seconds() - cpu0;
-    println!(
-        "| `deflate=1`, one run | {wall:.2} s, {:.0} MB sent, server CPU {cpu:.2} s = {:.2} cores | | |",
-        zbody as f64 / 1e6,
-        cpu / wall
-    );
-
-    // (c) 16 clients at once, each a sixteenth of the time steps
-    let per = NT.div_ceil(CLIENTS);
-    let times: Vec<f64> = std::thread::scope(|s| {
-        let handles: Vec<_> = (0..CLIENTS)
-            .map(|i| {
-                let addr = server.addr.clone();
-                s.spawn(move || {
-                    let first = (i * per).min(NT - 1);
-                    let last = ((i + 1) * per - 1).min(NT - 1);
-                    let path = format!(
-                        "/cdmremote/classic_temp_cdf5.nc?req=data&var=temp({first}:{last},:,:)"
-                    );
-                    let t0 = Instant::now();
-                    get(&addr, &path);
-                    t0.elapsed().as_secs_f64()
+    // (a) and (c) ask a server
+    let server = (part("a") || part("c")).then(|| Server::start(nctk, &dir));
+    if let (true, Some(server)) = (part("a"), &server) {
+        // (a) serving the whole variable, and the floor
+        let data = "/cdmremote/classic_temp_cdf5.nc?req=data&var=temp";
+        let (served, body) = best(|| get(&server.addr, data));
+        assert!(body >= var_bytes, "the answer holds {body} bytes");
+        let floor = RangeFileServer::start_dir(&dir, Behaviour::Honest).unwrap();
+        let floor_addr = floor
+            .endpoint()
+            .trim_start_matches("http://")
+            .trim_end_matches('/')
+            .to_string();
+        let (plain, plain_body) = best(|| get(&floor_addr, "/classic_temp_cdf5.ncs"));
+        assert_eq!(plain_body, ncs_len);
+        println!(
+            "\n### (a) serving temp, {:.0} MB float32, on loopback\n",
+            var_bytes as f64 / 1e6
+        );
+        println!("| measure | nctk serve | plain file server (floor) | nctk / floor |");
+        println!("| --- | --- | --- | --- |");
+        let rate = gbps(body);
+        println!(
+            "| `req=data&var=temp`, best of {RUNS} | {} ({served:.2} s) | {} ({plain:.2} s) | {:.2}x the time |",
+            rate(served),
+            gbps(plain_body)(plain),
+            served / plain
+        );
+        let deflated = format!("{data}&deflate=1");
+        let cpu0 = server.cpu_seconds();
+        let t0 = Instant::now();
+        let zbody = get(&server.addr, &deflated);
+        let wall = t0.elapsed().as_secs_f64();
+        let cpu = server.cpu_seconds() - cpu0;
+        println!(
+            "| `deflate=1`, one run | {wall:.2} s, {:.0} MB sent, server CPU {cpu:.2} s = {:.2} cores | | |",
+            zbody as f64 / 1e6,
+            cpu / wall
+        );
+    }
+    if let (true, Some(server)) = (part("c"), &server) {
+        // (c) 16 clients at once, each a sixteenth of the time steps
+        let per = NT.div_ceil(CLIENTS);
+        let times: Vec<f64> = std::thread::scope(|s| {
+            let handles: Vec<_> = (0..CLIENTS)
+                .map(|i| {
+                    let addr = server.addr.clone();
+                    s.spawn(move || {
+                        let first = (i * per).min(NT - 1);
+                        let last = ((i + 1) * per - 1).min(NT - 1);
+                        let path = format!(
+                            "/cdmremote/classic_temp_cdf5.nc?req=data&var=temp({first}:{last},:,:)"
+                        );
+                        let t0 = Instant::now();
+                        get(&addr, &path);
+                        t0.elapsed().as_secs_f64()
+                    })
                 })
-            })
-            .collect();
-        handles.into_iter().map(|h| h.join().unwrap()).collect()
-    });
-    let (min, max) = times
-        .iter()
-        .fold((f64::INFINITY, 0f64), |(a, b), &t| (a.min(t), b.max(t)));
-    println!("\n### (c) {CLIENTS} clients at once, {per} time steps each\n");
-    println!("| fastest client | slowest client | slowest / fastest | server peak RSS |");
-    println!("| --- | --- | --- | --- |");
-    println!(
-        "| {min:.2} s | {max:.2} s | {:.2}x | {:.0} MiB |",
-        max / min,
-        server.peak_rss_mib()
-    );
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        let (min, max) = times
+            .iter()
+            .fold((f64::INFINITY, 0f64), |(a, b), &t| (a.min(t), b.max(t)));
+        println!("\n### (c) {CLIENTS} clients at once, {per} time steps each\n");
+        println!("| fastest client | slowest client | slowest / fastest | server peak RSS |");
+        println!("| --- | --- | --- | --- |");
+        println!(
+            "| {min:.2} s | {max:.2} s | {:.2}x | {:.0} MiB |",
+            max / min,
+            server.peak_rss_mib()
+        );
+    }
     drop(server);
 
-    // (b) reading the stream against reading the classic file
-    let mut buf = Values::Float(Vec::new());
-    let (classic, ()) = best(|| read_all(&input, &mut buf));
-    let (stream, ()) = best(|| read_all(&ncs, &mut buf));
-    println!(
-        "\n### (b) nctk reading all of temp, best of {RUNS} (target: the stream within 1.5x)\n"
-    );
-    println!("| measure | .ncs stream | classic CDF-5 | stream / classic |");
-    println!("| --- | --- | --- | --- |");
-    let rate = gbps(var_bytes);
-    println!(
-        "| `nctk::open` + `read_into` | {} ({stream:.2} s) | {} ({classic:.2} s) | {:.2}x the time |",
-        rate(stream),
-        rate(classic),
-        stream / classic
-    );
+    if part("b") {
+        // (b) reading the stream against reading the classic file
+        let mut buf = Values::Float(Vec::new());
+        let (classic, ()) = best(|| read_all(&input, &mut buf));
+        let (stream, ()) = best(|| read_all(&ncs, &mut buf));
+        println!(
+            "\n### (b) nctk reading all of temp, best of {RUNS} (target: the stream within 1.5x)\n"
+        );
+        println!("| measure | .ncs stream | classic CDF-5 | stream / classic |");
+        println!("| --- | --- | --- | --- |");
+        let rate = gbps(var_bytes);
+        println!(
+            "| `nctk::open` + `read_into` | {} ({stream:.2} s) | {} ({classic:.2} s) | {:.2}x the time |",
+            rate(stream),
+            rate(classic),
+            stream / classic
+        );
+    }
 }

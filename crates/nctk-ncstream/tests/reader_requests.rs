@@ -1,6 +1,7 @@
 //! What a read costs: an uncompressed row message is read only in the part
 //! the selection needs, straight from the stream (counted on a byte source
-//! that records every byte read).
+//! that records every byte read); and what a read finds when the stream
+//! has shrunk since it was opened.
 
 mod decode_support;
 
@@ -12,7 +13,7 @@ use nctk_model::{DataSource, Selection, Values};
 use nctk_ncstream::proto::{self, DataType as P};
 use nctk_ncstream::wire::{put_varint, Magic};
 use nctk_ncstream::NcStreamReader;
-use nctk_store::bytes::{ByteError, ByteSource, MemSource};
+use nctk_store::bytes::{ByteError, ByteSource, FileSource, MemSource};
 
 /// A memory source counting the bytes and requests that reach it.
 struct Counted {
@@ -128,4 +129,34 @@ fn reads_fetch_only_the_elements_selected() {
         assert_eq!(source.bytes.load(Ordering::Relaxed), bytes, "{sel:?}");
         assert_eq!(source.requests.load(Ordering::Relaxed), requests, "{sel:?}");
     }
+}
+
+/// A stream file cut short after it was opened: reading the records past
+/// the cut fails naming the stream and where the missing values start,
+/// never reads as zeros; the records before it still read.
+#[test]
+fn values_cut_off_after_opening_are_an_error() {
+    let bytes = stream();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("shrunk.ncs");
+    std::fs::write(&path, &bytes).unwrap();
+    let r = NcStreamReader::open(Arc::new(FileSource::open(&path).unwrap()), "shrunk.ncs").unwrap();
+    let v = r.schema().var_by_path("v").unwrap();
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&path)
+        .unwrap()
+        .set_len(bytes.len() as u64 / 2)
+        .unwrap();
+    let first = r.read(v, &Selection::block(&[0, 0], &[1, NX])).unwrap();
+    assert_eq!(first, Values::Int((0..NX as i32).collect()));
+    let err = r
+        .read(v, &Selection::block(&[0, 0], &[NT, NX]))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("shrunk.ncs")
+            && err.contains("stream ends inside the values of a data message"),
+        "{err}"
+    );
 }

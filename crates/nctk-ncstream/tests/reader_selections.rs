@@ -3,7 +3,10 @@
 //! `DataCol` columns) over random sections of a 2-D variable, read with
 //! random strided selections. The expected grid is built element by element
 //! from the spec's rules alone (messages in stream order, a later one wins,
-//! elements no message covers are the `_FillValue`).
+//! elements no message covers are the `_FillValue`). `read_into` (into a
+//! buffer holding stale values) and `read_native` must give the same, and
+//! so must reads of messages large enough to be placed in parts on several
+//! threads.
 
 mod decode_support;
 
@@ -11,7 +14,7 @@ use std::io::Write;
 use std::sync::Arc;
 
 use decode_support::framed;
-use nctk_model::{DataSource, Selection, Values};
+use nctk_model::{DataSource, NativeMut, Selection, Values};
 use nctk_ncstream::proto::{self, DataType as P};
 use nctk_ncstream::wire::{put_varint, Magic};
 use nctk_ncstream::NcStreamReader;
@@ -177,7 +180,7 @@ fn expected(ny: u64, nx: u64, msgs: &[Msg]) -> Vec<i32> {
 
 proptest! {
     #[test]
-    fn reads_give_what_the_messages_say((ny, nx, msgs, sel) in case()) {
+    fn reads_give_what_the_messages_say((ny, nx, msgs, sel) in case(), stale in 0..4usize) {
         let bytes = stream(ny, nx, &msgs);
         let r = NcStreamReader::open(Arc::new(MemSource::new(bytes)), "random.ncs").unwrap();
         let v = r.schema().var_by_path("v").unwrap();
@@ -194,6 +197,71 @@ proptest! {
                 want.push(grid[(y * nx + x) as usize]);
             }
         }
-        prop_assert_eq!(r.read(v, &selection).unwrap(), Values::Int(want));
+        prop_assert_eq!(r.read(v, &selection).unwrap(), Values::Int(want.clone()));
+        let mut reused = Values::Int(vec![i32::MIN; want.len() + stale]);
+        r.read_into(v, &selection, &mut reused).unwrap();
+        prop_assert_eq!(reused, Values::Int(want.clone()));
+        let mut native = vec![i32::MIN; want.len()];
+        r.read_native(v, &selection, NativeMut::Int(&mut native)).unwrap();
+        prop_assert_eq!(native, want);
     }
+}
+
+/// Reads all of `v(ny, nx)` from a stream of `msgs` with `read`,
+/// `read_into` (into stale values) and `read_native`, each against the
+/// rules' grid.
+fn assert_reads_whole(ny: u64, nx: u64, msgs: &[Msg]) {
+    let bytes = stream(ny, nx, msgs);
+    let r = NcStreamReader::open(Arc::new(MemSource::new(bytes)), "large.ncs").unwrap();
+    let v = r.schema().var_by_path("v").unwrap();
+    let all = Selection::all(&[ny, nx]);
+    let want = expected(ny, nx, msgs);
+    assert_eq!(r.read(v, &all).unwrap(), Values::Int(want.clone()));
+    let mut reused = Values::Int(vec![i32::MIN; 7]);
+    r.read_into(v, &all, &mut reused).unwrap();
+    assert!(reused == Values::Int(want.clone()), "read_into: {msgs:?}");
+    let mut native = vec![i32::MIN; want.len()];
+    r.read_native(v, &all, NativeMut::Int(&mut native)).unwrap();
+    assert!(native == want, "read_native: {msgs:?}");
+}
+
+/// Rows of 600,000 values (2.4 MB, cut into parts by the reader): rows
+/// that cover the variable exactly (no fill written), rows that leave one
+/// out (fill), and messages that overlap (the later wins), in every kind.
+#[test]
+fn large_messages_read_in_parts() {
+    let (ny, nx) = (4u64, 600_000u64);
+    let row = |y: u64, kind| Msg {
+        section: [(y, 1, 1), (0, nx, 1)],
+        kind,
+    };
+    let exact = vec![
+        row(2, Kind::Big),
+        row(0, Kind::Little),
+        row(3, Kind::Deflated),
+        row(1, Kind::Big),
+    ];
+    assert_reads_whole(ny, nx, &exact);
+    let gap = vec![
+        row(3, Kind::Big),
+        row(0, Kind::Column),
+        row(1, Kind::Little),
+    ];
+    assert_reads_whole(ny, nx, &gap);
+    let overlapping = vec![
+        Msg {
+            section: [(0, 4, 1), (0, nx, 1)],
+            kind: Kind::Big,
+        },
+        Msg {
+            section: [(1, 2, 1), (1000, 299_000, 2)],
+            kind: Kind::Little,
+        },
+        row(3, Kind::Deflated),
+        Msg {
+            section: [(0, 2, 1), (5, 400_000, 1)],
+            kind: Kind::Big,
+        },
+    ];
+    assert_reads_whole(ny, nx, &overlapping);
 }

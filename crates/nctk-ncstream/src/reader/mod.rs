@@ -7,25 +7,31 @@
 //! only the messages its selection meets, in stream order (a later message
 //! wins; the header's immediate data counts as the first); elements no
 //! message covers are the variable's fill value. Uncompressed messages of
-//! fixed-size numbers are read straight into the output, only in the part
-//! the selection needs, and byte-swapped in place.
+//! fixed-size numbers are read straight into the output (the caller's
+//! buffer, with `read_into` and `read_native`), only in the part the
+//! selection needs, and byte-swapped in place piece by piece. When no two
+//! messages meet in the output, all of them are placed at once (rayon),
+//! a large message cut into parts; otherwise message after message.
 
 mod overlap;
+mod place;
 pub(crate) mod scan;
 
 use std::collections::HashMap;
 use std::ops::Range;
 use std::sync::Arc;
 
-use nctk_model::bytes::{values_as_bytes, values_as_bytes_mut};
-use nctk_model::{DataSource, Format, Schema, Selection, SourceError, Values, VarId};
+use nctk_model::bytes::{try_as_bytes_mut, values_as_bytes, values_as_bytes_mut};
+use nctk_model::{
+    with_fixed_values, with_native_mut, DataSource, Format, NativeMut, Schema, Selection,
+    SourceError, Values, VarId,
+};
 use nctk_store::bytes::ByteSource;
 
 use crate::error::{NcStreamError, Result};
-use crate::header::decode::{carries, schema_with, StreamHeader};
+use crate::header::decode::{schema_with, StreamHeader};
 use crate::payload::decode::{decode_datacol, decode_payload, DataInfo, Span};
 use crate::proto;
-use overlap::Run;
 use scan::{Item, SourceInput};
 
 /// Where one message's values for a variable are.
@@ -165,44 +171,50 @@ impl NcStreamReader {
         })
     }
 
+    /// An error as a [`SourceError`], naming the stream.
+    fn source_error(&self, e: NcStreamError) -> SourceError {
+        Box::new(e.in_stream(&self.name))
+    }
+
     /// What the headers say (schema, immediate data, location, title, id).
     pub fn header(&self) -> &StreamHeader {
         &self.header
     }
 
-    fn read_values(&self, var: VarId, sel: &Selection) -> Result<Values> {
+    /// Checks `sel` against `var`'s shape; the number of values it selects.
+    fn check(&self, var: VarId, sel: &Selection) -> Result<usize> {
         let schema = &self.header.schema;
         sel.check(&schema.shape(var), false)
             .map_err(|e| NcStreamError::corrupt(0, format!("{}: {e}", schema.var_path(var))))?;
-        let n = usize::try_from(sel.num_elements().unwrap_or(u64::MAX))
-            .map_err(|_| NcStreamError::corrupt(0, "selection too large"))?;
+        usize::try_from(sel.num_elements().unwrap_or(u64::MAX))
+            .map_err(|_| NcStreamError::corrupt(0, "selection too large"))
+    }
+
+    /// The messages for `var`, in stream order.
+    fn pieces(&self, var: VarId) -> &[Located] {
+        self.pieces.get(&var).map(Vec::as_slice).unwrap_or(&[])
+    }
+
+    fn read_values(&self, var: VarId, sel: &Selection) -> Result<Values> {
+        let schema = &self.header.schema;
+        let n = self.check(var, sel)?;
         let fill = schema.fill_value(var);
-        let pieces = self.pieces.get(&var).map(Vec::as_slice).unwrap_or(&[]);
         if let Some(fill_bytes) = values_as_bytes(&fill) {
             // Fixed-size values: zeroed memory (the allocator's fresh pages,
-            // written once), the fill only where no message lands, then each
-            // message's runs.
+            // each written once by `read_fixed`).
             let zero = Values::from_bytes(fill.dtype(), &vec![0; fill_bytes.len()], false);
             let mut out = Values::repeat(&zero, n);
-            let runs: Vec<Vec<Run>> = pieces
-                .iter()
-                .map(|p| overlap::runs(sel, &p.section))
-                .collect();
-            fill_gaps(
+            self.read_fixed(
+                var,
+                sel,
+                &fill,
                 values_as_bytes_mut(&mut out).expect("fixed size"),
-                fill_bytes,
-                &runs,
-                n,
-            );
-            for (p, runs) in pieces.iter().zip(&runs) {
-                if !runs.is_empty() {
-                    self.fixed_piece(var, p, runs, &mut out)?;
-                }
-            }
+            )?;
             return Ok(out);
         }
         // Values of no fixed size: which message gives each element, then
         // the output assembled from the decoded messages in runs.
+        let pieces = self.pieces(var);
         let mut from: Vec<Option<(usize, u64)>> = vec![None; n];
         for (k, p) in pieces.iter().enumerate() {
             for r in overlap::runs(sel, &p.section) {
@@ -248,79 +260,6 @@ impl NcStreamReader {
         Ok(result)
     }
 
-    /// One message's part of a read of fixed-size values.
-    fn fixed_piece(&self, var: VarId, p: &Located, runs: &[Run], out: &mut Values) -> Result<()> {
-        let schema = &self.header.schema;
-        let vt = schema.value_type(schema.var(var).dtype);
-        let size = vt.size().unwrap_or(1) as u64;
-        let msg_elems: u64 = p.section.iter().map(|s| s.count).product();
-        if let Piece::Row {
-            info,
-            payload,
-            raw: Some(raw),
-        } = &p.piece
-        {
-            if carries(info.dtype, vt) && payload.end - raw == msg_elems * size {
-                return self.read_raw(*raw, info.big_endian, size, runs, out);
-            }
-        }
-        let v = self.decode(var, p)?;
-        let Some(src) = values_as_bytes(&v).filter(|b| b.len() as u64 == msg_elems * size) else {
-            return Err(unfilled(schema, var, p.at));
-        };
-        if v.dtype() != out.dtype() {
-            return Err(NcStreamError::corrupt(
-                p.at,
-                format!(
-                    "{}: a message of type {} for a variable of type {}",
-                    schema.var_path(var),
-                    v.dtype(),
-                    out.dtype()
-                ),
-            ));
-        }
-        let out_bytes = values_as_bytes_mut(out).expect("fixed-size output");
-        for r in runs {
-            let (o, m, l) = (
-                (r.out * size) as usize,
-                (r.msg * size) as usize,
-                (r.len * size) as usize,
-            );
-            out_bytes[o..o + l].copy_from_slice(&src[m..m + l]);
-        }
-        Ok(())
-    }
-
-    /// Runs of raw values read from the stream straight into the output,
-    /// then put in native byte order.
-    fn read_raw(
-        &self,
-        raw: u64,
-        big_endian: bool,
-        size: u64,
-        runs: &[Run],
-        out: &mut Values,
-    ) -> Result<()> {
-        let mut reads: Vec<(u64, &mut [u8])> = Vec::with_capacity(runs.len());
-        let mut rest = values_as_bytes_mut(out).expect("fixed-size output");
-        let mut consumed = 0u64;
-        for r in runs {
-            let (skip, len) = (r.out * size - consumed, r.len * size);
-            let (_, tail) = std::mem::take(&mut rest).split_at_mut(skip as usize);
-            let (slot, tail) = tail.split_at_mut(len as usize);
-            rest = tail;
-            consumed = (r.out + r.len) * size;
-            reads.push((raw + r.msg * size, slot));
-        }
-        self.source
-            .read_ranges_into(&mut reads)
-            .map_err(|e| NcStreamError::io(raw, std::io::Error::other(e)))?;
-        if big_endian != cfg!(target_endian = "big") {
-            swap_runs(out, runs);
-        }
-        Ok(())
-    }
-
     /// A message's values, whole.
     fn decode(&self, var: VarId, p: &Located) -> Result<Values> {
         let schema = &self.header.schema;
@@ -357,57 +296,6 @@ fn unfilled(schema: &Schema, var: VarId, at: u64) -> NcStreamError {
             schema.var_path(var)
         ),
     )
-}
-
-/// Writes the fill value into the elements of `out` (`n` of them) that no
-/// run covers.
-fn fill_gaps(out: &mut [u8], fill: &[u8], runs: &[Vec<Run>], n: usize) {
-    let mut covered: Vec<(u64, u64)> = runs
-        .iter()
-        .flatten()
-        .map(|r| (r.out, r.out + r.len))
-        .collect();
-    covered.sort_unstable();
-    let size = fill.len();
-    let mut next = 0u64;
-    let fill_to = |from: u64, to: u64, out: &mut [u8]| {
-        for e in from..to {
-            out[e as usize * size..(e as usize + 1) * size].copy_from_slice(fill);
-        }
-    };
-    for (start, end) in covered {
-        if start > next {
-            fill_to(next, start, out);
-        }
-        next = next.max(end);
-    }
-    fill_to(next, n as u64, out);
-}
-
-/// Reverses the bytes of each value of `out` in `runs` (typed, so the
-/// loops vectorize).
-fn swap_runs(out: &mut Values, runs: &[Run]) {
-    macro_rules! swap {
-        ($v:expr, |$x:ident| $e:expr) => {
-            for r in runs {
-                for $x in &mut $v[r.out as usize..(r.out + r.len) as usize] {
-                    *$x = $e;
-                }
-            }
-        };
-    }
-    match out {
-        Values::Short(v) => swap!(v, |x| x.swap_bytes()),
-        Values::UShort(v) => swap!(v, |x| x.swap_bytes()),
-        Values::Int(v) => swap!(v, |x| x.swap_bytes()),
-        Values::UInt(v) => swap!(v, |x| x.swap_bytes()),
-        Values::Int64(v) => swap!(v, |x| x.swap_bytes()),
-        Values::UInt64(v) => swap!(v, |x| x.swap_bytes()),
-        Values::Float(v) => swap!(v, |x| f32::from_bits(x.to_bits().swap_bytes())),
-        Values::Double(v) => swap!(v, |x| f64::from_bits(x.to_bits().swap_bytes())),
-        // One-byte values have no order.
-        _ => {}
-    }
 }
 
 /// Checks a message's section against its variable's shape; an unlimited
@@ -507,7 +395,56 @@ impl DataSource for NcStreamReader {
 
     fn read(&self, var: VarId, selection: &Selection) -> Result<Values, SourceError> {
         self.read_values(var, selection)
-            .map_err(|e| Box::new(e.in_stream(&self.name)) as SourceError)
+            .map_err(|e| self.source_error(e))
+    }
+
+    /// Reads values of a fixed size straight into `out`'s vector (resized,
+    /// its allocation reused when it holds the variable's type).
+    fn read_into(
+        &self,
+        var: VarId,
+        selection: &Selection,
+        out: &mut Values,
+    ) -> Result<(), SourceError> {
+        let fill = self.header.schema.fill_value(var);
+        if values_as_bytes(&fill).is_none() {
+            *out = self.read(var, selection)?;
+            return Ok(());
+        }
+        let n = self
+            .check(var, selection)
+            .map_err(|e| self.source_error(e))?;
+        if out.dtype() != fill.dtype() {
+            *out = Values::with_capacity(fill.dtype(), n);
+        }
+        with_fixed_values!(&mut *out, v => v.resize(n, Default::default()),
+            _ => unreachable!("a fixed-size fill has a fixed-size type"));
+        let bytes = values_as_bytes_mut(out).expect("fixed-size values");
+        self.read_fixed(var, selection, &fill, bytes)
+            .map_err(|e| self.source_error(e))
+    }
+
+    /// Reads straight into `out` when it holds the variable's own type and
+    /// exactly the selection's values.
+    fn read_native(
+        &self,
+        var: VarId,
+        selection: &Selection,
+        out: NativeMut<'_>,
+    ) -> Result<(), SourceError> {
+        let fill = self.header.schema.fill_value(var);
+        let n = self
+            .check(var, selection)
+            .map_err(|e| self.source_error(e))?;
+        if values_as_bytes(&fill).is_none() || out.dtype() != fill.dtype() || out.len() != n {
+            out.copy_from(&self.read(var, selection)?)?;
+            return Ok(());
+        }
+        with_native_mut!(out, s => {
+            let bytes = try_as_bytes_mut(s).expect("numbers");
+            self.read_fixed(var, selection, &fill, bytes)
+                .map_err(|e| self.source_error(e))
+        })
     }
 
     fn format(&self) -> Format {

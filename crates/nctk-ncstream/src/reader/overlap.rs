@@ -1,5 +1,6 @@
 //! Where a data message's section meets a read's selection: runs of
-//! elements contiguous in both, as element offsets into each.
+//! elements contiguous in both, as element offsets into each; which output
+//! elements the messages cover, and the output cut into each run's bytes.
 
 use nctk_model::Selection;
 
@@ -177,6 +178,50 @@ pub(crate) fn runs(sel: &Selection, section: &[Span]) -> Vec<Run> {
             index[d] = 0;
         }
     }
+}
+
+/// The output elements the runs of every message cover, as sorted
+/// `(start, end)` element intervals (intersecting ones when messages
+/// overlap).
+pub(crate) fn covered(runs: &[Vec<Run>]) -> Vec<(u64, u64)> {
+    let mut covered: Vec<(u64, u64)> = runs
+        .iter()
+        .flatten()
+        .map(|r| (r.out, r.out + r.len))
+        .collect();
+    covered.sort_unstable();
+    covered
+}
+
+/// True when no two of the sorted intervals of [`covered`] share an
+/// element: then no message overwrites another in the output.
+pub(crate) fn disjoint(covered: &[(u64, u64)]) -> bool {
+    covered.windows(2).all(|w| w[0].1 <= w[1].0)
+}
+
+/// Cuts `out` (elements of `size` bytes) into the bytes of each run, runs
+/// tagged with what they belong to; the pieces come back in output order.
+/// The runs must not intersect ([`disjoint`]): each output byte goes to at
+/// most one run, so the pieces can be filled at the same time.
+pub(crate) fn split<T>(
+    out: &mut [u8],
+    size: u64,
+    mut runs: Vec<(T, Run)>,
+) -> Vec<(T, Run, &mut [u8])> {
+    runs.sort_unstable_by_key(|(_, r)| r.out);
+    let mut pieces = Vec::with_capacity(runs.len());
+    let mut rest = out;
+    let mut consumed = 0u64;
+    for (tag, r) in runs {
+        debug_assert!(r.out * size >= consumed, "intersecting runs");
+        let (skip, len) = (r.out * size - consumed, r.len * size);
+        let (_, tail) = std::mem::take(&mut rest).split_at_mut(skip as usize);
+        let (slot, tail) = tail.split_at_mut(len as usize);
+        rest = tail;
+        consumed = (r.out + r.len) * size;
+        pieces.push((tag, r, slot));
+    }
+    pieces
 }
 
 #[cfg(test)]
