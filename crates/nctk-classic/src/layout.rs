@@ -35,6 +35,34 @@ impl VarLayout {
     pub fn data_len(&self) -> u64 {
         self.elems * self.xsz
     }
+
+    /// The file pieces `(offset, len)`, in order, that hold bytes
+    /// `start..start + len` of the variable's data stream: its elements in
+    /// row-major order over all records, without padding (for a record
+    /// variable, record `r`'s data is stream bytes `r * data_len()..`).
+    pub fn stream_pieces(&self, recsize: u64, start: u64, len: u64) -> Vec<(u64, u64)> {
+        let per = self.data_len();
+        if !self.is_record || per == 0 {
+            return if len == 0 {
+                vec![]
+            } else {
+                vec![(self.begin + start, len)]
+            };
+        }
+        let mut out = Vec::new();
+        let (mut pos, end) = (start, start + len);
+        while pos < end {
+            let (rec, within) = (pos / per, pos % per);
+            let n = (per - within).min(end - pos);
+            let off = self.begin + rec * recsize + within;
+            match out.last_mut() {
+                Some((o, l)) if *o + *l == off => *l += n,
+                _ => out.push((off, n)),
+            }
+            pos += n;
+        }
+        out
+    }
 }
 
 /// The layout of a whole file.

@@ -23,6 +23,7 @@
 //! every header element, with no I/O) and [`layout`] (begin/vsize/recsize
 //! math and netCDF-C's placement rules).
 
+pub mod compressed;
 mod error;
 pub mod header;
 pub mod layout;

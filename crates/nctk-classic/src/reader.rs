@@ -276,6 +276,18 @@ impl ClassicReader {
         self.read_pieces(&pieces, out, &self.fills[var.0 as usize])
     }
 
+    /// Reads bytes `start..start + out.len()` of `var`'s data stream (its
+    /// elements in row-major order over all records, big-endian, with no
+    /// padding) into `out`; bytes past the end of the file read as the
+    /// fill value. This is the stream a block-compressed file cuts into
+    /// blocks.
+    pub fn read_stream(&self, var: VarId, start: u64, out: &mut [u8]) -> Result<()> {
+        self.check_var(var)?;
+        let vl = &self.layout.vars[var.0 as usize];
+        let pieces = vl.stream_pieces(self.layout.recsize, start, out.len() as u64);
+        self.read_pieces(&pieces, out, &self.fills[var.0 as usize])
+    }
+
     /// Reads `pieces` (file offset and length, in output order) into
     /// `out`, one after another; bytes past the end of the file read as
     /// `fill`. A single piece is read straight into `out`; several go to

@@ -59,6 +59,20 @@ pub enum ByteError {
         #[source]
         source: Box<dyn std::error::Error + Send + Sync>,
     },
+    /// The stored bytes under the blob are damaged: a layer that presents
+    /// decoded bytes (a block-compressed classic file) found its index or
+    /// a block wrong. The source names what and where (variable, block,
+    /// offset in the stored file).
+    #[error("{path}: read at offset {offset}: {source}")]
+    Invalid {
+        /// The stored file.
+        path: String,
+        /// Offset of the read in the decoded blob.
+        offset: u64,
+        /// What is wrong, and where in the stored file.
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
 }
 
 impl ByteError {

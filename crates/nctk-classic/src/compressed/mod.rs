@@ -1,0 +1,26 @@
+//! Block-compressed classic files: the archival format of netCDF's
+//! classic-compression proposal (`docs/formats/compressed-classic.md`).
+//!
+//! A classic file's header is stored as it is; each variable's data (all
+//! records of a record variable, de-interleaved) is cut into equal blocks
+//! in row-major order, each block compressed and indexed with its offset,
+//! length and CRC-32. The file is read-only.
+//!
+//! * writing: [`compress`] from any [`ClassicReader`](crate::ClassicReader)
+//!   into a [`ByteSink`](nctk_store::bytes::ByteSink), blocks compressed in
+//!   parallel and written in order;
+//! * reading: the stored file's [`Index`], under a byte source that
+//!   presents the uncompressed classic file to the unchanged classic
+//!   reader;
+//! * the on-disk structures ([`format`]) and codecs ([`BlockCodec`]).
+
+mod codec;
+mod error;
+pub mod format;
+mod index;
+mod write;
+
+pub use codec::{BlockCodec, CodecId};
+pub use error::{CompressedError, Result};
+pub use index::{Index, EAGER_TABLE_BYTES};
+pub use write::{compress, CompressOptions, CompressSummary};
