@@ -14,14 +14,20 @@ const FORMATS: &[&str] = &[
     "nctk-classic",
     "nctk-zarr",
     "nctk-hdf5",
+    "nctk-ncstream",
     "nctk-cdl",
     "nctk-codec",
 ];
 
 /// Layering that is not a second format: Zarr chunks are numcodecs
-/// streams and HDF5 chunks pass through HDF5 filters, and `nctk-codec` is
-/// the layer both are decoded with.
-const BELOW: &[(&str, &str)] = &[("nctk-zarr", "nctk-codec"), ("nctk-hdf5", "nctk-codec")];
+/// streams, HDF5 chunks pass through HDF5 filters and block-compressed
+/// classic files hold numcodecs-compressed blocks, and `nctk-codec` is
+/// the layer all three are decoded with.
+const BELOW: &[(&str, &str)] = &[
+    ("nctk-zarr", "nctk-codec"),
+    ("nctk-hdf5", "nctk-codec"),
+    ("nctk-classic", "nctk-codec"),
+];
 
 /// Workspace package -> (normal dependencies, dev-dependencies) within the
 /// workspace, from `cargo metadata`.
