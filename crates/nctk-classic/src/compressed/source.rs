@@ -26,6 +26,16 @@ pub const DEFAULT_CACHE_BYTES: u64 = 64 << 20;
 /// The largest batch [`CompressedSource::batch_bytes`] asks for (256 MiB).
 const MAX_BATCH_BYTES: u64 = 256 << 20;
 
+/// A thread's buffer of stored blocks is kept between batches up to this
+/// size.
+const KEEP_STORED: usize = 64 << 20;
+
+thread_local! {
+    /// The stored bytes of the blocks a batch reads, kept between batches
+    /// (a fresh allocation per batch costs page faults).
+    static STORED: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
 /// A block-compressed classic file presented as the uncompressed classic
 /// file it stands for (`virtual_len` bytes). Open one with
 /// [`CompressedSource::open`] and read it with
@@ -263,22 +273,40 @@ impl CompressedSource {
             return Ok(());
         }
         let entries = self.entries_of(&missing)?;
-        let mut stored: Vec<Vec<u8>> = entries
-            .iter()
-            .map(|e| vec![0u8; e.stored_len as usize])
-            .collect();
-        let mut reads: Vec<(u64, &mut [u8])> = entries
-            .iter()
-            .zip(&mut stored)
-            .map(|(e, buf)| (e.offset, &mut buf[..]))
-            .collect();
+        STORED.with_borrow_mut(|buf| {
+            let total: u64 = entries.iter().map(|e| u64::from(e.stored_len)).sum();
+            buf.resize(total as usize, 0);
+            let result = self.read_and_decode(missing, &entries, buf);
+            if buf.capacity() > KEEP_STORED {
+                *buf = Vec::new();
+            }
+            result
+        })
+    }
+
+    /// Reads `missing`'s stored blocks (`entries`) into `buf` (their
+    /// total length) in one batch, then checks and decodes them in
+    /// parallel, caching the partly used ones.
+    fn read_and_decode(
+        &self,
+        missing: Vec<Work>,
+        entries: &[BlockEntry],
+        buf: &mut [u8],
+    ) -> Result<()> {
+        let mut reads: Vec<(u64, &mut [u8])> = Vec::with_capacity(entries.len());
+        let mut rest = buf;
+        for e in entries {
+            let (b, tail) = std::mem::take(&mut rest).split_at_mut(e.stored_len as usize);
+            reads.push((e.offset, b));
+            rest = tail;
+        }
         let got = self.stored.read_ranges_into(&mut reads)?;
         let decoded: Vec<Option<(BlockKey, Arc<[u8]>)>> = missing
             .into_par_iter()
             .zip(entries.par_iter())
-            .zip(stored.par_iter())
+            .zip(reads.par_iter())
             .zip(got.par_iter())
-            .map(|(((w, e), bytes), &n)| self.decode(w, e, bytes, n))
+            .map(|(((w, e), (_, bytes)), &n)| self.decode(w, e, bytes, n))
             .collect::<Result<_>>()?;
         for (key, block) in decoded.into_iter().flatten() {
             self.cache.insert(key, block);
