@@ -12,6 +12,7 @@ use nctk_classic::{ClassicReader, ClassicWriter, FillMode, Version};
 use nctk_model::{DataSource, DataType, GroupId, Schema, Selection, Values, VarId};
 use nctk_store::bytes::{ByteError, ByteSource, Coalesce, MemSink, MemSource};
 use proptest::prelude::*;
+use rayon::prelude::*;
 
 /// A xorshift stream from `seed`.
 fn rng(seed: u64) -> impl FnMut() -> u64 {
@@ -323,4 +324,41 @@ fn tables_read_on_demand() {
         let want = original.read(VarId(0), &sel).unwrap();
         assert_eq!(reader.read(VarId(0), &sel).unwrap(), want, "{sel:?}");
     }
+}
+
+/// Many reads at once from rayon's own threads (as a parallel copy makes
+/// them): each decodes in parallel inside a rayon task, and a thread
+/// waiting for its blocks may run another read meanwhile. Every read
+/// equals the original's.
+#[test]
+fn reads_from_rayon_tasks_equal_the_original() {
+    let bytes = classic_file(
+        Version::Cdf2,
+        &[40, 50],
+        30,
+        &[
+            (5, true, vec![0, 1]),
+            (6, false, vec![1, 0]),
+            (3, true, vec![1]),
+        ],
+        11,
+    );
+    let original = ClassicReader::from_bytes(bytes).unwrap();
+    let options = CompressOptions {
+        block_bytes: 700,
+        ..CompressOptions::default()
+    };
+    let stored = Arc::new(MemSource::new(compressed(&original, &options)));
+    let source = CompressedSource::open(stored).unwrap().with_cache_bytes(0);
+    let reader = ClassicReader::from_source(Arc::new(source)).unwrap();
+    (0..400u64).into_par_iter().for_each(|k| {
+        let id = VarId((k % 3) as u32);
+        let shape = original.schema().shape(id);
+        let sel = random_selection(&shape, &mut rng(k));
+        let n = sel.num_elements().unwrap() as usize * original.dtype(id).size().unwrap();
+        let (mut want, mut got) = (vec![0u8; n], vec![1u8; n]);
+        original.read_raw(id, &sel, &mut want).unwrap();
+        reader.read_raw(id, &sel, &mut got).unwrap();
+        assert!(got == want, "{sel:?}");
+    });
 }

@@ -273,15 +273,16 @@ impl CompressedSource {
             return Ok(());
         }
         let entries = self.entries_of(&missing)?;
-        STORED.with_borrow_mut(|buf| {
-            let total: u64 = entries.iter().map(|e| u64::from(e.stored_len)).sum();
-            buf.resize(total as usize, 0);
-            let result = self.read_and_decode(missing, &entries, buf);
-            if buf.capacity() > KEEP_STORED {
-                *buf = Vec::new();
-            }
-            result
-        })
+        // Taken out of the thread-local, not borrowed: a rayon thread
+        // waiting in the parallel decode may run another read meanwhile.
+        let mut buf = STORED.take();
+        let total: u64 = entries.iter().map(|e| u64::from(e.stored_len)).sum();
+        buf.resize(total as usize, 0);
+        let result = self.read_and_decode(missing, &entries, &mut buf);
+        if buf.capacity() <= KEEP_STORED {
+            STORED.set(buf);
+        }
+        result
     }
 
     /// Reads `missing`'s stored blocks (`entries`) into `buf` (their
