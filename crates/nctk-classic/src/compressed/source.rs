@@ -26,15 +26,8 @@ pub const DEFAULT_CACHE_BYTES: u64 = 64 << 20;
 /// The largest batch [`CompressedSource::batch_bytes`] asks for (256 MiB).
 const MAX_BATCH_BYTES: u64 = 256 << 20;
 
-/// A thread's buffer of stored blocks is kept between batches up to this
-/// size.
+/// Buffers of stored blocks up to this size are kept for the next batch.
 const KEEP_STORED: usize = 64 << 20;
-
-thread_local! {
-    /// The stored bytes of the blocks a batch reads, kept between batches
-    /// (a fresh allocation per batch costs page faults).
-    static STORED: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
-}
 
 /// A block-compressed classic file presented as the uncompressed classic
 /// file it stands for (`virtual_len` bytes). Open one with
@@ -51,6 +44,9 @@ pub struct CompressedSource {
     /// The largest block of any variable.
     max_block: u64,
     batch_bytes: u64,
+    /// Buffers of stored blocks kept between batches (a fresh allocation
+    /// per batch costs page faults): at most two, one per batch in flight.
+    buffers: std::sync::Mutex<Vec<Vec<u8>>>,
 }
 
 impl std::fmt::Debug for CompressedSource {
@@ -78,6 +74,15 @@ enum Part {
 struct Work<'a> {
     key: BlockKey,
     uses: Vec<(u64, &'a mut [u8])>,
+}
+
+/// A group's blocks missing from the cache, with their table entries and
+/// their stored bytes read (one after another in `buf`; `got` of each).
+struct Fetched<'a> {
+    missing: Vec<Work<'a>>,
+    entries: Vec<BlockEntry>,
+    buf: Vec<u8>,
+    got: Vec<usize>,
 }
 
 impl CompressedSource {
@@ -113,6 +118,7 @@ impl CompressedSource {
             records,
             max_block,
             batch_bytes,
+            buffers: std::sync::Mutex::default(),
         };
         Ok(source)
     }
@@ -216,7 +222,9 @@ impl CompressedSource {
             }
         }
         // Groups of blocks of at most a batch's bytes: each group's
-        // missing blocks are one batch of stored reads.
+        // missing blocks are one batch of stored reads, the next group's
+        // read while this one's blocks are decoded.
+        let mut groups = Vec::new();
         let mut rest = work;
         while !rest.is_empty() {
             let mut bytes = 0;
@@ -229,9 +237,20 @@ impl CompressedSource {
                 .unwrap_or(rest.len())
                 .max(1);
             let tail = rest.split_off(split);
-            self.decode_group(rest)?;
+            groups.push(rest);
             rest = tail;
         }
+        let mut groups = groups.into_iter();
+        let Some(first) = groups.next() else {
+            return Ok(counts);
+        };
+        let mut current = self.fetch(first)?;
+        for next in groups {
+            let (done, fetched) = rayon::join(|| self.decode_fetched(current), || self.fetch(next));
+            done?;
+            current = fetched?;
+        }
+        self.decode_fetched(current)?;
         Ok(counts)
     }
 
@@ -255,9 +274,9 @@ impl CompressedSource {
         }
     }
 
-    /// Fills the destinations of `group`'s blocks: cached blocks copied;
-    /// the others read in one batch, checked and decoded in parallel.
-    fn decode_group(&self, group: Vec<Work>) -> Result<()> {
+    /// Fills `group`'s destinations from the cache where it holds their
+    /// block, and reads the stored bytes of the other blocks in one batch.
+    fn fetch<'a>(&self, group: Vec<Work<'a>>) -> Result<Fetched<'a>> {
         let mut missing = Vec::with_capacity(group.len());
         for mut w in group {
             if self.is_direct(&w) {
@@ -269,48 +288,66 @@ impl CompressedSource {
                 None => missing.push(w),
             }
         }
-        if missing.is_empty() {
-            return Ok(());
-        }
         let entries = self.entries_of(&missing)?;
-        // Taken out of the thread-local, not borrowed: a rayon thread
-        // waiting in the parallel decode may run another read meanwhile.
-        let mut buf = STORED.take();
+        let mut buf = self
+            .buffers
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .pop()
+            .unwrap_or_default();
         let total: u64 = entries.iter().map(|e| u64::from(e.stored_len)).sum();
         buf.resize(total as usize, 0);
-        let result = self.read_and_decode(missing, &entries, &mut buf);
-        if buf.capacity() <= KEEP_STORED {
-            STORED.set(buf);
-        }
-        result
-    }
-
-    /// Reads `missing`'s stored blocks (`entries`) into `buf` (their
-    /// total length) in one batch, then checks and decodes them in
-    /// parallel, caching the partly used ones.
-    fn read_and_decode(
-        &self,
-        missing: Vec<Work>,
-        entries: &[BlockEntry],
-        buf: &mut [u8],
-    ) -> Result<()> {
         let mut reads: Vec<(u64, &mut [u8])> = Vec::with_capacity(entries.len());
-        let mut rest = buf;
-        for e in entries {
+        let mut rest = &mut buf[..];
+        for e in &entries {
             let (b, tail) = std::mem::take(&mut rest).split_at_mut(e.stored_len as usize);
             reads.push((e.offset, b));
             rest = tail;
         }
-        let got = self.stored.read_ranges_into(&mut reads)?;
+        let got = if reads.is_empty() {
+            vec![]
+        } else {
+            self.stored.read_ranges_into(&mut reads)?
+        };
+        Ok(Fetched {
+            missing,
+            entries,
+            buf,
+            got,
+        })
+    }
+
+    /// Checks and decodes the fetched blocks in parallel into their
+    /// destinations, caching the partly used ones.
+    fn decode_fetched(&self, fetched: Fetched) -> Result<()> {
+        let Fetched {
+            missing,
+            entries,
+            buf,
+            got,
+        } = fetched;
+        let mut stored: Vec<&[u8]> = Vec::with_capacity(entries.len());
+        let mut rest = &buf[..];
+        for e in &entries {
+            let (b, tail) = rest.split_at(e.stored_len as usize);
+            stored.push(b);
+            rest = tail;
+        }
         let decoded: Vec<Option<(BlockKey, Arc<[u8]>)>> = missing
             .into_par_iter()
             .zip(entries.par_iter())
-            .zip(reads.par_iter())
+            .zip(stored.par_iter())
             .zip(got.par_iter())
-            .map(|(((w, e), (_, bytes)), &n)| self.decode(w, e, bytes, n))
+            .map(|(((w, e), bytes), &n)| self.decode(w, e, bytes, n))
             .collect::<Result<_>>()?;
         for (key, block) in decoded.into_iter().flatten() {
             self.cache.insert(key, block);
+        }
+        if buf.capacity() <= KEEP_STORED {
+            let mut pool = self.buffers.lock().unwrap_or_else(|e| e.into_inner());
+            if pool.len() < 2 {
+                pool.push(buf);
+            }
         }
         Ok(())
     }
