@@ -111,7 +111,7 @@ impl CompressedSource {
             .max(max_block.saturating_mul(8 * threads))
             .min(MAX_BATCH_BYTES.max(max_block));
         let source = CompressedSource {
-            cache: BlockCache::new(DEFAULT_CACHE_BYTES.max(2 * max_block)),
+            cache: BlockCache::new(DEFAULT_CACHE_BYTES, max_block),
             stored,
             index,
             fixed,
@@ -126,7 +126,7 @@ impl CompressedSource {
     /// The same source with a decoded-block cache of `bytes` (at least
     /// two of the file's largest blocks).
     pub fn with_cache_bytes(mut self, bytes: u64) -> CompressedSource {
-        self.cache = BlockCache::new(bytes.max(2 * self.max_block));
+        self.cache = BlockCache::new(bytes, self.max_block);
         self
     }
 
