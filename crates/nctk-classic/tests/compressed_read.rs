@@ -292,40 +292,6 @@ fn one_time_step_reads_only_its_blocks() {
     );
 }
 
-/// Tables larger than the 16 MiB read at open (a million one-byte
-/// blocks) are read on demand: reads still equal the original.
-#[test]
-fn tables_read_on_demand() {
-    let n = 1_100_000u64;
-    let mut s = Schema::new();
-    let d = s.add_dim(GroupId::ROOT, "n", n, false).unwrap();
-    let var = s.add_var(GroupId::ROOT, "b", DataType::Byte, &[d]).unwrap();
-    let sink = Arc::new(MemSink::new());
-    let mut w =
-        ClassicWriter::create_in_with_schema(sink.clone(), &s, Version::Cdf2, FillMode::Fill)
-            .unwrap();
-    let values: Vec<i8> = (0..n).map(|i| (i % 251) as i8).collect();
-    w.write(var, &Selection::all(&[n]), &Values::Byte(values))
-        .unwrap();
-    w.close().unwrap();
-    let original = ClassicReader::from_bytes(sink.to_vec()).unwrap();
-    let options = CompressOptions {
-        codec: CodecId::None,
-        block_bytes: 1,
-        ..CompressOptions::default()
-    };
-    let stored = Arc::new(MemSource::new(compressed(&original, &options)));
-    let source = CompressedSource::open(stored).unwrap();
-    assert!(source.index().tables.is_none(), "tables read at open");
-    let reader = ClassicReader::from_source(Arc::new(source)).unwrap();
-    let mut next = rng(7);
-    for _ in 0..20 {
-        let sel = random_selection(&[n], &mut next);
-        let want = original.read(VarId(0), &sel).unwrap();
-        assert_eq!(reader.read(VarId(0), &sel).unwrap(), want, "{sel:?}");
-    }
-}
-
 /// Many reads at once from rayon's own threads (as a parallel copy makes
 /// them): each decodes in parallel inside a rayon task, and a thread
 /// waiting for its blocks may run another read meanwhile. Every read

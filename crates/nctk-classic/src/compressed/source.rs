@@ -26,6 +26,10 @@ pub const DEFAULT_CACHE_BYTES: u64 = 64 << 20;
 /// The largest batch [`CompressedSource::batch_bytes`] asks for (256 MiB).
 const MAX_BATCH_BYTES: u64 = 256 << 20;
 
+/// The most pieces of blocks decoded at once (a batch of one-element
+/// blocks would otherwise need a piece per element).
+const MAX_PIECES: usize = 1 << 16;
+
 /// Buffers of stored blocks up to this size are kept for the next batch.
 const KEEP_STORED: usize = 64 << 20;
 
@@ -68,6 +72,10 @@ enum Part {
     /// Byte `at` of variable `var`'s data stream.
     Stream { var: usize, at: u64 },
 }
+
+/// A destination of a block's bytes: the block, the offset in the block
+/// its bytes start from, and the bytes.
+type Piece<'a> = (BlockKey, u64, &'a mut [u8]);
 
 /// One block a batch needs: the destinations of its bytes, each with the
 /// offset in the block it starts from.
@@ -187,10 +195,13 @@ impl CompressedSource {
 
     /// Reads a batch into the caller's buffers (each clipped to the
     /// uncompressed file's length); returns the bytes read per buffer.
+    /// The pieces of blocks are decoded [`MAX_PIECES`] at a time, so that
+    /// what a batch costs in memory beyond its blocks does not grow with
+    /// its length.
     fn read_batch(&self, reads: &mut [(u64, &mut [u8])]) -> Result<Vec<usize>> {
         let len = self.index.superblock.virtual_len;
         let mut counts = Vec::with_capacity(reads.len());
-        let mut pieces: Vec<(BlockKey, u64, &mut [u8])> = Vec::new();
+        let mut pieces: Vec<Piece> = Vec::new();
         for (offset, buf) in reads.iter_mut() {
             let n = len.saturating_sub(*offset).min(buf.len() as u64) as usize;
             counts.push(n);
@@ -198,18 +209,35 @@ impl CompressedSource {
             let mut pos = *offset;
             while !rest.is_empty() {
                 let (part, end) = self.part_at(pos);
-                let take = (end - pos).min(rest.len() as u64) as usize;
-                let (dst, tail) = std::mem::take(&mut rest).split_at_mut(take);
+                let mut take = (end - pos).min(rest.len() as u64);
+                if let Part::Stream { var, .. } = part {
+                    let bb = self.index.entries[var].block_bytes;
+                    take = take.min(bb.saturating_mul(MAX_PIECES as u64));
+                }
+                let (dst, tail) = std::mem::take(&mut rest).split_at_mut(take as usize);
                 match part {
                     Part::Zero => dst.fill(0),
-                    Part::Header(at) => dst
-                        .copy_from_slice(&self.index.header_bytes[at as usize..at as usize + take]),
+                    Part::Header(at) => dst.copy_from_slice(
+                        &self.index.header_bytes[at as usize..(at + take) as usize],
+                    ),
                     Part::Stream { var, at } => self.split_blocks(var, at, dst, &mut pieces),
                 }
+                if pieces.len() >= MAX_PIECES {
+                    self.decode_pieces(std::mem::take(&mut pieces))?;
+                }
                 rest = tail;
-                pos += take as u64;
+                pos += take;
             }
         }
+        self.decode_pieces(pieces)?;
+        Ok(counts)
+    }
+
+    /// Fills `pieces`' destinations: the blocks they need in groups of at
+    /// most a batch's bytes, each group's missing blocks one batch of
+    /// stored reads, the next group's read while this one's blocks are
+    /// decoded.
+    fn decode_pieces(&self, mut pieces: Vec<Piece>) -> Result<()> {
         pieces.sort_by_key(|(key, within, _)| (*key, *within));
         let mut work: Vec<Work> = Vec::new();
         for (key, within, dst) in pieces {
@@ -221,9 +249,6 @@ impl CompressedSource {
                 }),
             }
         }
-        // Groups of blocks of at most a batch's bytes: each group's
-        // missing blocks are one batch of stored reads, the next group's
-        // read while this one's blocks are decoded.
         let mut groups = Vec::new();
         let mut rest = work;
         while !rest.is_empty() {
@@ -242,7 +267,7 @@ impl CompressedSource {
         }
         let mut groups = groups.into_iter();
         let Some(first) = groups.next() else {
-            return Ok(counts);
+            return Ok(());
         };
         let mut current = self.fetch(first)?;
         for next in groups {
@@ -250,8 +275,7 @@ impl CompressedSource {
             done?;
             current = fetched?;
         }
-        self.decode_fetched(current)?;
-        Ok(counts)
+        self.decode_fetched(current)
     }
 
     /// Cuts `dst` (stream bytes from `at` of `var`) at block boundaries.
@@ -260,7 +284,7 @@ impl CompressedSource {
         var: usize,
         mut at: u64,
         dst: &'a mut [u8],
-        pieces: &mut Vec<(BlockKey, u64, &'a mut [u8])>,
+        pieces: &mut Vec<Piece<'a>>,
     ) {
         let bb = self.index.entries[var].block_bytes;
         let mut rest = dst;
