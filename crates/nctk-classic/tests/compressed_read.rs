@@ -121,7 +121,7 @@ const CODECS: [CodecId; 5] = [
 ];
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(96))]
+    #![proptest_config(ProptestConfig::with_cases(256))]
     /// Every variable read whole and through random hyperslabs with
     /// strides reads the same bytes from the compressed file as from
     /// the original: CDF-1/2/5, fixed and record variables (none, one or
