@@ -303,10 +303,6 @@ impl CompressedSource {
     fn fetch<'a>(&self, group: Vec<Work<'a>>) -> Result<Fetched<'a>> {
         let mut missing = Vec::with_capacity(group.len());
         for mut w in group {
-            if self.is_direct(&w) {
-                missing.push(w);
-                continue;
-            }
             match self.cache.get(w.key) {
                 Some(block) => copy_out(&block, &mut w.uses),
                 None => missing.push(w),
