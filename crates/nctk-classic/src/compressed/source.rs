@@ -8,7 +8,8 @@
 //! neighbours and runs the requests concurrently), checked against their
 //! CRC-32 and decoded in parallel: a block wholly inside one destination
 //! is decoded straight into it, a partly used one into the cache and
-//! copied out.
+//! copied out. A long batch goes in groups of blocks, the next group's
+//! stored bytes read while this group's blocks are decoded.
 
 use std::sync::Arc;
 
