@@ -78,7 +78,6 @@ pub fn create_with(
 ) -> Result<DatasetDef, Error> {
     let target = target.as_ref();
     let container = container_for(target, format);
-    check_writable(target, container)?;
     if opts.compress.is_some() {
         check_compressed_target(target)?;
         if !format.is_cdf() {
@@ -92,6 +91,7 @@ pub fn create_with(
             });
         }
     }
+    check_writable(target, container)?;
     if container == Container::Zarr {
         store_target(target)?;
     }

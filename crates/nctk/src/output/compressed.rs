@@ -15,7 +15,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use nctk_classic::compressed::{compress, CompressOptions, CompressSummary};
+use nctk_classic::compressed::{compress, CompressOptions, CompressSummary, CompressedSource};
 use nctk_classic::{ClassicReader, ClassicWriter, FillMode, Version};
 use nctk_model::{DataSink, Schema, Selection, SinkError, SourceError, Values, VarId};
 use nctk_store::bytes::{ByteSource, MemSink};
@@ -167,7 +167,8 @@ fn compress_into(
 }
 
 /// Writes the classic (CDF-1, CDF-2 or CDF-5) file `input` (a path or a
-/// netCDF-C URL, `#mode=bytes` included) as a block-compressed file at
+/// netCDF-C URL, `#mode=bytes` included; or a block-compressed file,
+/// compressed again) as a block-compressed file at
 /// `output`, as it is: its header and data unchanged, with no uncompressed
 /// copy. The output is built under a temporary name and renamed into
 /// place when complete, as every output (a failure or a signal leaves
@@ -186,6 +187,14 @@ pub fn compress_classic(
             source,
             container: Container::Classic(_),
         } => source,
+        // Compressed again, through the classic file it stands for.
+        Opened::File {
+            source,
+            container: Container::Compressed,
+        } => Arc::new(CompressedSource::open(source).map_err(|e| Error::Source {
+            path: name.clone(),
+            source: Box::new(e),
+        })?),
         _ => {
             return Err(Error::Unsupported {
                 path: name,
