@@ -486,3 +486,56 @@ fn failed_and_interrupted_copies_leave_nothing() {
         );
     }
 }
+
+/// A copy killed with SIGKILL (no handler runs) while it writes the
+/// uncompressed temporary leaves temporaries, which the next run into the
+/// same place removes: after it, the output and nothing else.
+#[test]
+fn a_sigkilled_copys_temporaries_are_removed_by_the_next_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("src");
+    let out_dir = dir.path().join("out");
+    std::fs::create_dir_all(&src).unwrap();
+    std::fs::create_dir_all(&out_dir).unwrap();
+    let big = big_classic(&src, 16_000_000);
+    let out = out_dir.join("o.ncb");
+    let mut child = nctk()
+        .args(["copy", "-k", "compressed", "-u"])
+        .arg(&big)
+        .arg(&out)
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    while temporaries(&out_dir).len() < 2 {
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "ended before its temporaries"
+        );
+        assert!(start.elapsed() < Duration::from_secs(60), "no temporaries");
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    // SAFETY: kill(2) on our own child's pid.
+    assert_eq!(
+        unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGKILL) },
+        0
+    );
+    assert_eq!(child.wait().unwrap().signal(), Some(libc::SIGKILL));
+    assert!(!temporaries(&out_dir).is_empty());
+    assert!(!out.exists());
+    let small = src.join("small.nc");
+    let cdl = src.join("small.cdl");
+    std::fs::write(&cdl, "netcdf small {\ndimensions:\n x = 3 ;\nvariables:\n int v(x) ;\ndata:\n v = 1, 2, 3 ;\n}\n").unwrap();
+    nctk_ok(&["gen", "-o", small.to_str().unwrap(), cdl.to_str().unwrap()]);
+    nctk_ok(&[
+        "copy",
+        "-k",
+        "compressed",
+        small.to_str().unwrap(),
+        out.to_str().unwrap(),
+    ]);
+    let left: Vec<_> = std::fs::read_dir(&out_dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(left, ["o.ncb"]);
+}
