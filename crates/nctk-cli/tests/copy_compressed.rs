@@ -539,3 +539,25 @@ fn a_sigkilled_copys_temporaries_are_removed_by_the_next_run() {
         .collect();
     assert_eq!(left, ["o.ncb"]);
 }
+
+/// An ncstream (written by `nctk copy` from a corpus classic file) copies
+/// to a compressed file whose copy back netCDF-C dumps as the classic
+/// file the stream came from.
+#[test]
+fn an_ncstream_copies_to_compressed() {
+    let Some(input) =
+        require::corpus_path("generated/from-cdl/netcdf-c/examples/CDL/pres_temp_4D.nc3.nc")
+    else {
+        return;
+    };
+    if !require::tools(&["ncdump"]) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    let (ncs, ncb, back) = (path("x.ncs"), path("x.ncb"), path("back.nc"));
+    nctk_ok(&["copy", input.to_str().unwrap(), &ncs]);
+    nctk_ok(&["copy", "-k", "compressed", &ncs, &ncb]);
+    nctk_ok(&["copy", &ncb, &back]);
+    assert_eq!(ncdump_body(&back), ncdump_body(input.to_str().unwrap()));
+}
