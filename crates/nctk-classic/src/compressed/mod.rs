@@ -12,15 +12,18 @@
 //! * reading: the stored file's [`Index`], under a byte source that
 //!   presents the uncompressed classic file to the unchanged classic
 //!   reader;
+//! * checking: [`validate`] (every block's checksum and decoded length);
 //! * the on-disk structures ([`format`]) and codecs ([`BlockCodec`]).
 
 mod codec;
 mod error;
 pub mod format;
 mod index;
+mod validate;
 mod write;
 
 pub use codec::{BlockCodec, CodecId};
 pub use error::{CompressedError, Result};
 pub use index::{Index, EAGER_TABLE_BYTES};
+pub use validate::{validate, validate_report, Checked, Validation};
 pub use write::{compress, CompressOptions, CompressSummary};
