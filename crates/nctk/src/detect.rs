@@ -3,6 +3,7 @@
 
 use std::path::Path;
 
+use nctk_classic::compressed::format as compressed;
 use nctk_classic::Version;
 use nctk_model::Format;
 use nctk_ncstream::wire::Magic;
@@ -29,6 +30,10 @@ pub enum Container {
     /// [`Format::Netcdf4`]: the stream carries netCDF-Java's enhanced
     /// data model.
     NcStream,
+    /// A block-compressed classic file (`\x89NCB\r\n\x1a\n`,
+    /// `docs/formats/compressed-classic.md`): read as the classic file it
+    /// stands for, whose format is its netCDF format.
+    Compressed,
 }
 
 /// Detects what a single file is by its first bytes, read through its
@@ -112,12 +117,16 @@ pub fn kind(target: impl AsRef<Path>) -> Result<Format, Error> {
 }
 
 /// The container whose magic number starts `bytes`, if any: classic
-/// (`CDF\x01`, `\x02`, `\x05`), HDF5, a zip archive (a Zarr store), or an
-/// ncstream (`CDFS`, or `MAGIC_HEADER` for a cdmremote header response).
+/// (`CDF\x01`, `\x02`, `\x05`), block-compressed classic, HDF5, a zip
+/// archive (a Zarr store), or an ncstream (`CDFS`, or `MAGIC_HEADER` for a
+/// cdmremote header response).
 pub fn detect_magic(bytes: &[u8]) -> Option<Container> {
     let stream_start = |m: Magic| bytes.starts_with(&m.bytes());
     if stream_start(Magic::Start) || stream_start(Magic::Header) {
         return Some(Container::NcStream);
+    }
+    if bytes.starts_with(&compressed::MAGIC) {
+        return Some(Container::Compressed);
     }
     match bytes {
         [b'C', b'D', b'F', v, ..] => Version::from_byte(*v).map(|v| Container::Classic(v.into())),
@@ -139,6 +148,12 @@ mod tests {
         assert_eq!(detect_magic(b"CDF\x05"), classic(Format::Cdf5));
         assert_eq!(detect_magic(b"\x89HDF\r\n\x1a\n"), Some(Container::Hdf5));
         assert_eq!(detect_magic(b"CDF\x03"), None);
+        assert_eq!(
+            detect_magic(b"\x89NCB\r\n\x1a\n"),
+            Some(Container::Compressed)
+        );
+        // A prefix of the magic is not enough.
+        assert_eq!(detect_magic(b"\x89NCB"), None);
         assert_eq!(detect_magic(b"CDFS\xad\xec"), Some(Container::NcStream));
         assert_eq!(
             detect_magic(&[0xad, 0xec, 0xce, 0xda, 0x10]),

@@ -1,6 +1,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
+use nctk_classic::compressed::CompressedSource;
 use nctk_classic::ClassicReader;
 use nctk_hdf5::netcdf4::Nc4Reader;
 use nctk_ncstream::NcStreamReader;
@@ -33,6 +34,21 @@ fn ncstream(source: Arc<dyn ByteSource>, name: &str) -> Result<Dataset, Error> {
         .map_err(|e| open_error(name, e))
 }
 
+/// The classic dataset in the classic file `source` (`name` names it in
+/// errors).
+fn classic(source: Arc<dyn ByteSource>, name: &str) -> Result<Dataset, Error> {
+    ClassicReader::from_source(source)
+        .map(|r| Dataset::from_source(Box::new(r)))
+        .map_err(|e| open_error(name, e))
+}
+
+/// The classic dataset a block-compressed file stands for, read through
+/// a [`CompressedSource`] over the stored file `source`.
+fn compressed(source: Arc<dyn ByteSource>, name: &str) -> Result<Dataset, Error> {
+    let decoded = CompressedSource::open(source).map_err(|e| open_error(name, e))?;
+    classic(Arc::new(decoded), name)
+}
+
 /// The netCDF-4 dataset in the HDF5 file `source` (`name` names it in errors).
 fn hdf5(source: Arc<dyn ByteSource>, name: &str) -> Result<Dataset, Error> {
     Nc4Reader::open(source)
@@ -44,6 +60,9 @@ fn hdf5(source: Arc<dyn ByteSource>, name: &str) -> Result<Dataset, Error> {
 ///
 /// `target` is a local path or a netCDF-C URL:
 /// * a classic netCDF file (CDF-1, CDF-2, CDF-5), detected by its magic bytes;
+/// * a block-compressed classic file (`docs/formats/compressed-classic.md`),
+///   read as the classic file it stands for (also from memory and over
+///   `#mode=bytes` URLs);
 /// * a netCDF-4 (HDF5) file, read as netCDF-C reads it (also from memory and
 ///   over `#mode=bytes` URLs);
 /// * a directory or zip holding an NCZarr or Zarr v2 store, read in NCZarr
@@ -70,9 +89,8 @@ pub(crate) fn dataset(opened: Opened, name: &str) -> Result<Dataset, Error> {
             .map(|r| Dataset::from_source(Box::new(r)))
             .map_err(|e| open_error(name, e)),
         Opened::File { source, container } => match container {
-            Container::Classic(_) => ClassicReader::from_source(source)
-                .map(|r| Dataset::from_source(Box::new(r)))
-                .map_err(|e| open_error(name, e)),
+            Container::Classic(_) => classic(source, name),
+            Container::Compressed => compressed(source, name),
             Container::Hdf5 => hdf5(source, name),
             Container::NcStream => ncstream(source, name),
             Container::Zarr => Err(unsupported(name, "a zip store is not a single file")),
@@ -101,6 +119,9 @@ pub fn open_bytes(name: &str, bytes: bytes_crate::Bytes) -> Result<Dataset, Erro
         Some(Container::Classic(_)) => ClassicReader::from_bytes(bytes)
             .map(|r| Dataset::from_source(Box::new(r)))
             .map_err(|e| open_error(name, e)),
+        Some(Container::Compressed) => {
+            compressed(Arc::new(MemSource::new(bytes).with_name(name)), name)
+        }
         Some(Container::Hdf5) => hdf5(Arc::new(MemSource::new(bytes).with_name(name)), name),
         Some(Container::NcStream) => {
             ncstream(Arc::new(MemSource::new(bytes).with_name(name)), name)

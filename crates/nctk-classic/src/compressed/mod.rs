@@ -9,21 +9,24 @@
 //! * writing: [`compress`] from any [`ClassicReader`](crate::ClassicReader)
 //!   into a [`ByteSink`](nctk_store::bytes::ByteSink), blocks compressed in
 //!   parallel and written in order;
-//! * reading: the stored file's [`Index`], under a byte source that
-//!   presents the uncompressed classic file to the unchanged classic
-//!   reader;
+//! * reading: the stored file's [`Index`], under [`CompressedSource`], a
+//!   byte source that presents the uncompressed classic file to the
+//!   unchanged classic reader;
 //! * checking: [`validate`] (every block's checksum and decoded length);
 //! * the on-disk structures ([`format`]) and codecs ([`BlockCodec`]).
 
+mod cache;
 mod codec;
 mod error;
 pub mod format;
 mod index;
+mod source;
 mod validate;
 mod write;
 
 pub use codec::{BlockCodec, CodecId};
 pub use error::{CompressedError, Result};
 pub use index::{Index, EAGER_TABLE_BYTES};
+pub use source::{CompressedSource, DEFAULT_CACHE_BYTES};
 pub use validate::{validate, validate_report, Checked, Validation};
 pub use write::{compress, CompressOptions, CompressSummary};
