@@ -1,5 +1,5 @@
 //! The block-compressed validator on intact files: a clean report that
-//! counts every block it checked, a warning for bytes no block accounts
+//! counts every block it checked (and the header's CRC-32 recorded), a warning for bytes no block accounts
 //! for, and the stored header checked with the classic validator's rules
 //! (which agree with PnetCDF's `ncvalidator`), moved to the stored file.
 
@@ -18,6 +18,11 @@ fn an_intact_file_validates_clean_and_every_block_is_checked() {
     let classic = sample_classic();
     for codec in [CodecId::Zstd, CodecId::Lz4, CodecId::None] {
         let bytes = compressed(&classic, codec);
+        // The superblock records the CRC-32 of the stored header (the
+        // specification's bytes 60..64 over bytes 64 .. 64 + header_len).
+        let header_len = u64::from_be_bytes(bytes[16..24].try_into().unwrap()) as usize;
+        let recorded = u32::from_be_bytes(bytes[60..64].try_into().unwrap());
+        assert_eq!(recorded, crc32fast::hash(&bytes[64..64 + header_len]));
         let source = MemSource::new(bytes);
         let index = Index::open(&source).unwrap();
         let report = validate_report(&source);

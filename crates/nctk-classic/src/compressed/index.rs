@@ -269,6 +269,16 @@ pub(crate) fn decode_stored_header(
         offset: SUPERBLOCK_LEN + offset,
         reason,
     };
+    let crc = crc32fast::hash(bytes);
+    if superblock.header_crc != 0 && crc != superblock.header_crc {
+        return Err(header_error(
+            0,
+            format!(
+                "checksum mismatch (the superblock's {:#010x} at byte 60, the header's {crc:#010x})",
+                superblock.header_crc
+            ),
+        ));
+    }
     let decoded = match decode_header(bytes, superblock.virtual_len) {
         Ok(d) => d,
         Err(DecodeError::NeedMore { len }) => {

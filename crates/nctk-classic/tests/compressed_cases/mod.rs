@@ -202,6 +202,18 @@ impl Damager {
         b
     }
 
+    /// A copy with the stored header changed by `f` and the superblock's
+    /// `header_crc` made to match: a header that lies consistently.
+    pub fn with_header(&self, f: impl FnOnce(&mut [u8])) -> Vec<u8> {
+        let mut b = self.intact.clone();
+        let end = (SUPERBLOCK_LEN + self.index.superblock.header_len) as usize;
+        f(&mut b[SUPERBLOCK_LEN as usize..end]);
+        let mut sb = self.index.superblock;
+        sb.header_crc = crc32fast::hash(&b[SUPERBLOCK_LEN as usize..end]);
+        b[..SUPERBLOCK_LEN as usize].copy_from_slice(&sb.encode());
+        b
+    }
+
     /// A copy whose last block (the file's last bytes) is `content` of
     /// another length encoded with the variable's codec, its table entry,
     /// the file's length and the superblock fixed to match: only the
@@ -428,12 +440,17 @@ impl Damager {
 
         // The stored header lies.
         case(
-            "numrecs lies",
+            "header byte changed",
             {
                 let mut b = self.intact.clone();
                 b[SUPERBLOCK_LEN as usize + 7] -= 1;
                 b
             },
+            whole(SUPERBLOCK_LEN, "checksum"),
+        );
+        case(
+            "numrecs lies",
+            self.with_header(|h| h[7] -= 1),
             at(
                 count,
                 None,
@@ -444,7 +461,11 @@ impl Damager {
         );
         case(
             "header_len lies",
-            self.with_superblock(|sb| sb.header_len -= 4),
+            self.with_superblock(|sb| {
+                sb.header_len -= 4;
+                let end = (SUPERBLOCK_LEN + sb.header_len) as usize;
+                sb.header_crc = crc32fast::hash(&self.intact[SUPERBLOCK_LEN as usize..end]);
+            }),
             whole(
                 SUPERBLOCK_LEN + self.index.superblock.header_len - 4,
                 "header",
