@@ -4,7 +4,8 @@
 //! validator. Nothing may panic or allocate without bound; a file the
 //! validator passes must open and read. Each input runs twice: as it is,
 //! and with its checksums and `data_end` made to match (so the mutations
-//! reach the checks behind the CRCs: lying sizes, offsets and blocks).
+//! reach the checks behind the CRCs: lying headers, sizes, offsets and
+//! blocks).
 #![no_main]
 
 use std::sync::Arc;
@@ -40,7 +41,7 @@ fn put_crc(b: &mut [u8], from: u64, to: u64, at: u64) {
 }
 
 /// Sets `data_end` to the length and recomputes the superblock's, the
-/// directory entries' and the blocks' checksums where the (fuzzed) fields
+/// header's, the directory entries' and the blocks' checksums where the (fuzzed) fields
 /// point inside the file (at most 4096 entries each).
 fn fix_checksums(b: &mut [u8]) {
     let len = b.len() as u64;
@@ -49,6 +50,11 @@ fn fix_checksums(b: &mut [u8]) {
     }
     b[48..56].copy_from_slice(&len.to_be_bytes());
     put_crc(b, 0, 56, 56);
+    if let Some(header_end) = be::<8>(b, 16).and_then(|n| n.checked_add(64)) {
+        if header_end <= len {
+            put_crc(b, 64, header_end, 60);
+        }
+    }
     let (Some(dir), Some(nvars)) = (be::<8>(b, 32), be::<4>(b, 40)) else {
         return;
     };

@@ -256,9 +256,11 @@ impl Index {
     }
 }
 
-/// Decodes the stored classic header (`header_len` bytes at offset 64)
-/// against the uncompressed file's length; errors give the offset in the
-/// stored file.
+/// Decodes the stored classic header (`header_len` bytes at offset 64);
+/// errors give the offset in the stored file. Its counts are bounded by
+/// the stored header's length, not the uncompressed file's (which the
+/// superblock declares): every item of a header lies in the header, so a
+/// count that does not fit it is refused before anything is allocated.
 pub(crate) fn decode_stored_header(
     file: &str,
     bytes: &[u8],
@@ -279,7 +281,7 @@ pub(crate) fn decode_stored_header(
             ),
         ));
     }
-    let decoded = match decode_header(bytes, superblock.virtual_len) {
+    let decoded = match decode_header(bytes, bytes.len() as u64) {
         Ok(d) => d,
         Err(DecodeError::NeedMore { len }) => {
             return Err(header_error(

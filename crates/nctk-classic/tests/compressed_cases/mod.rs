@@ -12,6 +12,7 @@ use nctk_classic::compressed::format::{
     BlockEntry, DirEntry, Superblock, BLOCK_ENTRY_LEN, DIR_ENTRY_LEN, SUPERBLOCK_LEN,
 };
 use nctk_classic::compressed::{compress, BlockCodec, CodecId, CompressOptions, Index};
+use nctk_classic::header::decode_header;
 use nctk_classic::{ClassicReader, ClassicWriter, FillMode, Version};
 use nctk_model::{DataType, GroupId, Schema, Selection, Values};
 use nctk_store::bytes::{MemSink, MemSource};
@@ -202,13 +203,14 @@ impl Damager {
         b
     }
 
-    /// A copy with the stored header changed by `f` and the superblock's
-    /// `header_crc` made to match: a header that lies consistently.
-    pub fn with_header(&self, f: impl FnOnce(&mut [u8])) -> Vec<u8> {
+    /// A copy with the stored header and the superblock changed by `f`
+    /// and the superblock's `header_crc` made to match: a header that
+    /// lies consistently.
+    pub fn with_header(&self, f: impl FnOnce(&mut [u8], &mut Superblock)) -> Vec<u8> {
         let mut b = self.intact.clone();
         let end = (SUPERBLOCK_LEN + self.index.superblock.header_len) as usize;
-        f(&mut b[SUPERBLOCK_LEN as usize..end]);
         let mut sb = self.index.superblock;
+        f(&mut b[SUPERBLOCK_LEN as usize..end], &mut sb);
         sb.header_crc = crc32fast::hash(&b[SUPERBLOCK_LEN as usize..end]);
         b[..SUPERBLOCK_LEN as usize].copy_from_slice(&sb.encode());
         b
@@ -450,7 +452,7 @@ impl Damager {
         );
         case(
             "numrecs lies",
-            self.with_header(|h| h[7] -= 1),
+            self.with_header(|h, _| h[7] -= 1),
             at(
                 count,
                 None,
@@ -459,6 +461,22 @@ impl Damager {
                 false,
             ),
         );
+        // Found by the fuzzer: the header's counts were bounded by the
+        // uncompressed length the superblock declares, so a huge one let
+        // a huge variable count allocate.
+        let nvars_at = decode_header(&self.index.header_bytes, self.index.superblock.header_len)
+            .unwrap()
+            .var_offsets[0]
+            - 4;
+        case(
+            "variable count fits only a huge uncompressed length",
+            self.with_header(|h, sb| {
+                let at = nvars_at as usize;
+                h[at..at + 4].copy_from_slice(&0x3FFF_FFFFu32.to_be_bytes());
+                sb.virtual_len = 1 << 50;
+            }),
+            whole(SUPERBLOCK_LEN + nvars_at, "count"),
+        );
         case(
             "header_len lies",
             self.with_superblock(|sb| {
@@ -466,9 +484,11 @@ impl Damager {
                 let end = (SUPERBLOCK_LEN + sb.header_len) as usize;
                 sb.header_crc = crc32fast::hash(&self.intact[SUPERBLOCK_LEN as usize..end]);
             }),
+            // The header cut 4 bytes short ends inside the last
+            // variable's 8-byte (CDF-2) `begin`.
             whole(
-                SUPERBLOCK_LEN + self.index.superblock.header_len - 4,
-                "header",
+                SUPERBLOCK_LEN + self.index.superblock.header_len - 8,
+                "header truncated",
             ),
         );
         out
