@@ -29,7 +29,10 @@ fuzz_target!(|data: &[u8]| {
 
 /// The big-endian integer of `N` bytes at `at`, if the file has them.
 fn be<const N: usize>(b: &[u8], at: u64) -> Option<u64> {
-    let bytes: [u8; N] = b.get(at as usize..(at as usize).checked_add(N)?)?.try_into().ok()?;
+    let bytes: [u8; N] = b
+        .get(at as usize..(at as usize).checked_add(N)?)?
+        .try_into()
+        .ok()?;
     Some(bytes.iter().fold(0u64, |a, &x| a << 8 | u64::from(x)))
 }
 
@@ -89,14 +92,20 @@ fn check(data: Vec<u8>) {
     let source = match CompressedSource::open(stored) {
         Ok(s) => s.with_cache_bytes(1 << 20),
         Err(e) => {
-            assert!(!valid, "the validator passed a file that does not open: {e}");
+            assert!(
+                !valid,
+                "the validator passed a file that does not open: {e}"
+            );
             return;
         }
     };
     let reader = match ClassicReader::from_source(Arc::new(source)) {
         Ok(r) => r,
         Err(e) => {
-            assert!(!valid, "the validator passed a file the classic reader refuses: {e}");
+            assert!(
+                !valid,
+                "the validator passed a file the classic reader refuses: {e}"
+            );
             return;
         }
     };
