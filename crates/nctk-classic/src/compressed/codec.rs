@@ -2,8 +2,19 @@
 //! byte shuffle by element size before it, and the rule that a block the
 //! codec would not make smaller is stored as it is.
 
+use std::cell::RefCell;
+
 use nctk_codec::{shuffle, Codec, CodecError};
 use serde_json::json;
+
+/// A thread's shuffle scratch is kept between blocks up to this size.
+const KEEP_SCRATCH: usize = 16 << 20;
+
+thread_local! {
+    /// The shuffled bytes of the block this thread decodes, kept between
+    /// blocks (a fresh block-sized allocation per block costs page faults).
+    static SCRATCH: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+}
 
 /// The compressor of a variable's blocks, as its directory entry stores it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -123,7 +134,8 @@ impl BlockCodec {
     /// Decodes one stored block into exactly `out` (the block's
     /// uncompressed length): stored bytes as long as `out` are the block
     /// itself; anything else must decompress to exactly `out.len()`
-    /// bytes. Allocates at most one block of scratch (for the shuffle).
+    /// bytes. Uses at most one block of scratch (for the shuffle), kept
+    /// per thread between blocks up to 16 MiB.
     pub fn decode_block(&self, stored: &[u8], out: &mut [u8]) -> Result<(), CodecError> {
         if stored.len() == out.len() {
             out.copy_from_slice(stored);
@@ -137,9 +149,18 @@ impl BlockCodec {
             });
         };
         if self.shuffle > 1 {
-            let mut shuffled = vec![0u8; out.len()];
-            codec.decode_into(stored, &mut shuffled)?;
-            shuffle::unshuffle(usize::from(self.shuffle), &shuffled, out);
+            // Taken out, not borrowed: a codec may run rayon tasks, and
+            // this thread may decode another block while it waits.
+            let mut shuffled = SCRATCH.take();
+            shuffled.resize(out.len(), 0);
+            let done = codec.decode_into(stored, &mut shuffled);
+            if done.is_ok() {
+                shuffle::unshuffle(usize::from(self.shuffle), &shuffled, out);
+            }
+            if shuffled.capacity() <= KEEP_SCRATCH {
+                SCRATCH.set(shuffled);
+            }
+            done?;
         } else {
             codec.decode_into(stored, out)?;
         }
