@@ -7,7 +7,7 @@
 //! Each finding has a byte offset.
 
 use crate::error::ClassicError;
-use crate::header::{decode_header, DecodeError, NumRecs};
+use crate::header::{decode_header, DecodeError, Decoded, NumRecs};
 use crate::reader::{layout_of, schema_of};
 use crate::Version;
 use nctk_model::name;
@@ -44,6 +44,24 @@ impl std::fmt::Display for Finding {
     }
 }
 
+/// An error at `offset`.
+pub(crate) fn err(offset: u64, message: String) -> Finding {
+    Finding {
+        severity: Severity::Error,
+        offset,
+        message,
+    }
+}
+
+/// A warning at `offset`.
+pub(crate) fn warn(offset: u64, message: String) -> Finding {
+    Finding {
+        severity: Severity::Warning,
+        offset,
+        message,
+    }
+}
+
 /// The finding for an error the reader would give.
 fn finding_of(e: ClassicError) -> Finding {
     let (offset, message) = match e {
@@ -59,17 +77,6 @@ fn finding_of(e: ClassicError) -> Finding {
 
 /// Validates a classic file from any byte source. An empty list means the file conforms.
 pub fn validate_source(source: &dyn ByteSource) -> Vec<Finding> {
-    let mut out = vec![];
-    let err = |offset: u64, message: String| Finding {
-        severity: Severity::Error,
-        offset,
-        message,
-    };
-    let warn = |offset: u64, message: String| Finding {
-        severity: Severity::Warning,
-        offset,
-        message,
-    };
     let file_len = match source.len() {
         Ok(n) => n,
         Err(e) => return vec![err(0, e.to_string())],
@@ -93,6 +100,14 @@ pub fn validate_source(source: &dyn ByteSource) -> Vec<Finding> {
             };
         }
     };
+    validate_decoded(&decoded, file_len)
+}
+
+/// The checks of [`validate_source`] on a decoded header of a file of
+/// `file_len` bytes (the block-compressed validator runs them on its
+/// stored header and uncompressed length).
+pub(crate) fn validate_decoded(decoded: &Decoded, file_len: u64) -> Vec<Finding> {
+    let mut out = vec![];
     for t in &decoded.tolerated {
         let finding = if t.breaks_spec { err } else { warn };
         out.push(finding(t.offset, t.message.clone()));
@@ -156,7 +171,7 @@ pub fn validate_source(source: &dyn ByteSource) -> Vec<Finding> {
             ));
         }
     }
-    let layout = match layout_of(&decoded, "") {
+    let layout = match layout_of(decoded, "") {
         Ok(l) => l,
         Err(e) => {
             out.push(finding_of(e));

@@ -31,7 +31,7 @@ enum Command {
     /// Copy a dataset, converting its format, like nccopy (`-h` is the chunk cache size).
     #[command(disable_help_flag = true)]
     Copy(CopyArgs),
-    /// Check a classic netCDF file strictly; exits non-zero on errors.
+    /// Check a classic or block-compressed classic netCDF file strictly; exits non-zero on errors.
     Validate {
         /// The file to check.
         file: String,

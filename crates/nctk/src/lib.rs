@@ -74,7 +74,7 @@ pub use nctk_model as model;
 pub use nctk_model::Format;
 pub use open::{open, open_bytes, open_mem};
 pub use output::{compress_classic, CreateOptions};
-pub use validate::{validate, Finding, Severity};
+pub use validate::{validate, validate_report, Finding, Severity, ValidationReport};
 pub use write::{
     append, classic_format_for, container_for, create, create_with, create_with_fill, AttrValue,
     DatasetDef, DatasetMut, VarDef,

@@ -41,6 +41,9 @@ pub struct Superblock {
     pub nvars: u32,
     /// Offset just past the last block: the stored file's length.
     pub data_end: u64,
+    /// CRC-32 of the stored classic header (0: not recorded), so a
+    /// damaged header, which decides how every value is read, is found.
+    pub header_crc: u32,
 }
 
 impl Superblock {
@@ -58,6 +61,7 @@ impl Superblock {
         b[48..56].copy_from_slice(&self.data_end.to_be_bytes());
         let crc = crc32fast::hash(&b[..56]);
         b[56..60].copy_from_slice(&crc.to_be_bytes());
+        b[60..64].copy_from_slice(&self.header_crc.to_be_bytes());
         b
     }
 
@@ -111,6 +115,7 @@ impl Superblock {
             dir_offset: u64_at(32),
             nvars: u32_at(40),
             data_end: u64_at(48),
+            header_crc: u32_at(60),
         };
         if sb.data_end != file_len {
             return Err((

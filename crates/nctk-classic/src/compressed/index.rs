@@ -10,7 +10,7 @@ use super::error::{CompressedError, Result};
 use super::format::{
     check_block, BlockEntry, DirEntry, Superblock, BLOCK_ENTRY_LEN, DIR_ENTRY_LEN, SUPERBLOCK_LEN,
 };
-use crate::header::{decode_header, DecodeError, Header, NumRecs};
+use crate::header::{decode_header, DecodeError, Decoded, Header, NumRecs};
 use crate::layout::FileLayout;
 use crate::reader::layout_of;
 
@@ -51,6 +51,35 @@ pub struct Index {
 impl Index {
     /// Reads and checks the index of the stored file `source`.
     pub fn open(source: &dyn ByteSource) -> Result<Index> {
+        let (mut index, meta) = Index::open_front(source)?;
+        let mut table_offset = index.superblock.dir_end();
+        for var in 0..index.layout.vars.len() {
+            let entry = index.decode_entry(&meta, var, table_offset)?;
+            table_offset = entry.table_offset + entry.table_len();
+            index.entries.push(entry);
+        }
+        index.data_start = table_offset;
+        let dir_end = index.superblock.dir_end();
+        if index.data_start - dir_end <= EAGER_TABLE_BYTES {
+            let all = source.read_range(dir_end..index.data_start)?;
+            let mut tables = Vec::with_capacity(index.entries.len());
+            let mut prev_end = index.data_start;
+            for var in 0..index.entries.len() {
+                let start = (index.entries[var].table_offset - dir_end) as usize;
+                let bytes = &all[start..start + index.entries[var].table_len() as usize];
+                let table = index.decode_table(var, 0, bytes, prev_end)?;
+                prev_end = table.last().map_or(prev_end, BlockEntry::end);
+                tables.push(table);
+            }
+            index.tables = Some(tables);
+        }
+        Ok(index)
+    }
+
+    /// Reads and checks the superblock and the stored classic header:
+    /// the index with no directory entries yet (`data_start` is the
+    /// directory's end), and the file's bytes up to the directory's end.
+    pub(crate) fn open_front(source: &dyn ByteSource) -> Result<(Index, bytes::Bytes)> {
         let file = source.name();
         let file_len = source.len()?;
         let first = source.read_range(0..FIRST_READ.min(file_len))?;
@@ -81,35 +110,12 @@ impl Index {
         }
         let header_bytes =
             meta[SUPERBLOCK_LEN as usize..][..superblock.header_len as usize].to_vec();
+        let decoded = decode_stored_header(&file, &header_bytes, &superblock)?;
         let header_error = |offset: u64, reason: String| CompressedError::Header {
             file: file.clone(),
             offset: SUPERBLOCK_LEN + offset,
             reason,
         };
-        let decoded = match decode_header(&header_bytes, superblock.virtual_len) {
-            Ok(d) => d,
-            Err(DecodeError::NeedMore { len }) => {
-                return Err(header_error(
-                    superblock.header_len,
-                    format!(
-                        "the header needs {len} bytes but {} are stored",
-                        superblock.header_len
-                    ),
-                ))
-            }
-            Err(DecodeError::Invalid { offset, reason }) => {
-                return Err(header_error(offset, reason))
-            }
-        };
-        if decoded.len != superblock.header_len {
-            return Err(header_error(
-                decoded.len,
-                format!(
-                    "the header is {} bytes but the superblock says {}",
-                    decoded.len, superblock.header_len
-                ),
-            ));
-        }
         let layout = layout_of(&decoded, &file).map_err(|e| header_error(0, e.to_string()))?;
         let NumRecs::Count(numrecs) = decoded.header.numrecs else {
             return Err(header_error(
@@ -128,74 +134,66 @@ impl Index {
                 ),
             });
         }
-
-        let mut entries = Vec::with_capacity(layout.vars.len());
-        let mut table_offset = dir_end;
-        for (i, vl) in layout.vars.iter().enumerate() {
-            let at = superblock.dir_offset + i as u64 * DIR_ENTRY_LEN;
-            let bytes = &meta[at as usize..(at + DIR_ENTRY_LEN) as usize];
-            let data_bytes = vl
-                .data_len()
-                .saturating_mul(if vl.is_record { numrecs } else { 1 });
-            let var = || decoded.header.vars[i].name.clone();
-            let entry = DirEntry::decode(bytes, vl.xsz, data_bytes).map_err(|(o, reason)| {
-                CompressedError::Index {
-                    file: file.clone(),
-                    var: var(),
-                    offset: at + o,
-                    reason,
-                }
-            })?;
-            if entry.table_offset != table_offset {
-                return Err(CompressedError::Index {
-                    file: file.clone(),
-                    var: var(),
-                    offset: at + 32,
-                    reason: format!(
-                        "block table at byte {}, but the tables follow one another from the directory's end, so it must be at byte {table_offset}",
-                        entry.table_offset
-                    ),
-                });
-            }
-            table_offset = table_offset
-                .checked_add(entry.table_len())
-                .filter(|&end| end <= superblock.data_end)
-                .ok_or_else(|| CompressedError::Index {
-                    file: file.clone(),
-                    var: var(),
-                    offset: at + 24,
-                    reason: format!(
-                        "block table of {} entries at byte {} runs past the end of the file ({} bytes)",
-                        entry.nblocks, entry.table_offset, superblock.data_end
-                    ),
-                })?;
-            entries.push(entry);
-        }
-        let mut index = Index {
+        let index = Index {
             file,
             superblock,
             header_bytes,
             header: decoded.header,
             layout,
             numrecs,
-            entries,
-            data_start: table_offset,
+            entries: Vec::with_capacity(superblock.nvars as usize),
+            data_start: dir_end,
             tables: None,
         };
-        if index.data_start - dir_end <= EAGER_TABLE_BYTES {
-            let all = source.read_range(dir_end..index.data_start)?;
-            let mut tables = Vec::with_capacity(index.entries.len());
-            let mut prev_end = index.data_start;
-            for var in 0..index.entries.len() {
-                let start = (index.entries[var].table_offset - dir_end) as usize;
-                let bytes = &all[start..start + index.entries[var].table_len() as usize];
-                let table = index.decode_table(var, 0, bytes, prev_end)?;
-                prev_end = table.last().map_or(prev_end, BlockEntry::end);
-                tables.push(table);
-            }
-            index.tables = Some(tables);
+        Ok((index, meta))
+    }
+
+    /// Decodes and checks the directory entry of `var` from `meta` (the
+    /// file's bytes up to the directory's end): its own fields, and that
+    /// its table is at `table_offset` (where the tables' order puts it)
+    /// and ends by the end of the file.
+    pub(crate) fn decode_entry(
+        &self,
+        meta: &[u8],
+        var: usize,
+        table_offset: u64,
+    ) -> Result<DirEntry> {
+        let vl = &self.layout.vars[var];
+        let at = self.superblock.dir_offset + var as u64 * DIR_ENTRY_LEN;
+        let bytes = &meta[at as usize..(at + DIR_ENTRY_LEN) as usize];
+        let data_bytes = vl
+            .data_len()
+            .saturating_mul(if vl.is_record { self.numrecs } else { 1 });
+        let error = |offset: u64, reason: String| CompressedError::Index {
+            file: self.file.clone(),
+            var: self.var_name(var).to_string(),
+            offset,
+            reason,
+        };
+        let entry = DirEntry::decode(bytes, vl.xsz, data_bytes)
+            .map_err(|(o, reason)| error(at + o, reason))?;
+        if entry.table_offset != table_offset {
+            return Err(error(
+                at + 32,
+                format!(
+                    "block table at byte {}, but the tables follow one another from the directory's end, so it must be at byte {table_offset}",
+                    entry.table_offset
+                ),
+            ));
         }
-        Ok(index)
+        if table_offset
+            .checked_add(entry.table_len())
+            .is_none_or(|end| end > self.superblock.data_end)
+        {
+            return Err(error(
+                at + 24,
+                format!(
+                    "block table of {} entries at byte {} runs past the end of the file ({} bytes)",
+                    entry.nblocks, entry.table_offset, self.superblock.data_end
+                ),
+            ));
+        }
+        Ok(entry)
     }
 
     /// The name of variable `var`.
@@ -256,4 +254,54 @@ impl Index {
             })
             .collect()
     }
+}
+
+/// Decodes the stored classic header (`header_len` bytes at offset 64);
+/// errors give the offset in the stored file. Its counts are bounded by
+/// the stored header's length, not the uncompressed file's (which the
+/// superblock declares): every item of a header lies in the header, so a
+/// count that does not fit it is refused before anything is allocated.
+pub(crate) fn decode_stored_header(
+    file: &str,
+    bytes: &[u8],
+    superblock: &Superblock,
+) -> Result<Decoded> {
+    let header_error = |offset: u64, reason: String| CompressedError::Header {
+        file: file.to_string(),
+        offset: SUPERBLOCK_LEN + offset,
+        reason,
+    };
+    let crc = crc32fast::hash(bytes);
+    if superblock.header_crc != 0 && crc != superblock.header_crc {
+        return Err(header_error(
+            0,
+            format!(
+                "checksum mismatch (the superblock's {:#010x} at byte 60, the header's {crc:#010x})",
+                superblock.header_crc
+            ),
+        ));
+    }
+    let decoded = match decode_header(bytes, bytes.len() as u64) {
+        Ok(d) => d,
+        Err(DecodeError::NeedMore { len }) => {
+            return Err(header_error(
+                superblock.header_len,
+                format!(
+                    "the header needs {len} bytes but {} are stored",
+                    superblock.header_len
+                ),
+            ))
+        }
+        Err(DecodeError::Invalid { offset, reason }) => return Err(header_error(offset, reason)),
+    };
+    if decoded.len != superblock.header_len {
+        return Err(header_error(
+            decoded.len,
+            format!(
+                "the header is {} bytes but the superblock says {}",
+                decoded.len, superblock.header_len
+            ),
+        ));
+    }
+    Ok(decoded)
 }

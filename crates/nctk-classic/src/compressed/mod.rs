@@ -12,6 +12,7 @@
 //! * reading: the stored file's [`Index`], under [`CompressedSource`], a
 //!   byte source that presents the uncompressed classic file to the
 //!   unchanged classic reader;
+//! * checking: [`validate`] (every block's checksum and decoded length);
 //! * the on-disk structures ([`format`]) and codecs ([`BlockCodec`]).
 
 mod cache;
@@ -20,10 +21,12 @@ mod error;
 pub mod format;
 mod index;
 mod source;
+mod validate;
 mod write;
 
 pub use codec::{BlockCodec, CodecId};
 pub use error::{CompressedError, Result};
 pub use index::{Index, EAGER_TABLE_BYTES};
 pub use source::{CompressedSource, DEFAULT_CACHE_BYTES};
+pub use validate::{validate, validate_report, Checked, Validation};
 pub use write::{compress, CompressOptions, CompressSummary};

@@ -189,6 +189,7 @@ pub fn compress(
         dir_offset,
         nvars: entries.len() as u32,
         data_end: pos,
+        header_crc: crc32fast::hash(&header_bytes),
     };
     sink.set_len(pos)?;
     sink.flush()?;
