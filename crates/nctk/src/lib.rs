@@ -61,6 +61,9 @@ pub use detect::{detect_magic, kind, Container};
 pub use error::{Error, ErrorKind};
 pub use extent::{Extent, Extents, IntoExtent, IntoExtents};
 pub use group::{Dimension, Group};
+/// Block-compressed classic files: how they are compressed
+/// ([`CreateOptions::compress`], [`compress_classic`]).
+pub use nctk_classic::compressed::{CodecId, CompressOptions, CompressSummary};
 /// The classic formats' versions (CDF-1, CDF-2, CDF-5) and the types each
 /// holds ([`ClassicVersion::supports`]).
 pub use nctk_classic::Version as ClassicVersion;
@@ -70,7 +73,7 @@ pub use nctk_codec as codec;
 pub use nctk_model as model;
 pub use nctk_model::Format;
 pub use open::{open, open_bytes, open_mem};
-pub use output::CreateOptions;
+pub use output::{compress_classic, CreateOptions};
 pub use validate::{validate, Finding, Severity};
 pub use write::{
     append, classic_format_for, container_for, create, create_with, create_with_fill, AttrValue,

@@ -15,8 +15,8 @@ use nctk_model::{
 use nctk_store::bytes::{ByteSource as _, MemSink};
 
 use crate::output::{
-    check_writable, classic_version, create_output, store_target, CreateOptions, Output,
-    OutputError, Sink,
+    check_compressed_target, check_writable, classic_version, create_output, store_target,
+    CreateOptions, Output, OutputError, Sink,
 };
 use crate::{Container, Error, Extent, Extents, Format, IntoExtents};
 
@@ -47,7 +47,8 @@ pub fn create_with_fill(
 /// copy` and `nctk gen` decide): a path ending in `.zarr` (a directory) or
 /// `.zip`, or a netCDF-C URL (`file:///abs/x.zarr#mode=nczarr,file`,
 /// `...#mode=zarr,zip`) whose modes choose the layout. netCDF-4/HDF5 files
-/// cannot be written.
+/// cannot be written. With [`CreateOptions::compress`], a classic format is
+/// written as a block-compressed classic file (a local path only).
 ///
 /// Nothing appears at `target` before [`DatasetMut::close`]: the dataset is
 /// written under a temporary name beside it (made by
@@ -77,6 +78,19 @@ pub fn create_with(
 ) -> Result<DatasetDef, Error> {
     let target = target.as_ref();
     let container = container_for(target, format);
+    if opts.compress.is_some() {
+        check_compressed_target(target)?;
+        if !format.is_cdf() {
+            return Err(Error::Unsupported {
+                path: target.display().to_string(),
+                reason: format!(
+                    "a block-compressed file holds a classic dataset (CDF-1, CDF-2 or CDF-5), \
+                     not {}",
+                    format.name()
+                ),
+            });
+        }
+    }
     check_writable(target, container)?;
     if container == Container::Zarr {
         store_target(target)?;

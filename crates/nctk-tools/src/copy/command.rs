@@ -6,6 +6,7 @@
 //! [`CopyOptions`] with nccopy's checks and messages, and [`run_copy`]
 //! copies, reporting to a [`Progress`] (the binary's progress bar).
 
+use super::compressed::{CompressFlags, COMPRESSED_KIND};
 use super::{
     copy, parse_deflate_level, parse_kind, parse_size, split_list, CopyError, CopyOptions,
     CopySummary, GroupList, Progress, VarList,
@@ -18,9 +19,12 @@ use nctk::Format;
 #[cfg_attr(feature = "clap", command(disable_help_flag = true))]
 pub struct CopyArgs {
     /// Output kind: classic/nc3/1, 64-bit offset/nc6/2, cdf5/nc5/5,
-    /// netCDF-4/nc4/3, netCDF-4 classic model/nc7/4 (default: the input's;
-    /// netCDF-4 kinds are written as NCZarr/Zarr stores; an ncstream input
-    /// copied to a plain path gets the first classic kind that fits).
+    /// netCDF-4/nc4/3, netCDF-4 classic model/nc7/4, or compressed (a
+    /// block-compressed classic file: see --codec, -d, --block-size)
+    /// (default: the input's; netCDF-4 kinds are written as NCZarr/Zarr
+    /// stores; an ncstream input copied to a plain path, or any non-classic
+    /// input copied with -k compressed, gets the first classic kind that
+    /// fits).
     #[cfg_attr(feature = "clap", arg(short = 'k', value_name = "kind"))]
     pub kind: Option<String>,
     /// Classic output (same as -k classic).
@@ -39,12 +43,28 @@ pub struct CopyArgs {
     #[cfg_attr(feature = "clap", arg(short = '7', conflicts_with = "kind"))]
     pub k7: bool,
     /// Deflate level 0..9 (netCDF-4 and ncstream output only; an ncstream
-    /// deflates its data messages).
+    /// deflates its data messages); with -k compressed, the codec's level
+    /// (zstd -128..22, default 1; zlib 0..9, default 1; blosc 0..9,
+    /// default 5; lz4 and none take none).
     #[cfg_attr(feature = "clap", arg(short = 'd', value_name = "n"))]
     pub deflate: Option<String>,
-    /// Shuffle before deflating (netCDF-4 output only).
+    /// Shuffle before deflating (netCDF-4 output only; -k compressed
+    /// shuffles multi-byte values by default).
     #[cfg_attr(feature = "clap", arg(short = 's'))]
     pub shuffle: bool,
+    /// -k compressed: the blocks' codec: zstd (default), zlib, lz4, blosc
+    /// or none.
+    #[cfg_attr(feature = "clap", arg(long = "codec", value_name = "codec"))]
+    pub codec: Option<String>,
+    /// -k compressed: uncompressed bytes per block, with optional K, M, G
+    /// (powers of 1000, as -m), rounded down to whole values; 1 to 256 MiB
+    /// (default 1 MiB, 1048576).
+    #[cfg_attr(feature = "clap", arg(long = "block-size", value_name = "n"))]
+    pub block_size: Option<String>,
+    /// -k compressed: do not byte-shuffle multi-byte values before
+    /// compressing them.
+    #[cfg_attr(feature = "clap", arg(long = "no-shuffle", conflicts_with = "shuffle"))]
+    pub no_shuffle: bool,
     /// Chunking: "var:n1,n2,..." or "dim1/n1,dim2/n2,..." (netCDF-4 output only).
     #[cfg_attr(feature = "clap", arg(short = 'c', value_name = "chunkspec"))]
     pub chunkspecs: Vec<String>,
@@ -115,7 +135,8 @@ pub struct CopyArgs {
     /// The input: a classic file, an NCZarr/Zarr directory or zip store, or
     /// a netCDF-C URL.
     pub input: String,
-    /// The output: a classic file, or an NCZarr/Zarr store named by a
+    /// The output: a classic file (block-compressed with -k compressed), or
+    /// an NCZarr/Zarr store named by a
     /// netCDF-C URL (file:///abs/out.zarr#mode=nczarr,file; zarr, zip,
     /// nczarr490, consolidated modes) or a path ending in .zarr or .zip, or
     /// an ncstream: a path ending in .ncs, or - for standard output.
@@ -134,10 +155,20 @@ impl CopyArgs {
         ]
         .into_iter()
         .find_map(|(on, kind)| on.then_some(kind));
+        let compressed = self.kind.as_deref() == Some(COMPRESSED_KIND);
         let kind = match &self.kind {
+            Some(_) if compressed => None,
             Some(k) => Some(parse_kind(k)?),
             None => numeric,
         };
+        let compress = CompressFlags {
+            compressed,
+            codec: self.codec.as_deref(),
+            level: self.deflate.as_deref(),
+            block_size: self.block_size.as_deref(),
+            no_shuffle: self.no_shuffle,
+        }
+        .options()?;
         let size = |s: &Option<String>, flag| s.as_deref().map(|s| parse_size(s, flag)).transpose();
         let mut fill = false;
         for x in &self.extra {
@@ -171,12 +202,14 @@ impl CopyArgs {
         };
         Ok(CopyOptions {
             kind,
+            // -k compressed takes -d as its codec's level, -s as its default.
             deflate: self
                 .deflate
                 .as_deref()
+                .filter(|_| !compressed)
                 .map(parse_deflate_level)
                 .transpose()?,
-            shuffle: self.shuffle,
+            shuffle: self.shuffle && !compressed,
             chunkspecs: self.chunkspecs.clone(),
             filters: self.filters.clone(),
             fix_unlimited: self.fix_unlimited,
@@ -193,6 +226,7 @@ impl CopyArgs {
             read_in_memory: self.read_in_memory,
             fill,
             write_empty_chunks: self.write_empty_chunks,
+            compress,
         })
     }
 }

@@ -31,6 +31,7 @@
 
 mod chunkspec;
 pub mod command;
+pub mod compressed;
 mod error;
 mod filterspec;
 mod input;
@@ -49,8 +50,8 @@ pub use chunkspec::{ChunkSpec, VarLayout};
 pub use error::{BadFilter, CopyError};
 pub use filterspec::{Filter, FilterOption};
 pub use options::{
-    parse_deflate_level, parse_kind, parse_size, split_list, CopyOptions, GroupList, VarList,
-    AUTO_CHUNK_CACHE_SIZE, DEFAULT_BUFFER_SIZE,
+    parse_deflate_level, parse_kind, parse_size, parse_size_named, split_list, CopyOptions,
+    GroupList, VarList, AUTO_CHUNK_CACHE_SIZE, DEFAULT_BUFFER_SIZE,
 };
 pub use plan::{build as build_plan, Plan, VarCopy};
 pub use progress::{NoProgress, Progress};
@@ -100,6 +101,12 @@ pub fn copy(
         return Err(CopyError::SameFile);
     }
     let source = Input::open(input, opts.read_in_memory)?;
+    if let Some(options) = &opts.compress {
+        compressed::check_options(opts, output)?;
+        if compressed::is_direct(&source, input, opts) {
+            return compressed::copy_direct(&source, input, output, (opts, options), progress);
+        }
+    }
     run(
         &source,
         &input.display().to_string(),
@@ -133,6 +140,12 @@ fn same_file(a: &Path, b: &Path) -> bool {
     }
 }
 
+/// The first classic kind the input's definitions fit, else CDF-1, which
+/// the plan refuses with nccopy's message (user types, groups, strings).
+fn first_classic_fit(input: &Input<'_>, classic_text: Option<&Schema>) -> Format {
+    nctk::classic_format_for(classic_text.unwrap_or(input.schema())).unwrap_or(Format::Classic)
+}
+
 /// The output format nccopy would choose, and the container nctk writes it in.
 /// `classic_text` is the input's definitions with text attributes as a
 /// classic file holds them ([`Input::classic_text_schema`]), if they differ.
@@ -145,6 +158,10 @@ fn output_format(
     let in_kind = input.kind();
     let kind = match opts.kind {
         Some(k) => k,
+        // -k compressed: the input's classic kind, else the first the
+        // definitions fit (as for an ncstream, below).
+        None if opts.compress.is_some() && in_kind.is_cdf() => in_kind,
+        None if opts.compress.is_some() => first_classic_fit(input, classic_text),
         // nccopy: -F switches to netCDF-4; -d, -s, -c turn a classic input
         // into netCDF-4 classic model output when no kind is given.
         None if opts.wants_filters() => Format::Netcdf4,
@@ -154,11 +171,9 @@ fn output_format(
         None if is_store_target(output) && in_kind.is_cdf() => Format::Netcdf4,
         // An ncstream's netCDF-4 is a data model, not an HDF5 file nctk
         // could write: a file output gets the first classic kind the
-        // definitions fit (else CDF-1, which the plan refuses with
-        // nccopy's message: user types, groups, strings).
+        // definitions fit.
         None if input.is_stream() && container_for(output, in_kind) == Container::Hdf5 => {
-            let schema = classic_text.unwrap_or(input.schema());
-            nctk::classic_format_for(schema).unwrap_or(Format::Classic)
+            first_classic_fit(input, classic_text)
         }
         None => in_kind,
     };
@@ -186,6 +201,9 @@ fn run(
     }
     for spec in &opts.filters {
         FilterOption::parse(spec)?;
+    }
+    if opts.compress.is_some() {
+        compressed::check_options(opts, output)?;
     }
     if opts.groups.is_some() && input.kind() != Format::Netcdf4 {
         return Err(CopyError::Option(
@@ -236,6 +254,7 @@ fn run(
         deflate: (container == Container::NcStream)
             .then_some(opts.deflate)
             .flatten(),
+        compress: opts.compress,
         ..CreateOptions::default()
     };
     let err = |e| output_error(output, e);

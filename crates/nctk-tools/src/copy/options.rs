@@ -73,6 +73,10 @@ pub struct CopyOptions {
     /// `-Z`: store outputs keep chunks that hold only the fill value (by
     /// default they are not written, as zarr-python's `write_empty_chunks=False`).
     pub write_empty_chunks: bool,
+    /// `-k compressed`: write a block-compressed classic file with these
+    /// codec, level, shuffle and block size (`kind` then stays `None`: the
+    /// classic kind inside is the input's, or the first the input fits).
+    pub compress: Option<nctk::CompressOptions>,
 }
 
 impl Default for CopyOptions {
@@ -94,6 +98,7 @@ impl Default for CopyOptions {
             read_in_memory: false,
             fill: false,
             write_empty_chunks: false,
+            compress: None,
         }
     }
 }
@@ -133,9 +138,14 @@ impl CopyOptions {
 /// Parses a size with nccopy's optional multiplier suffix: `K`, `M`, `G`,
 /// `T`, `P` (powers of 1000, either case), as `-m`, `-h` and `-e` take it.
 pub fn parse_size(s: &str, flag: char) -> Result<usize, CopyError> {
+    parse_size_named(s, &format!("-{flag}"))
+}
+
+/// [`parse_size`] for the option spelled `option` (`-m`, `--block-size`).
+pub fn parse_size_named(s: &str, option: &str) -> Result<usize, CopyError> {
     let bad = || {
         CopyError::Option(format!(
-            "Suffix used for '-{flag}' option value must be K, M, G, T, or P"
+            "Suffix used for '{option}' option value must be K, M, G, T, or P"
         ))
     };
     let split = s

@@ -99,7 +99,7 @@ fn unsupported(path: &str, reason: impl std::fmt::Display) -> Error {
 }
 
 /// True when `target` is to be parsed as a netCDF-C URL rather than a path.
-fn looks_like_url(target: &Path) -> bool {
+pub(crate) fn looks_like_url(target: &Path) -> bool {
     target
         .to_str()
         .is_some_and(|s| s.contains("://") || s.contains("#mode="))

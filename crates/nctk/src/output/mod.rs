@@ -9,6 +9,7 @@
 //! `nctk copy` and `nctk gen` write here; what is public is the error
 //! type and the signal handlers' [`remove_temporaries`].
 
+mod compressed;
 mod error;
 mod ncstream;
 mod safe_output;
@@ -18,6 +19,8 @@ use std::path::Path;
 
 use nctk_model::{ChunkCodec, DataSink, Schema, Selection, SourceError, Values, VarId};
 
+pub use compressed::check_target as check_compressed_target;
+pub use compressed::compress_classic;
 pub use error::OutputError;
 pub use ncstream::is_ncstream_target;
 pub use safe_output::remove_temporaries;

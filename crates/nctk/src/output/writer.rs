@@ -6,6 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use nctk_classic::compressed::CompressOptions;
 use nctk_classic::{ClassicWriter, FillMode, Version};
 use nctk_model::{ChunkCodec, DataSink, Schema, Selection, SinkError, Values, VarId};
 use nctk_store::bytes::MemSink;
@@ -42,6 +43,10 @@ pub struct CreateOptions {
     /// ncstream only: deflate data messages at this zlib level (`None` or
     /// 0: not compressed).
     pub deflate: Option<u32>,
+    /// Classic formats only: write a block-compressed classic file
+    /// (`docs/formats/compressed-classic.md`) with these codec, level,
+    /// shuffle and block size; `None`, an ordinary classic file.
+    pub compress: Option<CompressOptions>,
 }
 
 impl Default for CreateOptions {
@@ -55,6 +60,7 @@ impl Default for CreateOptions {
             vars: None,
             write_empty_chunks: false,
             deflate: None,
+            compress: None,
         }
     }
 }
@@ -77,6 +83,8 @@ pub(crate) enum Sink {
     Store(crate::StoreWriter),
     /// An ncstream, to a file or standard output.
     NcStream(super::ncstream::StreamWriter),
+    /// A block-compressed classic file.
+    Compressed(super::compressed::CompressedWriter),
 }
 
 impl Sink {
@@ -86,6 +94,7 @@ impl Sink {
             Sink::Memory(w) => w,
             Sink::Store(w) => w,
             Sink::NcStream(w) => w,
+            Sink::Compressed(w) => w,
         }
     }
 
@@ -95,6 +104,7 @@ impl Sink {
             Sink::Memory(w) => w,
             Sink::Store(w) => w,
             Sink::NcStream(w) => w,
+            Sink::Compressed(w) => w,
         }
     }
 
@@ -104,6 +114,7 @@ impl Sink {
             Sink::Memory(w) => Box::new(w),
             Sink::Store(w) => Box::new(w),
             Sink::NcStream(w) => Box::new(w),
+            Sink::Compressed(w) => Box::new(w),
         }
     }
 
@@ -111,8 +122,10 @@ impl Sink {
     /// flushed; a store's complete chunks are already stored and the rest
     /// wait for [`DataSink::finish`]; an in-memory file waits for it too.
     pub(crate) fn sync(&mut self) -> Result<(), SinkError> {
-        if let Sink::Classic(w) = self {
-            w.sync()?;
+        match self {
+            Sink::Classic(w) => w.sync()?,
+            Sink::Compressed(w) => w.sync()?,
+            _ => {}
         }
         Ok(())
     }
@@ -178,7 +191,7 @@ pub(crate) fn create_writer(
 ) -> Result<Sink, OutputError> {
     check_writable(path, container)?;
     match classic_version(container) {
-        Some(version) => create_classic(path, version, schema, opts),
+        Some(version) => create_classic(path, target, version, schema, opts),
         None if container == Container::NcStream => {
             super::ncstream::create_file_stream(path, target, schema, opts).map(Sink::NcStream)
         }
@@ -242,9 +255,11 @@ pub(crate) fn store_sink(
 }
 
 /// A classic file written by [`ClassicWriter`] at `path`, or with `-w` in
-/// memory first ([`InMemory`]).
+/// memory first ([`InMemory`]); block-compressed when `opts` asks
+/// ([`super::compressed`]; `target` is the output's name).
 fn create_classic(
     path: &Path,
+    target: &Path,
     version: Version,
     schema: &Schema,
     opts: &CreateOptions,
@@ -258,6 +273,11 @@ fn create_classic(
         path: path.display().to_string(),
         source: Box::new(e),
     };
+    if let Some(options) = opts.compress {
+        let modes = (fill, opts.in_memory);
+        return super::compressed::create(path, target, version, schema, modes, options)
+            .map(Sink::Compressed);
+    }
     if opts.in_memory {
         let image = Arc::new(MemSink::new());
         let writer = ClassicWriter::create_in_with_schema(image.clone(), schema, version, fill)

@@ -1,0 +1,216 @@
+//! The block-compressed arm of the output side
+//! (`docs/formats/compressed-classic.md`): a compressed file is made from an
+//! uncompressed classic one by the format crate's [`compress`].
+//!
+//! * Through the define/put API ([`crate::create_with`] with
+//!   [`CreateOptions::compress`](super::CreateOptions::compress)): a
+//!   [`ClassicWriter`] writes the uncompressed file into a second temporary
+//!   beside the output (registered as every temporary is, so a signal
+//!   handler removes it; or in memory with `in_memory`), and `finish`
+//!   compresses it into the output's temporary; the uncompressed one is
+//!   removed whatever happens.
+//! * Directly ([`compress_classic`]): a classic input is compressed as it
+//!   is, with no uncompressed temporary.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use nctk_classic::compressed::{compress, CompressOptions, CompressSummary, CompressedSource};
+use nctk_classic::{ClassicReader, ClassicWriter, FillMode, Version};
+use nctk_model::{DataSink, Schema, Selection, SinkError, SourceError, Values, VarId};
+use nctk_store::bytes::{ByteSource, MemSink};
+
+use super::{OutputError, SafeOutput};
+use crate::door::{self, Opened};
+use crate::{Container, Error};
+
+/// Where the uncompressed classic file is built before compression.
+enum Uncompressed {
+    /// A temporary file beside the output, removed when dropped.
+    File(SafeOutput),
+    /// Memory (`in_memory`).
+    Memory(Arc<MemSink>),
+}
+
+impl Uncompressed {
+    /// The uncompressed file's bytes, for reading once it is closed.
+    fn source(&self) -> Result<Arc<dyn ByteSource>, SourceError> {
+        Ok(match self {
+            Uncompressed::File(safe) => door::read_file(safe.temp_path())?,
+            Uncompressed::Memory(image) => image.clone(),
+        })
+    }
+}
+
+/// A [`DataSink`] that writes a block-compressed classic file: an
+/// uncompressed classic file written as any is, compressed into `path`
+/// (the output's temporary) on [`finish`](DataSink::finish).
+pub(crate) struct CompressedWriter {
+    writer: ClassicWriter,
+    uncompressed: Uncompressed,
+    path: PathBuf,
+    options: CompressOptions,
+}
+
+/// Refuses a block-compressed output that is not a single local file: a
+/// store, a URL, an ncstream or standard output.
+pub fn check_target(output: &Path) -> Result<(), OutputError> {
+    let reason = if crate::is_store_target(output) || door::looks_like_url(output) {
+        "it names a store or a URL; a block-compressed classic file is a single local file \
+         (name a path such as out.ncb)"
+    } else if super::is_ncstream_target(output) {
+        "it names an ncstream (.ncs or -, standard output); name a file path"
+    } else {
+        return Ok(());
+    };
+    Err(OutputError::Unsupported {
+        path: output.display().to_string(),
+        format: "block-compressed classic",
+        reason: reason.into(),
+    })
+}
+
+/// A writer of `schema` as a `version` classic file compressed with
+/// `options` into `path` (the output's temporary; `target` the output's
+/// name, beside which the uncompressed file is built unless `in_memory`).
+pub(crate) fn create(
+    path: &Path,
+    target: &Path,
+    version: Version,
+    schema: &Schema,
+    (fill, in_memory): (FillMode, bool),
+    options: CompressOptions,
+) -> Result<CompressedWriter, OutputError> {
+    let err = |e: nctk_classic::ClassicError| OutputError::Output {
+        path: target.display().to_string(),
+        source: Box::new(e),
+    };
+    let (sink, uncompressed): (Arc<dyn nctk_store::bytes::ByteSink>, _) = if in_memory {
+        let image = Arc::new(MemSink::new());
+        (image.clone(), Uncompressed::Memory(image))
+    } else {
+        let safe = SafeOutput::new(target)?;
+        let sink = door::create_file(safe.temp_path()).map_err(|e| err(e.into()))?;
+        (sink, Uncompressed::File(safe))
+    };
+    let writer = ClassicWriter::create_in_with_schema(sink, schema, version, fill).map_err(err)?;
+    Ok(CompressedWriter {
+        writer,
+        uncompressed,
+        path: path.to_path_buf(),
+        options,
+    })
+}
+
+impl CompressedWriter {
+    /// netCDF's `nc_sync` on the uncompressed file.
+    pub(crate) fn sync(&mut self) -> Result<(), SinkError> {
+        Ok(self.writer.sync()?)
+    }
+}
+
+impl DataSink for CompressedWriter {
+    fn schema(&self) -> &Schema {
+        self.writer.schema()
+    }
+
+    fn define(&mut self, schema: &Schema) -> Result<(), SinkError> {
+        DataSink::define(&mut self.writer, schema)
+    }
+
+    fn write(
+        &mut self,
+        var: VarId,
+        selection: &Selection,
+        values: &Values,
+    ) -> Result<(), SinkError> {
+        DataSink::write(&mut self.writer, var, selection, values)
+    }
+
+    /// Closes the uncompressed file and compresses it into the output's
+    /// temporary; the uncompressed file is removed in every case.
+    fn finish(self: Box<Self>) -> Result<(), SinkError> {
+        let CompressedWriter {
+            writer,
+            uncompressed,
+            path,
+            options,
+        } = *self;
+        writer.close()?;
+        let compressed = ClassicReader::from_source(uncompressed.source()?)
+            .map_err(SourceError::from)
+            .and_then(|reader| compress_into(&reader, &path, &options));
+        match (compressed, &uncompressed) {
+            (Ok(_), _) => Ok(()),
+            // Told of the output, not of the uncompressed temporary.
+            (Err(e), Uncompressed::File(safe)) => Err(Box::new(safe.blame(None, e))),
+            (Err(e), Uncompressed::Memory(_)) => Err(e),
+        }
+    }
+
+    /// Nothing of the compressed file was written: the uncompressed one
+    /// is dropped (removed).
+    fn abort(self: Box<Self>) -> Result<(), SinkError> {
+        self.writer.abort()?;
+        Ok(())
+    }
+}
+
+/// Compresses the classic file `reader` reads into a new file at `path`.
+fn compress_into(
+    reader: &ClassicReader,
+    path: &Path,
+    options: &CompressOptions,
+) -> Result<CompressSummary, SourceError> {
+    let sink = door::create_file(path)?;
+    Ok(compress(reader, sink.as_ref(), options)?)
+}
+
+/// Writes the classic (CDF-1, CDF-2 or CDF-5) file `input` (a path or a
+/// netCDF-C URL, `#mode=bytes` included; or a block-compressed file,
+/// compressed again) as a block-compressed file at
+/// `output`, as it is: its header and data unchanged, with no uncompressed
+/// copy. The output is built under a temporary name and renamed into
+/// place when complete, as every output (a failure or a signal leaves
+/// nothing under its name). Other formats are refused: copy them with
+/// [`crate::create_with`] and [`CreateOptions::compress`](super::CreateOptions::compress).
+pub fn compress_classic(
+    input: impl AsRef<Path>,
+    output: impl AsRef<Path>,
+    options: &CompressOptions,
+) -> Result<CompressSummary, Error> {
+    let (input, output) = (input.as_ref(), output.as_ref());
+    let name = input.display().to_string();
+    check_target(output)?;
+    let source = match door::open_target(input)? {
+        Opened::File {
+            source,
+            container: Container::Classic(_),
+        } => source,
+        // Compressed again, through the classic file it stands for.
+        Opened::File {
+            source,
+            container: Container::Compressed,
+        } => Arc::new(CompressedSource::open(source).map_err(|e| Error::Source {
+            path: name.clone(),
+            source: Box::new(e),
+        })?),
+        _ => {
+            return Err(Error::Unsupported {
+                path: name,
+                reason: "not a classic netCDF file (CDF-1, CDF-2 or CDF-5); copy it to a \
+                         block-compressed file with create_with and CreateOptions::compress"
+                    .into(),
+            })
+        }
+    };
+    let reader = ClassicReader::from_source(source).map_err(|e| Error::Source {
+        path: name,
+        source: Box::new(e),
+    })?;
+    let safe = SafeOutput::new(output)?;
+    let summary =
+        compress_into(&reader, safe.temp_path(), options).map_err(|e| safe.blame(None, e))?;
+    safe.commit()?;
+    Ok(summary)
+}
