@@ -101,7 +101,9 @@ const ERROR_MESSAGE_LIMIT: u64 = 64 << 10;
 ///
 /// For an HDF5 file only the superblock and the root group are read (the
 /// root's `_nc3_strict` attribute marks the classic model, as netCDF-C
-/// decides); other targets are opened as [`open`](crate::open) does. An
+/// decides); other targets are opened as [`open`](crate::open) does (a
+/// block-compressed classic file gives the format of the classic file it
+/// stands for, from its stored header). An
 /// ncstream (a `.ncs` file, a cdmremote URL) is `netCDF-4`: it carries
 /// netCDF-Java's enhanced data model (groups, user types, strings), which
 /// netCDF-C calls netCDF-4 whatever file holds it.

@@ -30,10 +30,11 @@ struct Inner {
 }
 
 impl BlockCache {
-    /// An empty cache holding at most `capacity` bytes.
-    pub(crate) fn new(capacity: u64) -> BlockCache {
+    /// An empty cache holding at most `capacity` bytes, and at least two
+    /// blocks of `largest` bytes whatever `capacity` says.
+    pub(crate) fn new(capacity: u64, largest: u64) -> BlockCache {
         BlockCache {
-            capacity,
+            capacity: capacity.max(2 * (largest + ENTRY_OVERHEAD)),
             inner: Mutex::new(Inner::default()),
         }
     }
@@ -86,7 +87,7 @@ mod tests {
     #[test]
     fn evicts_least_recently_used_by_bytes() {
         let block = |n: usize| -> Arc<[u8]> { vec![0u8; n].into() };
-        let cache = BlockCache::new(2 * (100 + ENTRY_OVERHEAD));
+        let cache = BlockCache::new(0, 100);
         cache.insert((0, 0), block(100));
         cache.insert((0, 1), block(100));
         assert!(cache.get((0, 0)).is_some());

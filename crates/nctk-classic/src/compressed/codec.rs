@@ -149,17 +149,18 @@ impl BlockCodec {
             });
         };
         if self.shuffle > 1 {
-            SCRATCH.with_borrow_mut(|shuffled| {
-                shuffled.resize(out.len(), 0);
-                let done = codec.decode_into(stored, shuffled);
-                if done.is_ok() {
-                    shuffle::unshuffle(usize::from(self.shuffle), shuffled, out);
-                }
-                if shuffled.capacity() > KEEP_SCRATCH {
-                    *shuffled = Vec::new();
-                }
-                done
-            })?;
+            // Taken out, not borrowed: a codec may run rayon tasks, and
+            // this thread may decode another block while it waits.
+            let mut shuffled = SCRATCH.take();
+            shuffled.resize(out.len(), 0);
+            let done = codec.decode_into(stored, &mut shuffled);
+            if done.is_ok() {
+                shuffle::unshuffle(usize::from(self.shuffle), &shuffled, out);
+            }
+            if shuffled.capacity() <= KEEP_SCRATCH {
+                SCRATCH.set(shuffled);
+            }
+            done?;
         } else {
             codec.decode_into(stored, out)?;
         }

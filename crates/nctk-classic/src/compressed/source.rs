@@ -8,7 +8,8 @@
 //! neighbours and runs the requests concurrently), checked against their
 //! CRC-32 and decoded in parallel: a block wholly inside one destination
 //! is decoded straight into it, a partly used one into the cache and
-//! copied out.
+//! copied out. A long batch goes in groups of blocks, the next group's
+//! stored bytes read while this group's blocks are decoded.
 
 use std::sync::Arc;
 
@@ -26,15 +27,12 @@ pub const DEFAULT_CACHE_BYTES: u64 = 64 << 20;
 /// The largest batch [`CompressedSource::batch_bytes`] asks for (256 MiB).
 const MAX_BATCH_BYTES: u64 = 256 << 20;
 
-/// A thread's buffer of stored blocks is kept between batches up to this
-/// size.
-const KEEP_STORED: usize = 64 << 20;
+/// The most pieces of blocks decoded at once (a batch of one-element
+/// blocks would otherwise need a piece per element).
+const MAX_PIECES: usize = 1 << 16;
 
-thread_local! {
-    /// The stored bytes of the blocks a batch reads, kept between batches
-    /// (a fresh allocation per batch costs page faults).
-    static STORED: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
-}
+/// Buffers of stored blocks up to this size are kept for the next batch.
+const KEEP_STORED: usize = 64 << 20;
 
 /// A block-compressed classic file presented as the uncompressed classic
 /// file it stands for (`virtual_len` bytes). Open one with
@@ -51,6 +49,9 @@ pub struct CompressedSource {
     /// The largest block of any variable.
     max_block: u64,
     batch_bytes: u64,
+    /// Buffers of stored blocks kept between batches (a fresh allocation
+    /// per batch costs page faults): at most two, one per batch in flight.
+    buffers: std::sync::Mutex<Vec<Vec<u8>>>,
 }
 
 impl std::fmt::Debug for CompressedSource {
@@ -73,11 +74,24 @@ enum Part {
     Stream { var: usize, at: u64 },
 }
 
+/// A destination of a block's bytes: the block, the offset in the block
+/// its bytes start from, and the bytes.
+type Piece<'a> = (BlockKey, u64, &'a mut [u8]);
+
 /// One block a batch needs: the destinations of its bytes, each with the
 /// offset in the block it starts from.
 struct Work<'a> {
     key: BlockKey,
     uses: Vec<(u64, &'a mut [u8])>,
+}
+
+/// A group's blocks missing from the cache, with their table entries and
+/// their stored bytes read (one after another in `buf`; `got` of each).
+struct Fetched<'a> {
+    missing: Vec<Work<'a>>,
+    entries: Vec<BlockEntry>,
+    buf: Vec<u8>,
+    got: Vec<usize>,
 }
 
 impl CompressedSource {
@@ -106,13 +120,14 @@ impl CompressedSource {
             .max(max_block.saturating_mul(8 * threads))
             .min(MAX_BATCH_BYTES.max(max_block));
         let source = CompressedSource {
-            cache: BlockCache::new(DEFAULT_CACHE_BYTES.max(2 * max_block)),
+            cache: BlockCache::new(DEFAULT_CACHE_BYTES, max_block),
             stored,
             index,
             fixed,
             records,
             max_block,
             batch_bytes,
+            buffers: std::sync::Mutex::default(),
         };
         Ok(source)
     }
@@ -120,7 +135,7 @@ impl CompressedSource {
     /// The same source with a decoded-block cache of `bytes` (at least
     /// two of the file's largest blocks).
     pub fn with_cache_bytes(mut self, bytes: u64) -> CompressedSource {
-        self.cache = BlockCache::new(bytes.max(2 * self.max_block));
+        self.cache = BlockCache::new(bytes, self.max_block);
         self
     }
 
@@ -181,10 +196,13 @@ impl CompressedSource {
 
     /// Reads a batch into the caller's buffers (each clipped to the
     /// uncompressed file's length); returns the bytes read per buffer.
+    /// The pieces of blocks are decoded [`MAX_PIECES`] at a time, so that
+    /// what a batch costs in memory beyond its blocks does not grow with
+    /// its length.
     fn read_batch(&self, reads: &mut [(u64, &mut [u8])]) -> Result<Vec<usize>> {
         let len = self.index.superblock.virtual_len;
         let mut counts = Vec::with_capacity(reads.len());
-        let mut pieces: Vec<(BlockKey, u64, &mut [u8])> = Vec::new();
+        let mut pieces: Vec<Piece> = Vec::new();
         for (offset, buf) in reads.iter_mut() {
             let n = len.saturating_sub(*offset).min(buf.len() as u64) as usize;
             counts.push(n);
@@ -192,18 +210,35 @@ impl CompressedSource {
             let mut pos = *offset;
             while !rest.is_empty() {
                 let (part, end) = self.part_at(pos);
-                let take = (end - pos).min(rest.len() as u64) as usize;
-                let (dst, tail) = std::mem::take(&mut rest).split_at_mut(take);
+                let mut take = (end - pos).min(rest.len() as u64);
+                if let Part::Stream { var, .. } = part {
+                    let bb = self.index.entries[var].block_bytes;
+                    take = take.min(bb.saturating_mul(MAX_PIECES as u64));
+                }
+                let (dst, tail) = std::mem::take(&mut rest).split_at_mut(take as usize);
                 match part {
                     Part::Zero => dst.fill(0),
-                    Part::Header(at) => dst
-                        .copy_from_slice(&self.index.header_bytes[at as usize..at as usize + take]),
+                    Part::Header(at) => dst.copy_from_slice(
+                        &self.index.header_bytes[at as usize..(at + take) as usize],
+                    ),
                     Part::Stream { var, at } => self.split_blocks(var, at, dst, &mut pieces),
                 }
+                if pieces.len() >= MAX_PIECES {
+                    self.decode_pieces(std::mem::take(&mut pieces))?;
+                }
                 rest = tail;
-                pos += take as u64;
+                pos += take;
             }
         }
+        self.decode_pieces(pieces)?;
+        Ok(counts)
+    }
+
+    /// Fills `pieces`' destinations: the blocks they need in groups of at
+    /// most a batch's bytes, each group's missing blocks one batch of
+    /// stored reads, the next group's read while this one's blocks are
+    /// decoded.
+    fn decode_pieces(&self, mut pieces: Vec<Piece>) -> Result<()> {
         pieces.sort_by_key(|(key, within, _)| (*key, *within));
         let mut work: Vec<Work> = Vec::new();
         for (key, within, dst) in pieces {
@@ -215,8 +250,7 @@ impl CompressedSource {
                 }),
             }
         }
-        // Groups of blocks of at most a batch's bytes: each group's
-        // missing blocks are one batch of stored reads.
+        let mut groups = Vec::new();
         let mut rest = work;
         while !rest.is_empty() {
             let mut bytes = 0;
@@ -229,10 +263,20 @@ impl CompressedSource {
                 .unwrap_or(rest.len())
                 .max(1);
             let tail = rest.split_off(split);
-            self.decode_group(rest)?;
+            groups.push(rest);
             rest = tail;
         }
-        Ok(counts)
+        let mut groups = groups.into_iter();
+        let Some(first) = groups.next() else {
+            return Ok(());
+        };
+        let mut current = self.fetch(first)?;
+        for next in groups {
+            let (done, fetched) = rayon::join(|| self.decode_fetched(current), || self.fetch(next));
+            done?;
+            current = fetched?;
+        }
+        self.decode_fetched(current)
     }
 
     /// Cuts `dst` (stream bytes from `at` of `var`) at block boundaries.
@@ -241,7 +285,7 @@ impl CompressedSource {
         var: usize,
         mut at: u64,
         dst: &'a mut [u8],
-        pieces: &mut Vec<(BlockKey, u64, &'a mut [u8])>,
+        pieces: &mut Vec<Piece<'a>>,
     ) {
         let bb = self.index.entries[var].block_bytes;
         let mut rest = dst;
@@ -255,61 +299,76 @@ impl CompressedSource {
         }
     }
 
-    /// Fills the destinations of `group`'s blocks: cached blocks copied;
-    /// the others read in one batch, checked and decoded in parallel.
-    fn decode_group(&self, group: Vec<Work>) -> Result<()> {
+    /// Fills `group`'s destinations from the cache where it holds their
+    /// block, and reads the stored bytes of the other blocks in one batch.
+    fn fetch<'a>(&self, group: Vec<Work<'a>>) -> Result<Fetched<'a>> {
         let mut missing = Vec::with_capacity(group.len());
         for mut w in group {
-            if self.is_direct(&w) {
-                missing.push(w);
-                continue;
-            }
             match self.cache.get(w.key) {
                 Some(block) => copy_out(&block, &mut w.uses),
                 None => missing.push(w),
             }
         }
-        if missing.is_empty() {
-            return Ok(());
-        }
         let entries = self.entries_of(&missing)?;
-        STORED.with_borrow_mut(|buf| {
-            let total: u64 = entries.iter().map(|e| u64::from(e.stored_len)).sum();
-            buf.resize(total as usize, 0);
-            let result = self.read_and_decode(missing, &entries, buf);
-            if buf.capacity() > KEEP_STORED {
-                *buf = Vec::new();
-            }
-            result
-        })
-    }
-
-    /// Reads `missing`'s stored blocks (`entries`) into `buf` (their
-    /// total length) in one batch, then checks and decodes them in
-    /// parallel, caching the partly used ones.
-    fn read_and_decode(
-        &self,
-        missing: Vec<Work>,
-        entries: &[BlockEntry],
-        buf: &mut [u8],
-    ) -> Result<()> {
+        let mut buf = self
+            .buffers
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .pop()
+            .unwrap_or_default();
+        let total: u64 = entries.iter().map(|e| u64::from(e.stored_len)).sum();
+        buf.resize(total as usize, 0);
         let mut reads: Vec<(u64, &mut [u8])> = Vec::with_capacity(entries.len());
-        let mut rest = buf;
-        for e in entries {
+        let mut rest = &mut buf[..];
+        for e in &entries {
             let (b, tail) = std::mem::take(&mut rest).split_at_mut(e.stored_len as usize);
             reads.push((e.offset, b));
             rest = tail;
         }
-        let got = self.stored.read_ranges_into(&mut reads)?;
+        let got = if reads.is_empty() {
+            vec![]
+        } else {
+            self.stored.read_ranges_into(&mut reads)?
+        };
+        Ok(Fetched {
+            missing,
+            entries,
+            buf,
+            got,
+        })
+    }
+
+    /// Checks and decodes the fetched blocks in parallel into their
+    /// destinations, caching the partly used ones.
+    fn decode_fetched(&self, fetched: Fetched) -> Result<()> {
+        let Fetched {
+            missing,
+            entries,
+            buf,
+            got,
+        } = fetched;
+        let mut stored: Vec<&[u8]> = Vec::with_capacity(entries.len());
+        let mut rest = &buf[..];
+        for e in &entries {
+            let (b, tail) = rest.split_at(e.stored_len as usize);
+            stored.push(b);
+            rest = tail;
+        }
         let decoded: Vec<Option<(BlockKey, Arc<[u8]>)>> = missing
             .into_par_iter()
             .zip(entries.par_iter())
-            .zip(reads.par_iter())
+            .zip(stored.par_iter())
             .zip(got.par_iter())
-            .map(|(((w, e), (_, bytes)), &n)| self.decode(w, e, bytes, n))
+            .map(|(((w, e), bytes), &n)| self.decode(w, e, bytes, n))
             .collect::<Result<_>>()?;
         for (key, block) in decoded.into_iter().flatten() {
             self.cache.insert(key, block);
+        }
+        if buf.capacity() <= KEEP_STORED {
+            let mut pool = self.buffers.lock().unwrap_or_else(|e| e.into_inner());
+            if pool.len() < 2 {
+                pool.push(buf);
+            }
         }
         Ok(())
     }
