@@ -102,10 +102,21 @@ pub(crate) fn create(
     })
 }
 
+impl Uncompressed {
+    /// `error`, told of the output rather than the uncompressed temporary.
+    fn blame(&self, error: SinkError) -> SinkError {
+        match self {
+            Uncompressed::File(safe) => Box::new(safe.blame(None, error)),
+            Uncompressed::Memory(_) => error,
+        }
+    }
+}
+
 impl CompressedWriter {
     /// netCDF's `nc_sync` on the uncompressed file.
     pub(crate) fn sync(&mut self) -> Result<(), SinkError> {
-        Ok(self.writer.sync()?)
+        let result = self.writer.sync();
+        result.map_err(|e| self.uncompressed.blame(e.into()))
     }
 }
 
@@ -115,7 +126,8 @@ impl DataSink for CompressedWriter {
     }
 
     fn define(&mut self, schema: &Schema) -> Result<(), SinkError> {
-        DataSink::define(&mut self.writer, schema)
+        let result = DataSink::define(&mut self.writer, schema);
+        result.map_err(|e| self.uncompressed.blame(e))
     }
 
     fn write(
@@ -124,7 +136,8 @@ impl DataSink for CompressedWriter {
         selection: &Selection,
         values: &Values,
     ) -> Result<(), SinkError> {
-        DataSink::write(&mut self.writer, var, selection, values)
+        let result = DataSink::write(&mut self.writer, var, selection, values);
+        result.map_err(|e| self.uncompressed.blame(e))
     }
 
     /// Closes the uncompressed file and compresses it into the output's
@@ -136,16 +149,13 @@ impl DataSink for CompressedWriter {
             path,
             options,
         } = *self;
-        writer.close()?;
-        let compressed = ClassicReader::from_source(uncompressed.source()?)
+        let compressed = writer
+            .close()
             .map_err(SourceError::from)
+            .and_then(|()| uncompressed.source())
+            .and_then(|source| Ok(ClassicReader::from_source(source)?))
             .and_then(|reader| compress_into(&reader, &path, &options));
-        match (compressed, &uncompressed) {
-            (Ok(_), _) => Ok(()),
-            // Told of the output, not of the uncompressed temporary.
-            (Err(e), Uncompressed::File(safe)) => Err(Box::new(safe.blame(None, e))),
-            (Err(e), Uncompressed::Memory(_)) => Err(e),
-        }
+        compressed.map(drop).map_err(|e| uncompressed.blame(e))
     }
 
     /// Nothing of the compressed file was written: the uncompressed one
