@@ -29,6 +29,11 @@
 //! summed and the sums of all readers of a case must agree (the bench stops
 //! otherwise).
 //!
+//! Beside each write, the codec floor: the same blocks compressed from
+//! memory on all cores with no I/O, what any writer of them spends (when
+//! the NCZarr write takes less than 1.5 times the floor, no writer can be
+//! 1.5 times faster than it).
+//!
 //! Best of `RUNS` for each time. Prints markdown tables.
 //!
 //! Run: `cargo bench -p nctk-cli --bench compressed_classic [-- SECTION...]`,
@@ -41,10 +46,12 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use rayon::prelude::*;
+
 use nctk::model::{DataSource, Selection, Values, VarId};
 use nctk::Format;
 use nctk_bench_support::{data_dir, write_temp_field, NLAT, NLON};
-use nctk_classic::compressed::{CodecId, CompressOptions, CompressedSource};
+use nctk_classic::compressed::{BlockCodec, CodecId, CompressOptions, CompressedSource};
 use nctk_classic::ClassicReader;
 use nctk_store::bytes::{ByteSource, FileSource};
 use nctk_test_servers::{Behaviour, FaultProxy, RangeFileServer};
@@ -458,6 +465,46 @@ fn write_compressed(classic: &Path, out: &Path, cfg: &Config) -> (f64, f64) {
     })
 }
 
+/// The codec floor of a write with `cfg`: every variable's data, already
+/// in memory, cut into `cfg`'s blocks and each block shuffled and
+/// compressed on all cores, with no file read or written. Any writer
+/// producing these compressed blocks (this format's or NCZarr's chunks of
+/// the same size) spends at least this; wall seconds, best of [`RUNS`].
+fn codec_floor(classic: &Path, cfg: &Config) -> f64 {
+    let reader = ClassicReader::from_source(Arc::new(FileSource::open(classic).unwrap())).unwrap();
+    let layout = reader.layout().clone();
+    let streams: Vec<(Vec<u8>, u8)> = layout
+        .vars
+        .iter()
+        .enumerate()
+        .map(|(i, vl)| {
+            let n = vl.data_len() * if vl.is_record { reader.numrecs() } else { 1 };
+            let mut data = vec![0u8; n as usize];
+            reader.read_stream(VarId(i as u32), 0, &mut data).unwrap();
+            (data, vl.xsz as u8)
+        })
+        .collect();
+    best(|| {
+        let t0 = Instant::now();
+        let stored: usize = streams
+            .iter()
+            .map(|(data, xsz)| {
+                let codec = BlockCodec {
+                    id: cfg.codec.id,
+                    level: cfg.codec.id.default_level(),
+                    shuffle: if *xsz > 1 { *xsz } else { 0 },
+                };
+                let block = (cfg.block / u64::from(*xsz) * u64::from(*xsz)).max(1) as usize;
+                data.par_chunks(block)
+                    .map(|b| codec.encode_block(b).unwrap().len())
+                    .sum::<usize>()
+            })
+            .sum();
+        std::hint::black_box(stored);
+        t0.elapsed().as_secs_f64()
+    })
+}
+
 /// Copies `classic` to the NCZarr directory store `out` with `cfg`'s codec
 /// and shuffle, chunked by `specs` (`nctk copy -k nc4 -c ... -F ...`);
 /// wall and CPU seconds.
@@ -652,17 +699,18 @@ fn write_and_read(ds: &Dataset) {
         ds.classic.display(),
         classic_len as f64 / 1e6
     );
-    println!("| configuration | compressed | / uncompressed | NCZarr | compressed / NCZarr | compress | NCZarr write | NCZarr / compress | compress CPU | NCZarr CPU | NCZarr / compress CPU |");
-    println!("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
+    println!("| configuration | compressed | / uncompressed | NCZarr | compressed / NCZarr | compress | NCZarr write | NCZarr / compress | compress CPU | NCZarr CPU | NCZarr / compress CPU | codec floor | NCZarr / floor |");
+    println!("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
     std::fs::create_dir_all(out_dir()).unwrap();
     for cfg in Config::all() {
         let specs = chunk_specs(&ds.classic, cfg.block);
         let (cpath, zpath) = (ds.compressed(&cfg), ds.nczarr(&cfg));
         let (tc, cc) = best_timed(|| write_compressed(&ds.classic, &cpath, &cfg));
         let (tz, cz) = best_timed(|| write_nczarr(&ds.classic, &zpath, &cfg, &specs));
+        let floor = codec_floor(&ds.classic, &cfg);
         let (cs, zs) = (size_of(&cpath), size_of(&zpath));
         println!(
-            "| {} | {:.1} MB | {:.3} | {:.1} MB | {:.3} | {} | {} | {:.2}x | {} | {} | {:.2}x |",
+            "| {} | {:.1} MB | {:.3} | {:.1} MB | {:.3} | {} | {} | {:.2}x | {} | {} | {:.2}x | {} | {:.2}x |",
             cfg.label(),
             cs as f64 / 1e6,
             cs as f64 / classic_len as f64,
@@ -673,7 +721,9 @@ fn write_and_read(ds: &Dataset) {
             tz / tc,
             fmt_secs(cc),
             fmt_secs(cz),
-            cz / cc
+            cz / cc,
+            fmt_secs(floor),
+            tz / floor
         );
     }
     println!();

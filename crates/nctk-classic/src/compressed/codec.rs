@@ -11,7 +11,7 @@ use serde_json::json;
 const KEEP_SCRATCH: usize = 16 << 20;
 
 thread_local! {
-    /// The shuffled bytes of the block this thread decodes, kept between
+    /// The shuffled bytes of the block this thread encodes or decodes, kept between
     /// blocks (a fresh block-sized allocation per block costs page faults).
     static SCRATCH: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
 }
@@ -118,9 +118,15 @@ impl BlockCodec {
             return Ok(raw.to_vec());
         };
         let encoded = if self.shuffle > 1 {
-            let mut shuffled = vec![0u8; raw.len()];
+            // The per-thread scratch, taken out as `decode_block` takes it.
+            let mut shuffled = SCRATCH.take();
+            shuffled.resize(raw.len(), 0);
             shuffle::shuffle(usize::from(self.shuffle), raw, &mut shuffled);
-            codec.encode(&shuffled)?
+            let encoded = codec.encode(&shuffled);
+            if shuffled.capacity() <= KEEP_SCRATCH {
+                SCRATCH.set(shuffled);
+            }
+            encoded?
         } else {
             codec.encode(raw)?
         };

@@ -129,52 +129,50 @@ pub fn compress(
             len: e.block_len(block),
         })
     });
-    let mut pos = data_start;
-    let mut batch: Vec<Job> = Vec::new();
-    let mut batch_bytes = 0;
-    let mut blocks = 0u64;
-    let mut flush = |batch: &mut Vec<Job>, pos: &mut u64| -> Result<()> {
-        let stored = encode_batch(reader, &entries, batch)?;
-        let mut table = Vec::with_capacity(batch.len() * BLOCK_ENTRY_LEN as usize);
-        let mut table_at = None;
-        for (job, bytes) in batch.iter().zip(&stored) {
-            sink.write_at(*pos, bytes)?;
-            let entry = BlockEntry {
-                offset: *pos,
-                stored_len: bytes.len() as u32,
-                crc32: crc32fast::hash(bytes),
-            };
-            *pos += bytes.len() as u64;
-            let at = entries[job.var].table_offset + job.block * BLOCK_ENTRY_LEN;
-            match table_at {
-                Some(start) if start + table.len() as u64 == at => {}
-                Some(start) => {
-                    sink.write_at(start, &table)?;
-                    table.clear();
-                    table_at = Some(at);
-                }
-                None => table_at = Some(at),
+    // Batches are read and compressed on rayon's threads while the batch
+    // before is written by a thread of its own, in order.
+    let (pos, blocks) = std::thread::scope(|scope| -> Result<(u64, u64)> {
+        let (send, receive) = std::sync::mpsc::sync_channel::<(Vec<Job>, Vec<Stored>)>(1);
+        let writer = scope.spawn(|| {
+            let mut pos = data_start;
+            let mut blocks = 0u64;
+            for (batch, stored) in receive {
+                write_batch(sink, &entries, &batch, &stored, &mut pos)?;
+                blocks += batch.len() as u64;
             }
-            table.extend_from_slice(&entry.encode());
-        }
-        if let Some(start) = table_at {
-            sink.write_at(start, &table)?;
-        }
-        blocks += batch.len() as u64;
-        batch.clear();
-        Ok(())
-    };
-    for job in jobs {
-        if !batch.is_empty() && batch_bytes + job.len > BATCH_BYTES {
-            flush(&mut batch, &mut pos)?;
+            Ok((pos, blocks))
+        });
+        let mut jobs = jobs.peekable();
+        let mut batch: Vec<Job> = Vec::new();
+        let mut batch_bytes = 0;
+        let mut sent: Result<()> = Ok(());
+        while let Some(job) = jobs.next() {
+            batch_bytes += job.len;
+            batch.push(job);
+            if jobs
+                .peek()
+                .is_some_and(|next| batch_bytes + next.len <= BATCH_BYTES)
+            {
+                continue;
+            }
+            match encode_batch(reader, &entries, &batch) {
+                Ok(stored) => {
+                    if send.send((std::mem::take(&mut batch), stored)).is_err() {
+                        break; // the writer failed: its error is reported
+                    }
+                }
+                Err(e) => {
+                    sent = Err(e);
+                    break;
+                }
+            }
             batch_bytes = 0;
         }
-        batch_bytes += job.len;
-        batch.push(job);
-    }
-    if !batch.is_empty() {
-        flush(&mut batch, &mut pos)?;
-    }
+        drop(send);
+        let written = writer.join().expect("the block writer does not panic");
+        sent?;
+        written
+    })?;
 
     // The directory and header, then the superblock last.
     let mut dir = Vec::with_capacity(entries.len() * DIR_ENTRY_LEN as usize);
@@ -202,34 +200,96 @@ pub fn compress(
     })
 }
 
+/// A block as stored, with its CRC-32.
+struct Stored {
+    bytes: Vec<u8>,
+    crc32: u32,
+}
+
+/// Writes one batch of stored blocks from `*pos` on, and their table
+/// entries (each run of entries contiguous in the tables in one write).
+fn write_batch(
+    sink: &dyn ByteSink,
+    entries: &[DirEntry],
+    batch: &[Job],
+    stored: &[Stored],
+    pos: &mut u64,
+) -> Result<()> {
+    let mut table = Vec::with_capacity(batch.len() * BLOCK_ENTRY_LEN as usize);
+    let mut table_at = None;
+    for (job, block) in batch.iter().zip(stored) {
+        sink.write_at(*pos, &block.bytes)?;
+        let entry = BlockEntry {
+            offset: *pos,
+            stored_len: block.bytes.len() as u32,
+            crc32: block.crc32,
+        };
+        *pos += block.bytes.len() as u64;
+        let at = entries[job.var].table_offset + job.block * BLOCK_ENTRY_LEN;
+        match table_at {
+            Some(start) if start + table.len() as u64 == at => {}
+            Some(start) => {
+                sink.write_at(start, &table)?;
+                table.clear();
+                table_at = Some(at);
+            }
+            None => table_at = Some(at),
+        }
+        table.extend_from_slice(&entry.encode());
+    }
+    if let Some(start) = table_at {
+        sink.write_at(start, &table)?;
+    }
+    Ok(())
+}
+
+/// The largest raw-block buffer a thread keeps between blocks.
+const KEEP_RAW: usize = 16 << 20;
+
+thread_local! {
+    /// Per thread: the raw bytes of the block being encoded, kept between
+    /// blocks (a fresh buffer per block costs a page fault per page).
+    static RAW: std::cell::Cell<Vec<u8>> = const { std::cell::Cell::new(Vec::new()) };
+}
+
 /// Reads and encodes one batch of blocks, in parallel; results in order.
 fn encode_batch(
     reader: &ClassicReader,
     entries: &[DirEntry],
     batch: &[Job],
-) -> Result<Vec<Vec<u8>>> {
+) -> Result<Vec<Stored>> {
     let file = reader.source().name();
     let names = &reader.header().vars;
     batch
         .par_iter()
         .map(|job| {
-            let mut raw = vec![0u8; job.len as usize];
-            reader
+            let mut raw = RAW.take();
+            raw.resize(job.len as usize, 0);
+            let encoded = reader
                 .read_stream(VarId(job.var as u32), job.start, &mut raw)
                 .map_err(|e| CompressedError::Input {
                     file: file.clone(),
                     reason: e.to_string(),
-                })?;
-            entries[job.var]
-                .codec
-                .encode_block(&raw)
-                .map_err(|source| CompressedError::Codec {
-                    file: file.clone(),
-                    var: names[job.var].name.clone(),
-                    block: job.block,
-                    offset: 0,
-                    source,
                 })
+                .and_then(|()| {
+                    entries[job.var].codec.encode_block(&raw).map_err(|source| {
+                        CompressedError::Codec {
+                            file: file.clone(),
+                            var: names[job.var].name.clone(),
+                            block: job.block,
+                            offset: 0,
+                            source,
+                        }
+                    })
+                });
+            if raw.capacity() <= KEEP_RAW {
+                RAW.set(raw);
+            }
+            let bytes = encoded?;
+            Ok(Stored {
+                crc32: crc32fast::hash(&bytes),
+                bytes,
+            })
         })
         .collect()
 }
