@@ -13,7 +13,7 @@
 //!   byte source that presents the uncompressed classic file to the
 //!   unchanged classic reader;
 //! * checking: [`validate`] (every block's checksum and decoded length);
-//! * the on-disk structures ([`format`]) and codecs ([`BlockCodec`]).
+//! * the on-disk structures ([`format`](mod@format)) and codecs ([`BlockCodec`]).
 
 mod cache;
 mod codec;
