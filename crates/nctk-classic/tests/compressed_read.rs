@@ -210,11 +210,11 @@ impl ByteSource for Recording {
 
 /// A scaled-down `temp(time, lat, lon)` of float32 (10 x 72 x 144), a
 /// record variable beside a second one (so its records are not
-/// contiguous in the uncompressed file), stored in zstd blocks of 10,000
-/// bytes, which do not divide a step (41,472 bytes). Reading `temp[t, :,
-/// :]` reads exactly the stored blocks overlapping stream bytes
-/// `t * 41472 .. (t + 1) * 41472`, each once, and the values are the
-/// original's.
+/// contiguous in the uncompressed file), stored in zstd blocks of at most
+/// 10,000 bytes: 17 whole rows of 576 bytes (9,792 bytes), which do not
+/// divide a step (41,472 bytes). Reading `temp[t, :, :]` reads exactly
+/// the stored blocks overlapping stream bytes `t * 41472 .. (t + 1) *
+/// 41472`, each once, and the values are the original's.
 #[test]
 fn one_time_step_reads_only_its_blocks() {
     let (nt, ny, nx) = (10u64, 72u64, 144u64);
@@ -246,9 +246,8 @@ fn one_time_step_reads_only_its_blocks() {
     w.close().unwrap();
     let original = ClassicReader::from_bytes(sink.to_vec()).unwrap();
 
-    let block = 10_000u64;
     let options = CompressOptions {
-        block_bytes: block,
+        block_bytes: 10_000,
         ..CompressOptions::default()
     };
     let stored = Arc::new(Recording {
@@ -257,6 +256,8 @@ fn one_time_step_reads_only_its_blocks() {
     });
     let source = CompressedSource::open(stored.clone()).unwrap();
     let table = source.index().tables.as_ref().unwrap()[temp.0 as usize].clone();
+    let block = source.index().entries[temp.0 as usize].block_bytes;
+    assert_eq!(block, 17 * nx * 4, "whole rows within the size asked for");
     let reader = ClassicReader::from_source(Arc::new(source)).unwrap();
     let step = ny * nx * 4;
     assert_ne!(step % block, 0, "the block size must not divide a step");

@@ -19,7 +19,8 @@ use nctk_test_servers::{moto, Behaviour, FaultProxy, RangeFileServer, Stats};
 /// Time steps, latitudes and longitudes of the test field.
 const SHAPE: [u64; 3] = [20, 144, 288];
 
-/// Uncompressed bytes per block: does not divide a step (165,888 bytes).
+/// Uncompressed bytes per block asked for: its whole rows (99,072 bytes)
+/// do not divide a step (165,888 bytes).
 const BLOCK: u64 = 100_000;
 
 /// Bytes of one time step of `temp`.
@@ -86,7 +87,10 @@ fn step_range(packed: &[u8], t: u64) -> (String, u64) {
         .position(|v| v.name == "temp")
         .unwrap();
     let table = &index.tables.as_ref().unwrap()[var];
-    let (first, last) = (t * STEP / BLOCK, ((t + 1) * STEP - 1) / BLOCK);
+    // The block holds whole rows within BLOCK (86 rows of 1,152 bytes).
+    let block = index.entries[var].block_bytes;
+    assert_eq!(block, 86 * SHAPE[2] * 4);
+    let (first, last) = (t * STEP / block, ((t + 1) * STEP - 1) / block);
     let (start, end) = (table[first as usize].offset, table[last as usize].end());
     (format!("bytes={start}-{}", end - 1), end - start)
 }

@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 
 use nctk_classic::compressed::{CodecId, Index};
 use nctk_store::bytes::FileSource;
-use nctk_test_support::{corpus::files_under, require};
+use nctk_test_support::{blocks, corpus::files_under, require};
 
 fn nctk() -> Command {
     Command::new(env!("CARGO_BIN_EXE_nctk"))
@@ -239,19 +239,22 @@ fn stores_and_netcdf4_classic_files_round_trip() {
     assert!(temporaries(d).is_empty());
 }
 
-/// The element size of each variable of the classic file `path`, in
-/// directory order.
-fn element_sizes(path: &Path) -> Vec<u64> {
-    let reader = nctk_classic::ClassicReader::from_bytes(std::fs::read(path).unwrap()).unwrap();
-    reader.layout().vars.iter().map(|v| v.xsz).collect()
+/// The shape (the record dimension as its record count) and element
+/// size of each variable of the classic file `path`, in directory order.
+fn shapes_and_sizes(path: &Path) -> Vec<(Vec<u64>, u64)> {
+    let ds = nctk::open(path).unwrap();
+    ds.variables()
+        .map(|v| (v.shape(), v.dtype().size().unwrap() as u64))
+        .collect()
 }
 
 /// The codec, level, shuffle and block size flags end up in every
 /// variable's directory entry as the format specifies: the codec and level
 /// asked for (the codec's default level without `-d`), shuffle by the
 /// element size unless `--no-shuffle` (never for bytes), the block size
-/// rounded down to whole elements and within one element and the
-/// variable's data; the default is zstd level 1, shuffled, 1 MiB blocks.
+/// the largest whole number of the variable's rows within it (within one
+/// element and the variable's data); the default is zstd level 1,
+/// shuffled, 1 MiB blocks.
 #[test]
 fn codec_and_block_flags_are_honoured() {
     let Some(input) =
@@ -260,7 +263,7 @@ fn codec_and_block_flags_are_honoured() {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
-    let sizes = element_sizes(&input);
+    let vars = shapes_and_sizes(&input);
     let cases: [(&[&str], CodecId, i8, bool, u64); 6] = [
         (&[], CodecId::Zstd, 1, true, 1 << 20),
         (
@@ -306,12 +309,13 @@ fn codec_and_block_flags_are_honoured() {
         args.extend([input.to_str().unwrap(), out.to_str().unwrap()]);
         nctk_ok(&args);
         let index = Index::open(&FileSource::open(&out).unwrap()).unwrap();
-        assert_eq!(index.entries.len(), sizes.len());
-        for (e, &xsz) in index.entries.iter().zip(&sizes) {
+        assert_eq!(index.entries.len(), vars.len());
+        for (e, (shape, xsz)) in index.entries.iter().zip(&vars) {
+            let xsz = *xsz;
             assert_eq!((e.codec.id, e.codec.level), (codec, level), "{flags:?}");
             let want_shuffle = if shuffle && xsz > 1 { xsz as u8 } else { 0 };
             assert_eq!(e.codec.shuffle, want_shuffle, "{flags:?}");
-            let want = (block / xsz * xsz).max(xsz).min(e.data_bytes.max(xsz));
+            let want = blocks::row_aligned_block_bytes(shape, xsz, block);
             assert_eq!(e.block_bytes, want, "{flags:?}");
             assert_eq!(e.nblocks, e.data_bytes.div_ceil(e.block_bytes));
         }

@@ -14,28 +14,27 @@ use std::path::Path;
 
 use cases::{all_cases, sample_classic};
 use common::nctk;
-use nctk_test_support::require;
+use nctk_test_support::{blocks, require};
 
-/// The number of elements of every variable of the classic file `path`
-/// as libnetcdf reads it, with the element size: `size itemsize` per
-/// line.
+/// The element size and shape of every variable of the classic file
+/// `path` as libnetcdf reads it: `itemsize len len ...` per line.
 const SIZES: &str = r#"
 import sys, netCDF4
 with netCDF4.Dataset(sys.argv[1]) as ds:
     for v in ds.variables.values():
-        print(v.size, v.dtype.itemsize)
+        print(v.dtype.itemsize, *v.shape)
 "#;
 
-/// The blocks of a variable of `data` bytes of `xsz`-byte elements cut
-/// into blocks of `block` bytes, by the specification: the block size
-/// rounded down to whole elements, at least one element, at most the
-/// variable; `ceil(data / block)` blocks.
-fn blocks_of(data: u64, xsz: u64, block: u64) -> u64 {
+/// The blocks of a variable of `shape` and `xsz`-byte elements cut into
+/// blocks of at most `block` bytes, by the specification: whole rows
+/// within the size (at least one element, at most the variable);
+/// `ceil(data / block)` blocks.
+fn blocks_of(shape: &[u64], xsz: u64, block: u64) -> u64 {
+    let data = shape.iter().product::<u64>() * xsz;
     if data == 0 {
         return 0;
     }
-    let b = (block / xsz * xsz).clamp(xsz, data.max(xsz));
-    data.div_ceil(b)
+    data.div_ceil(blocks::row_aligned_block_bytes(shape, xsz, block))
 }
 
 #[test]
@@ -60,9 +59,9 @@ fn an_intact_file_conforms_and_every_block_is_counted() {
         let want: u64 = sizes
             .lines()
             .map(|l| {
-                let (size, xsz) = l.split_once(' ').unwrap();
-                let (size, xsz): (u64, u64) = (size.parse().unwrap(), xsz.parse().unwrap());
-                blocks_of(size * xsz, xsz, block)
+                let mut numbers = l.split_whitespace().map(|n| n.parse::<u64>().unwrap());
+                let xsz = numbers.next().unwrap();
+                blocks_of(&numbers.collect::<Vec<_>>(), xsz, block)
             })
             .sum();
         let out = dir.path().join(format!("{n}.ncb"));

@@ -2,6 +2,8 @@
 //! free of other nctk crates so that every crate can use it):
 //!
 //! * [`alloc`]: the allocator of bad-input tests (the largest allocation);
+//! * [`blocks`]: the block size the block-compressed classic writer
+//!   should choose for a variable, by brute force;
 //! * [`corpus`]: where the conformance corpus is (`NCTK_CORPUS`, else
 //!   `../shared/corpus` beside the repository) and a file walker for it;
 //! * [`peer`]: whether a peer (`ncdump`, `ncgen`, `nccopy`, `ncvalidator`,
@@ -26,6 +28,7 @@
 //!   or `NCTK_REQUIRE_PEERS=1`), fails with the reason.
 
 pub mod alloc;
+pub mod blocks;
 pub mod bounded;
 pub mod corpus;
 pub mod hdf5_fixtures;

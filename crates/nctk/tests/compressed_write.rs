@@ -13,7 +13,7 @@ use std::sync::Arc;
 use nctk::{CodecId, CompressOptions, CreateOptions, Format};
 use nctk_classic::compressed::{CompressedSource, Index};
 use nctk_store::bytes::{ByteSource, FileSource};
-use nctk_test_support::{corpus::files_under, require};
+use nctk_test_support::{blocks, corpus::files_under, require};
 
 /// The names in `dir`, sorted, hidden ones included.
 fn names(dir: &Path) -> Vec<String> {
@@ -129,15 +129,16 @@ fn create_with_compress_stands_for_the_plain_file() {
         );
         let idx = index(&target);
         let schema = nctk::open(&plain).unwrap().source().schema().clone();
+        let plain_ds = nctk::open(&plain).unwrap();
         for (v, e) in idx.entries.iter().enumerate() {
-            let xsz = schema
-                .type_size(schema.var(nctk::model::VarId(v as u32)).dtype)
-                .unwrap();
+            let var = schema.var(nctk::model::VarId(v as u32));
+            let xsz = schema.type_size(var.dtype).unwrap();
+            let shape = plain_ds.variable(&var.name).unwrap().shape();
             assert_eq!(e.codec.id, codec, "case {n}");
             assert_eq!(e.codec.level, level.unwrap_or(codec.default_level()));
             let shuffled = if n % 2 == 0 && xsz > 1 { xsz as u8 } else { 0 };
             assert_eq!(e.codec.shuffle, shuffled, "case {n} var {v}");
-            let want = (block_bytes / xsz * xsz).clamp(xsz, e.data_bytes.max(xsz));
+            let want = blocks::row_aligned_block_bytes(&shape, xsz, block_bytes);
             assert_eq!(e.block_bytes, want, "case {n} var {v}");
         }
         let ds = nctk::open(&target).unwrap();

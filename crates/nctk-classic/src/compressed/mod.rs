@@ -29,4 +29,4 @@ pub use error::{CompressedError, Result};
 pub use index::{Index, EAGER_TABLE_BYTES};
 pub use source::{CompressedSource, DEFAULT_CACHE_BYTES};
 pub use validate::{validate, validate_report, Checked, Validation};
-pub use write::{compress, CompressOptions, CompressSummary};
+pub use write::{block_shape, compress, CompressOptions, CompressSummary};

@@ -25,9 +25,10 @@ pub struct CompressOptions {
     pub level: Option<i8>,
     /// Byte-shuffle multi-byte elements before compressing (default on).
     pub shuffle: bool,
-    /// Uncompressed bytes per block (default 1 MiB): rounded down to a
-    /// whole number of elements, at least one element, at most the
-    /// variable's data and [`MAX_BLOCK_BYTES`].
+    /// Uncompressed bytes per block (default 1 MiB), at most: each
+    /// variable's block is the largest whole number of its rows that fits
+    /// ([`block_shape`]), at least one element, at most the variable's
+    /// data and [`MAX_BLOCK_BYTES`].
     pub block_bytes: u64,
 }
 
@@ -93,12 +94,24 @@ pub fn compress(
     let dir_offset = SUPERBLOCK_LEN + header_len;
     let mut table_offset = dir_offset + layout.vars.len() as u64 * DIR_ENTRY_LEN;
     let mut entries = Vec::with_capacity(layout.vars.len());
+    let dims = &reader.header().dims;
     for vl in &layout.vars {
         let data_bytes = vl.data_len() * if vl.is_record { numrecs } else { 1 };
-        let max_block = data_bytes
-            .max(vl.xsz)
-            .min(MAX_BLOCK_BYTES / vl.xsz * vl.xsz);
-        let block_bytes = (options.block_bytes / vl.xsz * vl.xsz).clamp(vl.xsz, max_block);
+        let shape: Vec<u64> = vl
+            .dimids
+            .iter()
+            .enumerate()
+            .map(|(i, &d)| {
+                if i == 0 && vl.is_record {
+                    numrecs
+                } else {
+                    dims[d].len
+                }
+            })
+            .collect();
+        let request = options.block_bytes.min(MAX_BLOCK_BYTES);
+        let rows: u64 = block_shape(&shape, vl.xsz, request).iter().product();
+        let block_bytes = (rows * vl.xsz).clamp(vl.xsz, data_bytes.max(vl.xsz));
         let shuffle = if options.shuffle && vl.xsz > 1 {
             vl.xsz as u8
         } else {
@@ -198,6 +211,32 @@ pub fn compress(
         compressed_len: pos,
         blocks,
     })
+}
+
+/// The shape of the largest row-major block of a variable of `shape`
+/// with `elem_bytes`-byte elements that holds at most `max_bytes` (and at
+/// least one element): whole inner dimensions while they fit, then as
+/// many as fit of the next one, 1 outside it. A block of this shape's
+/// bytes is a whole number of the variable's rows (or time steps, or
+/// records), so blocks start where the rows do and hold what a chunk of
+/// this shape holds; the compressed file's blocks have this many bytes.
+pub fn block_shape(shape: &[u64], elem_bytes: u64, max_bytes: u64) -> Vec<u64> {
+    let mut block = vec![1; shape.len()];
+    let mut inner = elem_bytes.max(1);
+    for (i, &n) in shape.iter().enumerate().rev() {
+        let n = n.max(1);
+        match inner.checked_mul(n) {
+            Some(whole) if whole <= max_bytes => {
+                block[i] = n;
+                inner = whole;
+            }
+            _ => {
+                block[i] = (max_bytes / inner).clamp(1, n);
+                break;
+            }
+        }
+    }
+    block
 }
 
 /// A block as stored, with its CRC-32.

@@ -56,8 +56,9 @@ pub struct CopyArgs {
     /// or none.
     #[cfg_attr(feature = "clap", arg(long = "codec", value_name = "codec"))]
     pub codec: Option<String>,
-    /// -k compressed: uncompressed bytes per block, with optional K, M, G
-    /// (powers of 1000, as -m), rounded down to whole values; 1 to 256 MiB
+    /// -k compressed: uncompressed bytes per block at most, with optional
+    /// K, M, G (powers of 1000, as -m), rounded down to whole rows of each
+    /// variable (whole values when a row is larger); 1 to 256 MiB
     /// (default 1 MiB, 1048576).
     #[cfg_attr(feature = "clap", arg(long = "block-size", value_name = "n"))]
     pub block_size: Option<String>,
