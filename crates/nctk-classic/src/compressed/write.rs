@@ -150,7 +150,11 @@ pub fn compress(
             let mut pos = data_start;
             let mut blocks = 0u64;
             for (batch, stored) in receive {
+                let start = pos;
                 write_batch(sink, &entries, &batch, &stored, &mut pos)?;
+                // Written back while the next batches compress, so the
+                // final sync of the file waits for little.
+                sink.start_sync(start, pos - start)?;
                 blocks += batch.len() as u64;
             }
             Ok((pos, blocks))

@@ -150,6 +150,17 @@ pub trait ByteSink: ByteSource {
         self.flush()
     }
 
+    /// Starts making bytes `offset..offset + len`, already written,
+    /// durable without waiting for it (for a file on Linux:
+    /// `sync_file_range` with `SYNC_FILE_RANGE_WRITE`), so that a later
+    /// [`sync`](Self::sync) has less left to wait for: a writer that
+    /// syncs at the end calls it as it goes. A hint; the default does
+    /// nothing.
+    fn start_sync(&self, offset: u64, len: u64) -> Result<(), ByteError> {
+        let _ = (offset, len);
+        Ok(())
+    }
+
     /// Starts new content for the whole blob, built apart from it and put
     /// in its place by [`Replacement::commit`] (a file: a sibling
     /// temporary renamed over it). The default builds it in memory and
@@ -212,6 +223,9 @@ macro_rules! forward_sink {
             }
             fn sync(&self) -> Result<(), ByteError> {
                 (**self).sync()
+            }
+            fn start_sync(&self, offset: u64, len: u64) -> Result<(), ByteError> {
+                (**self).start_sync(offset, len)
             }
             fn replacement(&self) -> Result<Box<dyn Replacement>, ByteError> {
                 (**self).replacement()
