@@ -29,10 +29,16 @@
 //! summed and the sums of all readers of a case must agree (the bench stops
 //! otherwise).
 //!
-//! Beside each write, the codec floor: the same blocks compressed from
-//! memory on all cores with no I/O, what any writer of them spends (when
-//! the NCZarr write takes less than 1.5 times the floor, no writer can be
-//! 1.5 times faster than it).
+//! Each write is timed as it runs and again with a `syncfs` of the output
+//! after it (durable: the compressed copy syncs its file itself, as every
+//! file output of nctk; an NCZarr store's objects are left to the kernel's
+//! write-back, as netCDF-C and zarr-python leave them); earlier writes'
+//! dirty pages are written back before each, outside the time.
+//!
+//! Beside each write, its floor: the same blocks read from the input and
+//! compressed on all cores with nothing written, what any writer of them
+//! spends (when the NCZarr write takes less than 1.5 times the floor, no
+//! writer can be 1.5 times faster than it).
 //!
 //! Best of `RUNS` for each time. Prints markdown tables.
 //!
@@ -51,7 +57,9 @@ use rayon::prelude::*;
 use nctk::model::{DataSource, Selection, Values, VarId};
 use nctk::Format;
 use nctk_bench_support::{data_dir, write_temp_field, NLAT, NLON};
-use nctk_classic::compressed::{BlockCodec, CodecId, CompressOptions, CompressedSource};
+use nctk_classic::compressed::{
+    block_shape, BlockCodec, CodecId, CompressOptions, CompressedSource, Index,
+};
 use nctk_classic::ClassicReader;
 use nctk_store::bytes::{ByteSource, FileSource};
 use nctk_test_servers::{Behaviour, FaultProxy, RangeFileServer};
@@ -60,7 +68,7 @@ use nctk_tools::copy::{copy, CopyOptions, NoProgress};
 /// Time steps of the field.
 const NT: u64 = 100;
 /// Best of this many runs.
-const RUNS: usize = 2;
+const RUNS: usize = 3;
 /// Latency the proxy adds to every request in the `remote` section.
 const LATENCY: Duration = Duration::from_millis(20);
 
@@ -417,34 +425,16 @@ fn write_model(path: &Path) {
     ds.close().unwrap();
 }
 
-/// Chunk lengths for a variable of `shape` with `elem`-byte elements so
-/// that a chunk holds at most `block` bytes (and at least one element):
-/// whole inner dimensions while they fit, then as many as fit of the next,
-/// 1 outside it.
-fn chunk_lengths(shape: &[u64], elem: u64, block: u64) -> Vec<u64> {
-    let mut chunk = vec![1; shape.len()];
-    let mut inner = elem;
-    for i in (0..shape.len()).rev() {
-        let n = shape[i].max(1);
-        if inner * n <= block {
-            chunk[i] = n;
-            inner *= n;
-        } else {
-            chunk[i] = (block / inner).clamp(1, n);
-            break;
-        }
-    }
-    chunk
-}
-
-/// `-c var:n1,n2,...` for every non-scalar variable of `classic`.
+/// `-c var:n1,n2,...` for every non-scalar variable of `classic`: chunks
+/// of the shape the compressed file's blocks have ([`block_shape`]), so
+/// a chunk holds the bytes a block holds.
 fn chunk_specs(classic: &Path, block: u64) -> Vec<String> {
     let ds = nctk::open(classic).unwrap();
     ds.variables()
         .filter(|v| !v.shape().is_empty())
         .map(|v| {
             let elem = v.dtype().size().unwrap() as u64;
-            let lens = chunk_lengths(&v.shape(), elem, block);
+            let lens = block_shape(&v.shape(), elem, block);
             let lens: Vec<String> = lens.iter().map(u64::to_string).collect();
             format!("{}:{}", v.name(), lens.join(","))
         })
@@ -453,51 +443,43 @@ fn chunk_specs(classic: &Path, block: u64) -> Vec<String> {
 
 /// Compresses `classic` into `out` with `cfg` (`nctk copy -k compressed
 /// --codec C --block-size B`, through the copier's library function as
-/// the NCZarr copy beside it); wall and CPU seconds.
-fn write_compressed(classic: &Path, out: &Path, cfg: &Config) -> (f64, f64) {
+/// the NCZarr copy beside it), timed.
+fn write_compressed(classic: &Path, out: &Path, cfg: &Config) -> Timing {
     let _ = std::fs::remove_file(out);
     let opts = CopyOptions {
         compress: Some(cfg.options()),
         ..CopyOptions::default()
     };
-    timed(|| {
+    timed(out, || {
         copy(classic, out, &opts, &mut NoProgress).unwrap();
     })
 }
 
-/// The codec floor of a write with `cfg`: every variable's data, already
-/// in memory, cut into `cfg`'s blocks and each block shuffled and
-/// compressed on all cores, with no file read or written. Any writer
-/// producing these compressed blocks (this format's or NCZarr's chunks of
-/// the same size) spends at least this; wall seconds, best of [`RUNS`].
-fn codec_floor(classic: &Path, cfg: &Config) -> f64 {
+/// The floor of a write: every block of the compressed file `compressed`
+/// (its index gives each variable's block size and codec) read from the
+/// input file `classic` and shuffled and compressed, on all cores, with
+/// nothing written. Any writer producing these compressed blocks from
+/// this input (this format's, or NCZarr's chunks of the same bytes) reads
+/// and compresses at least this; wall seconds, best of [`RUNS`].
+fn write_floor(classic: &Path, compressed: &Path) -> f64 {
     let reader = ClassicReader::from_source(Arc::new(FileSource::open(classic).unwrap())).unwrap();
-    let layout = reader.layout().clone();
-    let streams: Vec<(Vec<u8>, u8)> = layout
-        .vars
+    let index = Index::open(&FileSource::open(compressed).unwrap()).unwrap();
+    let blocks: Vec<(u32, u64, u64, BlockCodec)> = index
+        .entries
         .iter()
         .enumerate()
-        .map(|(i, vl)| {
-            let n = vl.data_len() * if vl.is_record { reader.numrecs() } else { 1 };
-            let mut data = vec![0u8; n as usize];
-            reader.read_stream(VarId(i as u32), 0, &mut data).unwrap();
-            (data, vl.xsz as u8)
+        .flat_map(|(i, e)| {
+            (0..e.nblocks).map(move |b| (i as u32, b * e.block_bytes, e.block_len(b), e.codec))
         })
         .collect();
     best(|| {
         let t0 = Instant::now();
-        let stored: usize = streams
-            .iter()
-            .map(|(data, xsz)| {
-                let codec = BlockCodec {
-                    id: cfg.codec.id,
-                    level: cfg.codec.id.default_level(),
-                    shuffle: if *xsz > 1 { *xsz } else { 0 },
-                };
-                let block = (cfg.block / u64::from(*xsz) * u64::from(*xsz)).max(1) as usize;
-                data.par_chunks(block)
-                    .map(|b| codec.encode_block(b).unwrap().len())
-                    .sum::<usize>()
+        let stored: usize = blocks
+            .par_iter()
+            .map_init(Vec::new, |raw, &(var, start, len, codec)| {
+                raw.resize(len as usize, 0);
+                reader.read_stream(VarId(var), start, raw).unwrap();
+                codec.encode_block(raw).unwrap().len()
             })
             .sum();
         std::hint::black_box(stored);
@@ -506,9 +488,9 @@ fn codec_floor(classic: &Path, cfg: &Config) -> f64 {
 }
 
 /// Copies `classic` to the NCZarr directory store `out` with `cfg`'s codec
-/// and shuffle, chunked by `specs` (`nctk copy -k nc4 -c ... -F ...`);
-/// wall and CPU seconds.
-fn write_nczarr(classic: &Path, out: &Path, cfg: &Config, specs: &[String]) -> (f64, f64) {
+/// and shuffle, chunked by `specs` (`nctk copy -k nc4 -c ... -F ...`),
+/// timed.
+fn write_nczarr(classic: &Path, out: &Path, cfg: &Config, specs: &[String]) -> Timing {
     let _ = std::fs::remove_dir_all(out);
     let opts = CopyOptions {
         kind: Some(Format::Netcdf4),
@@ -516,7 +498,7 @@ fn write_nczarr(classic: &Path, out: &Path, cfg: &Config, specs: &[String]) -> (
         filters: vec![cfg.codec.filter.into()],
         ..CopyOptions::default()
     };
-    timed(|| {
+    timed(out, || {
         copy(classic, out, &opts, &mut NoProgress).unwrap();
     })
 }
@@ -533,21 +515,58 @@ fn cpu_seconds() -> f64 {
     secs(usage.ru_utime) + secs(usage.ru_stime)
 }
 
-/// Wall and CPU seconds of `f` (the CPU time shows the work done whatever
-/// else runs on the machine).
-fn timed(f: impl FnOnce()) -> (f64, f64) {
-    let (t0, c0) = (Instant::now(), cpu_seconds());
-    f();
-    (t0.elapsed().as_secs_f64(), cpu_seconds() - c0)
+/// The times of one write.
+#[derive(Clone, Copy)]
+struct Timing {
+    /// Wall seconds of the copy.
+    wall: f64,
+    /// CPU seconds of the copy (the work done, whatever else runs on the
+    /// machine).
+    cpu: f64,
+    /// Wall seconds of the copy and a `syncfs` of the output's file system
+    /// after it: the copy made durable. The compressed file is synced by
+    /// the copy itself (as every file output); an NCZarr store's objects
+    /// are not (as netCDF-C and zarr-python), so the kernel writes them
+    /// back later, and this adds that.
+    durable: f64,
 }
 
-/// Best of [`RUNS`] of `f`'s wall and CPU seconds (each the least).
-fn best_timed(mut f: impl FnMut() -> (f64, f64)) -> (f64, f64) {
-    (0..RUNS)
-        .map(|_| f())
-        .fold((f64::MAX, f64::MAX), |(w, c), (w1, c1)| {
-            (w.min(w1), c.min(c1))
-        })
+/// Times the write `f` of `out`. Dirty pages of earlier writes are
+/// written back first, outside the time, so that no write pays for
+/// another's.
+fn timed(out: &Path, f: impl FnOnce()) -> Timing {
+    // SAFETY: sync takes no arguments and cannot fail.
+    unsafe { libc::sync() };
+    let (t0, c0) = (Instant::now(), cpu_seconds());
+    f();
+    let (wall, cpu) = (t0.elapsed().as_secs_f64(), cpu_seconds() - c0);
+    let fs = std::fs::File::open(out).unwrap();
+    // SAFETY: `fs` is an open descriptor for the duration of the call.
+    assert_eq!(
+        unsafe { libc::syncfs(std::os::fd::AsRawFd::as_raw_fd(&fs)) },
+        0
+    );
+    Timing {
+        wall,
+        cpu,
+        durable: t0.elapsed().as_secs_f64(),
+    }
+}
+
+/// Best of [`RUNS`] of `f`'s times (each the least).
+fn best_timed(mut f: impl FnMut() -> Timing) -> Timing {
+    (0..RUNS).map(|_| f()).fold(
+        Timing {
+            wall: f64::MAX,
+            cpu: f64::MAX,
+            durable: f64::MAX,
+        },
+        |a, b| Timing {
+            wall: a.wall.min(b.wall),
+            cpu: a.cpu.min(b.cpu),
+            durable: a.durable.min(b.durable),
+        },
+    )
 }
 
 /// Bytes of a file, or of every file under a directory.
@@ -699,31 +718,34 @@ fn write_and_read(ds: &Dataset) {
         ds.classic.display(),
         classic_len as f64 / 1e6
     );
-    println!("| configuration | compressed | / uncompressed | NCZarr | compressed / NCZarr | compress | NCZarr write | NCZarr / compress | compress CPU | NCZarr CPU | NCZarr / compress CPU | codec floor | NCZarr / floor |");
-    println!("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
+    println!("| configuration | compressed | / uncompressed | NCZarr | compressed / NCZarr | compress | NCZarr write | NCZarr / compress | compress, durable | NCZarr, durable | NCZarr / compress, durable | compress CPU | NCZarr CPU | NCZarr / compress CPU | read + codec floor | NCZarr / floor |");
+    println!("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
     std::fs::create_dir_all(out_dir()).unwrap();
     for cfg in Config::all() {
         let specs = chunk_specs(&ds.classic, cfg.block);
         let (cpath, zpath) = (ds.compressed(&cfg), ds.nczarr(&cfg));
-        let (tc, cc) = best_timed(|| write_compressed(&ds.classic, &cpath, &cfg));
-        let (tz, cz) = best_timed(|| write_nczarr(&ds.classic, &zpath, &cfg, &specs));
-        let floor = codec_floor(&ds.classic, &cfg);
+        let c = best_timed(|| write_compressed(&ds.classic, &cpath, &cfg));
+        let z = best_timed(|| write_nczarr(&ds.classic, &zpath, &cfg, &specs));
+        let floor = write_floor(&ds.classic, &cpath);
         let (cs, zs) = (size_of(&cpath), size_of(&zpath));
         println!(
-            "| {} | {:.1} MB | {:.3} | {:.1} MB | {:.3} | {} | {} | {:.2}x | {} | {} | {:.2}x | {} | {:.2}x |",
+            "| {} | {:.1} MB | {:.3} | {:.1} MB | {:.3} | {} | {} | {:.2}x | {} | {} | {:.2}x | {} | {} | {:.2}x | {} | {:.2}x |",
             cfg.label(),
             cs as f64 / 1e6,
             cs as f64 / classic_len as f64,
             zs as f64 / 1e6,
             cs as f64 / zs as f64,
-            fmt_secs(tc),
-            fmt_secs(tz),
-            tz / tc,
-            fmt_secs(cc),
-            fmt_secs(cz),
-            cz / cc,
+            fmt_secs(c.wall),
+            fmt_secs(z.wall),
+            z.wall / c.wall,
+            fmt_secs(c.durable),
+            fmt_secs(z.durable),
+            z.durable / c.durable,
+            fmt_secs(c.cpu),
+            fmt_secs(z.cpu),
+            z.cpu / c.cpu,
             fmt_secs(floor),
-            tz / floor
+            z.wall / floor
         );
     }
     println!();
@@ -875,7 +897,7 @@ fn threads(ds: &Dataset) {
                 .num_threads(n)
                 .build()
                 .unwrap();
-            best(|| pool.install(|| write_compressed(&ds.classic, &out, &cfg).0))
+            best(|| pool.install(|| write_compressed(&ds.classic, &out, &cfg).wall))
         };
         let (one, two) = (on(1), on(2));
         println!(
