@@ -75,13 +75,15 @@ def section_text(index, shape):
     return '(' + ','.join(f'{s.start}:{n - 1}:{s.step}' for s, n in zip(index, shape)) + ')'
 
 
-# netCDF-C (and HDF5) are not thread-safe: the local truth is read under a lock.
-netcdf_lock = threading.Lock()
+# netCDF-C and h5py (each with an HDF5 of its own) are not thread-safe, and
+# one HDF5 fails to open a file the other has open ('NetCDF: HDF error'): the
+# local truth, by either, is read under one lock.
+hdf5_lock = threading.Lock()
 
 
 def truths(local):
     """(path, name, shape, values, is a plain number or char type) per variable."""
-    with netcdf_lock:
+    with hdf5_lock:
         nc = netCDF4.Dataset(local)
         nc.set_auto_mask(False)
         out = [(path, var.name, var.shape, var[...],
@@ -134,12 +136,13 @@ def check_opaque(rel, local, raw):
         if f.read(8) != b'\x89HDF\r\n\x1a\n':
             return
     import h5py
-    with h5py.File(local, 'r') as h5:
-        for name, obj in h5.items():
-            if isinstance(obj, h5py.Dataset) and obj.dtype.kind == 'V' and obj.dtype.names is None:
-                want = [bytes(x) for x in np.ravel(obj[()])]
-                got = [bytes(x) for x in np.ravel(raw.fetch_data(**{'/' + name: ()})[0])]
-                report(rel, '/' + name, 'fetch-all', got == want, got, want)
+    with hdf5_lock, h5py.File(local, 'r') as h5:
+        blobs = {name: [bytes(x) for x in np.ravel(obj[()])]
+                 for name, obj in h5.items()
+                 if isinstance(obj, h5py.Dataset) and obj.dtype.kind == 'V' and obj.dtype.names is None}
+    for name, want in blobs.items():
+        got = [bytes(x) for x in np.ravel(raw.fetch_data(**{'/' + name: ()})[0])]
+        report(rel, '/' + name, 'fetch-all', got == want, got, want)
 
 
 def report(rel, path, what, ok, got, want):

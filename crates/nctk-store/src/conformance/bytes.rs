@@ -256,6 +256,16 @@ where
         b"\0\0XYa\0\0",
         "{name}: set_len grows with zeros"
     );
+    // Starting write-back is a hint: over any range, inside the blob,
+    // past its end or past i64, it succeeds and changes nothing.
+    for (offset, len) in [(0, 7), (3, 2), (5, 100), (7, 0), (u64::MAX - 1, u64::MAX)] {
+        sink.start_sync(offset, len).expect("start_sync");
+    }
+    assert_eq!(
+        &sink.read_range(0..9).expect("read_range")[..],
+        b"\0\0XYa\0\0",
+        "{name}: start_sync changes nothing"
+    );
     sink.flush().expect("flush");
     sink.sync().expect("sync");
 
