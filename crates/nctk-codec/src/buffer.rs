@@ -1,4 +1,7 @@
-//! Output buffers for whole-array reads.
+//! Buffers: output buffers for whole-array reads, and per-thread scratch
+//! kept between blocks ([`with_kept`]).
+//!
+//! ## Output buffers
 //!
 //! A read of a large array writes every byte of a freshly allocated buffer
 //! once. With the kernel's default 4 KiB pages, most of that time can be
@@ -11,6 +14,28 @@
 
 /// Buffers smaller than this are left alone (numpy's threshold).
 const MIN_LEN: usize = 4 << 20;
+
+/// The largest buffer [`with_kept`] keeps for the next use.
+const KEEP_LEN: usize = 16 << 20;
+
+/// A byte buffer per thread, declared with `thread_local!` as a
+/// `Cell<Vec<u8>>` and used through [`with_kept`].
+pub type ThreadBuffer = std::thread::LocalKey<std::cell::Cell<Vec<u8>>>;
+
+/// Runs `f` with this thread's `buffer` (its contents and length are
+/// whatever the last use left), then keeps it for the next use when its
+/// capacity is at most 16 MiB: block-sized scratch that a fresh
+/// allocation per block would pay for in page faults. The buffer is taken
+/// out while `f` runs, so a nested use of the same buffer gets an empty
+/// one rather than aliasing it.
+pub fn with_kept<R>(buffer: &'static ThreadBuffer, f: impl FnOnce(&mut Vec<u8>) -> R) -> R {
+    let mut buf = buffer.take();
+    let result = f(&mut buf);
+    if buf.capacity() <= KEEP_LEN {
+        buffer.set(buf);
+    }
+    result
+}
 
 /// Asks the kernel to back `buf` with transparent huge pages when it is
 /// first touched (Linux `madvise(MADV_HUGEPAGE)` on the 2 MiB-aligned part

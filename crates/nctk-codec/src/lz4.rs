@@ -24,6 +24,7 @@
 //! malformed block is an error, never a panic (the checks below keep every
 //! slice index in range; the slice checks are a second line of defence).
 
+use crate::buffer::with_kept;
 use crate::error::{CodecError, Result};
 
 /// Compresses with numcodecs' framing. `acceleration` is accepted for
@@ -34,28 +35,20 @@ pub(crate) fn encode(input: &[u8]) -> Result<Vec<u8>> {
         len: input.len(),
         reason: "numcodecs lz4 frames hold at most 4 GiB - 1".into(),
     })?;
-    // Compressed into a per-thread scratch of the largest output, kept
-    // between calls, and copied out at its real length: a fresh zeroed
-    // buffer of the largest output per call cost a memset and a page fault
-    // per page (about 6% of an lz4 write's CPU).
-    let mut scratch = ENCODE_SCRATCH.take();
-    scratch.resize(lz4_flex::block::get_maximum_output_size(input.len()), 0);
-    let compressed = lz4_flex::block::compress_into(input, &mut scratch)
-        .map_err(|e| CodecError::library("lz4", "encode", e));
-    let out = compressed.map(|n| {
+    // Compressed into a per-thread scratch of the largest output and
+    // copied out at its real length: a fresh zeroed buffer of the largest
+    // output per call cost a memset and a page fault per page (about 6%
+    // of an lz4 write's CPU).
+    with_kept(&ENCODE_SCRATCH, |scratch| {
+        scratch.resize(lz4_flex::block::get_maximum_output_size(input.len()), 0);
+        let n = lz4_flex::block::compress_into(input, scratch)
+            .map_err(|e| CodecError::library("lz4", "encode", e))?;
         let mut out = Vec::with_capacity(4 + n);
         out.extend_from_slice(&size.to_le_bytes());
         out.extend_from_slice(&scratch[..n]);
-        out
-    });
-    if scratch.capacity() <= KEEP_ENCODE_SCRATCH {
-        ENCODE_SCRATCH.set(scratch);
-    }
-    out
+        Ok(out)
+    })
 }
-
-/// The largest encoding scratch a thread keeps between calls.
-const KEEP_ENCODE_SCRATCH: usize = 16 << 20;
 
 thread_local! {
     /// Per thread: the output buffer of [`encode`], kept between calls.

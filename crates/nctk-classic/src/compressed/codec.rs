@@ -2,18 +2,16 @@
 //! byte shuffle by element size before it, and the rule that a block the
 //! codec would not make smaller is stored as it is.
 
-use std::cell::RefCell;
+use std::cell::Cell;
 
+use nctk_codec::buffer::with_kept;
 use nctk_codec::{shuffle, Codec, CodecError};
 use serde_json::json;
-
-/// A thread's shuffle scratch is kept between blocks up to this size.
-const KEEP_SCRATCH: usize = 16 << 20;
 
 thread_local! {
     /// The shuffled bytes of the block this thread encodes or decodes, kept between
     /// blocks (a fresh block-sized allocation per block costs page faults).
-    static SCRATCH: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+    static SCRATCH: Cell<Vec<u8>> = const { Cell::new(Vec::new()) };
 }
 
 /// The compressor of a variable's blocks, as its directory entry stores it.
@@ -118,15 +116,11 @@ impl BlockCodec {
             return Ok(raw.to_vec());
         };
         let encoded = if self.shuffle > 1 {
-            // The per-thread scratch, taken out as `decode_block` takes it.
-            let mut shuffled = SCRATCH.take();
-            shuffled.resize(raw.len(), 0);
-            shuffle::shuffle(usize::from(self.shuffle), raw, &mut shuffled);
-            let encoded = codec.encode(&shuffled);
-            if shuffled.capacity() <= KEEP_SCRATCH {
-                SCRATCH.set(shuffled);
-            }
-            encoded?
+            with_kept(&SCRATCH, |shuffled| {
+                shuffled.resize(raw.len(), 0);
+                shuffle::shuffle(usize::from(self.shuffle), raw, shuffled);
+                codec.encode(shuffled)
+            })?
         } else {
             codec.encode(raw)?
         };
@@ -157,16 +151,12 @@ impl BlockCodec {
         if self.shuffle > 1 {
             // Taken out, not borrowed: a codec may run rayon tasks, and
             // this thread may decode another block while it waits.
-            let mut shuffled = SCRATCH.take();
-            shuffled.resize(out.len(), 0);
-            let done = codec.decode_into(stored, &mut shuffled);
-            if done.is_ok() {
-                shuffle::unshuffle(usize::from(self.shuffle), &shuffled, out);
-            }
-            if shuffled.capacity() <= KEEP_SCRATCH {
-                SCRATCH.set(shuffled);
-            }
-            done?;
+            with_kept(&SCRATCH, |shuffled| {
+                shuffled.resize(out.len(), 0);
+                codec.decode_into(stored, shuffled)?;
+                shuffle::unshuffle(usize::from(self.shuffle), shuffled, out);
+                Ok::<_, CodecError>(())
+            })?;
         } else {
             codec.decode_into(stored, out)?;
         }

@@ -3,7 +3,8 @@
 //! written in order; the index written as the blocks go, the superblock
 //! last, so a file cut short never reads as complete.
 
-use nctk_model::VarId;
+use nctk_codec::buffer::with_kept;
+use nctk_model::{DataSource, VarId};
 use nctk_store::bytes::ByteSink;
 use rayon::prelude::*;
 
@@ -94,21 +95,9 @@ pub fn compress(
     let dir_offset = SUPERBLOCK_LEN + header_len;
     let mut table_offset = dir_offset + layout.vars.len() as u64 * DIR_ENTRY_LEN;
     let mut entries = Vec::with_capacity(layout.vars.len());
-    let dims = &reader.header().dims;
-    for vl in &layout.vars {
+    for (var, vl) in layout.vars.iter().enumerate() {
         let data_bytes = vl.data_len() * if vl.is_record { numrecs } else { 1 };
-        let shape: Vec<u64> = vl
-            .dimids
-            .iter()
-            .enumerate()
-            .map(|(i, &d)| {
-                if i == 0 && vl.is_record {
-                    numrecs
-                } else {
-                    dims[d].len
-                }
-            })
-            .collect();
+        let shape = reader.schema().shape(VarId(var as u32));
         let request = options.block_bytes.min(MAX_BLOCK_BYTES);
         let rows: u64 = block_shape(&shape, vl.xsz, request).iter().product();
         let block_bytes = (rows * vl.xsz).clamp(vl.xsz, data_bytes.max(vl.xsz));
@@ -286,9 +275,6 @@ fn write_batch(
     Ok(())
 }
 
-/// The largest raw-block buffer a thread keeps between blocks.
-const KEEP_RAW: usize = 16 << 20;
-
 thread_local! {
     /// Per thread: the raw bytes of the block being encoded, kept between
     /// blocks (a fresh buffer per block costs a page fault per page).
@@ -306,28 +292,26 @@ fn encode_batch(
     batch
         .par_iter()
         .map(|job| {
-            let mut raw = RAW.take();
-            raw.resize(job.len as usize, 0);
-            let encoded = reader
-                .read_stream(VarId(job.var as u32), job.start, &mut raw)
-                .map_err(|e| CompressedError::Input {
-                    file: file.clone(),
-                    reason: e.to_string(),
-                })
-                .and_then(|()| {
-                    entries[job.var].codec.encode_block(&raw).map_err(|source| {
-                        CompressedError::Codec {
-                            file: file.clone(),
-                            var: names[job.var].name.clone(),
-                            block: job.block,
-                            offset: 0,
-                            source,
-                        }
+            let encoded = with_kept(&RAW, |raw| {
+                raw.resize(job.len as usize, 0);
+                reader
+                    .read_stream(VarId(job.var as u32), job.start, raw)
+                    .map_err(|e| CompressedError::Input {
+                        file: file.clone(),
+                        reason: e.to_string(),
                     })
-                });
-            if raw.capacity() <= KEEP_RAW {
-                RAW.set(raw);
-            }
+                    .and_then(|()| {
+                        entries[job.var].codec.encode_block(raw).map_err(|source| {
+                            CompressedError::Codec {
+                                file: file.clone(),
+                                var: names[job.var].name.clone(),
+                                block: job.block,
+                                offset: 0,
+                                source,
+                            }
+                        })
+                    })
+            });
             let bytes = encoded?;
             Ok(Stored {
                 crc32: crc32fast::hash(&bytes),
