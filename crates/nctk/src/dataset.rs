@@ -2,17 +2,30 @@ use nctk_model::{
     convert, Attribute, DataSource, DataType, Format, GroupId, NcValue, Schema, Selection, VarId,
 };
 
-use crate::{Dimension, Error, Group, IntoExtents};
+use std::sync::Arc;
+
+use nctk_store::bytes::ByteSource;
+
+use crate::{Container, Dimension, Error, Group, IntoExtents};
 
 /// An open dataset, for reading. `Send + Sync`: threads may read it at once.
 pub struct Dataset {
     source: Box<dyn DataSource>,
+    /// What holds it, when opened by the facade.
+    container: Option<Container>,
+    /// The classic file's bytes behind it (a classic file, or the one a
+    /// block-compressed file stands for), which [`crate::compress_classic_dataset`]
+    /// compresses as they are.
+    classic_bytes: Option<Arc<dyn ByteSource>>,
+    /// The path or URL it was opened by, for messages.
+    name: String,
 }
 
 impl std::fmt::Debug for Dataset {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Dataset")
             .field("format", &self.format())
+            .field("container", &self.container)
             .finish()
     }
 }
@@ -20,7 +33,48 @@ impl std::fmt::Debug for Dataset {
 impl Dataset {
     /// Wraps a format reader.
     pub fn from_source(source: Box<dyn DataSource>) -> Dataset {
-        Dataset { source }
+        Dataset {
+            source,
+            container: None,
+            classic_bytes: None,
+            name: String::new(),
+        }
+    }
+
+    /// The dataset, named `name` in messages.
+    pub(crate) fn named(mut self, name: &str) -> Dataset {
+        self.name = name.to_string();
+        self
+    }
+
+    /// The dataset, read from the classic file `bytes`.
+    pub(crate) fn with_classic_bytes(mut self, bytes: Arc<dyn ByteSource>) -> Dataset {
+        self.classic_bytes = Some(bytes);
+        self
+    }
+
+    /// The classic file's bytes behind the dataset, when it is one.
+    pub(crate) fn classic_bytes(&self) -> Option<&Arc<dyn ByteSource>> {
+        self.classic_bytes.as_ref()
+    }
+
+    /// The path or URL the dataset was opened by (empty for one made by
+    /// [`Dataset::from_source`] or opened from memory without a name).
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The dataset, known to be held by `container`.
+    pub(crate) fn in_container(mut self, container: Container) -> Dataset {
+        self.container = Some(container);
+        self
+    }
+
+    /// What holds the dataset (a classic file, an HDF5 file, a store, an
+    /// ncstream, ...), when [`crate::open`] and its kin opened it; `None`
+    /// for a dataset made by [`Dataset::from_source`].
+    pub fn container(&self) -> Option<Container> {
+        self.container
     }
 
     /// The underlying format reader, for format-independent tools (dump, copy).

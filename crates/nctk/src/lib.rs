@@ -39,25 +39,26 @@
 //! URL), built under a temporary name and renamed into place on
 //! [`DatasetMut::close`]; [`append`] reopens a classic file.
 
+mod container;
 mod create_zarr;
 mod dataset;
-mod detect;
 pub mod door;
 mod error;
 mod extent;
+mod formats;
 mod group;
 mod open;
 pub mod output;
 mod validate;
 mod write;
 
+pub use container::Container;
 pub(crate) use create_zarr::StoreWriter;
 pub use create_zarr::{
     is_store_target, store_default_chunks, store_string_width, StoreLayout, StoreOptions,
     StoreVarOptions, STORE_DEFAULT_STRING_WIDTH,
 };
 pub use dataset::{Dataset, Variable};
-pub use detect::{detect_magic, kind, Container};
 pub use error::{Error, ErrorKind};
 pub use extent::{Extent, Extents, IntoExtent, IntoExtents};
 pub use group::{Dimension, Group};
@@ -72,8 +73,8 @@ pub use nctk_classic::Version as ClassicVersion;
 pub use nctk_codec as codec;
 pub use nctk_model as model;
 pub use nctk_model::Format;
-pub use open::{open, open_bytes, open_mem};
-pub use output::{compress_classic, CreateOptions};
+pub use open::{kind, open, open_bytes, open_mem, open_with, OpenOptions};
+pub use output::{compress_classic, compress_classic_dataset, CreateOptions};
 pub use validate::{validate, validate_report, Finding, Severity, ValidationReport};
 pub use write::{
     append, classic_format_for, container_for, create, create_with, create_with_fill, AttrValue,

@@ -1,59 +1,52 @@
+//! Opening datasets: [`open`], [`open_with`], [`open_mem`], [`open_bytes`]
+//! and [`kind`], through the door (paths and URLs) and the format table.
+
 use std::path::Path;
-use std::sync::Arc;
 
-use nctk_classic::compressed::CompressedSource;
-use nctk_classic::ClassicReader;
-use nctk_hdf5::netcdf4::Nc4Reader;
-use nctk_ncstream::NcStreamReader;
-use nctk_store::bytes::{ByteSource, MemSource};
-use nctk_zarr::ZarrReader;
+use nctk_model::Format;
 
-use crate::detect::{detect_magic, Container};
-use crate::door::{open_target, Opened};
+use crate::door::{self, Opened};
+use crate::formats;
 use crate::{Dataset, Error};
 
-pub(crate) fn open_error(path: &str, e: impl Into<nctk_model::SourceError>) -> Error {
-    Error::Source {
-        path: path.to_string(),
-        source: e.into(),
+/// How a dataset is opened ([`open_with`]); the default is [`open`]'s.
+///
+/// ```no_run
+/// let ds = nctk::open_with("in.nc", nctk::OpenOptions::new().in_memory(true))?;
+/// # Ok::<(), nctk::Error>(())
+/// ```
+#[derive(Debug, Clone, Default)]
+#[non_exhaustive]
+pub struct OpenOptions {
+    /// Read a single file (classic, block-compressed, HDF5, ncstream, a
+    /// zip store) whole into memory first and open its bytes (`nccopy -r`;
+    /// netCDF-C's `NC_DISKLESS`). Stores and remote servers read as usual.
+    pub in_memory: bool,
+    /// Settings of requests to object stores and HTTP servers (timeouts,
+    /// retries, concurrency, the largest object read whole); `None`: from
+    /// the environment (`NCTK_*` variables, docs/cloud.md).
+    #[cfg(feature = "cloud")]
+    pub remote: Option<nctk_store_object::RemoteOptions>,
+}
+
+impl OpenOptions {
+    /// The default options: as [`open`].
+    pub fn new() -> OpenOptions {
+        OpenOptions::default()
     }
-}
 
-fn unsupported(path: &str, reason: &str) -> Error {
-    Error::Unsupported {
-        path: path.to_string(),
-        reason: reason.to_string(),
+    /// Sets [`OpenOptions::in_memory`].
+    pub fn in_memory(mut self, yes: bool) -> OpenOptions {
+        self.in_memory = yes;
+        self
     }
-}
 
-/// The dataset in the ncstream `source` (a whole stream or a cdmremote
-/// header answer; `name` names it in errors).
-fn ncstream(source: Arc<dyn ByteSource>, name: &str) -> Result<Dataset, Error> {
-    NcStreamReader::open(source, name)
-        .map(|r| Dataset::from_source(Box::new(r)))
-        .map_err(|e| open_error(name, e))
-}
-
-/// The classic dataset in the classic file `source` (`name` names it in
-/// errors).
-fn classic(source: Arc<dyn ByteSource>, name: &str) -> Result<Dataset, Error> {
-    ClassicReader::from_source(source)
-        .map(|r| Dataset::from_source(Box::new(r)))
-        .map_err(|e| open_error(name, e))
-}
-
-/// The classic dataset a block-compressed file stands for, read through
-/// a [`CompressedSource`] over the stored file `source`.
-fn compressed(source: Arc<dyn ByteSource>, name: &str) -> Result<Dataset, Error> {
-    let decoded = CompressedSource::open(source).map_err(|e| open_error(name, e))?;
-    classic(Arc::new(decoded), name)
-}
-
-/// The netCDF-4 dataset in the HDF5 file `source` (`name` names it in errors).
-fn hdf5(source: Arc<dyn ByteSource>, name: &str) -> Result<Dataset, Error> {
-    Nc4Reader::open(source)
-        .map(|r| Dataset::from_source(Box::new(r)))
-        .map_err(|e| open_error(name, e))
+    /// Sets [`OpenOptions::remote`].
+    #[cfg(feature = "cloud")]
+    pub fn remote(mut self, options: nctk_store_object::RemoteOptions) -> OpenOptions {
+        self.remote = Some(options);
+        self
+    }
 }
 
 /// Opens a dataset for reading.
@@ -64,75 +57,70 @@ fn hdf5(source: Arc<dyn ByteSource>, name: &str) -> Result<Dataset, Error> {
 ///   read as the classic file it stands for (also from memory and over
 ///   `#mode=bytes` URLs);
 /// * a netCDF-4 (HDF5) file, read as netCDF-C reads it (also from memory and
-///   over `#mode=bytes` URLs);
+///   over `#mode=bytes` URLs; feature `hdf5`);
 /// * a directory or zip holding an NCZarr or Zarr v2 store, read in NCZarr
 ///   mode (pure Zarr stores are read with xarray's `_ARRAY_DIMENSIONS`);
 /// * `file:///abs/path#mode=nczarr,file`, `#mode=zarr,zip`, ... as netCDF-C
-///   parses them (unknown modes are an error);
+///   parses them (unknown modes are an error); `s3://`, `gs://`, `az://`
+///   and `http(s)://` stores and `#mode=bytes` files (feature `cloud`);
 /// * an ncstream (netCDF-Java's streaming format, `.ncs`): a whole stream or
 ///   the body of a cdmremote header answer, detected by its first bytes;
-///   its format is [`Format::Netcdf4`](crate::Format::Netcdf4);
+///   its format is [`Format::Netcdf4`] (feature `ncstream`);
 /// * `cdmremote:http://host/path` (or `https`): a dataset on a cdmremote
 ///   server (THREDDS, `nctk serve`): the header is read at open, each read
-///   asks the server for exactly the section read;
+///   asks the server for exactly the section read (feature `cdmremote`);
 /// * `-`: standard input, spooled to an anonymous temporary file (any size,
 ///   bounded memory), then any of the single-file kinds above.
+///
+/// A build without the feature a target needs answers with an
+/// [`ErrorKind::Unsupported`](crate::ErrorKind::Unsupported) error naming
+/// the feature.
 pub fn open(target: impl AsRef<Path>) -> Result<Dataset, Error> {
+    open_with(target, OpenOptions::default())
+}
+
+/// As [`open`], as `options` ask.
+pub fn open_with(target: impl AsRef<Path>, options: OpenOptions) -> Result<Dataset, Error> {
     let path = target.as_ref();
-    dataset(open_target(path)?, &path.display().to_string())
-}
-
-/// The dataset in what the door opened (`name` names it in errors).
-pub(crate) fn dataset(opened: Opened, name: &str) -> Result<Dataset, Error> {
-    match opened {
-        Opened::Store { store, options } => ZarrReader::open(store, options)
-            .map(|r| Dataset::from_source(Box::new(r)))
-            .map_err(|e| open_error(name, e)),
-        Opened::File { source, container } => match container {
-            Container::Classic(_) => classic(source, name),
-            Container::Compressed => compressed(source, name),
-            Container::Hdf5 => hdf5(source, name),
-            Container::NcStream => ncstream(source, name),
-            Container::Zarr => Err(unsupported(name, "a zip store is not a single file")),
-        },
-        Opened::Remote(source) => Ok(Dataset::from_source(source)),
+    let name = path.display().to_string();
+    match door::open_target(path, &options)? {
+        Opened::Store { store, options } => formats::open_store(store, options, &name),
+        Opened::File(source) => formats::open_source(source, &name, &options).map(|(d, _)| d),
+        Opened::Dataset(dataset) => Ok(dataset),
     }
 }
 
-impl Dataset {
-    /// The dataset in what [`crate::door::open_target`] opened; `name`
-    /// names it in errors.
-    pub fn open_in(opened: Opened, name: &str) -> Result<Dataset, Error> {
-        dataset(opened, name)
-    }
-}
-
-/// Opens a dataset held in memory (a whole classic or netCDF-4/HDF5 file's
-/// bytes, or an ncstream).
+/// Opens a dataset held in memory (a whole classic, block-compressed or
+/// netCDF-4/HDF5 file's bytes, an ncstream, or a zip store).
 pub fn open_mem(bytes: impl Into<bytes_crate::Bytes>) -> Result<Dataset, Error> {
     open_bytes("<memory>", bytes.into())
 }
 
 /// As [`open_mem`], naming the bytes `name` in errors.
 pub fn open_bytes(name: &str, bytes: bytes_crate::Bytes) -> Result<Dataset, Error> {
-    match detect_magic(&bytes) {
-        Some(Container::Classic(_)) => ClassicReader::from_bytes(bytes)
-            .map(|r| Dataset::from_source(Box::new(r)))
-            .map_err(|e| open_error(name, e)),
-        Some(Container::Compressed) => {
-            compressed(Arc::new(MemSource::new(bytes).with_name(name)), name)
+    formats::open_bytes(name, bytes)
+}
+
+/// The netCDF format of `target`, the kind `ncdump -k` prints
+/// ([`Format::name`]: `classic`, `64-bit offset`, `cdf5`, `netCDF-4` or
+/// `netCDF-4 classic model`).
+///
+/// For an HDF5 file only the superblock and the root group are read (the
+/// root's `_nc3_strict` attribute marks the classic model, as netCDF-C
+/// decides); other targets are opened as [`open`] does (a
+/// block-compressed classic file gives the format of the classic file it
+/// stands for, from its stored header). An
+/// ncstream (a `.ncs` file, a cdmremote URL) is `netCDF-4`: it carries
+/// netCDF-Java's enhanced data model (groups, user types, strings), which
+/// netCDF-C calls netCDF-4 whatever file holds it.
+pub fn kind(target: impl AsRef<Path>) -> Result<Format, Error> {
+    let path = target.as_ref();
+    let name = path.display().to_string();
+    match door::open_target(path, &OpenOptions::default())? {
+        Opened::Store { store, options } => {
+            formats::open_store(store, options, &name).map(|d| d.format())
         }
-        Some(Container::Hdf5) => hdf5(Arc::new(MemSource::new(bytes).with_name(name)), name),
-        Some(Container::NcStream) => {
-            ncstream(Arc::new(MemSource::new(bytes).with_name(name)), name)
-        }
-        Some(Container::Zarr) => Err(unsupported(
-            name,
-            "zip stores in memory are not supported yet",
-        )),
-        None => Err(Error::Open {
-            path: name.to_string(),
-            reason: "not a netCDF file: unknown magic number at offset 0".into(),
-        }),
+        Opened::File(source) => formats::kind_of_source(source, &name),
+        Opened::Dataset(dataset) => Ok(dataset.format()),
     }
 }

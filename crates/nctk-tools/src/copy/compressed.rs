@@ -8,7 +8,7 @@
 
 use std::path::Path;
 
-use nctk::{CodecId, CompressOptions};
+use nctk::{CodecId, CompressOptions, Container, Dataset};
 
 use super::input::Input;
 use super::{parse_size_named, plan, CopyError, CopyOptions, CopySummary, Progress};
@@ -127,22 +127,25 @@ pub(crate) fn check_options(opts: &CopyOptions, output: &Path) -> Result<(), Cop
     Ok(())
 }
 
-/// True when the copy changes nothing but the container (no `-v`, `-V`,
-/// `-g`, `-G`, `-u`) of a classic file it can open again by name, so the
-/// input can be compressed as it is.
-pub(crate) fn is_direct(input: &Input<'_>, in_path: &Path, opts: &CopyOptions) -> bool {
-    opts.vars.is_none()
-        && opts.groups.is_none()
-        && !opts.fix_unlimited
-        && input.kind().is_cdf()
-        && matches!(input, Input::Owned { stream: false, .. })
-        && in_path != Path::new("-")
+/// The input's dataset when the copy changes nothing but the container
+/// (no `-v`, `-V`, `-g`, `-G`, `-u`) of a classic file (or a
+/// block-compressed one), so it can be compressed as it is.
+pub(crate) fn direct_input<'i>(input: &'i Input<'_>, opts: &CopyOptions) -> Option<&'i Dataset> {
+    let plain = opts.vars.is_none() && opts.groups.is_none() && !opts.fix_unlimited;
+    match input {
+        Input::Owned { dataset, .. } if plain && input.kind().is_cdf() => matches!(
+            dataset.container(),
+            Some(Container::Classic(_) | Container::Compressed)
+        )
+        .then_some(dataset),
+        _ => None,
+    }
 }
 
-/// Compresses the classic input at `in_path` as it is into `output`.
+/// Compresses the classic input `dataset` as it is into `output`.
 pub(crate) fn copy_direct(
     input: &Input<'_>,
-    in_path: &Path,
+    dataset: &Dataset,
     output: &Path,
     (opts, options): (&CopyOptions, &CompressOptions),
     progress: &mut dyn Progress,
@@ -151,7 +154,7 @@ pub(crate) fn copy_direct(
     let plan = plan::build(schema, input.kind(), opts)?;
     let total = plan.total_bytes(schema);
     progress.start(total);
-    let result = nctk::compress_classic(in_path, output, options);
+    let result = nctk::compress_classic_dataset(dataset, output, options);
     progress.finish();
     result.map_err(|e| nctk::output::output_error(output, e))?;
     Ok(CopySummary {

@@ -5,7 +5,6 @@ use std::path::Path;
 use nctk_model::{Attribute, DataSource, Format, Schema, Selection, SourceError, Values, VarId};
 
 use super::CopyError;
-use nctk::door::Opened;
 use nctk::{Container, Dataset};
 
 /// An open input.
@@ -18,44 +17,11 @@ pub(crate) enum Input<'a> {
 }
 
 impl<'a> Input<'a> {
-    /// Opens `path` as [`nctk::open`] does; `in_memory` reads a classic
-    /// file whole first (`nccopy -r`) and opens the bytes as
-    /// [`nctk::open_mem`] does.
+    /// Opens `path` as [`nctk::open`] does; `in_memory` reads a single
+    /// file whole first (`nccopy -r`, [`nctk::OpenOptions::in_memory`]).
     pub(crate) fn open(path: &Path, in_memory: bool) -> Result<Input<'a>, CopyError> {
-        let name = path.display().to_string();
-        let opened = nctk::door::open_target(path)?;
-        if let (
-            true,
-            Opened::File {
-                source,
-                container: Container::Classic(_),
-            },
-        ) = (in_memory, &opened)
-        {
-            let bytes = source
-                .len()
-                .and_then(|len| source.read_range(0..len))
-                .map_err(|e| {
-                    CopyError::Open(nctk::Error::Open {
-                        path: name.clone(),
-                        reason: e.to_string(),
-                    })
-                })?;
-            let dataset = nctk::open_bytes(&name, bytes)?;
-            return Ok(Input::Owned {
-                dataset,
-                stream: false,
-            });
-        }
-        let stream = matches!(
-            opened,
-            Opened::Remote(_)
-                | Opened::File {
-                    container: Container::NcStream,
-                    ..
-                }
-        );
-        let dataset = Dataset::open_in(opened, &name)?;
+        let dataset = nctk::open_with(path, nctk::OpenOptions::new().in_memory(in_memory))?;
+        let stream = dataset.container().is_some_and(Container::is_stream);
         Ok(Input::Owned { dataset, stream })
     }
 

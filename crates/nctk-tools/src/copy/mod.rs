@@ -103,8 +103,8 @@ pub fn copy(
     let source = Input::open(input, opts.read_in_memory)?;
     if let Some(options) = &opts.compress {
         compressed::check_options(opts, output)?;
-        if compressed::is_direct(&source, input, opts) {
-            return compressed::copy_direct(&source, input, output, (opts, options), progress);
+        if let Some(dataset) = compressed::direct_input(&source, opts) {
+            return compressed::copy_direct(&source, dataset, output, (opts, options), progress);
         }
     }
     run(

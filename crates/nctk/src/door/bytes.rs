@@ -16,7 +16,7 @@ use nctk_store_object::{connect, Remote, RemoteOptions, RemoteSource};
 
 use super::url::{self, S3Location, StoreLocation, Target};
 use super::{open_error, unsupported};
-use crate::Error;
+use crate::{Error, OpenOptions};
 
 /// The byte source `url` names (the URL without its fragment; `fragment`
 /// the fragment's parsed pairs); `name` is the text as given, for errors.
@@ -24,8 +24,9 @@ pub(super) fn source(
     url: &str,
     fragment: &[(String, String)],
     name: &str,
+    open_options: &OpenOptions,
 ) -> Result<RemoteSource, Error> {
-    let options = RemoteOptions::from_env().map_err(|e| open_error(name, e))?;
+    let options = super::remote_options(open_options, name)?;
     let (scheme, rest) = url.split_once("://").unwrap_or(("", url));
     let scheme = scheme.to_ascii_lowercase();
     let host = rest.split('/').next().unwrap_or("").to_ascii_lowercase();

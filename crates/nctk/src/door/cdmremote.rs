@@ -5,10 +5,10 @@
 //! `nctk-store-object`, with its timeouts and its largest answer).
 
 use nctk_ncstream::remote::{error_text, CdmRemoteReader, Transport, TransportError};
-use nctk_store_object::{runtime, RemoteOptions};
+use nctk_store_object::runtime;
 
 use super::{open_error, Opened};
-use crate::Error;
+use crate::{Container, Dataset, Error, OpenOptions};
 
 /// The most bytes of an error answer's body kept for the message.
 const ERROR_BODY_LIMIT: usize = 4096;
@@ -100,8 +100,8 @@ async fn fetch(request: reqwest::RequestBuilder, max: u64) -> Result<Vec<u8>, Tr
 
 /// Opens the dataset at the cdmremote `endpoint` (an `http(s)` URL);
 /// `name` is the URL as given, for errors.
-pub(super) fn open(endpoint: &str, name: &str) -> Result<Opened, Error> {
-    let options = RemoteOptions::from_env().map_err(|e| open_error(name, e))?;
+pub(super) fn open(endpoint: &str, name: &str, options: &OpenOptions) -> Result<Opened, Error> {
+    let options = super::remote_options(options, name)?;
     let client = reqwest::Client::builder()
         .connect_timeout(options.connect_timeout)
         .read_timeout(options.timeout)
@@ -113,5 +113,8 @@ pub(super) fn open(endpoint: &str, name: &str) -> Result<Opened, Error> {
         max_answer: options.max_object_size,
     };
     let reader = CdmRemoteReader::open(transport).map_err(|e| open_error(name, e))?;
-    Ok(Opened::Remote(Box::new(reader)))
+    let dataset = Dataset::from_source(Box::new(reader))
+        .in_container(Container::CdmRemote)
+        .named(name);
+    Ok(Opened::Dataset(dataset))
 }

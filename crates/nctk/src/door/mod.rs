@@ -18,67 +18,60 @@
 //!   output); [`open_file`] reopens a file to append; [`read_file`] reads
 //!   one whatever it holds.
 
+#[cfg(feature = "cloud")]
 mod bytes;
+#[cfg(feature = "cdmremote")]
 mod cdmremote;
+#[cfg(feature = "cloud")]
 mod object;
+#[cfg(feature = "cloud")]
 mod publish;
 mod stdin;
 pub mod url;
 
 pub use stdin::STDIN;
 
+#[cfg(feature = "cloud")]
 use object::ObjectLocation;
-pub(crate) use object::STORE_MARKERS;
-pub use object::{create_store as create_object_store, ObjectTarget};
+#[cfg(feature = "cloud")]
+pub(crate) use object::{create_store as create_object_store, ObjectTarget};
+
+/// Top-level objects that make a prefix a Zarr v2 / NCZarr store, which an
+/// output may replace (`.nczarr` is netCDF-C 4.8's).
+pub(crate) const STORE_MARKERS: [&str; 5] =
+    [".zgroup", ".zarray", ".zattrs", ".zmetadata", ".nczarr"];
+
+/// The error for a target this build cannot reach: it needs `feature`.
+#[cfg(not(all(feature = "cloud", feature = "cdmremote")))]
+fn built_without(name: &str, what: &str, feature: &str) -> Error {
+    crate::formats::built_without(name, what, feature)
+}
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use nctk_store::bytes::{ByteError, ByteSink, ByteSource, FileSink, FileSource};
-use nctk_store::kv::{DirectoryStore, ReadListStore, StagedZipStore, ZipRoot, ZipStore};
+use nctk_store::kv::{DirectoryStore, ReadListStore, StagedZipStore, ZipStore};
 use nctk_zarr::write::ReadWriteStore;
 use nctk_zarr::ZarrOptions;
 
-use crate::detect::{detect_source, Container};
-use crate::{Error, StoreLayout};
+use crate::{Error, OpenOptions, StoreLayout};
 use url::{StoreLocation, Target};
 
 /// What a path or URL opens as.
-pub enum Opened {
-    /// A single blob of bytes and the format its magic number names.
-    File {
-        /// The bytes.
-        source: Arc<dyn ByteSource>,
-        /// What its magic number says it is.
-        container: Container,
-    },
-    /// A Zarr / NCZarr store (a directory or a zip archive).
+pub(crate) enum Opened {
+    /// A single blob of bytes, whose format the format table recognises.
+    File(Arc<dyn ByteSource>),
+    /// A Zarr / NCZarr store (a directory or an object store).
     Store {
         /// The store.
         store: Arc<dyn ReadListStore>,
         /// How to read it, as the URL's mode flags ask.
         options: ZarrOptions,
     },
-    /// A dataset read through a protocol of its own (a cdmremote server):
-    /// the reader is ready.
-    Remote(Box<dyn nctk_model::DataSource>),
-}
-
-impl std::fmt::Debug for Opened {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Opened::File { source, container } => f
-                .debug_struct("File")
-                .field("source", &source.name())
-                .field("container", container)
-                .finish(),
-            Opened::Store { options, .. } => f
-                .debug_struct("Store")
-                .field("options", options)
-                .finish_non_exhaustive(),
-            Opened::Remote(source) => f.debug_tuple("Remote").field(&source.format()).finish(),
-        }
-    }
+    /// A dataset read through a protocol of its own (a cdmremote server),
+    /// ready.
+    Dataset(crate::Dataset),
 }
 
 /// Opening `path` failed in its store, byte source or URL parser: the
@@ -95,6 +88,18 @@ fn unsupported(path: &str, reason: impl std::fmt::Display) -> Error {
     Error::Unsupported {
         path: path.to_string(),
         reason: reason.to_string(),
+    }
+}
+
+/// The remote settings `options` give, else the environment's.
+#[cfg(feature = "cloud")]
+fn remote_options(
+    options: &OpenOptions,
+    name: &str,
+) -> Result<nctk_store_object::RemoteOptions, Error> {
+    match &options.remote {
+        Some(remote) => Ok(remote.clone()),
+        None => nctk_store_object::RemoteOptions::from_env().map_err(|e| open_error(name, e)),
     }
 }
 
@@ -127,11 +132,10 @@ fn parse(target: &Path) -> Result<url::DatasetUrl, Error> {
 ///   server, its header read now, its data by a request per read;
 /// * `-`: standard input, read to its end into an anonymous temporary
 ///   file, then a file as above.
-pub fn open_target(target: &Path) -> Result<Opened, Error> {
+pub(crate) fn open_target(target: &Path, options: &OpenOptions) -> Result<Opened, Error> {
     let name = target.display().to_string();
     if name == STDIN {
-        let source = stdin::spool(std::io::stdin().lock())?;
-        return open_source(source, STDIN);
+        return Ok(Opened::File(stdin::spool(std::io::stdin().lock())?));
     }
     if !looks_like_url(target) {
         return open_local(target, &name);
@@ -147,9 +151,17 @@ pub fn open_target(target: &Path) -> Result<Opened, Error> {
                 StoreLocation::Zip(p) => {
                     Arc::new(ZipStore::open_file(p).map_err(|e| open_error(&name, e))?)
                 }
-                StoreLocation::S3(l) => return object::open(&ObjectLocation::S3(l.clone()), &z),
+                #[cfg(feature = "cloud")]
+                StoreLocation::S3(l) => {
+                    return object::open(&ObjectLocation::S3(l.clone()), &z, options)
+                }
+                #[cfg(feature = "cloud")]
                 StoreLocation::Cloud(l) => {
-                    return object::open(&ObjectLocation::Cloud(l.clone()), &z)
+                    return object::open(&ObjectLocation::Cloud(l.clone()), &z, options)
+                }
+                #[cfg(not(feature = "cloud"))]
+                StoreLocation::S3(_) | StoreLocation::Cloud(_) => {
+                    return Err(built_without(&name, "a store on an object store", "cloud"))
                 }
             };
             Ok(Opened::Store {
@@ -157,11 +169,17 @@ pub fn open_target(target: &Path) -> Result<Opened, Error> {
                 options: z.options(),
             })
         }
+        #[cfg(feature = "cloud")]
         Target::Bytes(url) => {
-            let source = bytes::source(&url, &parsed.fragment, &name)?;
-            open_source(Arc::new(source), &name)
+            let source = bytes::source(&url, &parsed.fragment, &name, options)?;
+            Ok(Opened::File(Arc::new(source)))
         }
-        Target::CdmRemote(endpoint) => cdmremote::open(&endpoint, &name),
+        #[cfg(not(feature = "cloud"))]
+        Target::Bytes(_) => Err(built_without(&name, "a #mode=bytes URL", "cloud")),
+        #[cfg(feature = "cdmremote")]
+        Target::CdmRemote(endpoint) => cdmremote::open(&endpoint, &name, options),
+        #[cfg(not(feature = "cdmremote"))]
+        Target::CdmRemote(_) => Err(built_without(&name, "a cdmremote URL", "cdmremote")),
     }
 }
 
@@ -182,21 +200,7 @@ fn open_local(path: &Path, name: &str) -> Result<Opened, Error> {
         },
         e => open_error(name, e),
     })?;
-    open_source(Arc::new(source), name)
-}
-
-/// A single blob: a zip store or a file, as its magic number says.
-fn open_source(source: Arc<dyn ByteSource>, name: &str) -> Result<Opened, Error> {
-    match detect_source(source.as_ref())? {
-        Container::Zarr => {
-            let zip = ZipStore::new(source, ZipRoot::Auto).map_err(|e| open_error(name, e))?;
-            Ok(Opened::Store {
-                store: Arc::new(zip),
-                options: ZarrOptions::default(),
-            })
-        }
-        container => Ok(Opened::File { source, container }),
-    }
+    Ok(Opened::File(Arc::new(source)))
 }
 
 /// The file or directory a path or netCDF-C URL names on disk (the text
@@ -226,6 +230,7 @@ pub struct StoreTarget {
     /// `mode=consolidated`: also write the consolidated `.zmetadata`.
     pub consolidated: bool,
     /// A store on an object store (`path` is then its URL, for messages).
+    #[cfg(feature = "cloud")]
     pub object: Option<ObjectTarget>,
 }
 
@@ -249,6 +254,7 @@ pub fn store_target(text: &str) -> Result<StoreTarget, Error> {
             path,
             layout: None,
             consolidated: false,
+            #[cfg(feature = "cloud")]
             object: None,
         }),
         Target::Zarr(z) => {
@@ -257,16 +263,22 @@ pub fn store_target(text: &str) -> Result<StoreTarget, Error> {
             let (path, zip) = match &z.location {
                 StoreLocation::Directory(p) => (p.clone(), false),
                 StoreLocation::Zip(p) => (p.clone(), true),
+                StoreLocation::Cloud(l) if l.read_only() => {
+                    return Err(refuse(nctk_store_object::connect::HTTP_READ_ONLY))
+                }
+                #[cfg(feature = "cloud")]
                 StoreLocation::S3(l) => {
                     let location = ObjectLocation::S3(l.clone());
                     return Ok(object::store_target(&location, &z, layout, consolidated));
                 }
-                StoreLocation::Cloud(l) if l.read_only() => {
-                    return Err(refuse(nctk_store_object::connect::HTTP_READ_ONLY))
-                }
+                #[cfg(feature = "cloud")]
                 StoreLocation::Cloud(l) => {
                     let location = ObjectLocation::Cloud(l.clone());
                     return Ok(object::store_target(&location, &z, layout, consolidated));
+                }
+                #[cfg(not(feature = "cloud"))]
+                StoreLocation::S3(_) | StoreLocation::Cloud(_) => {
+                    return Err(built_without(text, "a store on an object store", "cloud"))
                 }
             };
             Ok(StoreTarget {
@@ -274,6 +286,7 @@ pub fn store_target(text: &str) -> Result<StoreTarget, Error> {
                 zip,
                 layout,
                 consolidated,
+                #[cfg(feature = "cloud")]
                 object: None,
             })
         }

@@ -22,13 +22,8 @@ use nctk_zarr::write::ReadWriteStore;
 
 use super::publish::PublishOnClose;
 use super::url::{CloudLocation, S3Location, ZarrTarget};
-use super::{open_error, Opened, StoreTarget};
-use crate::Error;
-
-/// Top-level objects that make a prefix a Zarr v2 / NCZarr store, which an
-/// output may replace (`.nczarr` is netCDF-C 4.8's).
-pub(crate) const STORE_MARKERS: [&str; 5] =
-    [".zgroup", ".zarray", ".zattrs", ".zmetadata", ".nczarr"];
+use super::{open_error, Opened, StoreTarget, STORE_MARKERS};
+use crate::{Error, OpenOptions};
 
 /// A store output on an object store: where it goes ([`StoreTarget::object`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -54,8 +49,12 @@ fn without_fragment(text: &str) -> &str {
 
 /// The object store and prefix `location` names, for `access`; `url`
 /// names it in errors.
-fn remote(location: &ObjectLocation, url: &str, access: Access) -> Result<Remote, Error> {
-    let options = RemoteOptions::from_env().map_err(|e| open_error(url, e))?;
+fn remote(
+    location: &ObjectLocation,
+    url: &str,
+    access: Access,
+    options: RemoteOptions,
+) -> Result<Remote, Error> {
     match location {
         ObjectLocation::S3(s3) => {
             let settings = aws::resolve(&s3.target()).map_err(|e| open_error(url, e))?;
@@ -70,9 +69,14 @@ fn remote(location: &ObjectLocation, url: &str, access: Access) -> Result<Remote
 
 /// Opens the store `z` names on an object store for reading, with its
 /// consolidated metadata when present.
-pub(super) fn open(location: &ObjectLocation, z: &ZarrTarget) -> Result<Opened, Error> {
+pub(super) fn open(
+    location: &ObjectLocation,
+    z: &ZarrTarget,
+    options: &OpenOptions,
+) -> Result<Opened, Error> {
     let url = without_fragment(&z.url);
-    let store = ObjectKvStore::read_only(remote(location, url, Access::Read)?);
+    let settings = super::remote_options(options, url)?;
+    let store = ObjectKvStore::read_only(remote(location, url, Access::Read, settings)?);
     let mut options = z.options();
     options.consolidated = true;
     Ok(Opened::Store {
@@ -106,9 +110,10 @@ pub(super) fn store_target(
 /// already there is deleted (anything else under the prefix is refused, as
 /// a local directory that is not a store is); the new one is visible only
 /// once closed, and deleted when dropped unclosed.
-pub fn create_store(target: &ObjectTarget) -> Result<Arc<dyn ReadWriteStore>, Error> {
+pub(crate) fn create_store(target: &ObjectTarget) -> Result<Arc<dyn ReadWriteStore>, Error> {
     let url = &target.url;
-    let store = ObjectKvStore::new(remote(&target.location, url, Access::Write)?);
+    let settings = RemoteOptions::from_env().map_err(|e| open_error(url, e))?;
+    let store = ObjectKvStore::new(remote(&target.location, url, Access::Write, settings)?);
     let top = store
         .list_dir(&StorePrefix::root())
         .map_err(|e| open_error(url, e))?;

@@ -15,14 +15,14 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use nctk_classic::compressed::{compress, CompressOptions, CompressSummary, CompressedSource};
+use nctk_classic::compressed::{compress, CompressOptions, CompressSummary};
 use nctk_classic::{ClassicReader, ClassicWriter, FillMode, Version};
 use nctk_model::{DataSink, Schema, Selection, SinkError, SourceError, Values, VarId};
 use nctk_store::bytes::{ByteSource, MemSink};
 
 use super::{OutputError, SafeOutput};
-use crate::door::{self, Opened};
-use crate::{Container, Error};
+use crate::door;
+use crate::{Dataset, Error};
 
 /// Where the uncompressed classic file is built before compression.
 enum Uncompressed {
@@ -83,7 +83,7 @@ pub(crate) fn create(
 ) -> Result<CompressedWriter, OutputError> {
     let err = |e: nctk_classic::ClassicError| OutputError::Output {
         path: target.display().to_string(),
-        source: Box::new(e),
+        source: e.into(),
     };
     let (sink, uncompressed): (Arc<dyn nctk_store::bytes::ByteSink>, _) = if in_memory {
         let image = Arc::new(MemSink::new());
@@ -189,34 +189,31 @@ pub fn compress_classic(
     output: impl AsRef<Path>,
     options: &CompressOptions,
 ) -> Result<CompressSummary, Error> {
-    let (input, output) = (input.as_ref(), output.as_ref());
-    let name = input.display().to_string();
+    let output = output.as_ref();
     check_target(output)?;
-    let source = match door::open_target(input)? {
-        Opened::File {
-            source,
-            container: Container::Classic(_),
-        } => source,
-        // Compressed again, through the classic file it stands for.
-        Opened::File {
-            source,
-            container: Container::Compressed,
-        } => Arc::new(CompressedSource::open(source).map_err(|e| Error::Source {
-            path: name.clone(),
-            source: Box::new(e),
-        })?),
-        _ => {
-            return Err(Error::Unsupported {
-                path: name,
-                reason: "not a classic netCDF file (CDF-1, CDF-2 or CDF-5); copy it to a \
-                         block-compressed file with create_with and CreateOptions::compress"
-                    .into(),
-            })
-        }
+    compress_classic_dataset(&crate::open(input)?, output, options)
+}
+
+/// As [`compress_classic`], for a dataset already open (read through the
+/// byte source it was opened from: the input is not opened again).
+pub fn compress_classic_dataset(
+    input: &Dataset,
+    output: impl AsRef<Path>,
+    options: &CompressOptions,
+) -> Result<CompressSummary, Error> {
+    let output = output.as_ref();
+    check_target(output)?;
+    let Some(source) = input.classic_bytes() else {
+        return Err(Error::Unsupported {
+            path: input.name().to_string(),
+            reason: "not a classic netCDF file (CDF-1, CDF-2 or CDF-5); copy it to a \
+                     block-compressed file with create_with and CreateOptions::compress"
+                .into(),
+        });
     };
-    let reader = ClassicReader::from_source(source).map_err(|e| Error::Source {
-        path: name,
-        source: Box::new(e),
+    let reader = ClassicReader::from_source(source.clone()).map_err(|e| Error::Source {
+        path: input.name().to_string(),
+        source: e.into(),
     })?;
     let safe = SafeOutput::new(output)?;
     let summary =

@@ -20,13 +20,16 @@ use std::path::Path;
 use nctk_model::{ChunkCodec, DataSink, Schema, Selection, SourceError, Values, VarId};
 
 pub use compressed::check_target as check_compressed_target;
-pub use compressed::compress_classic;
+pub use compressed::{compress_classic, compress_classic_dataset};
 pub use error::OutputError;
+pub(crate) use ncstream::create_file_stream;
 pub use ncstream::is_ncstream_target;
 pub use safe_output::remove_temporaries;
 pub(crate) use safe_output::SafeOutput;
 pub use writer::{check_writable, CreateOptions};
-pub(crate) use writer::{classic_version, create_writer, Sink};
+pub(crate) use writer::{
+    classic_version, create_classic, create_store_output, create_writer, Sink,
+};
 
 use crate::{door, Container, Error};
 
@@ -160,7 +163,7 @@ pub fn output_error(target: &Path, error: Error) -> OutputError {
         Error::Output(e) => e,
         e => OutputError::Output {
             path: target.display().to_string(),
-            source: Box::new(e),
+            source: e.into(),
         },
     }
 }
@@ -176,7 +179,7 @@ pub(crate) fn store_target(output: &Path) -> Result<door::StoreTarget, OutputErr
         },
         e => OutputError::Output {
             path: output.display().to_string(),
-            source: Box::new(e),
+            source: e.into(),
         },
     })
 }
@@ -197,7 +200,7 @@ pub(crate) fn create_output(
     if container == Container::NcStream && ncstream::is_stdout(output) {
         let sink = ncstream::create_stdout_stream(schema, opts)?;
         return Ok(Output {
-            sink: Some(Sink::NcStream(sink)),
+            sink: Some(sink),
             safe: SafeOutput::in_place(output),
             in_place: false,
         });
@@ -207,6 +210,7 @@ pub(crate) fn create_output(
         let store = store_target(output)?;
         opts.layout = store.layout.or(opts.layout);
         opts.consolidated |= store.consolidated;
+        #[cfg(feature = "cloud")]
         if let Some(object) = &store.object {
             return create_object_output(output, object, schema, &opts);
         }
@@ -227,6 +231,7 @@ pub(crate) fn create_output(
     })
 }
 
+#[cfg(feature = "cloud")]
 /// A store on an object store, which has no rename: written in place, made
 /// visible by its writer's `finish` and deleted when dropped before that
 /// ([`door::create_object_store`]).

@@ -7,17 +7,14 @@
 use std::io::{BufWriter, Write};
 use std::path::Path;
 
-use nctk_model::{DataSink, Schema};
-use nctk_ncstream::{DataOptions, NcStreamWriter};
+use nctk_model::Schema;
 use nctk_store::bytes::SinkCursor;
 
-use super::{CreateOptions, OutputError};
+use super::{CreateOptions, OutputError, Sink};
+use crate::formats::CreateRequest;
 
 /// The file extension that names an ncstream output.
 const EXTENSION: &str = "ncs";
-
-/// The writer behind [`super::Sink::NcStream`].
-pub(crate) type StreamWriter = NcStreamWriter<Box<dyn Write + Send>>;
 
 /// True when `target` is standard output (`-`).
 pub(crate) fn is_stdout(target: &Path) -> bool {
@@ -36,36 +33,37 @@ pub fn is_ncstream_target(target: &Path) -> bool {
 
 /// A stream to the file at `path` (the temporary; `location` is the
 /// target's name, which the header carries) with `schema`'s definitions.
-pub(crate) fn create_file_stream(
-    path: &Path,
-    location: &Path,
-    schema: &Schema,
-    opts: &CreateOptions,
-) -> Result<StreamWriter, OutputError> {
+pub(crate) fn create_file_stream(request: &CreateRequest<'_>) -> Result<Sink, OutputError> {
+    let path = request.path;
     let file = crate::door::create_file(path).map_err(|e| OutputError::Output {
         path: path.display().to_string(),
-        source: Box::new(e),
+        source: e.into(),
     })?;
     let out: Box<dyn Write + Send> =
         Box::new(BufWriter::with_capacity(1 << 16, SinkCursor::new(file)));
-    stream(out, location, schema, opts)
+    stream(out, request.target, request.schema, request.options)
 }
 
 /// A stream to standard output with `schema`'s definitions.
 pub(crate) fn create_stdout_stream(
     schema: &Schema,
     opts: &CreateOptions,
-) -> Result<StreamWriter, OutputError> {
+) -> Result<Sink, OutputError> {
     let out: Box<dyn Write + Send> = Box::new(BufWriter::with_capacity(1 << 16, std::io::stdout()));
     stream(out, Path::new("-"), schema, opts)
 }
 
+/// A stream of `schema`'s definitions into `out`, whose header names
+/// `location`.
+#[cfg(feature = "ncstream")]
 fn stream(
     out: Box<dyn Write + Send>,
     location: &Path,
     schema: &Schema,
     opts: &CreateOptions,
-) -> Result<StreamWriter, OutputError> {
+) -> Result<Sink, OutputError> {
+    use nctk_model::DataSink;
+    use nctk_ncstream::{DataOptions, NcStreamWriter};
     let name = location.display().to_string();
     let options = DataOptions {
         deflate: opts.deflate.filter(|&level| level > 0),
@@ -74,10 +72,25 @@ fn stream(
     writer
         .define(schema)
         .map_err(|source| OutputError::Output { path: name, source })?;
-    Ok(writer)
+    Ok(Sink::Other(Box::new(writer)))
 }
 
-#[cfg(test)]
+/// Without the ncstream crate, no stream is written.
+#[cfg(not(feature = "ncstream"))]
+fn stream(
+    _out: Box<dyn Write + Send>,
+    location: &Path,
+    _schema: &Schema,
+    _opts: &CreateOptions,
+) -> Result<Sink, OutputError> {
+    Err(OutputError::Unsupported {
+        path: location.display().to_string(),
+        format: "ncstream",
+        reason: "this nctk was built without the `ncstream` feature".into(),
+    })
+}
+
+#[cfg(all(test, feature = "ncstream"))]
 mod tests {
     use super::*;
     use std::sync::Arc;

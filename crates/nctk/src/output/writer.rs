@@ -13,6 +13,7 @@ use nctk_store::bytes::MemSink;
 use nctk_zarr::write::ReadWriteStore;
 
 use super::OutputError;
+use crate::formats::CreateRequest;
 use crate::{Container, StoreLayout, StoreOptions};
 
 /// How a dataset is written, beyond its format and definitions
@@ -77,44 +78,35 @@ pub(crate) fn classic_version(container: Container) -> Option<Version> {
 pub(crate) enum Sink {
     /// A classic file written in place (or in its temporary).
     Classic(ClassicWriter),
-    /// A classic file built in memory (`nccopy -w`).
-    Memory(InMemory),
-    /// An NCZarr / Zarr store.
-    Store(crate::StoreWriter),
-    /// An ncstream, to a file or standard output.
-    NcStream(super::ncstream::StreamWriter),
     /// A block-compressed classic file.
     Compressed(super::compressed::CompressedWriter),
+    /// Any other format's writer (a store, an ncstream, a classic file
+    /// built in memory), which has nothing to sync before it finishes.
+    Other(Box<dyn DataSink>),
 }
 
 impl Sink {
     fn sink(&self) -> &dyn DataSink {
         match self {
             Sink::Classic(w) => w,
-            Sink::Memory(w) => w,
-            Sink::Store(w) => w,
-            Sink::NcStream(w) => w,
             Sink::Compressed(w) => w,
+            Sink::Other(w) => w.as_ref(),
         }
     }
 
     fn sink_mut(&mut self) -> &mut dyn DataSink {
         match self {
             Sink::Classic(w) => w,
-            Sink::Memory(w) => w,
-            Sink::Store(w) => w,
-            Sink::NcStream(w) => w,
             Sink::Compressed(w) => w,
+            Sink::Other(w) => w.as_mut(),
         }
     }
 
     fn boxed(self) -> Box<dyn DataSink> {
         match self {
             Sink::Classic(w) => Box::new(w),
-            Sink::Memory(w) => Box::new(w),
-            Sink::Store(w) => Box::new(w),
-            Sink::NcStream(w) => Box::new(w),
             Sink::Compressed(w) => Box::new(w),
+            Sink::Other(w) => w,
         }
     }
 
@@ -125,7 +117,7 @@ impl Sink {
         match self {
             Sink::Classic(w) => w.sync()?,
             Sink::Compressed(w) => w.sync()?,
-            _ => {}
+            Sink::Other(_) => {}
         }
         Ok(())
     }
@@ -176,11 +168,11 @@ impl DataSink for Sink {
 }
 
 /// Creates the output at `path` as `container` with every definition of
-/// `schema`, ready for data. `path` is where the bytes go (the copier passes
-/// a temporary name next to the final one, `target`, which an ncstream's
+/// `schema`, ready for data, through the format table's entry for
+/// `container`. `path` is where the bytes go (the copier passes a
+/// temporary name next to the final one, `target`, which an ncstream's
 /// header names); for [`Container::Zarr`] it is a store's directory or
-/// (`zip`) zip file, and each variable's storage follows
-/// [`CreateOptions::vars`].
+/// (`zip`) zip file.
 pub(crate) fn create_writer(
     path: &Path,
     target: &Path,
@@ -189,44 +181,33 @@ pub(crate) fn create_writer(
     schema: &Schema,
     opts: &CreateOptions,
 ) -> Result<Sink, OutputError> {
-    check_writable(path, container)?;
-    match classic_version(container) {
-        Some(version) => create_classic(path, target, version, schema, opts),
-        None if container == Container::NcStream => {
-            super::ncstream::create_file_stream(path, target, schema, opts).map(Sink::NcStream)
-        }
-        None => create_store_output(path, zip, schema, opts),
-    }
+    let request = CreateRequest {
+        path,
+        target,
+        zip,
+        container,
+        schema,
+        options: opts,
+    };
+    crate::formats::entry(container).create(&request)
 }
 
 /// Checks that [`crate::create_with`] can write `container` (before any other
 /// work, as nccopy refuses the output first).
 pub fn check_writable(path: &Path, container: Container) -> Result<(), OutputError> {
-    match container {
-        Container::Hdf5 => Err(OutputError::Unsupported {
-            path: path.display().to_string(),
-            format: "netCDF-4",
-            reason: "nctk does not write HDF5; name the output as an NCZarr store \
-                     (a URL such as file:///abs/out.zarr#mode=nczarr,file, or a path \
-                     ending in .zarr or .zip), or give -k classic, 64-bit offset or cdf5"
-                .into(),
-        }),
-        _ => Ok(()),
-    }
+    crate::formats::entry(container).check_writable(path)
 }
 
-fn create_store_output(
-    path: &Path,
-    zip: bool,
-    schema: &Schema,
-    opts: &CreateOptions,
-) -> Result<Sink, OutputError> {
+/// A new store at the request's path (a directory, or a zip file).
+pub(crate) fn create_store_output(request: &CreateRequest<'_>) -> Result<Sink, OutputError> {
+    let (path, opts) = (request.path, request.options);
     let layout = opts.layout.unwrap_or(StoreOptions::default().layout);
-    let store = crate::door::create_store(path, zip, layout).map_err(|e| OutputError::Output {
-        path: path.display().to_string(),
-        source: Box::new(e),
-    })?;
-    store_sink(store, path, schema, opts)
+    let store =
+        crate::door::create_store(path, request.zip, layout).map_err(|e| OutputError::Output {
+            path: path.display().to_string(),
+            source: e.into(),
+        })?;
+    store_sink(store, path, request.schema, opts)
 }
 
 /// A store writer of `schema` into `store` (named `path` in errors), each
@@ -250,20 +231,17 @@ pub(crate) fn store_sink(
         source,
     };
     let writer =
-        crate::StoreWriter::create(store, schema, &store_opts).map_err(|e| err(Box::new(e)))?;
-    Ok(Sink::Store(writer))
+        crate::StoreWriter::create(store, schema, &store_opts).map_err(|e| err(e.into()))?;
+    Ok(Sink::Other(Box::new(writer)))
 }
 
-/// A classic file written by [`ClassicWriter`] at `path`, or with `-w` in
-/// memory first ([`InMemory`]); block-compressed when `opts` asks
-/// ([`super::compressed`]; `target` is the output's name).
-fn create_classic(
-    path: &Path,
-    target: &Path,
-    version: Version,
-    schema: &Schema,
-    opts: &CreateOptions,
-) -> Result<Sink, OutputError> {
+/// A classic file written by [`ClassicWriter`] at the request's path, or
+/// with `-w` in memory first ([`InMemory`]); block-compressed when its
+/// options ask ([`super::compressed`]).
+pub(crate) fn create_classic(request: &CreateRequest<'_>) -> Result<Sink, OutputError> {
+    let (path, opts) = (request.path, request.options);
+    let version = classic_version(request.container).unwrap_or(Version::Cdf1);
+    let schema = request.schema;
     let fill = if opts.fill {
         FillMode::Fill
     } else {
@@ -271,22 +249,22 @@ fn create_classic(
     };
     let err = |e: nctk_classic::ClassicError| OutputError::Output {
         path: path.display().to_string(),
-        source: Box::new(e),
+        source: e.into(),
     };
     if let Some(options) = opts.compress {
         let modes = (fill, opts.in_memory);
-        return super::compressed::create(path, target, version, schema, modes, options)
+        return super::compressed::create(path, request.target, version, schema, modes, options)
             .map(Sink::Compressed);
     }
     if opts.in_memory {
         let image = Arc::new(MemSink::new());
         let writer = ClassicWriter::create_in_with_schema(image.clone(), schema, version, fill)
             .map_err(err)?;
-        return Ok(Sink::Memory(InMemory {
+        return Ok(Sink::Other(Box::new(InMemory {
             writer,
             image,
             path: path.to_path_buf(),
-        }));
+        })));
     }
     let sink = crate::door::create_file(path).map_err(|e| err(e.into()))?;
     let writer = ClassicWriter::create_in_with_schema(sink, schema, version, fill).map_err(err)?;

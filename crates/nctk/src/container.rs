@@ -1,0 +1,39 @@
+//! What holds a dataset: netCDF-C's dispatch (`NC_FORMATX_*`), kept apart
+//! from the dataset's netCDF [`Format`] (`NC_FORMAT_*`) as netCDF-C keeps it.
+
+use nctk_model::Format;
+
+/// What holds a dataset ([`crate::Dataset::container`]); each has one
+/// entry in the facade's format table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Container {
+    /// A classic binary file of this format (CDF-1, CDF-2 or CDF-5).
+    Classic(Format),
+    /// An HDF5 file holding netCDF-4.
+    Hdf5,
+    /// An NCZarr or Zarr v2 store (a directory, a zip archive, or an
+    /// object store).
+    Zarr,
+    /// An ncstream (netCDF-Java's streaming format): a whole stream
+    /// (`CDFS`, netCDF-Java's `MAGIC_START`) or the body of a cdmremote
+    /// header response (`MAGIC_HEADER` first). Its netCDF format is
+    /// [`Format::Netcdf4`]: the stream carries netCDF-Java's enhanced
+    /// data model.
+    NcStream,
+    /// A block-compressed classic file (`\x89NCB\r\n\x1a\n`,
+    /// `docs/formats/compressed-classic.md`): read as the classic file it
+    /// stands for, whose format is its netCDF format.
+    Compressed,
+    /// A dataset on a cdmremote server (`cdmremote:http://host/path`),
+    /// read by a request per read; its format is [`Format::Netcdf4`].
+    CdmRemote,
+}
+
+impl Container {
+    /// True for netCDF-Java's streaming model (an ncstream file or a
+    /// cdmremote server), whose `netCDF-4` names a data model, not a file.
+    pub fn is_stream(self) -> bool {
+        matches!(self, Container::NcStream | Container::CdmRemote)
+    }
+}

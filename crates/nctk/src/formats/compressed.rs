@@ -1,0 +1,46 @@
+//! Block-compressed classic files (`docs/formats/compressed-classic.md`):
+//! read as the classic file they stand for through a
+//! [`CompressedSource`], written by the output side's compressed writer.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use nctk_classic::compressed::{format::MAGIC, CompressedSource};
+use nctk_store::bytes::ByteSource;
+
+use super::classic::open_classic;
+use super::{open_error, FormatEntry};
+use crate::output::OutputError;
+use crate::{Container, Dataset, Error};
+
+/// The block-compressed classic entry.
+pub(super) struct Compressed;
+
+impl FormatEntry for Compressed {
+    fn name(&self) -> &'static str {
+        "block-compressed classic"
+    }
+
+    fn holds(&self, container: Container) -> bool {
+        container == Container::Compressed
+    }
+
+    fn recognise(&self, bytes: &[u8]) -> Option<Container> {
+        bytes.starts_with(&MAGIC).then_some(Container::Compressed)
+    }
+
+    fn open(&self, source: Arc<dyn ByteSource>, name: &str) -> Result<Dataset, Error> {
+        let decoded = CompressedSource::open(source).map_err(|e| open_error(name, e))?;
+        open_classic(Arc::new(decoded), name)
+    }
+
+    /// Written by the classic entry, as a classic format with
+    /// compression options ([`crate::ClassicOptions::compress`]).
+    fn check_writable(&self, path: &Path) -> Result<(), OutputError> {
+        Err(OutputError::Unsupported {
+            path: path.display().to_string(),
+            format: self.name(),
+            reason: "create a classic format with compression options instead".into(),
+        })
+    }
+}
