@@ -183,7 +183,9 @@ mod tests {
         ] {
             let e = match url::parse(url) {
                 Ok(parsed) => match parsed.target {
-                    Target::Bytes(bare) => source(&bare, &parsed.fragment, url).unwrap_err(),
+                    Target::Bytes(bare) => {
+                        source(&bare, &parsed.fragment, url, &OpenOptions::default()).unwrap_err()
+                    }
                     other => panic!("{url}: {other:?}"),
                 },
                 Err(e) => open_error(url, e),
