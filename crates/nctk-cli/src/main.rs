@@ -167,7 +167,7 @@ fn remove_temporaries_on_signals() {
     };
     std::thread::spawn(move || {
         if let Some(signal) = signals.forever().next() {
-            nctk::output::remove_temporaries();
+            nctk_tools::remove_temporaries();
             std::process::exit(128 + signal);
         }
     });

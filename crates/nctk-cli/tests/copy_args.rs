@@ -62,7 +62,7 @@ fn copies_to_stores_and_back() {
     let x = s.add_dim(r, "x", 4, false).unwrap();
     let v = s.add_var(r, "v", nctk_model::DataType::Int, &[x]).unwrap();
     let mut w = nctk_classic::ClassicWriter::create_in_with_schema(
-        nctk::door::create_file(&input).unwrap(),
+        std::sync::Arc::new(nctk_store::bytes::FileSink::create(&input).unwrap()),
         &s,
         nctk_classic::Version::Cdf1,
         nctk_classic::FillMode::NoFill,

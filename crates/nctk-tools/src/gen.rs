@@ -13,7 +13,7 @@
 use std::path::{Path, PathBuf};
 
 use nctk::model::KindNames;
-use nctk::output::{output_error, OutputError};
+use nctk::OutputError;
 use nctk::{Container, CreateOptions, Format};
 use nctk_cdl::parse::{check_format, parse, parse_with, CdlDataset, CdlError, ParseOptions};
 use nctk_model::Selection;
@@ -185,7 +185,7 @@ pub fn write_output(
         vars: (container == Container::Zarr).then(|| store_options(ds, no_fill).vars),
         ..CreateOptions::default()
     };
-    let err = |e| output_error(output, e);
+    let err = |e: nctk::Error| e.into_output(output);
     let mut def = nctk::create_with(output, kind, opts).map_err(err)?;
     def.define_all(&ds.schema).map_err(err)?;
     let mut out = def.end_define().map_err(err)?;
@@ -222,7 +222,7 @@ fn store_hint(path: &Path) -> String {
 /// fragment with `mode=`, or a path ending in `.zarr` or `.zip`.
 /// (The same rule `nctk copy` uses: [`nctk::is_store_target`].)
 pub fn is_store_target(out: &str) -> bool {
-    nctk::is_store_target(std::path::Path::new(out))
+    nctk::Container::for_output(std::path::Path::new(out), Format::Netcdf4) == Container::Zarr
 }
 
 /// The store options the CDL's special attributes ask for: `_ChunkSizes`,

@@ -9,3 +9,7 @@ pub mod dump;
 mod enhanced;
 pub mod gen;
 pub mod validate;
+
+/// Removes the temporaries of outputs being written (`nctk gen`, `nctk
+/// copy`), for a signal handler before the process ends.
+pub use nctk::remove_temporaries;

@@ -7,8 +7,8 @@ use std::path::Path;
 use std::process::Command;
 
 use copy_support::{entries, kind, sample, watched};
-use nctk::output::OutputError;
 use nctk::Format;
+use nctk::OutputError;
 use nctk_classic::{ClassicWriter, FillMode, Version};
 use nctk_model::{DataSource, DataType, GroupId, Schema, Selection};
 use nctk_tools::copy::{copy, copy_source, CopyError, CopyOptions, NoProgress, VarList};

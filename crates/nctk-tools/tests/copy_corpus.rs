@@ -13,8 +13,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use copy_support::{dump_body, dump_body_as};
-use nctk::output::OutputError;
 use nctk::Format;
+use nctk::OutputError;
 use nctk_model::{Schema, Selection, Values, VarId};
 use nctk_test_support::{peer, require};
 use nctk_tools::copy::{copy, CopyError, CopyOptions, NoProgress};

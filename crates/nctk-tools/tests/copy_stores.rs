@@ -8,8 +8,8 @@ mod copy_support;
 use std::path::{Path, PathBuf};
 
 use copy_support::{dump_body, dump_body_as, entries, kind, sample, watched};
-use nctk::output::OutputError;
 use nctk::Format;
+use nctk::OutputError;
 use nctk::{CreateOptions, StoreVarOptions};
 use nctk_classic::Version;
 use nctk_model::{DataSource, DataType, GroupId, Schema, Selection, Values};

@@ -1,7 +1,11 @@
 //! What holds a dataset: netCDF-C's dispatch (`NC_FORMATX_*`), kept apart
 //! from the dataset's netCDF [`Format`] (`NC_FORMAT_*`) as netCDF-C keeps it.
 
+use std::path::Path;
+
 use nctk_model::Format;
+
+use crate::OutputError;
 
 /// What holds a dataset ([`crate::Dataset::container`]); each has one
 /// entry in the facade's format table.
@@ -35,5 +39,32 @@ impl Container {
     /// cdmremote server), whose `netCDF-4` names a data model, not a file.
     pub fn is_stream(self) -> bool {
         matches!(self, Container::NcStream | Container::CdmRemote)
+    }
+}
+
+impl Container {
+    /// What [`crate::create`] makes for a dataset of `format` at `target`:
+    /// an ncstream when `target` names one (a `.ncs` path or `-`, standard
+    /// output) whatever the format; a classic file for the classic
+    /// formats; for netCDF-4, an NCZarr store when `target` names one (a
+    /// netCDF-C URL, a path ending in `.zarr` or `.zip`), else an HDF5
+    /// file.
+    pub fn for_output(target: &Path, format: Format) -> Container {
+        if crate::output::is_ncstream_target(target) {
+            Container::NcStream
+        } else if format.is_cdf() {
+            Container::Classic(format)
+        } else if crate::create_zarr::is_store_target(target) {
+            Container::Zarr
+        } else {
+            Container::Hdf5
+        }
+    }
+
+    /// Refuses an output of this container at `target` when nctk cannot
+    /// write it there (an HDF5 file; a block-compressed file that is not a
+    /// single local file), naming why; as nccopy, before any other work.
+    pub fn check_output(self, target: &Path) -> Result<(), OutputError> {
+        crate::formats::entry(self).check_writable(target)
     }
 }

@@ -16,7 +16,7 @@ pub use nctk_zarr::{
 /// True when an output named `target` is an NCZarr / Zarr store rather
 /// than a single file: a URL (`file:///abs/x.zarr#mode=nczarr,file`), a
 /// `#mode=` fragment, or a path ending in `.zarr` or `.zip`.
-pub fn is_store_target(target: &Path) -> bool {
+pub(crate) fn is_store_target(target: &Path) -> bool {
     let Some(text) = target.to_str() else {
         return false;
     };

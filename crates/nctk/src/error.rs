@@ -79,6 +79,19 @@ pub enum Error {
 }
 
 impl Error {
+    /// The error as an output's: an [`Error::Output`] as it is, any other
+    /// told of `target` (tools whose errors are [`OutputError`]s take the
+    /// library's through it).
+    pub fn into_output(self, target: &std::path::Path) -> crate::OutputError {
+        match self {
+            Error::Output(e) => e,
+            e => crate::OutputError::Output {
+                path: target.display().to_string(),
+                source: Box::new(e),
+            },
+        }
+    }
+
     /// What kind of failure this is (a missing file, a corrupt one, a bad
     /// argument, something not supported yet, ...), read from the
     /// structured error of the format or store that failed.

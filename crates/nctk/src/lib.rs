@@ -42,23 +42,24 @@
 mod container;
 mod create_zarr;
 mod dataset;
-pub mod door;
+mod door;
 mod error;
 mod extent;
 mod formats;
 mod group;
 mod open;
-pub mod output;
+mod output;
 mod validate;
 mod write;
 
 pub use container::Container;
 pub(crate) use create_zarr::StoreWriter;
 pub use create_zarr::{
-    is_store_target, store_default_chunks, store_string_width, StoreLayout, StoreOptions,
-    StoreVarOptions, STORE_DEFAULT_STRING_WIDTH,
+    store_default_chunks, store_string_width, StoreLayout, StoreOptions, StoreVarOptions,
+    STORE_DEFAULT_STRING_WIDTH,
 };
 pub use dataset::{Dataset, Variable};
+pub use door::local_path;
 pub use error::{Error, ErrorKind};
 pub use extent::{Extent, Extents, IntoExtent, IntoExtents};
 pub use group::{Dimension, Group};
@@ -73,10 +74,16 @@ pub use nctk_classic::Version as ClassicVersion;
 pub use nctk_codec as codec;
 pub use nctk_model as model;
 pub use nctk_model::Format;
+/// Settings of requests to object stores and HTTP servers
+/// ([`OpenOptions::remote`]).
+#[cfg(feature = "cloud")]
+pub use nctk_store_object::RemoteOptions;
 pub use open::{kind, open, open_bytes, open_mem, open_with, OpenOptions};
-pub use output::{compress_classic, compress_classic_dataset, CreateOptions};
+pub use output::{
+    compress_classic, compress_classic_dataset, remove_temporaries, CreateOptions, OutputError,
+};
 pub use validate::{validate, validate_report, Finding, Severity, ValidationReport};
 pub use write::{
-    append, classic_format_for, container_for, create, create_with, create_with_fill, AttrValue,
-    DatasetDef, DatasetMut, VarDef,
+    append, classic_format_for, create, create_with, create_with_fill, AttrValue, DatasetDef,
+    DatasetMut, VarDef,
 };

@@ -26,7 +26,7 @@ pub struct OpenOptions {
     /// retries, concurrency, the largest object read whole); `None`: from
     /// the environment (`NCTK_*` variables, docs/cloud.md).
     #[cfg(feature = "cloud")]
-    pub remote: Option<nctk_store_object::RemoteOptions>,
+    pub remote: Option<crate::RemoteOptions>,
 }
 
 impl OpenOptions {
@@ -43,7 +43,7 @@ impl OpenOptions {
 
     /// Sets [`OpenOptions::remote`].
     #[cfg(feature = "cloud")]
-    pub fn remote(mut self, options: nctk_store_object::RemoteOptions) -> OpenOptions {
+    pub fn remote(mut self, options: crate::RemoteOptions) -> OpenOptions {
         self.remote = Some(options);
         self
     }

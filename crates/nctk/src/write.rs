@@ -77,7 +77,7 @@ pub fn create_with(
     opts: CreateOptions,
 ) -> Result<DatasetDef, Error> {
     let target = target.as_ref();
-    let container = container_for(target, format);
+    let container = Container::for_output(target, format);
     if opts.compress.is_some() {
         check_compressed_target(target)?;
         if !format.is_cdf() {
@@ -104,22 +104,6 @@ pub fn create_with(
         defs: defs.map_err(|e| define_error(target, e))?,
         next: Next::Create { container, opts },
     })
-}
-
-/// What holds a dataset of `format` at `target`: an ncstream when `target`
-/// names one (a `.ncs` path or `-`, standard output) whatever the format; a
-/// classic file for the classic formats; for netCDF-4, an NCZarr store when
-/// `target` names one, else an HDF5 file (which nctk cannot write).
-pub fn container_for(target: &Path, format: Format) -> Container {
-    if crate::output::is_ncstream_target(target) {
-        Container::NcStream
-    } else if format.is_cdf() {
-        Container::Classic(format)
-    } else if crate::is_store_target(target) {
-        Container::Zarr
-    } else {
-        Container::Hdf5
-    }
 }
 
 /// The first classic format, CDF-1, then CDF-2 (64-bit offsets), then

@@ -36,14 +36,7 @@ fn read_native(src: &dyn DataSource, var: VarId, sel: &Selection, want: &Values)
 }
 
 fn is_classic(path: &Path) -> bool {
-    let mut magic = [0u8; 4];
-    std::fs::File::open(path)
-        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut magic))
-        .is_ok()
-        && matches!(
-            nctk::detect_magic(&magic),
-            Some(nctk::Container::Classic(_))
-        )
+    nctk::open(path).is_ok_and(|d| matches!(d.container(), Some(nctk::Container::Classic(_))))
 }
 
 #[test]

@@ -116,7 +116,7 @@ impl CompressFlags<'_> {
 /// URL, an ncstream) and the copy options that mean nothing for one
 /// (`-c`, `-F`: netCDF-4 storage).
 pub(crate) fn check_options(opts: &CopyOptions, output: &Path) -> Result<(), CopyError> {
-    nctk::output::check_compressed_target(output)?;
+    Container::Compressed.check_output(output)?;
     if !opts.chunkspecs.is_empty() || opts.wants_filters() {
         return Err(CopyError::Option(
             "-c and -F choose netCDF-4 storage; -k compressed takes --codec, -d (the codec's \
@@ -156,7 +156,7 @@ pub(crate) fn copy_direct(
     progress.start(total);
     let result = nctk::compress_classic_dataset(dataset, output, options);
     progress.finish();
-    result.map_err(|e| nctk::output::output_error(output, e))?;
+    result.map_err(|e| e.into_output(output))?;
     Ok(CopySummary {
         kind: input.kind(),
         variables: plan.vars.len(),

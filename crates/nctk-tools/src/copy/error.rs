@@ -104,7 +104,7 @@ pub enum CopyError {
     /// Creating, writing, finishing or renaming the output into place
     /// failed (or its format cannot be written yet).
     #[error(transparent)]
-    Output(#[from] nctk::output::OutputError),
+    Output(#[from] nctk::OutputError),
     /// File-system work on the input (reading it whole) failed.
     #[error("{path}: {op}: {source}")]
     Io {

@@ -61,8 +61,7 @@ use input::Input;
 use plan::elem_size;
 use slab::{ChunkedSlabs, Slabs};
 
-use nctk::output::{check_writable, is_ncstream_target, output_error};
-use nctk::{container_for, is_store_target, Container, CreateOptions, DatasetMut, Format};
+use nctk::{Container, CreateOptions, DatasetMut, Format};
 use storage::store_var_options;
 
 /// What a finished copy did.
@@ -92,12 +91,7 @@ pub fn copy(
     progress: &mut dyn Progress,
 ) -> Result<CopySummary, CopyError> {
     let (input, output) = (input.as_ref(), output.as_ref());
-    if input == output
-        || same_file(
-            &nctk::door::local_path(input),
-            &nctk::door::local_path(output),
-        )
-    {
+    if input == output || same_file(&nctk::local_path(input), &nctk::local_path(output)) {
         return Err(CopyError::SameFile);
     }
     let source = Input::open(input, opts.read_in_memory)?;
@@ -166,19 +160,19 @@ fn output_format(
         // into netCDF-4 classic model output when no kind is given.
         None if opts.wants_filters() => Format::Netcdf4,
         // An ncstream carries netCDF-Java's enhanced data model.
-        None if is_ncstream_target(output) => Format::Netcdf4,
+        None if Container::for_output(output, in_kind) == Container::NcStream => Format::Netcdf4,
         None if in_kind.is_cdf() && opts.wants_netcdf4_features() => Format::Netcdf4Classic,
-        None if is_store_target(output) && in_kind.is_cdf() => Format::Netcdf4,
+        None if is_store(output) && in_kind.is_cdf() => Format::Netcdf4,
         // An ncstream's netCDF-4 is a data model, not an HDF5 file nctk
         // could write: a file output gets the first classic kind the
         // definitions fit.
-        None if input.is_stream() && container_for(output, in_kind) == Container::Hdf5 => {
+        None if input.is_stream() && Container::for_output(output, in_kind) == Container::Hdf5 => {
             first_classic_fit(input, classic_text)
         }
         None => in_kind,
     };
-    let container = container_for(output, kind);
-    if kind.is_cdf() && is_store_target(output) {
+    let container = Container::for_output(output, kind);
+    if kind.is_cdf() && is_store(output) {
         return Err(CopyError::Option(format!(
             "{}: a {} file cannot be written as an NCZarr/Zarr store (a URL, .zarr or .zip)",
             output.display(),
@@ -186,6 +180,12 @@ fn output_format(
         )));
     }
     Ok((kind, container))
+}
+
+/// True when `output` names an NCZarr / Zarr store (what a netCDF-4
+/// dataset written there would be).
+fn is_store(output: &Path) -> bool {
+    Container::for_output(output, Format::Netcdf4) == Container::Zarr
 }
 
 fn run(
@@ -212,7 +212,7 @@ fn run(
     }
     let classic_text = input.classic_text_schema();
     let (kind, container) = output_format(input, classic_text.as_ref(), output, opts)?;
-    check_writable(output, container)?;
+    container.check_output(output)?;
     // netCDF-Java writes a stream's text attributes as char text to the
     // files it writes (netCDF-3 and netCDF-4 alike); so do classic files
     // and stores here.
@@ -257,7 +257,7 @@ fn run(
         compress: opts.compress,
         ..CreateOptions::default()
     };
-    let err = |e| output_error(output, e);
+    let err = |e: nctk::Error| e.into_output(output);
     let mut def = nctk::create_with(output, kind, wopts).map_err(err)?;
     def.define_all(&plan.schema).map_err(err)?;
     let mut out = def.end_define().map_err(err)?;
@@ -329,7 +329,7 @@ fn copy_data(
                 })?;
             writer
                 .write(v.output, &sel, &buf)
-                .map_err(|e| output_error(out_name, e))?;
+                .map_err(|e| e.into_output(out_name))?;
             progress.advance(&v.name, sel.num_elements().unwrap_or(0) * size);
         }
         Ok::<(), CopyError>(())

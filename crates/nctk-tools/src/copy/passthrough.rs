@@ -68,7 +68,7 @@ pub(crate) fn copy_var(
         var: v.name.clone(),
         source,
     };
-    let write_err = |e| nctk::output::output_error(out_name, e);
+    let write_err = |e: nctk::Error| e.into_output(out_name);
     let elem = super::elem_size(source.schema().var(v.input).dtype);
     let chunk_bytes = chunks.iter().product::<u64>().saturating_mul(elem).max(1);
     let per_batch = (batch_bytes / chunk_bytes).clamp(1, MAX_BATCH) as usize;

@@ -144,6 +144,7 @@ impl S3Location {
     /// The region the URL alone names, else netCDF-C's default `us-east-1`
     /// (the region used is `nctk_store_object::aws::resolve(&self.target())`'s,
     /// which also reads the profile, the rc files and the environment).
+    #[cfg(test)]
     pub fn effective_region(&self) -> &str {
         self.region.as_deref().unwrap_or("us-east-1")
     }

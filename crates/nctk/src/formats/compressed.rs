@@ -34,13 +34,9 @@ impl FormatEntry for Compressed {
         open_classic(Arc::new(decoded), name)
     }
 
-    /// Written by the classic entry, as a classic format with
-    /// compression options ([`crate::ClassicOptions::compress`]).
+    /// A single local file (written by the classic entry, as a classic
+    /// format with compression options).
     fn check_writable(&self, path: &Path) -> Result<(), OutputError> {
-        Err(OutputError::Unsupported {
-            path: path.display().to_string(),
-            format: self.name(),
-            reason: "create a classic format with compression options instead".into(),
-        })
+        crate::output::check_compressed_target(path)
     }
 }

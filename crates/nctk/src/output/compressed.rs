@@ -55,7 +55,7 @@ pub(crate) struct CompressedWriter {
 /// Refuses a block-compressed output that is not a single local file: a
 /// store, a URL, an ncstream or standard output.
 pub fn check_target(output: &Path) -> Result<(), OutputError> {
-    let reason = if crate::is_store_target(output) || door::looks_like_url(output) {
+    let reason = if crate::create_zarr::is_store_target(output) || door::looks_like_url(output) {
         "it names a store or a URL; a block-compressed classic file is a single local file \
          (name a path such as out.ncb)"
     } else if super::is_ncstream_target(output) {

@@ -31,7 +31,7 @@ pub(crate) use writer::{
     classic_version, create_classic, create_store_output, create_writer, Sink,
 };
 
-use crate::{door, Container, Error};
+use crate::{door, Container};
 
 /// An output being written: under a temporary name ([`SafeOutput`]),
 /// made by [`create_output`] and renamed into place by
@@ -155,19 +155,6 @@ impl Output {
     }
 }
 
-/// `error` as the output's error: an [`Error::Output`] as it is, any other
-/// told of `target`. The tools, whose errors are [`OutputError`]s, take
-/// the library's through it.
-pub fn output_error(target: &Path, error: Error) -> OutputError {
-    match error {
-        Error::Output(e) => e,
-        e => OutputError::Output {
-            path: target.display().to_string(),
-            source: e.into(),
-        },
-    }
-}
-
 /// Where the store `output` (a path or a netCDF-C URL, S3 included) goes;
 /// a URL nctk cannot write (`#mode=bytes`, ...) is refused naming why.
 pub(crate) fn store_target(output: &Path) -> Result<door::StoreTarget, OutputError> {
@@ -241,7 +228,7 @@ fn create_object_output(
     schema: &Schema,
     opts: &CreateOptions,
 ) -> Result<Output, OutputError> {
-    let store = door::create_object_store(object).map_err(|e| output_error(output, e))?;
+    let store = door::create_object_store(object).map_err(|e| e.into_output(output))?;
     let sink = writer::store_sink(store, output, schema, opts)?;
     Ok(Output {
         sink: Some(sink),

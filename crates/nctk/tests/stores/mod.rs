@@ -1,11 +1,16 @@
 //! Zarr stores on disk for the facade's tests and benchmarks, made and
-//! opened through the door (`nctk::door`) as `nctk::open`/`nctk copy` do.
+//! opened with the store and Zarr crates (directory and zip stores, laid
+//! out as `nctk::create` lays them out).
 #![allow(dead_code)] // each test file uses some of these
 
 use std::path::Path;
 
-use nctk::door::{self, Opened};
+use std::sync::Arc;
+
 use nctk::model::Schema;
+use nctk_store::bytes::FileSink;
+use nctk_store::kv::{DirectoryStore, ReadListStore, StagedZipStore, ZipStore};
+use nctk_zarr::write::ReadWriteStore;
 use nctk_zarr::{WriteOptions, ZarrOptions, ZarrReader, ZarrWriter};
 
 /// Reads the directory or zip store at `path` with `opts`.
@@ -14,10 +19,12 @@ pub fn open_path(
     opts: ZarrOptions,
 ) -> Result<ZarrReader, Box<dyn std::error::Error + Send + Sync>> {
     let path = path.as_ref();
-    match door::open_target(path)? {
-        Opened::Store { store, .. } => Ok(ZarrReader::open(store, opts)?),
-        other => Err(format!("{}: not a store: {other:?}", path.display()).into()),
-    }
+    let store: Arc<dyn ReadListStore> = if path.is_dir() {
+        Arc::new(DirectoryStore::open(path)?)
+    } else {
+        Arc::new(ZipStore::open_file(path)?)
+    };
+    Ok(ZarrReader::open(store, opts)?)
 }
 
 fn create(
@@ -26,7 +33,23 @@ fn create(
     schema: &Schema,
     opts: &WriteOptions,
 ) -> Result<ZarrWriter, Box<dyn std::error::Error + Send + Sync>> {
-    let store = door::create_store(path, zip, opts.layout)?;
+    let store: Arc<dyn ReadWriteStore> = if zip {
+        // Staged beside the archive; NCZarr layouts put the dataset under
+        // a directory named after the file, as netCDF-C does.
+        let top_dir = path
+            .file_stem()
+            .and_then(|s| opts.layout.zip_dir(&s.to_string_lossy()));
+        let mut scratch = path.as_os_str().to_owned();
+        scratch.push(".partial");
+        let sink = Arc::new(FileSink::create(path)?);
+        Arc::new(StagedZipStore::in_directory(
+            std::path::PathBuf::from(scratch),
+            sink,
+            top_dir.as_deref(),
+        )?)
+    } else {
+        Arc::new(DirectoryStore::create(path)?)
+    };
     Ok(ZarrWriter::create(store, schema, opts)?)
 }
 
