@@ -54,7 +54,7 @@ mod write;
 pub(crate) use create_zarr::StoreWriter;
 pub use create_zarr::{
     is_store_target, store_default_chunks, store_string_width, StoreLayout, StoreOptions,
-    StoreVarOptions, STORE_DEFAULT_STRING_WIDTH,
+    STORE_DEFAULT_STRING_WIDTH,
 };
 pub use dataset::{Dataset, Variable};
 pub use detect::{detect_magic, kind, Container};
