@@ -8,8 +8,8 @@ use crate::Version;
 use nctk_model::bytes::try_as_bytes_mut;
 use nctk_model::convert::values_to_vec;
 use nctk_model::{
-    DataSource, DataType, Endianness, GroupId, NcValue, Schema, Selection, SourceError, Values,
-    VarId, VarStorage,
+    DataSource, DataType, Endianness, GroupId, Layout, NcValue, Schema, Selection, SourceError,
+    Values, VarId, VarStorage,
 };
 use nctk_store::bytes::{ByteSource, MemSource};
 use std::sync::Arc;
@@ -130,6 +130,7 @@ pub(crate) fn schema_of(
             })?;
         }
         schema.var_mut(id).storage = VarStorage {
+            layout: Layout::Contiguous,
             endianness: Some(Endianness::Big),
             ..VarStorage::default()
         };

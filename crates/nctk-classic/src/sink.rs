@@ -41,6 +41,18 @@ impl DataSink for ClassicWriter {
         Ok(())
     }
 
+    /// The caller's slice is written from as it is (byte-swapped in
+    /// chunks when of the variable's type).
+    fn write_native(
+        &mut self,
+        var: VarId,
+        selection: &Selection,
+        values: nctk_model::NativeRef<'_>,
+    ) -> Result<(), SinkError> {
+        nctk_model::with_native_ref!(values, v => self.write_from(var, selection, v))?;
+        Ok(())
+    }
+
     fn finish(self: Box<Self>) -> Result<(), SinkError> {
         self.close()?;
         Ok(())

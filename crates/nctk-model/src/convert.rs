@@ -6,7 +6,7 @@
 //! C does. `char` converts only to and from text and raw bytes (`u8`/`i8`);
 //! `string` only to itself ([`ModelError::IncompatibleTypes`], `NC_ECHAR`).
 
-use crate::{DataType, ModelError, NativeMut, Values};
+use crate::{DataType, ModelError, NativeMut, NativeRef, Values};
 
 /// Evaluates `$body` with `$v` bound to the numeric slice inside `$values`;
 /// `$other` handles char and string.
@@ -62,6 +62,8 @@ pub trait NcValue: Copy + Send + Sync + 'static {
     fn as_native(values: &Values) -> Option<&[Self]>;
     /// A caller's slice of this type as a buffer to read into.
     fn native_mut(slice: &mut [Self]) -> NativeMut<'_>;
+    /// A caller's slice of this type as values to write from.
+    fn native_ref(slice: &[Self]) -> NativeRef<'_>;
 }
 
 macro_rules! int_value {
@@ -99,6 +101,9 @@ macro_rules! int_value {
             }
             fn native_mut(slice: &mut [Self]) -> NativeMut<'_> {
                 NativeMut::$dtype(slice)
+            }
+            fn native_ref(slice: &[Self]) -> NativeRef<'_> {
+                NativeRef::$dtype(slice)
             }
         }
     };
@@ -142,6 +147,9 @@ impl NcValue for f32 {
     fn native_mut(slice: &mut [Self]) -> NativeMut<'_> {
         NativeMut::Float(slice)
     }
+    fn native_ref(slice: &[Self]) -> NativeRef<'_> {
+        NativeRef::Float(slice)
+    }
 }
 
 impl NcValue for f64 {
@@ -172,6 +180,9 @@ impl NcValue for f64 {
     }
     fn native_mut(slice: &mut [Self]) -> NativeMut<'_> {
         NativeMut::Double(slice)
+    }
+    fn native_ref(slice: &[Self]) -> NativeRef<'_> {
+        NativeRef::Double(slice)
     }
 }
 

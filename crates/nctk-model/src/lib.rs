@@ -57,6 +57,7 @@ mod error;
 mod format;
 pub mod name;
 mod native_mut;
+mod native_ref;
 mod schema;
 mod selection;
 mod sink;
@@ -72,6 +73,7 @@ pub use convert::NcValue;
 pub use error::ModelError;
 pub use format::{Format, KindNames};
 pub use native_mut::NativeMut;
+pub use native_ref::NativeRef;
 pub use schema::{
     Attribute, DimId, Dimension, Endianness, Group, GroupId, Layout, Schema, VarId, VarStorage,
     Variable,

@@ -70,8 +70,14 @@ pub struct Dimension {
 /// `_ChunkSizes` special attributes of `ncdump -s`).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub enum Layout {
-    /// One contiguous block (classic files; unchunked netCDF-4 variables).
+    /// Not set: the writer chooses (a store: netCDF-C's default chunking;
+    /// a classic file: contiguous). What a variable defined without
+    /// [`VarStorage`] settings has; readers never report it.
     #[default]
+    Unset,
+    /// One contiguous block (classic files; unchunked netCDF-4 variables).
+    /// A store holds it as one chunk covering the whole variable, as
+    /// netCDF-C's NCZarr does.
     Contiguous,
     /// Chunked with these chunk lengths, one per dimension.
     Chunked(Vec<u64>),
@@ -88,41 +94,65 @@ pub enum Endianness {
     Big,
 }
 
-/// Read-only storage facts about a variable, as `ncdump -s` shows them.
-/// Format crates fill this in; the model never interprets it.
+/// How one variable is stored: the one storage vocabulary of nctk, what
+/// every reader reports (`ncdump -s`'s special attributes) and what every
+/// writer takes from the schema it is given (`schema.var(id).storage`).
 ///
-/// How each format fills it: the classic reader sets `layout` (always
-/// contiguous) and nothing else; the Zarr reader sets `layout` (chunked),
-/// `codecs`, `filters` (NCZarr's `_Filter`), `endianness`, `string_width`
-/// and `fill_value`; the netCDF-4 (HDF5) reader sets `layout`, `filters`
-/// (only filters other than deflate, shuffle and fletcher32, in ncdump's
-/// `_Filter` text), `deflate_level`, `shuffle`, `fletcher32`, `endianness`
-/// and `no_fill`.
+/// Every field's default means "not set: the writer's default" (netCDF-C's
+/// defaults): [`Layout::Unset`], no filters, no deflate, no shuffle, no
+/// fletcher32, no codecs, the writer's byte order (little-endian), fill
+/// on, the writer's string width, netCDF's default fill value. A writer
+/// uses what its format holds and leaves out the rest without error (a
+/// classic file holds no chunking, filters or byte order, and is written
+/// contiguous and big-endian; netCDF-C's nccopy drops them so); the
+/// facade's define API (`nctk::VarDef`) refuses at the call what the
+/// dataset's format cannot hold, as netCDF-C's `nc_def_var_*` do.
+///
+/// How each reader fills it: the classic reader sets `layout` (always
+/// contiguous) and `endianness` (big); the Zarr reader sets `layout`
+/// (chunked), `codecs`, `filters` (NCZarr's `_Filter`), `endianness`,
+/// `string_width` and `fill_value`; the netCDF-4 (HDF5) reader sets
+/// `layout`, `filters` (only filters other than deflate, shuffle and
+/// fletcher32, in ncdump's `_Filter` text), `deflate_level`, `shuffle`,
+/// `fletcher32`, `endianness`, `no_fill` and `fill_value`; the ncstream
+/// reader sets `layout` (contiguous).
+///
+/// How a store writer (NCZarr / Zarr) takes it: `codecs`, when given, is
+/// the whole chain (the last codec the compressor) and the other filter
+/// fields are not used; else the chain is shuffle, `filters`, deflate,
+/// fletcher32 in netCDF-C's order. `no_fill` is recorded only (chunks
+/// never written read as fill either way).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct VarStorage {
-    /// Contiguous, chunked or compact.
+    /// Contiguous, chunked or compact; [`Layout::Unset`] leaves it to the writer.
     pub layout: Layout,
-    /// The `_Filter` text (HDF5 filter ids and parameters), if any.
+    /// The `_Filter` text (HDF5 filter ids and parameters, `"307,9|1,5"`),
+    /// if any; a store writer maps it to numcodecs as netCDF-C maps it.
     pub filters: Option<String>,
-    /// The deflate (zlib) level when the variable is deflated (`_DeflateLevel`).
+    /// The deflate (zlib) level 0..=9 when the variable is deflated (`_DeflateLevel`).
     pub deflate_level: Option<u32>,
     /// True when the shuffle filter is on (`_Shuffle = "true"`).
     pub shuffle: bool,
     /// True when the fletcher32 checksum filter is on (`_Fletcher32 = "true"`).
     pub fletcher32: bool,
-    /// The `_Codecs` text (numcodecs JSON), if any.
+    /// The `_Codecs` text (a numcodecs JSON list, or one codec), if any.
     pub codecs: Option<String>,
-    /// Stored byte order, where the format records one.
+    /// Stored byte order, where the format records one; `None`: the
+    /// writer's (little-endian for a store).
     pub endianness: Option<Endianness>,
-    /// True when the variable was written without fill (`_NoFill`).
+    /// True when the variable is (or was) written without fill (`_NoFill`).
     pub no_fill: bool,
     /// Bytes per element of a `string` variable stored at a fixed width
     /// (NCZarr and Zarr `|S<n>`; four per character for `<U<n>`), so a
-    /// copy can keep strings that long.
+    /// copy can keep strings that long. `None`: the writer's width (a
+    /// store: the one netCDF-C's `_nczarr_maxstrlen` /
+    /// `_nczarr_default_maxstrlen` attributes set, longer strings then
+    /// cut, else 128); a width set here refuses longer strings.
     pub string_width: Option<usize>,
     /// The fill value a format records apart from `_FillValue` (a Zarr
     /// array's `fill_value` when no `_FillValue` attribute gives one), so
-    /// a copy reads and writes the same fill.
+    /// a copy reads and writes the same fill; one value of the variable's
+    /// type. A `_FillValue` attribute takes precedence.
     pub fill_value: Option<Values>,
 }
 

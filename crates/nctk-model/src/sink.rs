@@ -1,6 +1,6 @@
 //! The write side's seam: [`DataSink`], the twin of [`crate::DataSource`].
 
-use crate::{ChunkCodec, Schema, Selection, SourceError, Values, VarId};
+use crate::{ChunkCodec, NativeRef, Schema, Selection, SourceError, Values, VarId};
 
 /// The error type of a [`DataSink`]: each format's own structured error,
 /// boxed (the same type as [`SourceError`]).
@@ -49,6 +49,19 @@ pub trait DataSink: Send {
         selection: &Selection,
         values: &Values,
     ) -> Result<(), SinkError>;
+
+    /// As [`write`](Self::write), from a caller's slice of a fixed-width
+    /// number type, which a sink with a borrowed path writes from without
+    /// copying it into [`Values`] (the classic and Zarr writers do). The
+    /// default copies it and calls `write`.
+    fn write_native(
+        &mut self,
+        var: VarId,
+        selection: &Selection,
+        values: NativeRef<'_>,
+    ) -> Result<(), SinkError> {
+        self.write(var, selection, &values.to_values())
+    }
 
     /// The chunk lengths `var` is stored in, when the output is chunked:
     /// writers of slabs (the copier) then cut them along chunk boundaries.

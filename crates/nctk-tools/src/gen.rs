@@ -16,7 +16,7 @@ use nctk::model::KindNames;
 use nctk::OutputError;
 use nctk::{Container, CreateOptions, Format};
 use nctk_cdl::parse::{check_format, parse, parse_with, CdlDataset, CdlError, ParseOptions};
-use nctk_model::Selection;
+use nctk_model::{Layout, Selection, VarId, VarStorage};
 
 use crate::enhanced::first_user_type;
 
@@ -182,12 +182,19 @@ pub fn write_output(
     }
     let opts = CreateOptions {
         fill: !no_fill,
-        vars: (container == Container::Zarr).then(|| store_options(ds, no_fill).vars),
         ..CreateOptions::default()
     };
+    // A store takes each variable's storage from the CDL; a classic file
+    // holds none of it (ncgen drops it so).
+    let mut schema = ds.schema.clone();
+    if container == Container::Zarr {
+        for v in ds.schema.var_ids() {
+            schema.var_mut(v).storage = var_storage(ds, v, no_fill);
+        }
+    }
     let err = |e: nctk::Error| e.into_output(output);
     let mut def = nctk::create_with(output, kind, opts).map_err(err)?;
-    def.define_all(&ds.schema).map_err(err)?;
+    def.define_all(&schema).map_err(err)?;
     let mut out = def.end_define().map_err(err)?;
     for v in ds.schema.var_ids() {
         let Some(values) = ds.var_data(v) else {
@@ -225,51 +232,40 @@ pub fn is_store_target(out: &str) -> bool {
     nctk::Container::for_output(std::path::Path::new(out), Format::Netcdf4) == Container::Zarr
 }
 
-/// The store options the CDL's special attributes ask for: `_ChunkSizes`,
-/// `_Storage = "contiguous"` (one chunk), `_DeflateLevel`, `_Shuffle`,
-/// `_Fletcher32`, `_Filter`, `_Codecs`, `_Endianness`, `_NoFill`; string
-/// variables get room for their longest value (at least netCDF-C's 128
-/// bytes) unless `_nczarr_maxstrlen` or `_nczarr_default_maxstrlen` sets
-/// their width, which then cuts longer values as ncgen does.
-pub fn store_options(ds: &CdlDataset, no_fill: bool) -> nctk::StoreOptions {
-    let vars = ds
-        .schema
-        .var_ids()
-        .map(|v| {
-            let sp = ds.var_special(v);
-            let mut chunk_sizes = sp.chunk_sizes.clone();
-            if sp.storage == Some(nctk_cdl::parse::Storage::Contiguous) && chunk_sizes.is_none() {
-                let shape = ds.schema.shape(v);
-                if !shape.is_empty() && !shape.contains(&0) {
-                    chunk_sizes = Some(shape);
-                }
-            }
-            let max_strlen = match ds.var_data(v) {
-                _ if nctk::store_string_width(&ds.schema, v).is_some() => None,
-                Some(nctk_model::Values::String(s)) => s
-                    .iter()
-                    .map(String::len)
-                    .max()
-                    .filter(|&n| n > nctk::STORE_DEFAULT_STRING_WIDTH),
-                _ => None,
-            };
-            nctk::StoreVarOptions {
-                chunk_sizes,
-                deflate_level: sp.deflate_level.map(|l| l.clamp(0, 9) as u32),
-                shuffle: sp.shuffle.unwrap_or(false),
-                fletcher32: sp.fletcher32.unwrap_or(false),
-                filter: sp.filter.clone(),
-                codecs: sp.codecs.clone(),
-                endianness: sp.endianness,
-                no_fill: no_fill || sp.no_fill.unwrap_or(false),
-                max_strlen,
-                fill_value: None,
-            }
-        })
-        .collect();
-    nctk::StoreOptions {
-        vars,
-        ..nctk::StoreOptions::default()
+/// The storage of `v` the CDL's special attributes ask for: `_ChunkSizes`,
+/// `_Storage = "contiguous"` (one chunk in a store), `_DeflateLevel`,
+/// `_Shuffle`, `_Fletcher32`, `_Filter`, `_Codecs`, `_Endianness`,
+/// `_NoFill` (and `no_fill` for every variable); a string variable gets
+/// room for its longest value (at least netCDF-C's 128 bytes) unless
+/// `_nczarr_maxstrlen` or `_nczarr_default_maxstrlen` sets its width,
+/// which then cuts longer values as ncgen does.
+pub fn var_storage(ds: &CdlDataset, v: VarId, no_fill: bool) -> VarStorage {
+    let sp = ds.var_special(v);
+    let layout = match (&sp.chunk_sizes, sp.storage) {
+        (Some(c), _) => Layout::Chunked(c.clone()),
+        (None, Some(nctk_cdl::parse::Storage::Contiguous)) => Layout::Contiguous,
+        _ => Layout::Unset,
+    };
+    let string_width = match ds.var_data(v) {
+        _ if nctk::store_string_width(&ds.schema, v).is_some() => None,
+        Some(nctk_model::Values::String(s)) => s
+            .iter()
+            .map(String::len)
+            .max()
+            .filter(|&n| n > nctk::STORE_DEFAULT_STRING_WIDTH),
+        _ => None,
+    };
+    VarStorage {
+        layout,
+        deflate_level: sp.deflate_level.map(|l| l.clamp(0, 9) as u32),
+        shuffle: sp.shuffle.unwrap_or(false),
+        fletcher32: sp.fletcher32.unwrap_or(false),
+        filters: sp.filter.clone(),
+        codecs: sp.codecs.clone(),
+        endianness: sp.endianness,
+        no_fill: no_fill || sp.no_fill.unwrap_or(false),
+        string_width,
+        fill_value: None,
     }
 }
 

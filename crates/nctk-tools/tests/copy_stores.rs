@@ -10,9 +10,8 @@ use std::path::{Path, PathBuf};
 use copy_support::{dump_body, dump_body_as, entries, kind, sample, watched};
 use nctk::Format;
 use nctk::OutputError;
-use nctk::{CreateOptions, StoreVarOptions};
 use nctk_classic::Version;
-use nctk_model::{DataSource, DataType, GroupId, Schema, Selection, Values};
+use nctk_model::{DataSource, DataType, GroupId, Layout, Schema, Selection, Values, VarStorage};
 use nctk_tools::copy::{copy, copy_source, CopyError, CopyOptions, NoProgress};
 
 /// Every file under `dir` with its bytes, sorted by path.
@@ -276,19 +275,14 @@ fn netcdf4_store(path: &Path) {
     let v = s.add_var(r, "v", DataType::UInt, &[x]).unwrap();
     let st = s.add_var(r, "s", DataType::String, &[x]).unwrap();
     let z = s.add_var(r, "z", DataType::Double, &[x]).unwrap();
-    let mut vars = vec![StoreVarOptions::default(); 3];
-    vars[2] = StoreVarOptions {
-        chunk_sizes: Some(vec![1500]),
+    s.var_mut(z).storage = VarStorage {
+        layout: Layout::Chunked(vec![1500]),
         codecs: Some(
             r#"[{"id":"blosc","cname":"zstd","clevel":3,"shuffle":2,"blocksize":0}]"#.into(),
         ),
-        ..StoreVarOptions::default()
+        ..VarStorage::default()
     };
-    let opts = CreateOptions {
-        vars: Some(vars),
-        ..CreateOptions::default()
-    };
-    let mut def = nctk::create_with(path, nctk::Format::Netcdf4, opts).unwrap();
+    let mut def = nctk::create(path, nctk::Format::Netcdf4).unwrap();
     def.define_all(&s).unwrap();
     let mut w = def.end_define().unwrap();
     w.write(

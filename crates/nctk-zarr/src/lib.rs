@@ -34,4 +34,4 @@ pub use attrs::{
 };
 pub use error::ZarrError;
 pub use reader::{ZarrOptions, ZarrReader};
-pub use write::{VarOptions, WriteError, WriteLayout, WriteOptions, ZarrWriter};
+pub use write::{WriteError, WriteLayout, WriteOptions, ZarrWriter};

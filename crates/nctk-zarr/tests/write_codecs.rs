@@ -12,15 +12,16 @@ use nctk_test_support::require;
 use std::path::Path;
 
 use nctk_model::{DataSource, DataType, GroupId, Schema, Selection, Values};
-use nctk_zarr::{VarOptions, WriteLayout, WriteOptions, ZarrOptions};
+use nctk_model::{Layout, VarStorage};
+use nctk_zarr::{WriteLayout, WriteOptions, ZarrOptions};
 use serde_json::Value;
 
 /// (variable name, type, options, netCDF-C has a plugin for every codec).
-fn chains() -> Vec<(&'static str, DataType, VarOptions, bool)> {
-    let opt = |f: &dyn Fn(&mut VarOptions)| {
-        let mut o = VarOptions {
-            chunk_sizes: Some(vec![2, 25]),
-            ..VarOptions::default()
+fn chains() -> Vec<(&'static str, DataType, VarStorage, bool)> {
+    let opt = |f: &dyn Fn(&mut VarStorage)| {
+        let mut o = VarStorage {
+            layout: Layout::Chunked(vec![2, 25]),
+            ..VarStorage::default()
         };
         f(&mut o);
         o
@@ -58,13 +59,13 @@ fn chains() -> Vec<(&'static str, DataType, VarOptions, bool)> {
         (
             "filter_bzip2",
             DataType::Int,
-            opt(&|o| o.filter = Some("307,9".into())),
+            opt(&|o| o.filters = Some("307,9".into())),
             true,
         ),
         (
             "filter_zstd",
             DataType::Float,
-            opt(&|o| o.filter = Some("32015,3".into())),
+            opt(&|o| o.filters = Some("32015,3".into())),
             true,
         ),
         (
@@ -72,7 +73,7 @@ fn chains() -> Vec<(&'static str, DataType, VarOptions, bool)> {
             DataType::Double,
             opt(&|o| {
                 o.shuffle = true;
-                o.filter = Some("32015,1".into());
+                o.filters = Some("32015,1".into());
             }),
             true,
         ),
@@ -150,17 +151,15 @@ fn write_store(
     let dt = s.add_dim(GroupId::ROOT, "t", t, false).unwrap();
     let dx = s.add_dim(GroupId::ROOT, "x", x, false).unwrap();
     let mut vars = vec![];
-    let mut opts = vec![];
     for (i, (name, ty, o, c_known)) in chains().into_iter().enumerate() {
         if keep(c_known) {
             let id = s.add_var(GroupId::ROOT, name, ty, &[dt, dx]).unwrap();
+            s.var_mut(id).storage = o;
             vars.push((id, name.to_string(), data(i, ty, (t * x) as usize)));
-            opts.push(o);
         }
     }
     let wo = WriteOptions {
         layout,
-        vars: opts,
         ..WriteOptions::default()
     };
     let mut w = stores::create_dir(path, &s, &wo).unwrap();

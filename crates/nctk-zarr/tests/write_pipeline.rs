@@ -7,11 +7,13 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-use nctk_model::{DataSource, DataType, GroupId, Schema, Selection, Values, VarId};
+use nctk_model::{
+    DataSource, DataType, GroupId, Layout, Schema, Selection, Values, VarId, VarStorage,
+};
 use nctk_store::kv::{
     Bytes, Capabilities, MemoryStore, ReadableStore, StoreError, StoreKey, WritableStore,
 };
-use nctk_zarr::{VarOptions, WriteOptions, ZarrOptions, ZarrReader, ZarrWriter};
+use nctk_zarr::{WriteOptions, ZarrOptions, ZarrReader, ZarrWriter};
 
 /// A memory store that counts chunks read back and writes, tracks how many puts
 /// run at once (each takes a moment), and can fail the put of one key.
@@ -78,16 +80,16 @@ fn schema() -> (Schema, VarId) {
     let y = s.add_dim(r, "y", 6, false).unwrap();
     let x = s.add_dim(r, "x", 8, false).unwrap();
     let v = s.add_var(r, "v", DataType::Int, &[t, y, x]).unwrap();
+    s.var_mut(v).storage = VarStorage {
+        layout: Layout::Chunked(vec![2, 3, 8]),
+        deflate_level: Some(1),
+        ..VarStorage::default()
+    };
     (s, v)
 }
 
 fn options() -> WriteOptions {
     WriteOptions {
-        vars: vec![VarOptions {
-            chunk_sizes: Some(vec![2, 3, 8]),
-            deflate_level: Some(1),
-            ..VarOptions::default()
-        }],
         // One chunk (96 bytes) fits; more would be stored early.
         cache_bytes: 100,
         ..WriteOptions::default()

@@ -5,9 +5,11 @@ mod stores;
 
 use std::sync::Arc;
 
-use nctk_model::{Attribute, DataSource, DataType, GroupId, Schema, Selection, Values, VarId};
+use nctk_model::{
+    Attribute, DataSource, DataType, GroupId, Layout, Schema, Selection, Values, VarId, VarStorage,
+};
 use nctk_store::kv::MemoryStore;
-use nctk_zarr::{VarOptions, WriteLayout, WriteOptions, ZarrOptions, ZarrReader, ZarrWriter};
+use nctk_zarr::{WriteLayout, WriteOptions, ZarrOptions, ZarrReader, ZarrWriter};
 
 const LAYOUTS: [WriteLayout; 4] = [
     WriteLayout::NcZarr,
@@ -18,13 +20,13 @@ const LAYOUTS: [WriteLayout; 4] = [
 
 /// A dataset with groups, an unlimited dimension, every type, strings,
 /// fill values and compression.
-fn sample() -> (Schema, Vec<(VarId, Values)>, Vec<VarOptions>) {
+fn sample() -> (Schema, Vec<(VarId, Values)>) {
     sample_with(true)
 }
 
 /// [`sample`], with or without its string variable (netCDF-C 4.9.0's
 /// layout has no strings).
-fn sample_with(strings: bool) -> (Schema, Vec<(VarId, Values)>, Vec<VarOptions>) {
+fn sample_with(strings: bool) -> (Schema, Vec<(VarId, Values)>) {
     let mut s = Schema::new();
     let r = GroupId::ROOT;
     let time = s.add_dim(r, "time", 0, true).unwrap();
@@ -39,7 +41,6 @@ fn sample_with(strings: bool) -> (Schema, Vec<(VarId, Values)>, Vec<VarOptions>)
     );
     s.set_attr(r, None, Attribute::new("f", Values::Float(vec![0.1])));
     let mut data = vec![];
-    let mut opts = vec![];
     let types = [
         DataType::Byte,
         DataType::Short,
@@ -57,23 +58,21 @@ fn sample_with(strings: bool) -> (Schema, Vec<(VarId, Values)>, Vec<VarOptions>)
         let vals: Vec<f64> = (0..15).map(|k| (k * 7 % 11) as f64 + i as f64).collect();
         let values = nctk_model::convert::vec_to_values(&vals, t).unwrap();
         data.push((v, values));
-        let mut o = VarOptions::default();
+        let o = &mut s.var_mut(v).storage;
         if i % 3 == 1 {
             o.deflate_level = Some(4);
             o.shuffle = true;
         }
         if i % 4 == 2 {
-            o.chunk_sizes = Some(vec![2, 2]);
+            o.layout = Layout::Chunked(vec![2, 2]);
             o.endianness = Some(nctk_model::Endianness::Big);
         }
         if i == 5 {
             o.fletcher32 = true;
         }
-        opts.push(o);
     }
     let c = s.add_var(r, "c", DataType::Char, &[x, n]).unwrap();
     data.push((c, Values::Char(b"ab\0\0cdefg\0\0\0hijklmno".to_vec())));
-    opts.push(VarOptions::default());
     if strings {
         let st = s.add_var(r, "s", DataType::String, &[x]).unwrap();
         data.push((
@@ -86,11 +85,9 @@ fn sample_with(strings: bool) -> (Schema, Vec<(VarId, Values)>, Vec<VarOptions>)
                 "5".into(),
             ]),
         ));
-        opts.push(VarOptions::default());
     }
     let sc = s.add_var(r, "scalar", DataType::Double, &[]).unwrap();
     data.push((sc, Values::Double(vec![3.25])));
-    opts.push(VarOptions::default());
     let f = s.add_var(r, "filled", DataType::Float, &[x]).unwrap();
     s.set_attr(
         r,
@@ -98,22 +95,20 @@ fn sample_with(strings: bool) -> (Schema, Vec<(VarId, Values)>, Vec<VarOptions>)
         Attribute::new("_FillValue", Values::Float(vec![-1.5])),
     );
     s.set_attr(r, Some(f), Attribute::new("units", Values::text("m")));
-    opts.push(VarOptions::default());
     let g = s.add_group(r, "grp").unwrap();
     let y = s.add_dim(g, "y", 3, false).unwrap();
     s.set_attr(g, None, Attribute::new("in_group", Values::Short(vec![7])));
     let w = s.add_var(g, "w", DataType::UShort, &[y, x]).unwrap();
     data.push((w, Values::UShort((0..15).collect())));
-    opts.push(VarOptions {
-        chunk_sizes: Some(vec![2, 3]),
+    s.var_mut(w).storage = VarStorage {
+        layout: Layout::Chunked(vec![2, 3]),
         deflate_level: Some(1),
-        ..VarOptions::default()
-    });
+        ..VarStorage::default()
+    };
     let sub = s.add_group(g, "sub").unwrap();
     let z = s.add_var(sub, "z", DataType::Int, &[time]).unwrap();
     data.push((z, Values::Int(vec![10, 20, 30])));
-    opts.push(VarOptions::default());
-    (s, data, opts)
+    (s, data)
 }
 
 fn write_all(w: &mut ZarrWriter, data: &[(VarId, Values)]) {
@@ -209,10 +204,9 @@ fn memory_store_round_trip_every_layout() {
     for layout in LAYOUTS {
         let legacy = layout == WriteLayout::NcZarr490;
         if legacy {
-            let (schema, _, vars) = sample();
+            let (schema, _) = sample();
             let opts = WriteOptions {
                 layout,
-                vars,
                 ..WriteOptions::default()
             };
             let err = ZarrWriter::create(Arc::new(MemoryStore::new()), &schema, &opts).unwrap_err();
@@ -221,11 +215,10 @@ fn memory_store_round_trip_every_layout() {
                 "{err}"
             );
         }
-        let (schema, data, vars) = sample_with(!legacy);
+        let (schema, data) = sample_with(!legacy);
         let store = Arc::new(MemoryStore::new());
         let opts = WriteOptions {
             layout,
-            vars: vars.clone(),
             cache_bytes: 64, // force evictions and read-modify-write
             consolidated: true,
             write_empty_chunks: false,
@@ -249,7 +242,7 @@ fn memory_store_round_trip_every_layout() {
 
 #[test]
 fn directory_and_zip_round_trip() {
-    let (schema, data, vars) = sample();
+    let (schema, data) = sample();
     let dir = tempfile::tempdir().unwrap();
     for (name, layout) in [
         ("a.zarr", WriteLayout::NcZarr),
@@ -259,7 +252,6 @@ fn directory_and_zip_round_trip() {
         let path = dir.path().join(name);
         let opts = WriteOptions {
             layout,
-            vars: vars.clone(),
             ..WriteOptions::default()
         };
         let mut w = if name.ends_with(".zip") {
@@ -291,13 +283,13 @@ fn strided_and_scattered_writes() {
     let v = s
         .add_var(GroupId::ROOT, "v", DataType::Int, &[a, b])
         .unwrap();
+    s.var_mut(v).storage = VarStorage {
+        layout: Layout::Chunked(vec![3, 4]),
+        deflate_level: Some(6),
+        ..VarStorage::default()
+    };
     let store = Arc::new(MemoryStore::new());
     let opts = WriteOptions {
-        vars: vec![VarOptions {
-            chunk_sizes: Some(vec![3, 4]),
-            deflate_level: Some(6),
-            ..VarOptions::default()
-        }],
         cache_bytes: 1,
         ..WriteOptions::default()
     };
@@ -349,7 +341,7 @@ fn strided_and_scattered_writes() {
     );
 }
 
-/// String widths: `max_strlen` given is a hard limit (longer strings are
+/// String widths: a `string_width` given is a hard limit (longer strings are
 /// refused, naming the variable, whatever the attributes say); a width set
 /// by `_nczarr_maxstrlen` (or the root's `_nczarr_default_maxstrlen`) cuts
 /// longer strings as netCDF-C does; with neither, 128 bytes is a hard limit.
@@ -364,13 +356,8 @@ fn string_widths_cut_or_refuse() {
             let target = (name == "_nczarr_maxstrlen").then_some(v);
             s.set_attr(r, target, Attribute::new(name, Values::Int(vec![width])));
         }
-        let opts = WriteOptions {
-            vars: vec![VarOptions {
-                max_strlen: option,
-                ..VarOptions::default()
-            }],
-            ..WriteOptions::default()
-        };
+        s.var_mut(v).storage.string_width = option;
+        let opts = WriteOptions::default();
         let store = Arc::new(MemoryStore::new());
         let mut w = ZarrWriter::create(store.clone(), &s, &opts).unwrap();
         let sel = Selection::all(&[1]);

@@ -34,8 +34,8 @@ use std::time::Instant;
 
 use nctk_bench_support::{data_dir, NLAT, NLON};
 use nctk_classic::ClassicReader;
-use nctk_model::{DataSource, GroupId, Schema, Selection, Values};
-use nctk_zarr::{VarOptions, WriteOptions, ZarrOptions};
+use nctk_model::{DataSource, GroupId, Layout, Schema, Selection, Values, VarStorage};
+use nctk_zarr::{WriteOptions, ZarrOptions};
 
 const NT: u64 = 100;
 const RUNS: usize = 3;
@@ -231,14 +231,12 @@ fn schema() -> Schema {
 
 /// Writes `steps` (the field's time steps, already in memory as values,
 /// as xarray's dataset is) one `write` each; returns the wall time.
-fn nctk_write(out: &Path, steps: &[Values], var: &VarOptions) -> f64 {
+fn nctk_write(out: &Path, steps: &[Values], var: &VarStorage) -> f64 {
     let _ = std::fs::remove_dir_all(out);
-    let s = schema();
+    let mut s = schema();
     let v = s.var_by_path("temp").unwrap();
-    let opts = WriteOptions {
-        vars: vec![var.clone()],
-        ..WriteOptions::default()
-    };
+    s.var_mut(v).storage = var.clone();
+    let opts = WriteOptions::default();
     let t0 = Instant::now();
     let mut w = stores::create_dir(out, &s, &opts).unwrap();
     for (t, slab) in (0..).zip(steps) {
@@ -310,10 +308,10 @@ fn main() {
     println!("| --- | --- | --- | --- | --- | --- |");
     let mut refs = vec![];
     for (label, which, codecs) in configs {
-        let var = VarOptions {
-            chunk_sizes: Some(vec![1, NLAT, NLON]),
+        let var = VarStorage {
+            layout: Layout::Chunked(vec![1, NLAT, NLON]),
             codecs: codecs.map(str::to_string),
-            ..VarOptions::default()
+            ..VarStorage::default()
         };
         let t1 = best_of(|| one.install(|| nctk_write(&out, &steps, &var)));
         let tn = best_of(|| nctk_write(&out, &steps, &var));

@@ -9,9 +9,7 @@ pub use nctk_zarr::strlen::{
 pub use nctk_zarr::write::default_chunks as store_default_chunks;
 /// The store writer behind [`crate::create`]'s NCZarr / Zarr outputs.
 pub(crate) use nctk_zarr::ZarrWriter as StoreWriter;
-pub use nctk_zarr::{
-    VarOptions as StoreVarOptions, WriteLayout as StoreLayout, WriteOptions as StoreOptions,
-};
+pub use nctk_zarr::{WriteLayout as StoreLayout, WriteOptions as StoreOptions};
 
 /// True when an output named `target` is an NCZarr / Zarr store rather
 /// than a single file: a URL (`file:///abs/x.zarr#mode=nczarr,file`), a

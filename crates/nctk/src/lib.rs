@@ -55,7 +55,7 @@ mod write;
 pub use container::Container;
 pub(crate) use create_zarr::StoreWriter;
 pub use create_zarr::{
-    store_default_chunks, store_string_width, StoreLayout, StoreOptions, StoreVarOptions,
+    store_default_chunks, store_string_width, StoreLayout, StoreOptions,
     STORE_DEFAULT_STRING_WIDTH,
 };
 pub use dataset::{Dataset, Variable};

@@ -491,7 +491,9 @@ impl DatasetMut {
     }
 
     /// Writes `data` (row-major) to the part of variable `name` that
-    /// `extents` names, converting with netCDF's rules. Writing past the
+    /// `extents` names, converting with netCDF's rules; the writer reads
+    /// the slice itself (no copy of it is made: a classic file and a store
+    /// encode their bytes straight from it). Writing past the
     /// end of an unlimited dimension grows it (adds records); an open-ended
     /// range on it (on one of them, for a store) takes its length from
     /// `data`.
@@ -518,11 +520,14 @@ impl DatasetMut {
             grow_unlimited(&mut shape, &unlimited, dims, data.len() as u64);
         }
         let (selection, _) = extents.resolve(&shape)?;
-        self.write(id, &selection, &T::into_values(data.to_vec()))
+        let name = self.schema().var_path(id);
+        let values = T::native_ref(data);
+        Ok(self.out.write_native(id, &name, &selection, values)?)
     }
 
     /// Writes an n-dimensional array to the part of variable `name` that
-    /// `extents` names.
+    /// `extents` names: straight from the array's memory when it is in
+    /// row-major order, else from one row-major copy of it.
     #[cfg(feature = "ndarray")]
     pub fn put<T: NcValue>(
         &mut self,
@@ -530,8 +535,13 @@ impl DatasetMut {
         extents: impl IntoExtents,
         data: ndarray::ArrayViewD<'_, T>,
     ) -> Result<(), Error> {
-        let flat: Vec<T> = data.iter().copied().collect();
-        self.put_values(name, extents, &flat)
+        match data.as_slice() {
+            Some(flat) => self.put_values(name, extents, flat),
+            None => {
+                let flat: Vec<T> = data.iter().copied().collect();
+                self.put_values(name, extents, &flat)
+            }
+        }
     }
 
     /// Writes `values` (row-major, the selection's shape) to `selection`

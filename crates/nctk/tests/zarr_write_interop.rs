@@ -16,10 +16,10 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use nctk_cdl::{check_format, parse_with, CdlDataset, ParseOptions};
-use nctk_model::{DataSource, DataType, Format, Selection, Values};
+use nctk_model::{DataSource, DataType, Format, Layout, Schema, Selection, Values, VarStorage};
 use nctk_test_support::{corpus::files_under, peer, require};
 use nctk_zarr::strlen::width_set_by_attributes;
-use nctk_zarr::{VarOptions, WriteLayout, WriteOptions, ZarrOptions};
+use nctk_zarr::{WriteLayout, WriteOptions, ZarrOptions};
 use serde_json::Value;
 
 /// The corpus's netCDF-C tree, whose CDL the tests write as stores.
@@ -92,37 +92,39 @@ fn datasets_with_paths(dir: &Path) -> Vec<(String, PathBuf, CdlDataset)> {
     out
 }
 
-fn options(ds: &CdlDataset, layout: WriteLayout) -> WriteOptions {
-    let vars = ds
-        .schema
-        .var_ids()
-        .map(|v| {
-            let sp = ds.var_special(v);
-            let max_strlen = match ds.var_data(v) {
-                _ if width_set_by_attributes(&ds.schema, v).is_some() => None,
-                Some(Values::String(s)) => s.iter().map(String::len).max().filter(|&n| n > 128),
-                _ => None,
-            };
-            VarOptions {
-                chunk_sizes: sp.chunk_sizes.clone(),
-                deflate_level: sp.deflate_level.map(|l| l.clamp(0, 9) as u32),
-                shuffle: sp.shuffle.unwrap_or(false),
-                endianness: sp.endianness,
-                max_strlen,
-                ..VarOptions::default()
-            }
-        })
-        .collect();
-    WriteOptions {
-        layout,
-        vars,
-        ..WriteOptions::default()
+/// The dataset's schema with each variable's storage as its CDL asks,
+/// and the writer's options for `layout`.
+fn options(ds: &CdlDataset, layout: WriteLayout) -> (Schema, WriteOptions) {
+    let mut schema = ds.schema.clone();
+    for v in ds.schema.var_ids() {
+        let sp = ds.var_special(v);
+        let string_width = match ds.var_data(v) {
+            _ if width_set_by_attributes(&ds.schema, v).is_some() => None,
+            Some(Values::String(s)) => s.iter().map(String::len).max().filter(|&n| n > 128),
+            _ => None,
+        };
+        schema.var_mut(v).storage = VarStorage {
+            layout: sp
+                .chunk_sizes
+                .clone()
+                .map_or(Layout::Unset, Layout::Chunked),
+            deflate_level: sp.deflate_level.map(|l| l.clamp(0, 9) as u32),
+            shuffle: sp.shuffle.unwrap_or(false),
+            endianness: sp.endianness,
+            string_width,
+            ..VarStorage::default()
+        };
     }
+    let opts = WriteOptions {
+        layout,
+        ..WriteOptions::default()
+    };
+    (schema, opts)
 }
 
 fn write(ds: &CdlDataset, path: &Path, layout: WriteLayout) -> Result<(), String> {
-    let mut w =
-        stores::create_dir(path, &ds.schema, &options(ds, layout)).map_err(|e| e.to_string())?;
+    let (schema, opts) = options(ds, layout);
+    let mut w = stores::create_dir(path, &schema, &opts).map_err(|e| e.to_string())?;
     for v in ds.schema.var_ids() {
         let Some(values) = ds.var_data(v) else {
             continue;
@@ -374,8 +376,8 @@ fn corpus_stores_read_back_through_nctk_and_python_peers() {
     let mut zips = vec![];
     for (name, ds) in sets.iter().take(20) {
         let path = dir.path().join(format!("{name}.zip"));
-        let opts = options(ds, WriteLayout::PureZarr { xarray: true });
-        let mut w = stores::create_zip(&path, &ds.schema, &opts).unwrap();
+        let (schema, opts) = options(ds, WriteLayout::PureZarr { xarray: true });
+        let mut w = stores::create_zip(&path, &schema, &opts).unwrap();
         for v in ds.schema.var_ids() {
             let Some(values) = ds.var_data(v) else {
                 continue;

@@ -375,6 +375,8 @@ impl<W: Write> Printer<'_, W> {
                     self.special_name(name, "_Storage");
                     self.buf.extend_from_slice(b"\"contiguous\" ;\n");
                 }
+                // Storage not known (a schema not read from a file).
+                Layout::Unset => {}
             }
         }
         if st.fletcher32 {

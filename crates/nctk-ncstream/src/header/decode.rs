@@ -481,6 +481,8 @@ impl Builder<'_> {
             .schema
             .add_var(group, name, dtype, dims)
             .map_err(|e| self.model(&format!("variable {full:?}"), e))?;
+        // A stream records no storage; its values are contiguous.
+        self.out.schema.var_mut(id).storage.layout = nctk_model::Layout::Contiguous;
         for a in atts {
             let attr = self.enum_fill(dtype, self.attribute(a)?);
             self.out

@@ -62,7 +62,6 @@ use plan::elem_size;
 use slab::{ChunkedSlabs, Slabs};
 
 use nctk::{Container, CreateOptions, DatasetMut, Format};
-use storage::store_var_options;
 
 /// What a finished copy did.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -233,20 +232,27 @@ fn run(
             });
         }
     }
-    if input.kind().is_cdf() {
-        // nccopy keeps chunking, filters and byte order only from
-        // netCDF-4 inputs; a classic file's are not choices.
-        for v in plan.schema.var_ids().collect::<Vec<_>>() {
+    // Each variable's storage, decided as nccopy decides it, goes to the
+    // writer in the output schema. nccopy keeps chunking, filters and byte
+    // order only from netCDF-4 inputs (a classic file's are not choices),
+    // and a classic output (or a stream) holds none of them: it gets none.
+    let holds_storage = !kind.is_cdf() && container != Container::NcStream;
+    let ids: Vec<_> = plan.schema.var_ids().collect();
+    if input.kind().is_cdf() || !holds_storage {
+        for &v in &ids {
             plan.schema.var_mut(v).storage = Default::default();
+        }
+    }
+    if holds_storage {
+        let decided = storage::decide(&plan.schema, opts)?;
+        for (&v, storage) in ids.iter().zip(decided) {
+            plan.schema.var_mut(v).storage = storage;
         }
     }
 
     let wopts = CreateOptions {
         fill: opts.fill,
         in_memory: opts.write_in_memory,
-        vars: (container == Container::Zarr)
-            .then(|| store_var_options(&plan.schema, opts))
-            .transpose()?,
         write_empty_chunks: opts.write_empty_chunks,
         // Chunks are written whole in aligned slabs; those written in part
         // (larger than the buffer) wait in at most this much memory.

@@ -1,5 +1,6 @@
-//! How each variable of an NCZarr/Zarr output is stored: its chunk lengths
-//! and codecs, from `-c`, `-d`, `-s`, `-F`, `-M`, the input's own storage
+//! How each variable of a netCDF-4 output (an NCZarr/Zarr store) is
+//! stored, written into the output schema's [`VarStorage`], which the
+//! writer takes: its chunk lengths and codecs, from `-c`, `-d`, `-s`, `-F`, `-M`, the input's own storage
 //! (store inputs) and netCDF-C's defaults, decided as nccopy decides them
 //! (`copy_chunking`, `copy_var_specials` and `copy_var_filter` in
 //! `nccopy.c`):
@@ -21,8 +22,8 @@
 //!   nccopy). fletcher32 is kept from the input. `-F none` removes every
 //!   filter.
 
-use nctk::{store_default_chunks, StoreVarOptions, STORE_DEFAULT_STRING_WIDTH};
-use nctk_model::{DataType, Layout, Schema, VarId};
+use nctk::{store_default_chunks, STORE_DEFAULT_STRING_WIDTH};
+use nctk_model::{DataType, Layout, Schema, VarId, VarStorage};
 use serde_json::{json, Value};
 
 use super::chunkspec::{find_dim, ChunkSpec, VarLayout};
@@ -39,12 +40,9 @@ pub const DEFAULT_MIN_CHUNK_BYTES: usize = 8192;
 /// whole).
 const MAX_MERGED_CHUNK_BYTES: u64 = 16 << 20;
 
-/// The storage options of every variable of `schema` (the output's, each
-/// variable carrying the input's storage facts) under `opts`.
-pub(crate) fn store_var_options(
-    schema: &Schema,
-    opts: &CopyOptions,
-) -> Result<Vec<StoreVarOptions>, CopyError> {
+/// The storage of every variable of `schema` (the output's, each variable
+/// carrying the input's storage facts) under `opts`, in variable order.
+pub(crate) fn decide(schema: &Schema, opts: &CopyOptions) -> Result<Vec<VarStorage>, CopyError> {
     // Specifications were checked against the input; one naming something
     // the output lacks (left out by -V or -G) does not apply.
     let chunkspecs: Vec<ChunkSpec> = opts
@@ -62,24 +60,26 @@ pub(crate) fn store_var_options(
         .map(|v| {
             let var = schema.var(v);
             let codecs = codecs(schema, v, opts, &filters)?;
-            let chunk_sizes = (!var.dims.is_empty())
-                .then(|| chunks(schema, v, opts, &chunkspecs, !codecs.is_empty()));
-            Ok(StoreVarOptions {
-                chunk_sizes,
+            let layout = match var.dims.is_empty() {
+                true => Layout::Unset,
+                false => Layout::Chunked(chunks(schema, v, opts, &chunkspecs, !codecs.is_empty())),
+            };
+            Ok(VarStorage {
+                layout,
                 codecs: (!codecs.is_empty()).then(|| Value::Array(codecs).to_string()),
                 endianness: var.storage.endianness,
                 no_fill: var.storage.no_fill,
                 // Strings wider than netCDF-C's default keep their width
                 // (the default would refuse them); narrower ones, and
                 // widths set by attributes, come out as they went in.
-                max_strlen: var
+                string_width: var
                     .storage
                     .string_width
                     .filter(|&n| var.dtype == DataType::String && n > STORE_DEFAULT_STRING_WIDTH),
                 // A Zarr input's own fill_value, so missing chunks read
                 // the same and fill-only chunks stay out of the copy.
                 fill_value: var.storage.fill_value.clone(),
-                ..StoreVarOptions::default()
+                ..VarStorage::default()
             })
         })
         .collect()
@@ -310,32 +310,40 @@ mod tests {
         s
     }
 
-    fn with(f: impl FnOnce(&mut CopyOptions)) -> Vec<StoreVarOptions> {
+    fn with(f: impl FnOnce(&mut CopyOptions)) -> Vec<VarStorage> {
         let mut o = CopyOptions::default();
         f(&mut o);
-        store_var_options(&schema(), &o).unwrap()
+        decide(&schema(), &o).unwrap()
+    }
+
+    /// The chunk lengths decided, `None` when left to the writer.
+    fn chunk_sizes(s: &VarStorage) -> Option<Vec<u64>> {
+        match &s.layout {
+            Layout::Chunked(c) => Some(c.clone()),
+            _ => None,
+        }
     }
 
     #[test]
     fn chunks_as_nccopy_chooses_them() {
         let d = with(|_| {});
-        assert_eq!(d[0].chunk_sizes, Some(vec![1, 721, 1440]));
-        assert_eq!(d[1].chunk_sizes, Some(vec![1440]));
-        assert_eq!(d[2].chunk_sizes, Some(vec![32, 64]), "the input's");
+        assert_eq!(chunk_sizes(&d[0]), Some(vec![1, 721, 1440]));
+        assert_eq!(chunk_sizes(&d[1]), Some(vec![1440]));
+        assert_eq!(chunk_sizes(&d[2]), Some(vec![32, 64]), "the input's");
         let c = with(|o| o.chunkspecs = vec!["t:2,100,100".into(), "y/20".into()]);
-        assert_eq!(c[0].chunk_sizes, Some(vec![2, 100, 100]));
-        assert_eq!(c[2].chunk_sizes, Some(vec![20, 64]));
+        assert_eq!(chunk_sizes(&c[0]), Some(vec![2, 100, 100]));
+        assert_eq!(chunk_sizes(&c[2]), Some(vec![20, 64]));
         let c = with(|o| o.chunkspecs = vec!["z:contiguous".into(), "/".into()]);
-        assert_eq!(c[2].chunk_sizes, Some(vec![721, 1440]));
+        assert_eq!(chunk_sizes(&c[2]), Some(vec![721, 1440]));
         assert_eq!(
-            c[0].chunk_sizes,
+            chunk_sizes(&c[0]),
             Some(vec![1, 721, 1440]),
             "unlimited stays chunked"
         );
         // Under -M bytes: one chunk (not for the unlimited variable); the
         // input's chunks too.
         let c = with(|o| o.min_chunk_bytes = Some(1 << 20));
-        assert_eq!(c[2].chunk_sizes, Some(vec![721, 1440]));
+        assert_eq!(chunk_sizes(&c[2]), Some(vec![721, 1440]));
         // A large variable keeps small input chunks: no merging into one
         // huge chunk, even with -M.
         let mut big = Schema::new();
@@ -351,17 +359,17 @@ mod tests {
                 min_chunk_bytes: m,
                 ..CopyOptions::default()
             };
-            let got = store_var_options(&big, &o).unwrap();
-            assert_eq!(got[0].chunk_sizes, Some(vec![4096]), "-M {m:?}");
+            let got = decide(&big, &o).unwrap();
+            assert_eq!(chunk_sizes(&got[0]), Some(vec![4096]), "-M {m:?}");
         }
         let c = with(|o| o.chunkspecs = vec!["x/4".into(), "time/1".into()]);
-        assert_eq!(c[1].chunk_sizes, Some(vec![1440]));
-        assert_eq!(c[0].chunk_sizes, Some(vec![1, 721, 4]));
+        assert_eq!(chunk_sizes(&c[1]), Some(vec![1440]));
+        assert_eq!(chunk_sizes(&c[0]), Some(vec![1, 721, 4]));
     }
 
     #[test]
     fn codecs_as_nccopy_chooses_them() {
-        let codecs = |o: &StoreVarOptions| o.codecs.clone().unwrap_or_default();
+        let codecs = |o: &VarStorage| o.codecs.clone().unwrap_or_default();
         let d = with(|_| {});
         assert_eq!(d[0].codecs, None);
         assert!(codecs(&d[2]).contains("blosc") && codecs(&d[2]).contains("shuffle"));

@@ -1,18 +1,28 @@
 //! Numbers as chunk bytes without a conversion loop: values stored in the
 //! machine's own byte order are copied as their memory image (one
 //! `memcpy`), the common case of little-endian data on a little-endian
-//! machine; other orders go through [`Values::to_bytes`].
+//! machine; other orders are swapped element by element.
 
-use nctk_model::bytes::values_as_bytes;
+use nctk_model::bytes::try_as_bytes;
 use nctk_model::Values;
 
 /// The bytes of numeric `values`, big-endian when `big`. Strings are not
 /// numbers: `None`.
 pub fn number_bytes(values: &Values, big: bool) -> Option<Vec<u8>> {
-    if big != cfg!(target_endian = "big") {
-        return (!matches!(values, Values::String(_))).then(|| values.to_bytes(big));
+    nctk_model::with_fixed_values!(values, v => slice_bytes(v, big), _ => None)
+}
+
+/// The bytes of a slice of numbers (a fixed-width type), big-endian when
+/// `big`; `None` for any other element type.
+pub fn slice_bytes<T: 'static>(values: &[T], big: bool) -> Option<Vec<u8>> {
+    let mut out = try_as_bytes(values)?.to_vec();
+    let width = std::mem::size_of::<T>();
+    if big != cfg!(target_endian = "big") && width > 1 {
+        for element in out.chunks_exact_mut(width) {
+            element.reverse();
+        }
     }
-    values_as_bytes(values).map(<[u8]>::to_vec)
+    Some(out)
 }
 
 #[cfg(test)]

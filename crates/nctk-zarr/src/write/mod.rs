@@ -1,9 +1,10 @@
 //! Writing NCZarr and Zarr v2 stores.
 //!
 //! [`ZarrWriter::create`] takes a complete [`Schema`] (groups, shared and
-//! unlimited dimensions, typed attributes, `_FillValue`) and
-//! [`WriteOptions`] (the metadata layout, per-variable chunking, codecs,
-//! byte order); then [`ZarrWriter::write`] puts hyperslabs of values and
+//! unlimited dimensions, typed attributes, `_FillValue`, and each
+//! variable's storage, [`nctk_model::VarStorage`]: chunking, codecs, byte
+//! order, string width) and [`WriteOptions`] (the metadata layout, the
+//! cache); then [`ZarrWriter::write`] puts hyperslabs of values and
 //! [`ZarrWriter::finish`] stores the remaining chunks and the final
 //! metadata (unlimited dimensions at the length written).
 //!
@@ -35,13 +36,13 @@ mod sink;
 
 use std::sync::Arc;
 
-use nctk_model::{DataType, Schema, Selection, Values, VarId};
+use nctk_model::{DataType, NativeRef, Schema, Selection, Values, VarId};
 use nctk_store::kv::{Bytes, ReadableStore, StoreKey, WritableStore};
 use serde_json::Value;
 
 pub use chunking::default_chunks;
 pub use error::WriteError;
-pub use options::{VarOptions, WriteLayout, WriteOptions};
+pub use options::{WriteLayout, WriteOptions};
 
 use cache::{ChunkCache, ChunkWrite, Rows};
 use encode::EncodeQueue;
@@ -94,7 +95,7 @@ impl ZarrWriter {
         check_attribute_text(schema)?;
         let mut plans = Vec::with_capacity(schema.num_vars());
         for v in schema.var_ids() {
-            plans.push(plan::plan(schema, v, &opts.var(v), opts.layout)?);
+            plans.push(plan::plan(schema, v, opts.layout)?);
         }
         if opts.layout == WriteLayout::NcZarr490 {
             check_490(schema)?;
@@ -140,6 +141,34 @@ impl ZarrWriter {
         sel: &Selection,
         values: &Values,
     ) -> Result<(), WriteError> {
+        self.write_encoded(var, sel, values.len(), |plan, dtype| {
+            plan.encode(&plan.prefix, values, dtype)
+        })
+    }
+
+    /// As [`write`](Self::write), from a caller's slice, encoded straight
+    /// from it (no [`Values`] copy of it is made).
+    pub fn write_native(
+        &mut self,
+        var: VarId,
+        sel: &Selection,
+        values: NativeRef<'_>,
+    ) -> Result<(), WriteError> {
+        self.write_encoded(var, sel, values.len(), |plan, dtype| {
+            plan.encode_native(&plan.prefix, values, dtype)
+        })
+    }
+
+    /// Checks a write of `len` values to `sel` of `var`, then stores the
+    /// chunk bytes `encode` makes of them (given the plan and the
+    /// variable's type).
+    fn write_encoded(
+        &mut self,
+        var: VarId,
+        sel: &Selection,
+        len: usize,
+        encode: impl FnOnce(&ArrayPlan, DataType) -> Result<Vec<u8>, WriteError>,
+    ) -> Result<(), WriteError> {
         if var.0 as usize >= self.plans.len() {
             return Err(WriteError::Request {
                 var: format!("variable {}", var.0),
@@ -172,10 +201,9 @@ impl ZarrWriter {
         let n = sel
             .num_elements()
             .ok_or_else(|| req("selection size overflows".into()))?;
-        if n != values.len() as u64 {
+        if n != len as u64 {
             return Err(req(format!(
-                "selection holds {n} values but {} were given",
-                values.len()
+                "selection holds {n} values but {len} were given"
             )));
         }
         if n == 0 {
@@ -201,7 +229,7 @@ impl ZarrWriter {
                 grow.push((dims[d], last + 1));
             }
         }
-        let src = plan.encode(&plan.prefix, values, v.dtype)?;
+        let src = encode(plan, v.dtype)?;
         for (d, len) in grow {
             self.schema.dim_mut(d).len = len;
         }

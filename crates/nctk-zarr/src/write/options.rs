@@ -1,7 +1,6 @@
-//! Passive options of the writer: which metadata layout, and per-variable
-//! storage settings (the netCDF-4 special attributes of CDL).
-
-use nctk_model::{Endianness, Values, VarId};
+//! Passive options of the writer: which metadata layout, the cache, what
+//! else is stored. Each variable's storage (chunks, codecs, byte order,
+//! string width, fill) is the schema's [`nctk_model::VarStorage`].
 
 /// Which metadata layout to write.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -40,49 +39,11 @@ impl WriteLayout {
     }
 }
 
-/// Storage settings of one variable, as netCDF-4 CDL states them
-/// (`_ChunkSizes`, `_DeflateLevel`, `_Shuffle`, `_Fletcher32`, `_Filter`,
-/// `_Codecs`, `_Endianness`, `_NoFill`). Everything `None` / false means
-/// netCDF-C's defaults.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct VarOptions {
-    /// Chunk lengths, one per dimension (`_ChunkSizes`); `None`: netCDF-C's
-    /// default chunking.
-    pub chunk_sizes: Option<Vec<u64>>,
-    /// zlib level 0..=9 (`_DeflateLevel`).
-    pub deflate_level: Option<u32>,
-    /// The shuffle filter (`_Shuffle`).
-    pub shuffle: bool,
-    /// The fletcher32 checksum (`_Fletcher32`).
-    pub fletcher32: bool,
-    /// HDF5 filters as `_Filter` text (`"307,9|1,5"`), mapped to numcodecs
-    /// as netCDF-C maps them.
-    pub filter: Option<String>,
-    /// A numcodecs JSON list (`_Codecs`): written as given (the last codec
-    /// is the compressor, the others the filters). Overrides the settings above.
-    pub codecs: Option<String>,
-    /// Byte order of the stored values (`_Endianness`); default little.
-    pub endianness: Option<Endianness>,
-    /// `_NoFill`: recorded only (chunks never written read as fill either way).
-    pub no_fill: bool,
-    /// Bytes per `string` element; longer strings are an error. Default:
-    /// the width netCDF-C's `_nczarr_maxstrlen` / `_nczarr_default_maxstrlen`
-    /// attributes set (longer strings are then cut, as netCDF-C cuts them),
-    /// else 128 (see [`crate::strlen`]).
-    pub max_strlen: Option<usize>,
-    /// The fill value when the variable has no `_FillValue` attribute (one
-    /// value of its type; a copy carries a Zarr input's `fill_value` here);
-    /// `None`: netCDF's default fill.
-    pub fill_value: Option<Values>,
-}
-
 /// Options of [`ZarrWriter`](super::ZarrWriter).
 #[derive(Debug, Clone, PartialEq)]
 pub struct WriteOptions {
     /// The metadata layout.
     pub layout: WriteLayout,
-    /// Per-variable settings, by [`VarId`] index; missing entries are defaults.
-    pub vars: Vec<VarOptions>,
     /// Bytes of decoded chunks held in memory before the least recently
     /// touched are encoded and stored (default 64 MiB; at least one chunk
     /// is always held).
@@ -100,17 +61,9 @@ impl Default for WriteOptions {
     fn default() -> Self {
         WriteOptions {
             layout: WriteLayout::default(),
-            vars: Vec::new(),
             cache_bytes: 64 << 20,
             consolidated: false,
             write_empty_chunks: false,
         }
-    }
-}
-
-impl WriteOptions {
-    /// The settings of `var` (defaults when none were given).
-    pub fn var(&self, var: VarId) -> VarOptions {
-        self.vars.get(var.0 as usize).cloned().unwrap_or_default()
     }
 }

@@ -2,13 +2,15 @@
 //! codec pipeline.
 
 use nctk_codec::{parse_filter_attr, Codec, CodecContext, Pipeline};
-use nctk_model::{ChunkCodec, DataType, Endianness, Schema, Values, VarId};
+use nctk_model::{
+    ChunkCodec, DataType, Endianness, Layout, NativeRef, Schema, Values, VarId, VarStorage,
+};
 use serde_json::Value;
 
 use super::chunking::default_chunks;
-use super::image::number_bytes;
+use super::image::{number_bytes, slice_bytes};
 use super::metadata::numeric_dtype;
-use super::options::{VarOptions, WriteLayout};
+use super::options::WriteLayout;
 use super::WriteError;
 use crate::strlen::{self, DEFAULT_MAX_STRLEN};
 
@@ -79,6 +81,25 @@ impl ArrayPlan {
         self.chunks.iter().product::<u64>().max(1) as usize * self.width
     }
 
+    /// A caller's slice encoded as chunk elements: its memory image (byte
+    /// swapped if need be) when it is of the variable's type, else
+    /// converted first, as [`encode`](Self::encode) converts.
+    pub fn encode_native(
+        &self,
+        var: &str,
+        values: NativeRef<'_>,
+        dtype: DataType,
+    ) -> Result<Vec<u8>, WriteError> {
+        if values.dtype() != dtype {
+            return self.encode(var, &values.to_values(), dtype);
+        }
+        let bytes = nctk_model::with_native_ref!(values, s => slice_bytes(s, self.big));
+        bytes.ok_or_else(|| WriteError::Request {
+            var: var.to_string(),
+            reason: format!("type {dtype} is not supported by the Zarr writer"),
+        })
+    }
+
     /// Values encoded as chunk elements (converted to the variable's type
     /// first). Strings longer than the element are an error.
     pub fn encode(
@@ -109,7 +130,7 @@ impl ArrayPlan {
                     if bytes.len() > self.width {
                         if !self.truncate_strings {
                             return Err(req(format!(
-                                "string of {} bytes is longer than the maximum string length {} (set max_strlen, or the _nczarr_maxstrlen attribute to have longer strings cut)",
+                                "string of {} bytes is longer than the maximum string length {} (set the variable's string width, or the _nczarr_maxstrlen attribute to have longer strings cut)",
                                 bytes.len(),
                                 self.width
                             )));
@@ -141,14 +162,11 @@ fn var_path(schema: &Schema, v: VarId) -> String {
     }
 }
 
-/// Builds the plan of `v`.
-pub fn plan(
-    schema: &Schema,
-    v: VarId,
-    opts: &VarOptions,
-    layout: WriteLayout,
-) -> Result<ArrayPlan, WriteError> {
+/// Builds the plan of `v`, its storage as `schema` gives it
+/// ([`VarStorage`]: unset fields take netCDF-C's defaults).
+pub fn plan(schema: &Schema, v: VarId, layout: WriteLayout) -> Result<ArrayPlan, WriteError> {
     let var = schema.var(v);
+    let opts = &var.storage;
     let prefix = var_path(schema, v);
     let oerr = |reason: String| WriteError::Options {
         var: prefix.clone(),
@@ -166,13 +184,13 @@ pub fn plan(
         DataType::String => {
             // The option, else netCDF-C's attributes (see `strlen`).
             let by_attribute = strlen::width_set_by_attributes(schema, v);
-            truncate_strings = opts.max_strlen.is_none() && by_attribute.is_some();
+            truncate_strings = opts.string_width.is_none() && by_attribute.is_some();
             let n = opts
-                .max_strlen
+                .string_width
                 .or(by_attribute)
                 .unwrap_or(DEFAULT_MAX_STRLEN);
             if n == 0 {
-                return Err(oerr("max_strlen must be at least 1".into()));
+                return Err(oerr("the string width must be at least 1".into()));
             }
             let default = strlen::default_width(schema).unwrap_or(DEFAULT_MAX_STRLEN);
             let attr = (n != default && layout == WriteLayout::NcZarr).then_some(n);
@@ -194,9 +212,17 @@ pub fn plan(
         .iter()
         .map(|&d| (schema.dim(d).len, schema.dim(d).unlimited))
         .collect();
-    let chunks = match &opts.chunk_sizes {
+    let default = || {
+        let ts = if var.dtype == DataType::String {
+            8
+        } else {
+            width as u64
+        };
+        default_chunks(&dims, ts)
+    };
+    let chunks = match &opts.layout {
         _ if dims.is_empty() => vec![],
-        Some(c) => {
+        Layout::Chunked(c) => {
             if c.len() != dims.len() || c.contains(&0) {
                 return Err(oerr(format!(
                     "chunk sizes {c:?} do not fit {} dimensions (each must be at least 1)",
@@ -205,14 +231,12 @@ pub fn plan(
             }
             c.clone()
         }
-        None => {
-            let ts = if var.dtype == DataType::String {
-                8
-            } else {
-                width as u64
-            };
-            default_chunks(&dims, ts)
+        // One chunk holding the whole variable, as netCDF-C's NCZarr
+        // stores a contiguous one (the default while a length is 0).
+        Layout::Contiguous | Layout::Compact if dims.iter().all(|&(len, _)| len > 0) => {
+            dims.iter().map(|&(len, _)| len).collect()
         }
+        _ => default(),
     };
     // netCDF-C 4.9.0 has no unlimited dimensions: they are written fixed
     // at their current length, and its NCZarr refuses a chunk longer than
@@ -285,7 +309,7 @@ pub fn plan(
 
 /// The numcodecs JSON list of a variable: `_Codecs` as given, else shuffle,
 /// `_Filter` / deflate, fletcher32 in netCDF-C's order. Scalars get none.
-fn codec_list(opts: &VarOptions, width: usize, scalar: bool) -> Result<Vec<Value>, String> {
+fn codec_list(opts: &VarStorage, width: usize, scalar: bool) -> Result<Vec<Value>, String> {
     if scalar {
         return Ok(vec![]);
     }
@@ -304,7 +328,7 @@ fn codec_list(opts: &VarOptions, width: usize, scalar: bool) -> Result<Vec<Value
         // which numcodecs takes literally.
         list.push(serde_json::json!({"id": "shuffle", "elementsize": width}));
     }
-    if let Some(text) = &opts.filter {
+    if let Some(text) = &opts.filters {
         let ctx = CodecContext::new(width);
         for spec in parse_filter_attr(text).map_err(|e| e.to_string())? {
             if opts.shuffle && spec.id == nctk_codec::H5Z_FILTER_SHUFFLE {

@@ -1,7 +1,7 @@
 //! [`ZarrWriter`] as a [`DataSink`]: the format-independent writers (the
 //! copier, the generator) drive stores through it.
 
-use nctk_model::{ChunkCodec, DataSink, Schema, Selection, SinkError, Values, VarId};
+use nctk_model::{ChunkCodec, DataSink, NativeRef, Schema, Selection, SinkError, Values, VarId};
 
 use super::ZarrWriter;
 
@@ -23,6 +23,15 @@ impl DataSink for ZarrWriter {
         values: &Values,
     ) -> Result<(), SinkError> {
         Ok(ZarrWriter::write(self, var, selection, values)?)
+    }
+
+    fn write_native(
+        &mut self,
+        var: VarId,
+        selection: &Selection,
+        values: NativeRef<'_>,
+    ) -> Result<(), SinkError> {
+        Ok(ZarrWriter::write_native(self, var, selection, values)?)
     }
 
     fn chunk_shape(&self, var: VarId) -> Option<Vec<u64>> {

@@ -140,6 +140,16 @@ impl DataSink for CompressedWriter {
         result.map_err(|e| self.uncompressed.blame(e))
     }
 
+    fn write_native(
+        &mut self,
+        var: VarId,
+        selection: &Selection,
+        values: nctk_model::NativeRef<'_>,
+    ) -> Result<(), SinkError> {
+        let result = DataSink::write_native(&mut self.writer, var, selection, values);
+        result.map_err(|e| self.uncompressed.blame(e))
+    }
+
     /// Closes the uncompressed file and compresses it into the output's
     /// temporary; the uncompressed file is removed in every case.
     fn finish(self: Box<Self>) -> Result<(), SinkError> {

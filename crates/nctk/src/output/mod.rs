@@ -128,6 +128,19 @@ impl Output {
         result.map_err(|e| self.blame(Some(name), e))
     }
 
+    /// Writes a caller's slice of `var` (named `name` in errors) without
+    /// copying it ([`DataSink::write_native`]).
+    pub(crate) fn write_native(
+        &mut self,
+        var: VarId,
+        name: &str,
+        selection: &Selection,
+        values: nctk_model::NativeRef<'_>,
+    ) -> Result<(), OutputError> {
+        let result = self.sink_mut().write_native(var, selection, values);
+        result.map_err(|e| self.blame(Some(name), e))
+    }
+
     /// netCDF's `nc_sync` ([`Sink::sync`]).
     pub(crate) fn sync(&mut self) -> Result<(), OutputError> {
         let result = self.sink_mut().sync();

@@ -1,14 +1,14 @@
 //! The output side's factory of sinks, [`create_writer`]: classic files
 //! through [`ClassicWriter`], NCZarr/Zarr stores through
-//! [`crate::StoreWriter`] (each variable's storage as
-//! [`CreateOptions::vars`] gives it).
+//! [`crate::StoreWriter`] (each variable's storage as the schema's
+//! [`nctk_model::VarStorage`] gives it).
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use nctk_classic::compressed::CompressOptions;
 use nctk_classic::{ClassicWriter, FillMode, Version};
-use nctk_model::{ChunkCodec, DataSink, Schema, Selection, SinkError, Values, VarId};
+use nctk_model::{ChunkCodec, DataSink, NativeRef, Schema, Selection, SinkError, Values, VarId};
 use nctk_store::bytes::MemSink;
 use nctk_zarr::write::ReadWriteStore;
 
@@ -34,10 +34,6 @@ pub struct CreateOptions {
     /// Stores only: bytes of chunks written in part held in memory
     /// (default: the store writer's, 64 MiB; at least one chunk).
     pub cache_bytes: Option<usize>,
-    /// Stores only: each variable's storage, as given (`nctk gen` takes it
-    /// from the CDL, `nctk copy` decides it as nccopy does); `None` leaves
-    /// it to the store writer's defaults.
-    pub vars: Option<Vec<crate::StoreVarOptions>>,
     /// Stores only: store chunks holding only the fill value too (by
     /// default they are left out, as zarr-python leaves them out).
     pub write_empty_chunks: bool,
@@ -58,7 +54,6 @@ impl Default for CreateOptions {
             layout: None,
             consolidated: false,
             cache_bytes: None,
-            vars: None,
             write_empty_chunks: false,
             deflate: None,
             compress: None,
@@ -141,6 +136,15 @@ impl DataSink for Sink {
         self.sink_mut().write(var, selection, values)
     }
 
+    fn write_native(
+        &mut self,
+        var: VarId,
+        selection: &Selection,
+        values: NativeRef<'_>,
+    ) -> Result<(), SinkError> {
+        self.sink_mut().write_native(var, selection, values)
+    }
+
     fn chunk_shape(&self, var: VarId) -> Option<Vec<u64>> {
         self.sink().chunk_shape(var)
     }
@@ -172,7 +176,8 @@ impl DataSink for Sink {
 /// `container`. `path` is where the bytes go (the copier passes a
 /// temporary name next to the final one, `target`, which an ncstream's
 /// header names); for [`Container::Zarr`] it is a store's directory or
-/// (`zip`) zip file.
+/// (`zip`) zip file, and each variable's storage follows the schema's
+/// [`nctk_model::VarStorage`].
 pub(crate) fn create_writer(
     path: &Path,
     target: &Path,
@@ -211,7 +216,7 @@ pub(crate) fn create_store_output(request: &CreateRequest<'_>) -> Result<Sink, O
 }
 
 /// A store writer of `schema` into `store` (named `path` in errors), each
-/// variable's storage as `opts` gives it.
+/// variable's storage as the schema gives it.
 pub(crate) fn store_sink(
     store: Arc<dyn ReadWriteStore>,
     path: &Path,
@@ -221,7 +226,6 @@ pub(crate) fn store_sink(
     let defaults = StoreOptions::default();
     let store_opts = StoreOptions {
         layout: opts.layout.unwrap_or(defaults.layout),
-        vars: opts.vars.clone().unwrap_or(defaults.vars),
         cache_bytes: opts.cache_bytes.unwrap_or(defaults.cache_bytes),
         consolidated: opts.consolidated,
         write_empty_chunks: opts.write_empty_chunks,
@@ -295,6 +299,15 @@ impl DataSink for InMemory {
         values: &Values,
     ) -> Result<(), SinkError> {
         DataSink::write(&mut self.writer, var, selection, values)
+    }
+
+    fn write_native(
+        &mut self,
+        var: VarId,
+        selection: &Selection,
+        values: NativeRef<'_>,
+    ) -> Result<(), SinkError> {
+        DataSink::write_native(&mut self.writer, var, selection, values)
     }
 
     fn finish(self: Box<Self>) -> Result<(), SinkError> {
