@@ -180,10 +180,7 @@ pub fn write_output(
             dtype,
         });
     }
-    let opts = CreateOptions {
-        fill: !no_fill,
-        ..CreateOptions::default()
-    };
+    let opts = CreateOptions::new().fill(!no_fill);
     // A store takes each variable's storage from the CDL; a classic file
     // holds none of it (ncgen drops it so).
     let mut schema = ds.schema.clone();

@@ -7,9 +7,11 @@ pub use nctk_zarr::strlen::{
     width_set_by_attributes as store_string_width, DEFAULT_MAX_STRLEN as STORE_DEFAULT_STRING_WIDTH,
 };
 pub use nctk_zarr::write::default_chunks as store_default_chunks;
+pub use nctk_zarr::WriteLayout as StoreLayout;
+/// The store writer's options, as the output side fills them in.
+pub(crate) use nctk_zarr::WriteOptions as ZarrWriteOptions;
 /// The store writer behind [`crate::create`]'s NCZarr / Zarr outputs.
 pub(crate) use nctk_zarr::ZarrWriter as StoreWriter;
-pub use nctk_zarr::{WriteLayout as StoreLayout, WriteOptions as StoreOptions};
 
 /// True when an output named `target` is an NCZarr / Zarr store rather
 /// than a single file: a URL (`file:///abs/x.zarr#mode=nczarr,file`), a

@@ -44,6 +44,15 @@ pub enum Error {
         /// Why it cannot be opened.
         reason: String,
     },
+    /// The options given do not fit what they are given for (another
+    /// format's settings).
+    #[error("{}", named_once(path, reason))]
+    Options {
+        /// The path or URL.
+        path: String,
+        /// What does not fit.
+        reason: String,
+    },
     /// The path or URL names a format or storage nctk cannot use yet
     /// (netCDF-4/HDF5 files, object stores other than S3, creating a store
     /// format through the classic API).
@@ -98,7 +107,9 @@ impl Error {
     pub fn kind(&self) -> ErrorKind {
         match self {
             Error::Model(e) => kind::model(e),
-            Error::Attribute(_) | Error::Extent(_) => ErrorKind::InvalidInput,
+            Error::Attribute(_) | Error::Extent(_) | Error::Options { .. } => {
+                ErrorKind::InvalidInput
+            }
             Error::Format(source) | Error::Source { source, .. } => kind_of(&**source),
             Error::Open { .. } => ErrorKind::InvalidData,
             Error::Unsupported { .. } => ErrorKind::Unsupported,

@@ -55,8 +55,7 @@ mod write;
 pub use container::Container;
 pub(crate) use create_zarr::StoreWriter;
 pub use create_zarr::{
-    store_default_chunks, store_string_width, StoreLayout, StoreOptions,
-    STORE_DEFAULT_STRING_WIDTH,
+    store_default_chunks, store_string_width, StoreLayout, STORE_DEFAULT_STRING_WIDTH,
 };
 pub use dataset::{Dataset, Variable};
 pub use door::local_path;
@@ -80,7 +79,8 @@ pub use nctk_model::Format;
 pub use nctk_store_object::RemoteOptions;
 pub use open::{kind, open, open_bytes, open_mem, open_with, OpenOptions};
 pub use output::{
-    compress_classic, compress_classic_dataset, remove_temporaries, CreateOptions, OutputError,
+    compress_classic, compress_classic_dataset, remove_temporaries, ClassicOptions, CreateOptions,
+    FormatOptions, NcStreamOptions, OutputError, StoreOptions,
 };
 pub use validate::{validate, validate_report, Finding, Severity, ValidationReport};
 pub use write::{

@@ -78,7 +78,7 @@ pub fn create_with(
 ) -> Result<DatasetDef, Error> {
     let target = target.as_ref();
     let container = Container::for_output(target, format);
-    if opts.compress.is_some() {
+    if opts.classic_options().compress.is_some() {
         check_compressed_target(target)?;
         if !format.is_cdf() {
             return Err(Error::Unsupported {
@@ -92,6 +92,12 @@ pub fn create_with(
         }
     }
     check_writable(target, container)?;
+    if let Some(reason) = opts.mismatch(container) {
+        return Err(Error::Options {
+            path: target.display().to_string(),
+            reason,
+        });
+    }
     if container == Container::Zarr {
         store_target(target)?;
     }

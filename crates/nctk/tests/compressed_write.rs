@@ -10,7 +10,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use nctk::{CodecId, CompressOptions, CreateOptions, Format};
+use nctk::{ClassicOptions, CodecId, CompressOptions, CreateOptions, Format};
 use nctk_classic::compressed::{CompressedSource, Index};
 use nctk_store::bytes::{ByteSource, FileSource};
 use nctk_test_support::{blocks, corpus::files_under, require};
@@ -117,11 +117,10 @@ fn create_with_compress_stands_for_the_plain_file() {
             shuffle: n % 2 == 0,
             block_bytes,
         };
-        let opts = CreateOptions {
+        let opts = CreateOptions::new().classic(ClassicOptions {
             compress: Some(options),
             in_memory,
-            ..CreateOptions::default()
-        };
+        });
         write_sample(&target, format, opts, true);
         assert!(
             decompressed(&target) == std::fs::read(&plain).unwrap(),
@@ -167,11 +166,10 @@ fn a_compressed_dataset_dropped_unclosed_leaves_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let target = dir.path().join("dropped.ncb");
     for in_memory in [false, true] {
-        let opts = CreateOptions {
+        let opts = CreateOptions::new().classic(ClassicOptions {
             compress: Some(CompressOptions::default()),
             in_memory,
-            ..CreateOptions::default()
-        };
+        });
         write_sample(&target, Format::Classic, opts, false);
         assert_eq!(names(dir.path()), Vec::<String>::new());
     }
@@ -256,9 +254,11 @@ fn compress_classic_keeps_the_file_and_refuses_what_it_cannot_write() {
 #[test]
 fn create_with_refuses_compression_it_cannot_write() {
     let dir = tempfile::tempdir().unwrap();
-    let opts = || CreateOptions {
-        compress: Some(CompressOptions::default()),
-        ..CreateOptions::default()
+    let opts = || {
+        CreateOptions::new().classic(ClassicOptions {
+            compress: Some(CompressOptions::default()),
+            in_memory: false,
+        })
     };
     let e = nctk::create_with(dir.path().join("a.ncb"), Format::Netcdf4, opts()).unwrap_err();
     assert!(e.to_string().contains("classic dataset"), "{e}");

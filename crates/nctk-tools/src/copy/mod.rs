@@ -61,7 +61,9 @@ use input::Input;
 use plan::elem_size;
 use slab::{ChunkedSlabs, Slabs};
 
-use nctk::{Container, CreateOptions, DatasetMut, Format};
+use nctk::{
+    ClassicOptions, Container, CreateOptions, DatasetMut, Format, NcStreamOptions, StoreOptions,
+};
 
 /// What a finished copy did.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -250,18 +252,23 @@ fn run(
         }
     }
 
-    let wopts = CreateOptions {
-        fill: opts.fill,
-        in_memory: opts.write_in_memory,
-        write_empty_chunks: opts.write_empty_chunks,
-        // Chunks are written whole in aligned slabs; those written in part
-        // (larger than the buffer) wait in at most this much memory.
-        cache_bytes: Some(opts.chunk_cache_bytes()),
-        deflate: (container == Container::NcStream)
-            .then_some(opts.deflate)
-            .flatten(),
-        compress: opts.compress,
-        ..CreateOptions::default()
+    let wopts = CreateOptions::new().fill(opts.fill);
+    let wopts = match container {
+        Container::Zarr => wopts.store(StoreOptions {
+            write_empty_chunks: opts.write_empty_chunks,
+            // Chunks are written whole in aligned slabs; those written in
+            // part (larger than the buffer) wait in at most this much memory.
+            cache_bytes: Some(opts.chunk_cache_bytes()),
+            ..StoreOptions::default()
+        }),
+        Container::NcStream => wopts.ncstream(NcStreamOptions {
+            deflate: opts.deflate,
+        }),
+        Container::Classic(_) => wopts.classic(ClassicOptions {
+            in_memory: opts.write_in_memory,
+            compress: opts.compress,
+        }),
+        _ => wopts,
     };
     let err = |e: nctk::Error| e.into_output(output);
     let mut def = nctk::create_with(output, kind, wopts).map_err(err)?;

@@ -12,6 +12,7 @@
 mod compressed;
 mod error;
 mod ncstream;
+mod options;
 mod safe_output;
 mod writer;
 
@@ -24,9 +25,10 @@ pub use compressed::{compress_classic, compress_classic_dataset};
 pub use error::OutputError;
 pub(crate) use ncstream::create_file_stream;
 pub use ncstream::is_ncstream_target;
+pub use options::{ClassicOptions, CreateOptions, FormatOptions, NcStreamOptions, StoreOptions};
 pub use safe_output::remove_temporaries;
 pub(crate) use safe_output::SafeOutput;
-pub use writer::{check_writable, CreateOptions};
+pub(crate) use writer::check_writable;
 pub(crate) use writer::{
     classic_version, create_classic, create_store_output, create_writer, Sink,
 };
@@ -208,8 +210,10 @@ pub(crate) fn create_output(
     let mut opts = opts.clone();
     let (safe, zip) = if container == Container::Zarr {
         let store = store_target(output)?;
-        opts.layout = store.layout.or(opts.layout);
-        opts.consolidated |= store.consolidated;
+        let mut store_opts = opts.store_options();
+        store_opts.layout = store.layout.or(store_opts.layout);
+        store_opts.consolidated |= store.consolidated;
+        opts = opts.store(store_opts);
         #[cfg(feature = "cloud")]
         if let Some(object) = &store.object {
             return create_object_output(output, object, schema, &opts);

@@ -66,7 +66,7 @@ fn stream(
     use nctk_ncstream::{DataOptions, NcStreamWriter};
     let name = location.display().to_string();
     let options = DataOptions {
-        deflate: opts.deflate.filter(|&level| level > 0),
+        deflate: opts.ncstream_options().deflate.filter(|&level| level > 0),
     };
     let mut writer = NcStreamWriter::new(out, &name, options);
     writer

@@ -6,60 +6,16 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use nctk_classic::compressed::CompressOptions;
 use nctk_classic::{ClassicWriter, FillMode, Version};
 use nctk_model::{ChunkCodec, DataSink, NativeRef, Schema, Selection, SinkError, Values, VarId};
 use nctk_store::bytes::MemSink;
 use nctk_zarr::write::ReadWriteStore;
 
+use super::CreateOptions;
 use super::OutputError;
+use crate::create_zarr::ZarrWriteOptions;
 use crate::formats::CreateRequest;
-use crate::{Container, StoreLayout, StoreOptions};
-
-/// How a dataset is written, beyond its format and definitions
-/// ([`crate::create_with`]). The default is netCDF-C's: fill mode, the
-/// newest NCZarr layout, the store writer's chunking and cache.
-#[derive(Debug, Clone, PartialEq)]
-pub struct CreateOptions {
-    /// Pre-fill variables with fill values (`NC_FILL`, the default);
-    /// nccopy writes without fill, as every value is copied anyway.
-    pub fill: bool,
-    /// Build the whole output in memory and write it out on
-    /// [`finish`](DataSink::finish) (`nccopy -w`).
-    pub in_memory: bool,
-    /// Stores only: the metadata layout (default: the newest NCZarr).
-    pub layout: Option<StoreLayout>,
-    /// Stores only: also write consolidated `.zmetadata`.
-    pub consolidated: bool,
-    /// Stores only: bytes of chunks written in part held in memory
-    /// (default: the store writer's, 64 MiB; at least one chunk).
-    pub cache_bytes: Option<usize>,
-    /// Stores only: store chunks holding only the fill value too (by
-    /// default they are left out, as zarr-python leaves them out).
-    pub write_empty_chunks: bool,
-    /// ncstream only: deflate data messages at this zlib level (`None` or
-    /// 0: not compressed).
-    pub deflate: Option<u32>,
-    /// Classic formats only: write a block-compressed classic file
-    /// (`docs/formats/compressed-classic.md`) with these codec, level,
-    /// shuffle and block size; `None`, an ordinary classic file.
-    pub compress: Option<CompressOptions>,
-}
-
-impl Default for CreateOptions {
-    fn default() -> Self {
-        CreateOptions {
-            fill: true,
-            in_memory: false,
-            layout: None,
-            consolidated: false,
-            cache_bytes: None,
-            write_empty_chunks: false,
-            deflate: None,
-            compress: None,
-        }
-    }
-}
+use crate::Container;
 
 /// The classic version `format` names, `None` for the other formats.
 pub(crate) fn classic_version(container: Container) -> Option<Version> {
@@ -199,14 +155,14 @@ pub(crate) fn create_writer(
 
 /// Checks that [`crate::create_with`] can write `container` (before any other
 /// work, as nccopy refuses the output first).
-pub fn check_writable(path: &Path, container: Container) -> Result<(), OutputError> {
+pub(crate) fn check_writable(path: &Path, container: Container) -> Result<(), OutputError> {
     crate::formats::entry(container).check_writable(path)
 }
 
 /// A new store at the request's path (a directory, or a zip file).
 pub(crate) fn create_store_output(request: &CreateRequest<'_>) -> Result<Sink, OutputError> {
     let (path, opts) = (request.path, request.options);
-    let layout = opts.layout.unwrap_or(StoreOptions::default().layout);
+    let layout = (opts.store_options().layout).unwrap_or(ZarrWriteOptions::default().layout);
     let store =
         crate::door::create_store(path, request.zip, layout).map_err(|e| OutputError::Output {
             path: path.display().to_string(),
@@ -223,12 +179,12 @@ pub(crate) fn store_sink(
     schema: &Schema,
     opts: &CreateOptions,
 ) -> Result<Sink, OutputError> {
-    let defaults = StoreOptions::default();
-    let store_opts = StoreOptions {
-        layout: opts.layout.unwrap_or(defaults.layout),
-        cache_bytes: opts.cache_bytes.unwrap_or(defaults.cache_bytes),
-        consolidated: opts.consolidated,
-        write_empty_chunks: opts.write_empty_chunks,
+    let (defaults, given) = (ZarrWriteOptions::default(), opts.store_options());
+    let store_opts = ZarrWriteOptions {
+        layout: given.layout.unwrap_or(defaults.layout),
+        cache_bytes: given.cache_bytes.unwrap_or(defaults.cache_bytes),
+        consolidated: given.consolidated,
+        write_empty_chunks: given.write_empty_chunks,
     };
     let err = |source| OutputError::Output {
         path: path.display().to_string(),
@@ -246,6 +202,7 @@ pub(crate) fn create_classic(request: &CreateRequest<'_>) -> Result<Sink, Output
     let (path, opts) = (request.path, request.options);
     let version = classic_version(request.container).unwrap_or(Version::Cdf1);
     let schema = request.schema;
+    let classic = opts.classic_options();
     let fill = if opts.fill {
         FillMode::Fill
     } else {
@@ -255,12 +212,12 @@ pub(crate) fn create_classic(request: &CreateRequest<'_>) -> Result<Sink, Output
         path: path.display().to_string(),
         source: e.into(),
     };
-    if let Some(options) = opts.compress {
-        let modes = (fill, opts.in_memory);
+    if let Some(options) = classic.compress {
+        let modes = (fill, classic.in_memory);
         return super::compressed::create(path, request.target, version, schema, modes, options)
             .map(Sink::Compressed);
     }
-    if opts.in_memory {
+    if classic.in_memory {
         let image = Arc::new(MemSink::new());
         let writer = ClassicWriter::create_in_with_schema(image.clone(), schema, version, fill)
             .map_err(err)?;
