@@ -19,17 +19,35 @@
 //! `object_store` is async; nctk's seams are blocking. Every request runs
 //! on this crate's own tokio runtime ([`runtime::block_on`]), so calling
 //! nctk from inside a caller's tokio runtime neither panics nor deadlocks.
+//!
+//! Without the `connect` feature (on by default) only the parts that need
+//! no network are built: [`aws`], [`S3Settings`] and
+//! [`connect::cloud_service`]; no `object_store`, tokio or HTTP client.
+
+// The documentation above links the parts `connect` builds.
+#![cfg_attr(not(feature = "connect"), allow(rustdoc::broken_intra_doc_links))]
 
 pub mod aws;
 pub mod connect;
+#[cfg(feature = "connect")]
 mod error;
+#[cfg(feature = "connect")]
 pub mod kv;
+#[cfg(feature = "connect")]
 mod remote;
+#[cfg(feature = "connect")]
 pub mod runtime;
+mod service;
+mod settings;
+#[cfg(feature = "connect")]
 mod source;
 
-pub use connect::{S3Credentials, S3Settings};
+#[cfg(feature = "connect")]
 pub use error::RemoteError;
+#[cfg(feature = "connect")]
 pub use kv::ObjectKvStore;
+#[cfg(feature = "connect")]
 pub use remote::{EnvError, Remote, RemoteOptions, DEFAULT_MAX_OBJECT_SIZE};
+pub use settings::{S3Credentials, S3Settings};
+#[cfg(feature = "connect")]
 pub use source::{RemoteSource, RemoteSourceError, BLOCK, CACHE_BLOCKS, PART, REMOTE_COALESCE};

@@ -5,6 +5,8 @@
 //! dataset's prefix being the URL's path below the bucket or container.
 //! No request is made: building a store needs no network.
 
+#![cfg(feature = "connect")]
+
 use nctk_store_object::connect::{self, Access, CloudService};
 use nctk_store_object::RemoteOptions;
 

@@ -2,6 +2,8 @@
 //! object is read back from it), and `connect::cloud` reads a plain HTTP
 //! server (the tests' range server over a directory), refusing writes to it.
 
+#![cfg(feature = "connect")]
+
 use bytes::Bytes;
 use nctk_store_object::aws::{resolve_with, AwsEnvironment, S3Target};
 use nctk_store_object::connect::{self, Access, CloudService};

@@ -5,6 +5,8 @@
 //! key or prefix, in bounded time and memory; never a panic, a hang or a
 //! missing key.
 
+#![cfg(feature = "connect")]
+
 mod common;
 use common::settings;
 

@@ -3,6 +3,8 @@
 //! API; request counts and misbehaving servers against
 //! `nctk-test-servers`' range server.
 
+#![cfg(feature = "connect")]
+
 use std::sync::Arc;
 use std::time::Duration;
 

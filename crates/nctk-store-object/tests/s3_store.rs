@@ -2,6 +2,8 @@
 //! the store contract every backend keeps, multipart uploads, and failures
 //! that are errors, never missing keys.
 
+#![cfg(feature = "connect")]
+
 mod common;
 use common::settings;
 

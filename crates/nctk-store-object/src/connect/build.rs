@@ -1,6 +1,5 @@
-//! Building the object store a URL names: S3 from [`S3Settings`] (see
-//! [`crate::aws`]), GCS, Azure and plain HTTP(S) from their URL and the
-//! environment ([`cloud`]).
+//! The stores themselves, built through `object_store` (the `connect`
+//! feature).
 
 use std::sync::Arc;
 
@@ -9,56 +8,8 @@ use object_store::azure::MicrosoftAzureBuilder;
 use object_store::gcp::GoogleCloudStorageBuilder;
 use object_store::{ObjectStore, ObjectStoreScheme};
 
+use super::{Access, S3Credentials, S3Settings, HTTP_READ_ONLY};
 use crate::{Remote, RemoteError, RemoteOptions};
-
-/// How S3 requests are signed.
-#[derive(Clone, PartialEq, Eq)]
-pub enum S3Credentials {
-    /// Unsigned requests (netCDF-C's profile `none`/`no`): public objects.
-    Unsigned,
-    /// A key pair (and session token) from a profile or the environment.
-    Static {
-        /// `aws_access_key_id`.
-        access_key_id: String,
-        /// `aws_secret_access_key`.
-        secret_access_key: String,
-        /// `aws_session_token`, when the credentials are temporary.
-        session_token: Option<String>,
-    },
-    /// `object_store`'s own chain (instance metadata, web identity, ...),
-    /// for when neither a profile nor the environment holds a key pair.
-    Chain,
-}
-
-impl std::fmt::Debug for S3Credentials {
-    /// Never prints a secret.
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            S3Credentials::Unsigned => f.write_str("Unsigned"),
-            S3Credentials::Static { access_key_id, .. } => f
-                .debug_struct("Static")
-                .field("access_key_id", access_key_id)
-                .finish_non_exhaustive(),
-            S3Credentials::Chain => f.write_str("Chain"),
-        }
-    }
-}
-
-/// Everything needed to reach one S3 bucket.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct S3Settings {
-    /// The bucket.
-    pub bucket: String,
-    /// The region requests are signed for.
-    pub region: String,
-    /// An S3-compatible endpoint (`http://127.0.0.1:9000`); `None` for AWS.
-    pub endpoint: Option<String>,
-    /// Address the bucket as `https://<bucket>.<endpoint>` rather than
-    /// `https://<endpoint>/<bucket>`.
-    pub virtual_hosted: bool,
-    /// How requests are signed.
-    pub credentials: S3Credentials,
-}
 
 /// The S3 store `settings` name; `url` names it in errors.
 pub fn s3(
@@ -116,45 +67,6 @@ pub fn http(base: &str, options: &RemoteOptions) -> Result<Arc<dyn ObjectStore>,
             source,
         })?;
     Ok(Arc::new(store))
-}
-
-/// An object store service other than S3, as `object_store` names it
-/// from a URL ([`object_store::ObjectStoreScheme`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CloudService {
-    /// Google Cloud Storage: `gs://bucket/key`.
-    Gcs,
-    /// Azure Blob Storage / Data Lake: `az://container/key`,
-    /// `abfs[s]://container@account.dfs.core.windows.net/key`, `azure://`,
-    /// `adl://`, `https://account.blob.core.windows.net/container/key`.
-    Azure,
-    /// A plain HTTP(S) server (read-only): `https://host/path`.
-    Http,
-}
-
-/// Why a store on a plain HTTP(S) server cannot be written.
-pub const HTTP_READ_ONLY: &str =
-    "a plain HTTP(S) server is read-only; write to s3://, gs:// or az:// storage";
-
-/// What is done with a store: a plain HTTP(S) server can only be read.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Access {
-    /// Reads only.
-    Read,
-    /// Reads and writes.
-    Write,
-}
-
-/// The service `url` names as `object_store` reads it (S3 and local URLs,
-/// which nctk reads by netCDF-C's rules, and unknown schemes give `None`).
-pub fn cloud_service(url: &str) -> Option<CloudService> {
-    let parsed = url::Url::parse(url).ok()?;
-    match ObjectStoreScheme::parse(&parsed).ok()?.0 {
-        ObjectStoreScheme::GoogleCloudStorage => Some(CloudService::Gcs),
-        ObjectStoreScheme::MicrosoftAzure => Some(CloudService::Azure),
-        ObjectStoreScheme::Http => Some(CloudService::Http),
-        _ => None,
-    }
 }
 
 /// The GCS, Azure or HTTP(S) store `url` (without fragment) names, and the
