@@ -132,6 +132,7 @@ fn parse(target: &Path) -> Result<url::DatasetUrl, Error> {
 ///   server, its header read now, its data by a request per read;
 /// * `-`: standard input, read to its end into an anonymous temporary
 ///   file, then a file as above.
+#[cfg_attr(not(feature = "cloud"), allow(unused_variables))]
 pub(crate) fn open_target(target: &Path, options: &OpenOptions) -> Result<Opened, Error> {
     let name = target.display().to_string();
     if name == STDIN {
