@@ -2,9 +2,10 @@
 //! error type says its own kind where it is made ([`HasErrorKind`]), as
 //! `std::io::Error::kind()` does; an error that wraps another asks it.
 
+use std::error::Error as StdError;
 use std::io;
 
-use crate::{AttributeError, ModelError};
+use crate::{AttributeError, ModelError, SourceError};
 
 /// The kind of an error of any nctk crate (the facade's `nctk::Error`,
 /// the tools' errors, each format's and store's errors): what a caller
@@ -38,6 +39,29 @@ pub enum ErrorKind {
 }
 
 impl ErrorKind {
+    /// The kind of any error: the first link of its source chain that
+    /// carries a kind other than [`ErrorKind::Other`] (a [`SourceError`],
+    /// an I/O error); `Other` when none does. An error whose type is
+    /// known is asked directly ([`HasErrorKind::kind`], or its own
+    /// `kind()`, as `nctk::Error::kind()`): this is for errors seen only
+    /// as `dyn Error`.
+    pub fn of(e: &(dyn StdError + 'static)) -> ErrorKind {
+        let mut next = Some(e);
+        while let Some(e) = next {
+            let carried = match e.downcast_ref::<SourceError>() {
+                Some(e) => e.kind(),
+                None => e
+                    .downcast_ref::<io::Error>()
+                    .map_or(ErrorKind::Other, ErrorKind::of_io),
+            };
+            if carried != ErrorKind::Other {
+                return carried;
+            }
+            next = e.source();
+        }
+        ErrorKind::Other
+    }
+
     /// The kind of an I/O error: its own kind where it names one of
     /// these (an unexpected end of data is invalid data), else I/O.
     pub fn of_io(e: &io::Error) -> ErrorKind {
@@ -110,6 +134,26 @@ mod tests {
         assert_eq!(of(io::ErrorKind::UnexpectedEof), ErrorKind::InvalidData);
         assert_eq!(of(io::ErrorKind::Unsupported), ErrorKind::Unsupported);
         assert_eq!(of(io::ErrorKind::ConnectionReset), ErrorKind::Io);
+    }
+
+    /// A wrapper of unknown type, to see the chain walked.
+    #[derive(Debug, thiserror::Error)]
+    #[error("while reading")]
+    struct Wrapper(#[source] SourceError);
+
+    #[test]
+    fn of_walks_the_chain_to_a_link_that_carries_a_kind() {
+        let missing = ModelError::NotFound {
+            kind: "variable",
+            name: "v".into(),
+        };
+        let e = Wrapper(missing.into());
+        assert_eq!(ErrorKind::of(&e), ErrorKind::NotFound);
+        // A link of kind Other says nothing: the walk goes on past it.
+        let e = Wrapper(SourceError::new(ErrorKind::Other, e));
+        assert_eq!(ErrorKind::of(&e), ErrorKind::NotFound);
+        let e = Wrapper(SourceError::from("words"));
+        assert_eq!(ErrorKind::of(&e), ErrorKind::Other);
     }
 
     #[test]

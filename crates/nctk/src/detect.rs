@@ -7,7 +7,7 @@ use nctk_classic::compressed::format as compressed;
 use nctk_classic::Version;
 use nctk_model::Format;
 use nctk_ncstream::wire::Magic;
-use nctk_store::bytes::ByteSource;
+use nctk_store::bytes::{ByteError, ByteSource};
 
 use crate::door::Opened;
 
@@ -42,15 +42,15 @@ pub(crate) fn detect_source(source: &dyn ByteSource) -> Result<Container, Error>
     let mut magic = [0u8; 8];
     let n = source.read_full(0, &mut magic).map_err(|e| Error::Source {
         path: source.name(),
-        source: Box::new(e),
+        source: e.into(),
     })?;
     if let Some(container) = detect_magic(&magic[..n]) {
         return Ok(container);
     }
     // netCDF-C also finds HDF5 after a user block (offset 512, 1024, ...).
-    let source_error = |e| Error::Source {
+    let source_error = |e: ByteError| Error::Source {
         path: source.name(),
-        source: Box::new(e),
+        source: e.into(),
     };
     let len = source.len().map_err(source_error)?;
     if nctk_hdf5::superblock::find_signature(source, len)

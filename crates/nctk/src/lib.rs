@@ -58,7 +58,7 @@ pub use create_zarr::{
 };
 pub use dataset::{Dataset, Variable};
 pub use detect::{detect_magic, kind, Container};
-pub use error::{Error, ErrorKind};
+pub use error::{Error, ErrorKind, HasErrorKind};
 pub use extent::{Extent, Extents, IntoExtent, IntoExtents};
 pub use group::{Dimension, Group};
 /// Block-compressed classic files: how they are compressed

@@ -149,7 +149,7 @@ pub fn append(path: impl AsRef<Path>) -> Result<DatasetMut, Error> {
     let open = |path: &Path| -> Result<ClassicWriter, ClassicError> {
         ClassicWriter::open_in(crate::door::open_file(path)?, FillMode::Fill)
     };
-    let writer = open(path).map_err(|e| Error::Format(Box::new(e)))?;
+    let writer = open(path).map_err(|e| Error::Format(e.into()))?;
     let version = Some(writer.version());
     Ok(DatasetMut {
         out: Output::in_place(path, Sink::Classic(writer)),

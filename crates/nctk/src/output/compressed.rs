@@ -83,7 +83,7 @@ pub(crate) fn create(
 ) -> Result<CompressedWriter, OutputError> {
     let err = |e: nctk_classic::ClassicError| OutputError::Output {
         path: target.display().to_string(),
-        source: Box::new(e),
+        source: e.into(),
     };
     let (sink, uncompressed): (Arc<dyn nctk_store::bytes::ByteSink>, _) = if in_memory {
         let image = Arc::new(MemSink::new());
@@ -106,7 +106,7 @@ impl Uncompressed {
     /// `error`, told of the output rather than the uncompressed temporary.
     fn blame(&self, error: SinkError) -> SinkError {
         match self {
-            Uncompressed::File(safe) => Box::new(safe.blame(None, error)),
+            Uncompressed::File(safe) => safe.blame(None, error).into(),
             Uncompressed::Memory(_) => error,
         }
     }
@@ -203,7 +203,7 @@ pub fn compress_classic(
             container: Container::Compressed,
         } => Arc::new(CompressedSource::open(source).map_err(|e| Error::Source {
             path: name.clone(),
-            source: Box::new(e),
+            source: e.into(),
         })?),
         _ => {
             return Err(Error::Unsupported {
@@ -216,7 +216,7 @@ pub fn compress_classic(
     };
     let reader = ClassicReader::from_source(source).map_err(|e| Error::Source {
         path: name,
-        source: Box::new(e),
+        source: e.into(),
     })?;
     let safe = SafeOutput::new(output)?;
     let summary =

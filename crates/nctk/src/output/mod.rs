@@ -160,7 +160,7 @@ pub fn output_error(target: &Path, error: Error) -> OutputError {
         Error::Output(e) => e,
         e => OutputError::Output {
             path: target.display().to_string(),
-            source: Box::new(e),
+            source: e.into(),
         },
     }
 }
@@ -176,7 +176,7 @@ pub(crate) fn store_target(output: &Path) -> Result<door::StoreTarget, OutputErr
         },
         e => OutputError::Output {
             path: output.display().to_string(),
-            source: Box::new(e),
+            source: e.into(),
         },
     })
 }

@@ -44,7 +44,7 @@ pub(crate) fn create_file_stream(
 ) -> Result<StreamWriter, OutputError> {
     let file = crate::door::create_file(path).map_err(|e| OutputError::Output {
         path: path.display().to_string(),
-        source: Box::new(e),
+        source: e.into(),
     })?;
     let out: Box<dyn Write + Send> =
         Box::new(BufWriter::with_capacity(1 << 16, SinkCursor::new(file)));

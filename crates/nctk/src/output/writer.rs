@@ -224,7 +224,7 @@ fn create_store_output(
     let layout = opts.layout.unwrap_or(StoreOptions::default().layout);
     let store = crate::door::create_store(path, zip, layout).map_err(|e| OutputError::Output {
         path: path.display().to_string(),
-        source: Box::new(e),
+        source: e.into(),
     })?;
     store_sink(store, path, schema, opts)
 }
@@ -250,7 +250,7 @@ pub(crate) fn store_sink(
         source,
     };
     let writer =
-        crate::StoreWriter::create(store, schema, &store_opts).map_err(|e| err(Box::new(e)))?;
+        crate::StoreWriter::create(store, schema, &store_opts).map_err(|e| err(e.into()))?;
     Ok(Sink::Store(writer))
 }
 
@@ -271,7 +271,7 @@ fn create_classic(
     };
     let err = |e: nctk_classic::ClassicError| OutputError::Output {
         path: path.display().to_string(),
-        source: Box::new(e),
+        source: e.into(),
     };
     if let Some(options) = opts.compress {
         let modes = (fill, opts.in_memory);
