@@ -9,8 +9,8 @@ use std::sync::Arc;
 
 use nctk_classic::{ClassicError, ClassicWriter, FillMode, Version};
 use nctk_model::{
-    name, Attribute, ChunkCodec, DataType, DimId, GroupId, ModelError, NcValue, Schema, Selection,
-    Values, VarId,
+    name, Attribute, ChunkCodec, DataType, DimId, GroupId, HasErrorKind, ModelError, NcValue,
+    Schema, Selection, SourceError, Values, VarId,
 };
 use nctk_store::bytes::{ByteSource as _, MemSink};
 
@@ -163,7 +163,7 @@ fn define_error(target: &Path, e: ClassicError) -> Error {
     let message = e.to_string().replace(&MemSink::new().name(), &path);
     Error::Output(OutputError::Output {
         path,
-        source: message.into(),
+        source: SourceError::new(e.kind(), message),
     })
 }
 

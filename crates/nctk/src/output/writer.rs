@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use nctk_classic::compressed::CompressOptions;
 use nctk_classic::{ClassicWriter, FillMode, Version};
-use nctk_model::{ChunkCodec, DataSink, Schema, Selection, SinkError, Values, VarId};
+use nctk_model::{ChunkCodec, DataSink, HasErrorKind, Schema, Selection, SinkError, Values, VarId};
 use nctk_store::bytes::MemSink;
 use nctk_zarr::write::ReadWriteStore;
 
@@ -332,7 +332,7 @@ impl DataSink for InMemory {
         };
         crate::door::create_file(&path)
             .and_then(|file| write(file.as_ref()))
-            .map_err(|e| format!("{}: write: {e}", path.display()))?;
+            .map_err(|e| SinkError::new(e.kind(), format!("{}: write: {e}", path.display())))?;
         Ok(())
     }
 
