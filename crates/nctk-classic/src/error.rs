@@ -1,4 +1,4 @@
-use nctk_model::{DataType, ModelError};
+use nctk_model::{DataType, ErrorKind, HasErrorKind, ModelError};
 use nctk_store::bytes::ByteError;
 
 use crate::Version;
@@ -77,3 +77,20 @@ pub enum ClassicError {
 
 /// Result type of this crate.
 pub type Result<T, E = ClassicError> = std::result::Result<T, E>;
+
+/// A bad header is invalid data, a type the version cannot hold
+/// unsupported; the bytes' and the model's errors have their own kind;
+/// a definition, size or mode the format refuses is the caller's.
+impl HasErrorKind for ClassicError {
+    fn kind(&self) -> ErrorKind {
+        match self {
+            ClassicError::Header { .. } => ErrorKind::InvalidData,
+            ClassicError::Io(e) => e.kind(),
+            ClassicError::Data { source, .. } => source.kind(),
+            ClassicError::TypeNotSupported { .. } => ErrorKind::Unsupported,
+            ClassicError::Define { .. }
+            | ClassicError::VarSize { .. }
+            | ClassicError::Mode { .. } => ErrorKind::InvalidInput,
+        }
+    }
+}

@@ -1,5 +1,7 @@
 //! The error type of every codec operation.
 
+use nctk_model::{ErrorKind, HasErrorKind};
+
 /// Result alias used throughout the crate.
 pub type Result<T, E = CodecError> = std::result::Result<T, E>;
 
@@ -158,6 +160,27 @@ impl CodecError {
         CodecError::Unsupported {
             codec,
             what: what.into(),
+        }
+    }
+}
+
+/// A codec nctk lacks (or a setting of one) is unsupported, a codec built
+/// without what it needs the caller's mistake; every other failure is a
+/// stream or configuration that does not decode: invalid data.
+impl HasErrorKind for CodecError {
+    fn kind(&self) -> ErrorKind {
+        match self {
+            CodecError::UnknownCodec { .. } | CodecError::Unsupported { .. } => {
+                ErrorKind::Unsupported
+            }
+            CodecError::MissingContext { .. } => ErrorKind::InvalidInput,
+            CodecError::InvalidConfig { .. }
+            | CodecError::InvalidLength { .. }
+            | CodecError::SizeMismatch { .. }
+            | CodecError::Truncated { .. }
+            | CodecError::Corrupt { .. }
+            | CodecError::ChecksumMismatch { .. }
+            | CodecError::Library { .. } => ErrorKind::InvalidData,
         }
     }
 }

@@ -1,6 +1,7 @@
 //! The reader's errors: every one names the file and, where there is one,
 //! the byte offset (an absolute file offset) and what was being read.
 
+use nctk_model::{ErrorKind, HasErrorKind};
 use nctk_store::bytes::ByteError;
 
 /// An error reading an HDF5 file.
@@ -66,6 +67,20 @@ pub enum Hdf5Error {
         #[source]
         source: nctk_codec::CodecError,
     },
+}
+
+/// A structure out of bounds or malformed is invalid data, a feature the
+/// reader lacks unsupported; the byte source's and a filter's errors have
+/// their own kind.
+impl HasErrorKind for Hdf5Error {
+    fn kind(&self) -> ErrorKind {
+        match self {
+            Hdf5Error::Io { source, .. } => source.kind(),
+            Hdf5Error::Filter { source, .. } => source.kind(),
+            Hdf5Error::Unsupported { .. } => ErrorKind::Unsupported,
+            Hdf5Error::OutOfBounds { .. } | Hdf5Error::Corrupt { .. } => ErrorKind::InvalidData,
+        }
+    }
 }
 
 /// The reader's result type.

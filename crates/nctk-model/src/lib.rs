@@ -17,7 +17,8 @@
 //!   ([`Attribute::as_str`], [`Attribute::as_f64`], `TryFrom<&Attribute>`);
 //! * default fill values ([`DataType::default_fill`]) and name rules ([`name`]);
 //! * the seams formats implement: [`DataSource`] (reading) and [`DataSink`]
-//!   (writing).
+//!   (writing), whose error [`SourceError`] carries an [`ErrorKind`] (every
+//!   crate's errors say their kind through [`HasErrorKind`]).
 //!
 //! * [`Format`]: the netCDF format of a dataset (`ncdump -k`'s five kinds),
 //!   with ncgen's and nccopy's `-k` names, one identity for every layer;
@@ -54,6 +55,7 @@ pub mod bytes;
 pub mod conformance;
 pub mod convert;
 mod error;
+mod error_kind;
 mod format;
 pub mod name;
 mod native_mut;
@@ -62,6 +64,7 @@ mod schema;
 mod selection;
 mod sink;
 mod source;
+mod source_error;
 mod stored;
 mod types;
 mod user_types;
@@ -71,6 +74,7 @@ mod values;
 pub use attr_access::AttributeError;
 pub use convert::NcValue;
 pub use error::ModelError;
+pub use error_kind::{ErrorKind, HasErrorKind};
 pub use format::{Format, KindNames};
 pub use native_mut::NativeMut;
 pub use native_ref::NativeRef;
@@ -80,7 +84,8 @@ pub use schema::{
 };
 pub use selection::{Selection, SelectionRuns};
 pub use sink::{redefinition_error, same_definitions, DataSink, SinkError};
-pub use source::{DataSource, FileFacts, SourceError};
+pub use source::{DataSource, FileFacts};
+pub use source_error::SourceError;
 pub use stored::{is_zlib_stream, ChunkCodec};
 pub use types::{DataType, TypeId};
 pub use user_types::{CompoundField, EnumMember, UserType, UserTypeKind};

@@ -3,7 +3,7 @@
 use crate::{ChunkCodec, NativeRef, Schema, Selection, SourceError, Values, VarId};
 
 /// The error type of a [`DataSink`]: each format's own structured error,
-/// boxed (the same type as [`SourceError`]).
+/// boxed with its kind (the same type as [`SourceError`]).
 pub type SinkError = SourceError;
 
 /// Write access to a dataset being made, implemented by every format's

@@ -1,4 +1,4 @@
-use crate::{ChunkCodec, Format, NativeMut, Schema, Selection, Values, VarId};
+use crate::{ChunkCodec, Format, NativeMut, Schema, Selection, SourceError, Values, VarId};
 
 /// Facts about the file a dataset is stored in, as `ncdump -s` shows them
 /// among the global attributes (`_NCProperties`, `_SuperblockVersion`,
@@ -13,9 +13,6 @@ pub struct FileFacts {
     /// (as netCDF-C decides it: `_NCProperties` or netCDF-4 hidden attributes).
     pub is_netcdf4: bool,
 }
-
-/// The error type of a [`DataSource`]: each format's own structured error, boxed.
-pub type SourceError = Box<dyn std::error::Error + Send + Sync + 'static>;
 
 /// Read access to a dataset, implemented by every format's reader.
 ///

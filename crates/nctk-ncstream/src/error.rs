@@ -2,6 +2,8 @@
 //! file, `-` for stdin, or a URL), the byte offset where it went wrong and
 //! the reason.
 
+use nctk_model::{ErrorKind, HasErrorKind};
+
 /// An error reading or writing an ncstream.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -153,6 +155,25 @@ impl NcStreamError {
             *slot = format!("{name}: ");
         }
         self
+    }
+}
+
+/// A stream cut short, malformed or with a message that does not decode is
+/// invalid data; an error message in place of data is the failure of the
+/// stream's writer (a server), I/O; valid ncstream nctk does not handle,
+/// or a dataset it cannot write as ncstream, is unsupported.
+impl HasErrorKind for NcStreamError {
+    fn kind(&self) -> ErrorKind {
+        match self {
+            NcStreamError::Truncated { .. }
+            | NcStreamError::Corrupt { .. }
+            | NcStreamError::Message { .. } => ErrorKind::InvalidData,
+            NcStreamError::Remote { .. } => ErrorKind::Io,
+            NcStreamError::Unsupported { .. } | NcStreamError::Unwritable { .. } => {
+                ErrorKind::Unsupported
+            }
+            NcStreamError::Io { source, .. } => ErrorKind::of_io(source),
+        }
     }
 }
 

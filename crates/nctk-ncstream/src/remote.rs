@@ -13,7 +13,10 @@
 
 use std::sync::Arc;
 
-use nctk_model::{DataSource, Format, Schema, Selection, SourceError, UserTypeKind, Values, VarId};
+use nctk_model::{
+    DataSource, ErrorKind, Format, HasErrorKind, Schema, Selection, SourceError, UserTypeKind,
+    Values, VarId,
+};
 use nctk_store::bytes::MemSource;
 
 use crate::error::NcStreamError;
@@ -89,6 +92,36 @@ pub enum CdmRemoteError {
         /// What is wrong with the answer.
         reason: String,
     },
+}
+
+/// A status says its kind: 404 (or 410) not found, 401 or 403 permission
+/// denied, any other 4xx a request the server refuses (invalid input); a
+/// 5xx, any other status or no answer at all (a dead server, a timeout) is
+/// I/O.
+impl HasErrorKind for TransportError {
+    fn kind(&self) -> ErrorKind {
+        match self {
+            TransportError::Status { status, .. } => match status {
+                404 | 410 => ErrorKind::NotFound,
+                401 | 403 => ErrorKind::PermissionDenied,
+                400..=499 => ErrorKind::InvalidInput,
+                _ => ErrorKind::Io,
+            },
+            TransportError::Failed { .. } => ErrorKind::Io,
+        }
+    }
+}
+
+/// A failed request has its transport's kind, a bad stream the stream's;
+/// an answer with values that were not asked for is invalid data.
+impl HasErrorKind for CdmRemoteError {
+    fn kind(&self) -> ErrorKind {
+        match self {
+            CdmRemoteError::Request { source, .. } => source.kind(),
+            CdmRemoteError::Stream(e) => e.kind(),
+            CdmRemoteError::Answer { .. } => ErrorKind::InvalidData,
+        }
+    }
 }
 
 /// The text of the ncstream error message (`MAGIC_ERR`, a varint length,

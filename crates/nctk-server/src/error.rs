@@ -2,6 +2,8 @@
 
 use std::path::PathBuf;
 
+use nctk_model::{ErrorKind, HasErrorKind, SourceError};
+
 use crate::query::QueryError;
 
 /// An error starting or running the server.
@@ -52,7 +54,7 @@ pub enum RequestError {
         path: String,
         /// nctk's error.
         #[source]
-        source: Box<dyn std::error::Error + Send + Sync>,
+        source: SourceError,
     },
     /// The answer cannot be encoded (500).
     #[error("{path}: {source}")]
@@ -63,6 +65,33 @@ pub enum RequestError {
         #[source]
         source: nctk_ncstream::NcStreamError,
     },
+}
+
+/// The socket's and the directory's I/O errors have their own kind; a
+/// malformed `--dataset` is bad input.
+impl HasErrorKind for ServeError {
+    fn kind(&self) -> ErrorKind {
+        match self {
+            ServeError::Root { source, .. } | ServeError::Bind { source, .. } => {
+                ErrorKind::of_io(source)
+            }
+            ServeError::Io(e) => ErrorKind::of_io(e),
+            ServeError::DatasetOption(_) => ErrorKind::InvalidInput,
+        }
+    }
+}
+
+/// A path naming no dataset is not found; the query's, the dataset's and
+/// the encoder's errors have their own kind.
+impl HasErrorKind for RequestError {
+    fn kind(&self) -> ErrorKind {
+        match self {
+            RequestError::NotFound(_) => ErrorKind::NotFound,
+            RequestError::Query(e) => e.kind(),
+            RequestError::Dataset { source, .. } => source.kind(),
+            RequestError::Encode { source, .. } => source.kind(),
+        }
+    }
 }
 
 impl RequestError {

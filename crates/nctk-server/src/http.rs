@@ -176,11 +176,11 @@ async fn open(
         }
         Ok(Err(e)) => Err(RequestError::Dataset {
             path: relative.to_string(),
-            source: Box::new(e),
+            source: e.into(),
         }),
         Err(join) => Err(RequestError::Dataset {
             path: relative.to_string(),
-            source: Box::new(join),
+            source: nctk_model::SourceError::new(nctk::ErrorKind::Io, join),
         }),
     }
 }

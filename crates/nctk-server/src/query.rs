@@ -19,7 +19,7 @@
 
 use std::borrow::Cow;
 
-use nctk_model::Selection;
+use nctk_model::{ErrorKind, HasErrorKind, Selection};
 
 /// What a request asks for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -95,6 +95,13 @@ pub enum QueryError {
     /// A section does not fit the variable's shape.
     #[error("InvalidRangeException: {0}")]
     BadRange(String),
+}
+
+/// A query the server cannot answer is the client's mistake.
+impl HasErrorKind for QueryError {
+    fn kind(&self) -> ErrorKind {
+        ErrorKind::InvalidInput
+    }
 }
 
 /// Parses a query string (the part of the URL after `?`, still

@@ -1,5 +1,7 @@
 //! What a request to an object store failed with.
 
+use nctk_model::{ErrorKind, HasErrorKind};
+
 /// A request to an object store failed. Each names the URL of the object
 /// (or of the store) and keeps `object_store`'s error as the source.
 ///
@@ -73,5 +75,21 @@ impl RemoteError {
     /// True when the object does not exist.
     pub fn is_not_found(&self) -> bool {
         matches!(self, RemoteError::NotFound { .. })
+    }
+}
+
+/// A 404 is "not found", a 403 or 401 "permission denied", a bad store
+/// setting bad input; any other failure (after the retries: a 5xx, a
+/// timeout, a reset connection) is I/O.
+impl HasErrorKind for RemoteError {
+    fn kind(&self) -> ErrorKind {
+        match self {
+            RemoteError::NotFound { .. } => ErrorKind::NotFound,
+            RemoteError::Forbidden { .. } | RemoteError::Unauthenticated { .. } => {
+                ErrorKind::PermissionDenied
+            }
+            RemoteError::Config { .. } => ErrorKind::InvalidInput,
+            RemoteError::Request { .. } => ErrorKind::Io,
+        }
     }
 }

@@ -31,6 +31,7 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use futures::{StreamExt, TryStreamExt};
+use nctk_model::{ErrorKind, HasErrorKind, SourceError};
 use nctk_store::kv::{
     Capabilities, ListableStore, Listing, ReadableStore, StoreError, StoreKey, StorePrefix,
     WritableStore,
@@ -84,6 +85,20 @@ pub enum LimitError {
     },
 }
 
+/// A listing that did not end in time is a failure of the server (I/O);
+/// an object larger than allowed or than declared breaks its store
+/// (invalid data).
+impl HasErrorKind for LimitError {
+    fn kind(&self) -> ErrorKind {
+        match self {
+            LimitError::ListTimeout { .. } => ErrorKind::Io,
+            LimitError::TooLarge { .. } | LimitError::LongerThanDeclared { .. } => {
+                ErrorKind::InvalidData
+            }
+        }
+    }
+}
+
 /// The most bytes of values uploading at once: `put` waits beyond it, so
 /// a writer's memory stays bounded whatever the chunk size (a value larger
 /// than this uploads alone).
@@ -123,7 +138,7 @@ fn backend(key: &str, op: &'static str, error: RemoteError) -> StoreError {
     StoreError::Backend {
         key: key.to_string(),
         op,
-        source: Box::new(error),
+        source: error.into(),
     }
 }
 
@@ -184,7 +199,7 @@ impl ObjectKvStore {
             Err(e) => Err(StoreError::Backend {
                 key: key.to_string(),
                 op: "put",
-                source: Box::new(e),
+                source: SourceError::new(ErrorKind::Io, e),
             }),
         }
     }
@@ -281,11 +296,12 @@ impl ObjectKvStore {
             Err(_) => Err(StoreError::Backend {
                 key: name.clone(),
                 op: "list",
-                source: Box::new(LimitError::ListTimeout {
+                source: LimitError::ListTimeout {
                     url: self.remote.url().to_string(),
                     prefix: name,
                     after,
-                }),
+                }
+                .into(),
             }),
         }
     }
@@ -353,7 +369,7 @@ impl ObjectKvStore {
         let limit = |e: LimitError| StoreError::Backend {
             key: key.to_string(),
             op: "get",
-            source: Box::new(e),
+            source: e.into(),
         };
         let declared = got.meta.size;
         let max = remote.options().max_object_size;
@@ -541,7 +557,7 @@ impl WritableStore for ObjectKvStore {
         let permit = permit.map_err(|e| StoreError::Backend {
             key: key.to_string(),
             op: "put",
-            source: Box::new(e),
+            source: SourceError::new(ErrorKind::Io, e),
         })?;
         let remote = self.remote.clone();
         let task_key = key.clone();

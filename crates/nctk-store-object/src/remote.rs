@@ -3,6 +3,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use nctk_model::{ErrorKind, HasErrorKind};
 use object_store::path::Path;
 use object_store::{ClientOptions, ObjectStore, RetryConfig};
 
@@ -64,6 +65,13 @@ pub struct EnvError {
     pub value: String,
     /// What it should be.
     pub reason: &'static str,
+}
+
+/// A setting the user gave that cannot be used is bad input.
+impl HasErrorKind for EnvError {
+    fn kind(&self) -> ErrorKind {
+        ErrorKind::InvalidInput
+    }
 }
 
 /// The value of `var`, parsed, when it is set.

@@ -133,7 +133,7 @@ fn a_listing_that_never_ends_stops_at_the_deadline() {
         "{text}"
     );
     assert!(
-        std::error::Error::source(&e).is_some_and(|s| s.is::<LimitError>()),
+        matches!(&e, StoreError::Backend { source, .. } if source.get_ref().is::<LimitError>()),
         "{e:?}"
     );
     let pages = proxy.stats().requests();

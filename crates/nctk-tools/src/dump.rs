@@ -8,7 +8,7 @@
 use std::io::Write;
 
 use nctk_cdl::print::{dump, DumpError, IndexLang, Options, TimeStrings};
-use nctk_model::DataSource;
+use nctk_model::{DataSource, ErrorKind, HasErrorKind};
 
 /// ncdump's command line.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -176,6 +176,16 @@ pub enum DumpFileError {
     /// Printing failed.
     #[error(transparent)]
     Dump(#[from] DumpError),
+}
+
+/// The opening's or the printing's kind.
+impl HasErrorKind for DumpFileError {
+    fn kind(&self) -> ErrorKind {
+        match self {
+            DumpFileError::Open(e) => e.kind(),
+            DumpFileError::Dump(e) => e.kind(),
+        }
+    }
 }
 
 /// Runs `ncdump` with `args` on the file or URL `args.file`, writing to

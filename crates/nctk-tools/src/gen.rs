@@ -16,7 +16,7 @@ use nctk::model::KindNames;
 use nctk::OutputError;
 use nctk::{Container, CreateOptions, Format};
 use nctk_cdl::parse::{check_format, parse, parse_with, CdlDataset, CdlError, ParseOptions};
-use nctk_model::{Layout, Selection, VarId, VarStorage};
+use nctk_model::{ErrorKind, HasErrorKind, Layout, Selection, VarId, VarStorage};
 
 use crate::enhanced::first_user_type;
 
@@ -67,6 +67,20 @@ pub enum GenError {
     /// Creating, writing or renaming the output into place failed.
     #[error(transparent)]
     Output(#[from] OutputError),
+}
+
+/// A kind `-k` does not name is bad input; a file or store nctk cannot
+/// write unsupported; the CDL's and the output's errors have their own
+/// kind.
+impl HasErrorKind for GenError {
+    fn kind(&self) -> ErrorKind {
+        match self {
+            GenError::UnknownKind(_) => ErrorKind::InvalidInput,
+            GenError::Cdl(e) => e.kind(),
+            GenError::Unsupported(_) | GenError::UserTypeInStore { .. } => ErrorKind::Unsupported,
+            GenError::Output(e) => e.kind(),
+        }
+    }
 }
 
 /// What `gen` did.

@@ -2,7 +2,7 @@
 //! Zarr dtypes (and better where netCDF-C fails: `f2`, `b1`, `U<n>`).
 
 use base64::Engine;
-use nctk_model::{DataType, Values};
+use nctk_model::{DataType, ErrorKind, HasErrorKind, Values};
 use serde_json::Value;
 
 use nctk_codec::half::{f16_to_f32, f32_to_f16};
@@ -221,6 +221,13 @@ impl Cell {
 pub struct FillValueError {
     /// The value, as JSON text.
     pub fill: String,
+}
+
+/// A stored `fill_value` that does not fit breaks the metadata.
+impl HasErrorKind for FillValueError {
+    fn kind(&self) -> ErrorKind {
+        ErrorKind::InvalidData
+    }
 }
 
 fn utf32_to_string(c: &[u8], big: bool) -> String {

@@ -1,4 +1,5 @@
 use nctk_codec::CodecError;
+use nctk_model::{ErrorKind, HasErrorKind};
 use nctk_store::kv::StoreError;
 
 use crate::cell::FillValueError;
@@ -100,6 +101,27 @@ pub enum ZarrError {
         /// What overflowed.
         reason: String,
     },
+}
+
+/// Metadata that is not JSON, not Zarr or does not fit, a chunk of the
+/// wrong size, a store holding no dataset are invalid data; a dtype nctk
+/// cannot map is unsupported; the store's and a codec's errors have their
+/// own kind; a request that does not fit the dataset is the caller's.
+impl HasErrorKind for ZarrError {
+    fn kind(&self) -> ErrorKind {
+        match self {
+            ZarrError::Store(e) => e.kind(),
+            ZarrError::Codec { source, .. } => source.kind(),
+            ZarrError::FillValue { source, .. } => source.kind(),
+            ZarrError::UnsupportedDtype { .. } => ErrorKind::Unsupported,
+            ZarrError::Request { .. } | ZarrError::TooLarge { .. } => ErrorKind::InvalidInput,
+            ZarrError::Json { .. }
+            | ZarrError::Decode { .. }
+            | ZarrError::Metadata { .. }
+            | ZarrError::ChunkSize { .. }
+            | ZarrError::NotZarr { .. } => ErrorKind::InvalidData,
+        }
+    }
 }
 
 impl ZarrError {

@@ -1,9 +1,6 @@
-mod kind;
-
 use std::fmt::Display;
 
-pub use kind::ErrorKind;
-pub(crate) use kind::{io_kind, kind_of};
+pub use nctk_model::{ErrorKind, HasErrorKind};
 
 /// `path: reason`, or `reason` alone when it already starts by naming
 /// `path` (or a key inside it): every message names its path once.
@@ -96,26 +93,33 @@ impl Error {
             Error::Output(e) => e,
             e => crate::OutputError::Output {
                 path: target.display().to_string(),
-                source: Box::new(e),
+                source: e.into(),
             },
         }
     }
 
     /// What kind of failure this is (a missing file, a corrupt one, a bad
-    /// argument, something not supported yet, ...), read from the
-    /// structured error of the format or store that failed.
+    /// argument, something not supported yet, ...): the kind the format's
+    /// or store's error carries.
     pub fn kind(&self) -> ErrorKind {
         match self {
-            Error::Model(e) => kind::model(e),
-            Error::Attribute(_) | Error::Extent(_) | Error::Options { .. } => {
-                ErrorKind::InvalidInput
-            }
-            Error::Format(source) | Error::Source { source, .. } => kind_of(&**source),
+            Error::Model(e) => e.kind(),
+            Error::Attribute(e) => e.kind(),
+            Error::Extent(_) | Error::Options { .. } => ErrorKind::InvalidInput,
+            Error::Format(source) | Error::Source { source, .. } => source.kind(),
             Error::Open { .. } => ErrorKind::InvalidData,
             Error::Unsupported { .. } => ErrorKind::Unsupported,
-            Error::Io { source, .. } => io_kind(source),
-            Error::Output(e) => kind_of(e),
+            Error::Io { source, .. } => ErrorKind::of_io(source),
+            Error::Output(e) => e.kind(),
         }
+    }
+}
+
+/// [`Error::kind`], for code generic over errors that know their kind (a
+/// [`SourceError`](nctk_model::SourceError) made from an [`Error`] keeps it).
+impl HasErrorKind for Error {
+    fn kind(&self) -> ErrorKind {
+        Error::kind(self)
     }
 }
 

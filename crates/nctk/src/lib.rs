@@ -59,7 +59,7 @@ pub use create_zarr::{
 };
 pub use dataset::{Dataset, Variable};
 pub use door::local_path;
-pub use error::{Error, ErrorKind};
+pub use error::{Error, ErrorKind, HasErrorKind};
 pub use extent::{Extent, Extents, IntoExtent, IntoExtents};
 pub use group::{Dimension, Group};
 /// Block-compressed classic files: how they are compressed

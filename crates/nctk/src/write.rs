@@ -9,8 +9,8 @@ use std::sync::Arc;
 
 use nctk_classic::{ClassicError, ClassicWriter, FillMode, Version};
 use nctk_model::{
-    name, Attribute, ChunkCodec, DataType, DimId, GroupId, ModelError, NcValue, Schema, Selection,
-    Values, VarId,
+    name, Attribute, ChunkCodec, DataType, DimId, GroupId, HasErrorKind, ModelError, NcValue,
+    Schema, Selection, SourceError, Values, VarId,
 };
 use nctk_store::bytes::{ByteSource as _, MemSink};
 
@@ -139,7 +139,7 @@ pub fn append(path: impl AsRef<Path>) -> Result<DatasetMut, Error> {
     let open = |path: &Path| -> Result<ClassicWriter, ClassicError> {
         ClassicWriter::open_in(crate::door::open_file(path)?, FillMode::Fill)
     };
-    let writer = open(path).map_err(|e| Error::Format(Box::new(e)))?;
+    let writer = open(path).map_err(|e| Error::Format(e.into()))?;
     let version = Some(writer.version());
     Ok(DatasetMut {
         out: Output::in_place(path, Sink::Classic(writer)),
@@ -153,7 +153,7 @@ fn define_error(target: &Path, e: ClassicError) -> Error {
     let message = e.to_string().replace(&MemSink::new().name(), &path);
     Error::Output(OutputError::Output {
         path,
-        source: message.into(),
+        source: SourceError::new(e.kind(), message),
     })
 }
 

@@ -4,7 +4,7 @@
 use std::error::Error as _;
 use std::process::Command;
 
-use nctk::model::DataType;
+use nctk::model::{DataType, SourceError};
 use nctk::{ErrorKind, Format};
 use nctk_test_support::require;
 
@@ -50,12 +50,14 @@ fn a_truncated_classic_file_is_invalid_data_as_netcdf_c_finds_it() {
     }
     let err = nctk::open(&cut).unwrap_err();
     assert_eq!(err.kind(), ErrorKind::InvalidData, "{err}");
-    // The same bytes in memory, and the classic error kept as the source.
+    // The same bytes in memory, and the classic error kept as the source
+    // (carried with its kind in a `SourceError`).
     let err = nctk::open_mem(bytes[..CUT].to_vec()).unwrap_err();
     assert_eq!(err.kind(), ErrorKind::InvalidData, "{err}");
     assert!(
         err.source()
-            .is_some_and(|s| s.is::<nctk_classic::ClassicError>()),
+            .and_then(|s| s.downcast_ref::<SourceError>())
+            .is_some_and(|s| s.get_ref().is::<nctk_classic::ClassicError>()),
         "{err:?}"
     );
 }

@@ -2,6 +2,8 @@
 
 use std::fmt;
 
+use nctk_model::{ErrorKind, HasErrorKind};
+
 /// A position in CDL text: 1-based line and column (column counted in bytes).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default)]
 pub struct Pos {
@@ -66,6 +68,20 @@ pub enum CdlError {
         /// Why, in ncgen's words.
         reason: String,
     },
+}
+
+/// CDL text that does not lex, parse or mean something valid breaks its
+/// grammar (invalid data); a construct nctk lacks, or a dataset the
+/// output format cannot hold, is unsupported.
+impl HasErrorKind for CdlError {
+    fn kind(&self) -> ErrorKind {
+        match self {
+            CdlError::Lex { .. } | CdlError::Syntax { .. } | CdlError::Semantic { .. } => {
+                ErrorKind::InvalidData
+            }
+            CdlError::Unsupported { .. } | CdlError::Format { .. } => ErrorKind::Unsupported,
+        }
+    }
 }
 
 impl CdlError {

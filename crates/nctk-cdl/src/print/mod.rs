@@ -24,7 +24,9 @@ mod user;
 
 use std::io::Write;
 
-use nctk_model::{DataSource, Format, GroupId, Schema, SourceError, VarId};
+use nctk_model::{
+    DataSource, ErrorKind, Format, GroupId, HasErrorKind, Schema, SourceError, VarId,
+};
 
 pub use escape::escaped_name;
 
@@ -158,6 +160,25 @@ pub enum DumpError {
         /// Its type.
         dtype: nctk_model::DataType,
     },
+}
+
+/// The output's and the reader's errors have their own kind; a name that
+/// matches nothing is not found; an option refused, a value that cannot be
+/// printed and a type the printer lacks are bad input, invalid data and
+/// unsupported.
+impl HasErrorKind for DumpError {
+    fn kind(&self) -> ErrorKind {
+        match self {
+            DumpError::Io(e) => ErrorKind::of_io(e),
+            DumpError::Read { source, .. } => source.kind(),
+            DumpError::NoSuchVariable(_) | DumpError::NoSuchGroup(_) => ErrorKind::NotFound,
+            DumpError::GroupsNeedNetcdf4
+            | DumpError::NcmlNeedsClassicModel
+            | DumpError::BadOption(_) => ErrorKind::InvalidInput,
+            DumpError::BadValue { .. } => ErrorKind::InvalidData,
+            DumpError::UnsupportedType { .. } => ErrorKind::Unsupported,
+        }
+    }
 }
 
 /// The name ncdump gives a dataset: the last path component without its

@@ -2,6 +2,7 @@
 //! damage, the variable, the block and the byte offset in the stored file.
 
 use nctk_codec::CodecError;
+use nctk_model::{ErrorKind, HasErrorKind};
 use nctk_store::bytes::ByteError;
 
 /// What is wrong with a block-compressed classic file, or why one cannot
@@ -102,8 +103,27 @@ impl CompressedError {
             other => ByteError::Invalid {
                 path: path.to_string(),
                 offset,
-                source: Box::new(other),
+                source: other.into(),
             },
+        }
+    }
+}
+
+/// A damaged file (not compressed, a bad superblock, header, index or
+/// block) is invalid data; the stored file's and a block's codec's errors
+/// have their own kind (a codec nctk lacks is unsupported); input that
+/// cannot be compressed is the caller's.
+impl HasErrorKind for CompressedError {
+    fn kind(&self) -> ErrorKind {
+        match self {
+            CompressedError::Io(e) => e.kind(),
+            CompressedError::Codec { source, .. } => source.kind(),
+            CompressedError::NotCompressed { .. }
+            | CompressedError::Superblock { .. }
+            | CompressedError::Header { .. }
+            | CompressedError::Index { .. }
+            | CompressedError::Block { .. } => ErrorKind::InvalidData,
+            CompressedError::Input { .. } => ErrorKind::InvalidInput,
         }
     }
 }

@@ -1,6 +1,8 @@
 //! Errors of the netCDF-4 layer: the HDF5 reader's, and netCDF-level
 //! problems naming the file and the object.
 
+use nctk_model::{ErrorKind, HasErrorKind};
+
 use crate::Hdf5Error;
 
 /// An error reading an HDF5 file as netCDF-4.
@@ -43,4 +45,18 @@ pub enum Nc4Error {
         #[source]
         source: nctk_model::ModelError,
     },
+}
+
+/// Broken netCDF-4 conventions are invalid data, a construct nctk does not
+/// read unsupported; the HDF5 reader's and the model's errors have their
+/// own kind.
+impl HasErrorKind for Nc4Error {
+    fn kind(&self) -> ErrorKind {
+        match self {
+            Nc4Error::Hdf5(e) => e.kind(),
+            Nc4Error::Model { source, .. } => source.kind(),
+            Nc4Error::Unsupported { .. } => ErrorKind::Unsupported,
+            Nc4Error::Invalid { .. } => ErrorKind::InvalidData,
+        }
+    }
 }

@@ -173,7 +173,7 @@ impl NcStreamReader {
 
     /// An error as a [`SourceError`], naming the stream.
     fn source_error(&self, e: NcStreamError) -> SourceError {
-        Box::new(e.in_stream(&self.name))
+        e.in_stream(&self.name).into()
     }
 
     /// What the headers say (schema, immediate data, location, title, id).

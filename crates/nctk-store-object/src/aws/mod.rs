@@ -49,6 +49,8 @@ pub use address::{
 pub use env::AwsEnvironment;
 pub use resolve::resolve_with;
 
+use nctk_model::{ErrorKind, HasErrorKind};
+
 use crate::S3Settings;
 
 /// What an S3 URL names (the door's URL parser fills it in).
@@ -141,6 +143,25 @@ pub enum AwsConfigError {
         /// The key that is missing.
         missing: &'static str,
     },
+}
+
+/// A configuration or credentials file that cannot be read has its I/O
+/// error's kind; one too large or with a line that does not parse breaks
+/// its format (invalid data); a profile that is defined nowhere, or keys
+/// given by half, are settings the user gave that cannot be used (invalid
+/// input).
+impl HasErrorKind for AwsConfigError {
+    fn kind(&self) -> ErrorKind {
+        match self {
+            AwsConfigError::Io { source, .. } => ErrorKind::of_io(source),
+            AwsConfigError::TooLarge { .. } | AwsConfigError::Syntax { .. } => {
+                ErrorKind::InvalidData
+            }
+            AwsConfigError::UnknownProfile { .. } | AwsConfigError::IncompleteKeys { .. } => {
+                ErrorKind::InvalidInput
+            }
+        }
+    }
 }
 
 fn files_list(files: &[String]) -> String {

@@ -27,6 +27,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use bytes::Bytes;
 use futures::{SinkExt, StreamExt};
+use nctk_model::{ErrorKind, HasErrorKind, SourceError};
 use nctk_store::bytes::{ByteError, ByteSource, Coalesce};
 use object_store::path::Path;
 use object_store::{GetOptions, ObjectStore, ObjectStoreExt};
@@ -99,12 +100,22 @@ pub enum RemoteSourceError {
     Spill(#[source] std::io::Error),
 }
 
+/// A body of the wrong length, or an object that changed while read, is
+/// a wrong answer (invalid data); a local copy that cannot be written has
+/// its I/O error's kind.
+impl HasErrorKind for RemoteSourceError {
+    fn kind(&self) -> ErrorKind {
+        match self {
+            RemoteSourceError::Length { .. }
+            | RemoteSourceError::WholeLength { .. }
+            | RemoteSourceError::Changed => ErrorKind::InvalidData,
+            RemoteSourceError::Spill(e) => ErrorKind::of_io(e),
+        }
+    }
+}
+
 /// A [`ByteError::Remote`] for the object at `url`.
-fn remote_error(
-    url: &str,
-    offset: u64,
-    source: impl Into<Box<dyn std::error::Error + Send + Sync>>,
-) -> ByteError {
+fn remote_error(url: &str, offset: u64, source: impl Into<SourceError>) -> ByteError {
     ByteError::Remote {
         path: url.to_string(),
         offset,

@@ -1,3 +1,5 @@
+use nctk_model::{ErrorKind, HasErrorKind, SourceError};
+
 /// Errors of byte sources and sinks: each names the blob and the offset.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -55,9 +57,10 @@ pub enum ByteError {
         path: String,
         /// Byte offset of the read.
         offset: u64,
-        /// What went wrong.
+        /// What went wrong (with its kind: a failed request has its
+        /// status's; a wrong answer of unknown kind is invalid data).
         #[source]
-        source: Box<dyn std::error::Error + Send + Sync>,
+        source: SourceError,
     },
     /// The stored bytes under the blob are damaged: a layer that presents
     /// decoded bytes (a block-compressed classic file) found its index or
@@ -69,9 +72,10 @@ pub enum ByteError {
         path: String,
         /// Offset of the read in the decoded blob.
         offset: u64,
-        /// What is wrong, and where in the stored file.
+        /// What is wrong, and where in the stored file (with its kind;
+        /// one of unknown kind is invalid data).
         #[source]
-        source: Box<dyn std::error::Error + Send + Sync>,
+        source: SourceError,
     },
 }
 
@@ -82,6 +86,22 @@ impl ByteError {
             op,
             offset,
             source,
+        }
+    }
+}
+
+/// The operating system's and the store's errors have their own kind; a
+/// failed request has its status's; the data ending early, a range too
+/// large, a wrong answer or damaged stored bytes are invalid data.
+impl HasErrorKind for ByteError {
+    fn kind(&self) -> ErrorKind {
+        match self {
+            ByteError::Io { source, .. } => ErrorKind::of_io(source),
+            ByteError::Store { source, .. } => source.kind(),
+            ByteError::Remote { source, .. } | ByteError::Invalid { source, .. } => {
+                source.kind().known_or(ErrorKind::InvalidData)
+            }
+            ByteError::UnexpectedEof { .. } | ByteError::TooLarge { .. } => ErrorKind::InvalidData,
         }
     }
 }

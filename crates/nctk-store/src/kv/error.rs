@@ -1,3 +1,5 @@
+use nctk_model::{ErrorKind, HasErrorKind, SourceError};
+
 /// Errors of key/value stores. Each names the key (or the path of the
 /// store) and the reason.
 #[derive(Debug, thiserror::Error)]
@@ -60,18 +62,19 @@ pub enum StoreError {
         key: String,
         /// What was attempted (`get`, `put`, `list`, ...).
         op: &'static str,
-        /// The backend's error.
+        /// The backend's error (with its kind; one of unknown kind is I/O).
         #[source]
-        source: Box<dyn std::error::Error + Send + Sync + 'static>,
+        source: SourceError,
     },
     /// The zip library (or the sink under it) failed on an archive.
     #[error("{key}: zip: {source}")]
     ZipLibrary {
         /// The key (or the archive's name).
         key: String,
-        /// The library's error.
+        /// The library's error (with its kind; one of unknown kind is
+        /// invalid data).
         #[source]
-        source: Box<dyn std::error::Error + Send + Sync + 'static>,
+        source: SourceError,
     },
     /// An object is larger than this platform can hold in memory.
     #[error("{key}: object of {len} bytes is too large")]
@@ -84,13 +87,18 @@ pub enum StoreError {
 }
 
 impl StoreError {
-    pub(crate) fn zip(
-        key: impl Into<String>,
-        source: impl Into<Box<dyn std::error::Error + Send + Sync + 'static>>,
-    ) -> Self {
+    /// The zip library's error: its I/O error's kind, an archive it does
+    /// not support is unsupported, any other a malformed archive.
+    pub(crate) fn zip(key: impl Into<String>, source: zip::result::ZipError) -> Self {
+        use zip::result::ZipError;
+        let kind = match &source {
+            ZipError::Io(e) => ErrorKind::of_io(e),
+            ZipError::UnsupportedArchive(_) => ErrorKind::Unsupported,
+            _ => ErrorKind::InvalidData,
+        };
         StoreError::ZipLibrary {
             key: key.into(),
-            source: source.into(),
+            source: SourceError::new(kind, source),
         }
     }
 
@@ -99,6 +107,24 @@ impl StoreError {
             key: key.into(),
             op,
             source,
+        }
+    }
+}
+
+/// A bad key is the caller's; a backend's failure of unknown kind is I/O,
+/// a zip library's a malformed archive; an object that does not fit
+/// (a range outside it, too large, a malformed archive) is invalid data.
+impl HasErrorKind for StoreError {
+    fn kind(&self) -> ErrorKind {
+        match self {
+            StoreError::InvalidKey { .. } => ErrorKind::InvalidInput,
+            StoreError::Io { source, .. } => ErrorKind::of_io(source),
+            StoreError::Unsupported { .. } => ErrorKind::Unsupported,
+            StoreError::Backend { source, .. } => source.kind().known_or(ErrorKind::Io),
+            StoreError::ZipLibrary { source, .. } => source.kind().known_or(ErrorKind::InvalidData),
+            StoreError::RangeOutOfBounds { .. }
+            | StoreError::Zip { .. }
+            | StoreError::TooLarge { .. } => ErrorKind::InvalidData,
         }
     }
 }

@@ -1,6 +1,6 @@
 //! The copier's error type.
 
-use nctk_model::SourceError;
+use nctk_model::{HasErrorKind, SourceError};
 
 use nctk::ErrorKind;
 
@@ -123,15 +123,15 @@ impl CopyError {
     /// [`InvalidInput`](ErrorKind::InvalidInput), a missing variable or
     /// group [`NotFound`](ErrorKind::NotFound), an object the output format
     /// cannot hold [`Unsupported`](ErrorKind::Unsupported); a reader's or
-    /// writer's failure is read from its error.
+    /// writer's failure has its error's kind.
     pub fn kind(&self) -> ErrorKind {
         match self {
             CopyError::NoSuchVariable(_) | CopyError::NoSuchGroup(_) => ErrorKind::NotFound,
             CopyError::DoesNotFit { .. } => ErrorKind::Unsupported,
             CopyError::Open(e) => e.kind(),
-            CopyError::Output(e) => ErrorKind::of(e),
+            CopyError::Output(e) => e.kind(),
             CopyError::InputCodecs { .. } => ErrorKind::InvalidData,
-            CopyError::Read { source, .. } => ErrorKind::of(&**source),
+            CopyError::Read { source, .. } => source.kind(),
             CopyError::Io { source, .. } => ErrorKind::of_io(source),
             CopyError::Option(_)
             | CopyError::ChunkSpec { .. }
@@ -140,5 +140,19 @@ impl CopyError {
             | CopyError::Model(_)
             | CopyError::SameFile => ErrorKind::InvalidInput,
         }
+    }
+}
+
+/// [`CopyError::kind`].
+impl HasErrorKind for CopyError {
+    fn kind(&self) -> ErrorKind {
+        CopyError::kind(self)
+    }
+}
+
+/// A filter the codec refuses for a variable is a bad `-F` option.
+impl HasErrorKind for BadFilter {
+    fn kind(&self) -> ErrorKind {
+        ErrorKind::InvalidInput
     }
 }

@@ -11,7 +11,7 @@
 use nctk::codec::{Codec, CodecContext, FilterSpec};
 use serde_json::Value;
 
-use nctk_model::SourceError;
+use nctk_model::{ErrorKind, SourceError};
 
 use super::error::BadFilter;
 use super::CopyError;
@@ -51,10 +51,10 @@ const NAMES: &[(&str, u32)] = &[
     ("blosc", 32001),
 ];
 
-fn bad(spec: &str, reason: impl Into<SourceError>) -> CopyError {
+fn bad(spec: &str, reason: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> CopyError {
     CopyError::FilterSpec {
         spec: spec.to_string(),
-        source: reason.into(),
+        source: SourceError::new(ErrorKind::InvalidInput, reason),
     }
 }
 

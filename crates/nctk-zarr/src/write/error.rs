@@ -1,6 +1,6 @@
 //! The writer's error type.
 
-use nctk_model::ModelError;
+use nctk_model::{ErrorKind, HasErrorKind, ModelError};
 use nctk_store::kv::StoreError;
 
 /// Errors of the Zarr / NCZarr writer. Each names the store key or the
@@ -49,4 +49,19 @@ pub enum WriteError {
         /// What is wrong.
         reason: String,
     },
+}
+
+/// The store's, a codec's and the model's errors have their own kind;
+/// options, requests and names the writer refuses are the caller's.
+impl HasErrorKind for WriteError {
+    fn kind(&self) -> ErrorKind {
+        match self {
+            WriteError::Store(e) => e.kind(),
+            WriteError::Codec { source, .. } => source.kind(),
+            WriteError::Definition(e) => e.kind(),
+            WriteError::Options { .. } | WriteError::Request { .. } | WriteError::Schema { .. } => {
+                ErrorKind::InvalidInput
+            }
+        }
+    }
 }

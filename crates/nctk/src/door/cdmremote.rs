@@ -8,7 +8,8 @@ use nctk_ncstream::remote::{error_text, CdmRemoteReader, Transport, TransportErr
 use nctk_store_object::runtime;
 
 use super::{open_error, Opened};
-use crate::{Container, Dataset, Error, OpenOptions};
+use crate::{Container, Dataset, Error, ErrorKind, OpenOptions};
+use nctk_model::SourceError;
 
 /// The most bytes of an error answer's body kept for the message.
 const ERROR_BODY_LIMIT: usize = 4096;
@@ -106,7 +107,7 @@ pub(super) fn open(endpoint: &str, name: &str, options: &OpenOptions) -> Result<
         .connect_timeout(options.connect_timeout)
         .read_timeout(options.timeout)
         .build()
-        .map_err(|e| open_error(name, e))?;
+        .map_err(|e| open_error(name, SourceError::new(ErrorKind::Io, e)))?;
     let transport = HttpTransport {
         client,
         endpoint: endpoint.to_string(),

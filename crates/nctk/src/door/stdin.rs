@@ -24,7 +24,7 @@ pub(super) fn spool(mut input: impl Read) -> Result<Arc<dyn ByteSource>, Error> 
     std::io::copy(&mut input, &mut file).map_err(io_error)?;
     let source = FileSource::from_file(file, STDIN).map_err(|e| Error::Source {
         path: STDIN.to_string(),
-        source: Box::new(e),
+        source: e.into(),
     })?;
     Ok(Arc::new(source))
 }

@@ -46,6 +46,13 @@ pub struct UrlError {
     pub reason: String,
 }
 
+/// A URL that does not parse is the caller's mistake.
+impl nctk_model::HasErrorKind for UrlError {
+    fn kind(&self) -> nctk_model::ErrorKind {
+        nctk_model::ErrorKind::InvalidInput
+    }
+}
+
 /// What a path or URL names.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Target {

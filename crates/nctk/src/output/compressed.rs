@@ -106,7 +106,7 @@ impl Uncompressed {
     /// `error`, told of the output rather than the uncompressed temporary.
     fn blame(&self, error: SinkError) -> SinkError {
         match self {
-            Uncompressed::File(safe) => Box::new(safe.blame(None, error)),
+            Uncompressed::File(safe) => safe.blame(None, error).into(),
             Uncompressed::Memory(_) => error,
         }
     }

@@ -1,6 +1,6 @@
 //! The output side's error type.
 
-use nctk_model::SourceError;
+use nctk_model::{ErrorKind, HasErrorKind, SourceError};
 
 /// Why creating, writing or finishing an output failed. Every variant names
 /// the output (never its temporary name) and the reason.
@@ -51,4 +51,18 @@ pub enum OutputError {
         #[source]
         source: std::io::Error,
     },
+}
+
+/// A path that names no file is the caller's, a format that cannot be
+/// written unsupported; the writer's and the file system's errors have
+/// their own kind.
+impl HasErrorKind for OutputError {
+    fn kind(&self) -> ErrorKind {
+        match self {
+            OutputError::NotAFileName(_) => ErrorKind::InvalidInput,
+            OutputError::Unsupported { .. } => ErrorKind::Unsupported,
+            OutputError::Write { source, .. } | OutputError::Output { source, .. } => source.kind(),
+            OutputError::Io { source, .. } => ErrorKind::of_io(source),
+        }
+    }
 }

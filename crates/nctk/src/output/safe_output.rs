@@ -277,10 +277,11 @@ impl SafeOutput {
         let source: SourceError = if message == told {
             source
         } else {
-            Box::new(Retold {
+            Retold {
                 message,
                 original: source,
-            })
+            }
+            .into()
         };
         match var {
             Some(var) if !names_target => OutputError::Write {
@@ -455,6 +456,12 @@ impl std::fmt::Display for Retold {
 
 impl std::error::Error for Retold {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        Some(self.original.as_ref())
+        Some(&self.original)
+    }
+}
+
+impl nctk_model::HasErrorKind for Retold {
+    fn kind(&self) -> nctk_model::ErrorKind {
+        self.original.kind()
     }
 }

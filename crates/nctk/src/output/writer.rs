@@ -7,7 +7,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use nctk_classic::{ClassicWriter, FillMode, Version};
-use nctk_model::{ChunkCodec, DataSink, NativeRef, Schema, Selection, SinkError, Values, VarId};
+use nctk_model::{
+    ChunkCodec, DataSink, HasErrorKind, NativeRef, Schema, Selection, SinkError, Values, VarId,
+};
 use nctk_store::bytes::MemSink;
 use nctk_zarr::write::ReadWriteStore;
 
@@ -280,7 +282,7 @@ impl DataSink for InMemory {
         };
         crate::door::create_file(&path)
             .and_then(|file| write(file.as_ref()))
-            .map_err(|e| format!("{}: write: {e}", path.display()))?;
+            .map_err(|e| SinkError::new(e.kind(), format!("{}: write: {e}", path.display())))?;
         Ok(())
     }
 

@@ -71,7 +71,10 @@ impl<W: Write + Seek + Send> WritableStore for ZipStoreWriter<W> {
             Some(d) => format!("{d}/{key}"),
             None => key.to_string(),
         };
-        let zerr = |e: std::io::Error| StoreError::zip(format!("{}:{key}", self.name), e);
+        let zerr = |e: std::io::Error| StoreError::ZipLibrary {
+            key: format!("{}:{key}", self.name),
+            source: e.into(),
+        };
         let zip = state.zip.as_mut().ok_or_else(|| StoreError::Zip {
             key: format!("{}:{key}", self.name),
             reason: "the archive failed earlier".into(),
