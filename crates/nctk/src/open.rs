@@ -86,6 +86,7 @@ pub fn open_with(target: impl AsRef<Path>, options: OpenOptions) -> Result<Datas
     match door::open_target(path, &options)? {
         Opened::Store { store, options } => formats::open_store(store, options, &name),
         Opened::File(source) => formats::open_source(source, &name, &options).map(|(d, _)| d),
+        #[cfg(feature = "cdmremote")]
         Opened::Dataset(dataset) => Ok(dataset),
     }
 }
@@ -121,6 +122,7 @@ pub fn kind(target: impl AsRef<Path>) -> Result<Format, Error> {
             formats::open_store(store, options, &name).map(|d| d.format())
         }
         Opened::File(source) => formats::kind_of_source(source, &name),
+        #[cfg(feature = "cdmremote")]
         Opened::Dataset(dataset) => Ok(dataset.format()),
     }
 }

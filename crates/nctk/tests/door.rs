@@ -144,11 +144,10 @@ fn skip_raw_string(chars: &[char], mut i: usize) -> usize {
 /// True when the `'` at `chars[i]` opens a character literal rather than
 /// a lifetime or a label (`'a'`, `'\n'`, `'\u{1F600}'` vs `'a`, `'static`).
 fn is_char_literal(chars: &[char], i: usize) -> bool {
-    match (chars.get(i + 1), chars.get(i + 2)) {
-        (Some('\\'), _) => true,
-        (Some(_), Some('\'')) => true,
-        _ => false,
-    }
+    matches!(
+        (chars.get(i + 1), chars.get(i + 2)),
+        (Some('\\'), _) | (Some(_), Some('\''))
+    )
 }
 
 /// Where `seq` occurs in `tokens` (token indices).

@@ -71,6 +71,7 @@ pub(crate) enum Opened {
     },
     /// A dataset read through a protocol of its own (a cdmremote server),
     /// ready.
+    #[cfg(feature = "cdmremote")]
     Dataset(crate::Dataset),
 }
 

@@ -151,6 +151,7 @@ impl CreateOptions {
     }
 
     /// The ncstream settings (the defaults unless given).
+    #[cfg(feature = "ncstream")]
     pub(crate) fn ncstream_options(&self) -> NcStreamOptions {
         match &self.format {
             FormatOptions::NcStream(o) => *o,
@@ -161,13 +162,16 @@ impl CreateOptions {
     /// Why these options cannot write `container`: they are another
     /// format's (`None` when they fit).
     pub(crate) fn mismatch(&self, container: Container) -> Option<String> {
-        let fits = match (&self.format, container) {
-            (FormatOptions::Default, _) => true,
-            (FormatOptions::Classic(_), Container::Classic(_) | Container::Compressed) => true,
-            (FormatOptions::Store(_), Container::Zarr) => true,
-            (FormatOptions::NcStream(_), Container::NcStream) => true,
-            _ => false,
-        };
+        let fits = matches!(
+            (&self.format, container),
+            (FormatOptions::Default, _)
+                | (
+                    FormatOptions::Classic(_),
+                    Container::Classic(_) | Container::Compressed
+                )
+                | (FormatOptions::Store(_), Container::Zarr)
+                | (FormatOptions::NcStream(_), Container::NcStream)
+        );
         (!fits).then(|| {
             format!(
                 "{} options given for a {} output",
