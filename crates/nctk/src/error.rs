@@ -60,6 +60,16 @@ pub enum Error {
         /// What is not supported.
         reason: String,
     },
+    /// A definition given to the define API is invalid (a chunk shape of
+    /// the wrong rank or with a zero length, a deflate level over 9, codecs
+    /// that do not parse); it names the dataset and the variable.
+    #[error("{}", named_once(path, reason))]
+    Definition {
+        /// The dataset's path or URL.
+        path: String,
+        /// What is wrong, naming the variable.
+        reason: String,
+    },
     /// Opening or creating the named path or URL failed in its format
     /// reader, its store or its URL parser.
     #[error("{}", named_once(path, source))]
@@ -105,7 +115,9 @@ impl Error {
         match self {
             Error::Model(e) => e.kind(),
             Error::Attribute(e) => e.kind(),
-            Error::Extent(_) | Error::Options { .. } => ErrorKind::InvalidInput,
+            Error::Extent(_) | Error::Options { .. } | Error::Definition { .. } => {
+                ErrorKind::InvalidInput
+            }
             Error::Format(source) | Error::Source { source, .. } => source.kind(),
             Error::Open { .. } => ErrorKind::InvalidData,
             Error::Unsupported { .. } => ErrorKind::Unsupported,

@@ -4,13 +4,16 @@
 //! ([`DatasetMut`]), written through the format's [`DataSink`] by the
 //! output side ([`crate::output`]).
 
+mod holds;
+mod var_def;
+
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use nctk_classic::{ClassicError, ClassicWriter, FillMode, Version};
 use nctk_model::{
     name, Attribute, ChunkCodec, DataType, DimId, GroupId, HasErrorKind, ModelError, NcValue,
-    Schema, Selection, SourceError, Values, VarId,
+    Schema, Selection, SourceError, TypeId, UserTypeKind, Values, VarId, VarStorage,
 };
 use nctk_store::bytes::{ByteSource as _, MemSink};
 
@@ -19,6 +22,8 @@ use crate::output::{
     CreateOptions, Output, OutputError, Sink,
 };
 use crate::{Container, Error, Extent, Extents, Format, IntoExtents};
+use holds::{Feature, Holds};
+pub use var_def::VarDef;
 
 /// Creates a dataset at `target` in `format` and returns it in define mode;
 /// variables are pre-filled with fill values, as netCDF-C does by default.
@@ -108,6 +113,7 @@ pub fn create_with(
     Ok(DatasetDef {
         target: target.to_path_buf(),
         defs: defs.map_err(|e| define_error(target, e))?,
+        holds: Holds::new(container, format),
         next: Next::Create { container, opts },
     })
 }
@@ -140,10 +146,12 @@ pub fn append(path: impl AsRef<Path>) -> Result<DatasetMut, Error> {
         ClassicWriter::open_in(crate::door::open_file(path)?, FillMode::Fill)
     };
     let writer = open(path).map_err(|e| Error::Format(e.into()))?;
-    let version = Some(writer.version());
+    let version = writer.version();
+    let format = Format::from(version);
     Ok(DatasetMut {
         out: Output::in_place(path, Sink::Classic(writer)),
-        version,
+        version: Some(version),
+        holds: Holds::new(Container::Classic(format), format),
     })
 }
 
@@ -214,12 +222,41 @@ enum Next {
     Redefine(Box<DatasetMut>),
 }
 
-/// A dataset in define mode: add dimensions, variables and attributes (or
-/// take a whole [`Schema`] with [`define_all`](Self::define_all)), then
-/// [`end_define`](Self::end_define).
+/// A dataset in define mode: add groups, user-defined types, dimensions,
+/// variables and attributes (or take a whole [`Schema`] with
+/// [`define_all`](Self::define_all)), then [`end_define`](Self::end_define).
+///
+/// Groups are named by their [`GroupId`]: [`add_group`](Self::add_group)
+/// makes one, and the `_in` methods ([`add_dimension_in`](Self::add_dimension_in),
+/// [`add_variable_in`](Self::add_variable_in),
+/// [`put_group_attribute`](Self::put_group_attribute),
+/// [`add_type`](Self::add_type)) define in it; the plain methods define
+/// in the root group. Each definition is checked at the call with the
+/// format's rules: what the format cannot hold (a group, a user-defined
+/// type or a string variable in a classic file, a user-defined type in an
+/// NCZarr store, chunking in an ncstream) is refused with an
+/// [`Error::Unsupported`] naming the format and the item, as netCDF-C's
+/// `nc_def_*` refuse it. A variable's storage is set on the variable
+/// being defined ([`VarDef`]).
+///
+/// ```
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// # let dir = tempfile::tempdir()?;
+/// let mut def = nctk::create(dir.path().join("out.zarr"), nctk::Format::Netcdf4)?;
+/// let g = def.add_group(nctk::model::GroupId::ROOT, "forecast")?;
+/// let x = def.add_dimension_in(g, "x", 100)?;
+/// def.add_variable_in::<f32>(g, "t", &[x])?
+///     .set_chunking(&[50])?
+///     .set_compression(4, true)?;
+/// let mut ds = def.end_define()?;
+/// ds.put_values("/forecast/t", .., &vec![1.5f32; 100])?;
+/// ds.close()?;
+/// # Ok(()) }
+/// ```
 pub struct DatasetDef {
     target: PathBuf,
     defs: Defs,
+    holds: Holds,
     next: Next,
 }
 
@@ -236,21 +273,63 @@ impl DatasetDef {
         define_error(&self.target, e)
     }
 
-    /// Adds a fixed-length dimension.
+    /// `Ok` when the dataset holds `feature` (see [`Holds`]).
+    fn check_holds(&self, item: &str, feature: Feature) -> Result<(), Error> {
+        self.holds.check(&self.target, item, feature)
+    }
+
+    /// Refuses a group id the definitions do not have.
+    fn check_group(&self, group: GroupId) -> Result<(), Error> {
+        if self.schema().group_ids().any(|g| g == group) {
+            return Ok(());
+        }
+        Err(ModelError::NotFound {
+            kind: "group",
+            name: format!("id {}", group.0),
+        }
+        .into())
+    }
+
+    /// Adds a fixed-length dimension to the root group.
     pub fn add_dimension(&mut self, name: &str, len: u64) -> Result<DimId, Error> {
-        self.add_dim(name, len, false)
+        self.add_dim(GroupId::ROOT, name, len, false)
     }
 
-    /// Adds the unlimited (record) dimension.
+    /// Adds the unlimited (record) dimension to the root group.
     pub fn add_unlimited_dimension(&mut self, name: &str) -> Result<DimId, Error> {
-        self.add_dim(name, 0, true)
+        self.add_dim(GroupId::ROOT, name, 0, true)
     }
 
-    fn add_dim(&mut self, n: &str, len: u64, unlimited: bool) -> Result<DimId, Error> {
+    /// Adds a fixed-length dimension to `group`.
+    pub fn add_dimension_in(
+        &mut self,
+        group: GroupId,
+        name: &str,
+        len: u64,
+    ) -> Result<DimId, Error> {
+        self.add_dim(group, name, len, false)
+    }
+
+    /// Adds an unlimited dimension to `group` (a netCDF-4 dataset may have
+    /// several).
+    pub fn add_unlimited_dimension_in(
+        &mut self,
+        group: GroupId,
+        name: &str,
+    ) -> Result<DimId, Error> {
+        self.add_dim(group, name, 0, true)
+    }
+
+    fn add_dim(
+        &mut self,
+        group: GroupId,
+        n: &str,
+        len: u64,
+        unlimited: bool,
+    ) -> Result<DimId, Error> {
+        self.check_group(group)?;
         let result = match &mut self.defs {
-            Defs::Model(s) => {
-                return Ok(s.add_dim(GroupId::ROOT, &name::normalize(n)?, len, unlimited)?)
-            }
+            Defs::Model(s) => return Ok(s.add_dim(group, &name::normalize(n)?, len, unlimited)?),
             Defs::Classic(_) if unlimited => {
                 self.defs.checker().map(|w| w.add_unlimited_dimension(n))
             }
@@ -261,32 +340,100 @@ impl DatasetDef {
             .map_err(|e| self.classic_error(e))
     }
 
-    /// Adds a variable whose type is that of `T` (`f32` makes a `float`).
+    /// Adds a subgroup named `name` to `parent` (netCDF-C's `nc_def_grp`).
+    pub fn add_group(&mut self, parent: GroupId, name: &str) -> Result<GroupId, Error> {
+        self.check_holds(&format!("group {name:?}"), Feature::Groups)?;
+        self.check_group(parent)?;
+        match &mut self.defs {
+            Defs::Model(s) => Ok(s.add_group(parent, &name::normalize(name)?)?),
+            Defs::Classic(_) => unreachable!("a classic dataset holds no groups"),
+        }
+    }
+
+    /// Adds a user-defined type (compound, vlen, enum, opaque) named `name`
+    /// to `group` (netCDF-C's `nc_def_compound`, `nc_def_vlen`,
+    /// `nc_def_enum`, `nc_def_opaque`), checked with netCDF-C's rules; its
+    /// id makes the variable type `DataType::User(id)`.
+    pub fn add_type(
+        &mut self,
+        group: GroupId,
+        name: &str,
+        kind: UserTypeKind,
+    ) -> Result<TypeId, Error> {
+        self.check_holds(&format!("type {name:?}"), Feature::UserTypes)?;
+        self.check_group(group)?;
+        match &mut self.defs {
+            Defs::Model(s) => Ok(s.add_type(group, &name::normalize(name)?, kind)?),
+            Defs::Classic(_) => unreachable!("a classic dataset holds no user-defined types"),
+        }
+    }
+
+    /// Adds a variable to the root group whose type is that of `T` (`f32`
+    /// makes a `float`).
     pub fn add_variable<T: NcValue>(
         &mut self,
         name: &str,
         dims: &[DimId],
     ) -> Result<VarDef<'_>, Error> {
-        self.add_variable_of_type(name, T::NATIVE, dims)
+        self.add_variable_of_type_in(GroupId::ROOT, name, T::NATIVE, dims)
     }
 
-    /// Adds a variable of any type, `char` included.
+    /// Adds a variable of any type to the root group, `char`, `string`
+    /// and user-defined types included.
     pub fn add_variable_of_type(
         &mut self,
+        name: &str,
+        dtype: DataType,
+        dims: &[DimId],
+    ) -> Result<VarDef<'_>, Error> {
+        self.add_variable_of_type_in(GroupId::ROOT, name, dtype, dims)
+    }
+
+    /// Adds a variable to `group` whose type is that of `T`.
+    pub fn add_variable_in<T: NcValue>(
+        &mut self,
+        group: GroupId,
+        name: &str,
+        dims: &[DimId],
+    ) -> Result<VarDef<'_>, Error> {
+        self.add_variable_of_type_in(group, name, T::NATIVE, dims)
+    }
+
+    /// Adds a variable of any type to `group`; its dimensions must be
+    /// defined in `group` or one of its ancestors.
+    pub fn add_variable_of_type_in(
+        &mut self,
+        group: GroupId,
         n: &str,
         dtype: DataType,
         dims: &[DimId],
     ) -> Result<VarDef<'_>, Error> {
+        let item = format!("variable {n:?}");
+        match dtype {
+            DataType::String => self.check_holds(&item, Feature::Strings)?,
+            DataType::User(_) => self.check_holds(&item, Feature::UserTypes)?,
+            _ => {}
+        }
+        self.check_group(group)?;
         let id = match &mut self.defs {
             Defs::Model(s) => {
-                if let Some(d) = dims.iter().find(|d| d.0 as usize >= s.num_dims()) {
+                if let DataType::User(t) = dtype {
+                    if !s.type_ids().any(|id| id == t) {
+                        return Err(ModelError::NotFound {
+                            kind: "type",
+                            name: format!("id {}", t.0),
+                        }
+                        .into());
+                    }
+                }
+                if let Some(d) = dims.iter().find(|&&d| !dim_in_scope(s, group, d)) {
                     return Err(ModelError::NotFound {
                         kind: "dimension",
-                        name: format!("id {}", d.0),
+                        name: format!("id {} in the scope of group {:?}", d.0, s.group_path(group)),
                     }
                     .into());
                 }
-                s.add_var(GroupId::ROOT, &name::normalize(n)?, dtype, dims)?
+                s.add_var(group, &name::normalize(n)?, dtype, dims)?
             }
             Defs::Classic(_) => {
                 let result = self.defs.checker().map(|w| w.add_variable(n, dtype, dims));
@@ -295,19 +442,37 @@ impl DatasetDef {
                     .map_err(|e| self.classic_error(e))?
             }
         };
-        Ok(VarDef { def: self, id })
+        Ok(VarDef::new(self, id))
     }
 
-    /// Sets a global attribute; text becomes a `char` attribute.
+    /// Sets a global attribute (of the root group); text becomes a `char`
+    /// attribute.
     pub fn put_attribute(&mut self, name: &str, value: impl Into<AttrValue>) -> Result<(), Error> {
-        self.put_attr(None, name, value.into().0)
+        self.put_attr(GroupId::ROOT, None, name, value.into().0)
     }
 
-    /// Sets (adds or replaces) an attribute of `var`, or a global one.
-    fn put_attr(&mut self, var: Option<VarId>, n: &str, value: Values) -> Result<(), Error> {
+    /// Sets an attribute of `group`; text becomes a `char` attribute.
+    pub fn put_group_attribute(
+        &mut self,
+        group: GroupId,
+        name: &str,
+        value: impl Into<AttrValue>,
+    ) -> Result<(), Error> {
+        self.check_group(group)?;
+        self.put_attr(group, None, name, value.into().0)
+    }
+
+    /// Sets (adds or replaces) an attribute of `var`, or of `group`.
+    fn put_attr(
+        &mut self,
+        group: GroupId,
+        var: Option<VarId>,
+        n: &str,
+        value: Values,
+    ) -> Result<(), Error> {
         let result = match &mut self.defs {
             Defs::Model(s) => {
-                let group = var.map_or(GroupId::ROOT, |v| s.var(v).group);
+                let group = var.map_or(group, |v| s.var(v).group);
                 s.set_attr(group, var, Attribute::new(&name::normalize(n)?, value));
                 return Ok(());
             }
@@ -318,9 +483,45 @@ impl DatasetDef {
             .map_err(|e| self.classic_error(e))
     }
 
-    /// Takes every definition of `schema` at once (groups included, for a
-    /// store): what is already defined must come first in it, unchanged.
-    /// `nctk gen` and `nctk copy` define their outputs so.
+    /// Changes the storage of `var` (a setting named `what`) with `edit`,
+    /// when the dataset holds `feature`; a store checks the result as its
+    /// writer will (the setting is undone if refused).
+    fn set_storage(
+        &mut self,
+        var: VarId,
+        feature: Feature,
+        edit: impl FnOnce(&mut VarStorage),
+    ) -> Result<(), Error> {
+        let item = format!("variable {:?}", self.schema().var_path(var));
+        self.check_holds(&item, feature)?;
+        let Defs::Model(s) = &mut self.defs else {
+            unreachable!("a classic dataset holds no storage settings")
+        };
+        let before = s.var(var).storage.clone();
+        edit(&mut s.var_mut(var).storage);
+        let checked = match self.holds.container() {
+            Container::Zarr => {
+                crate::create_zarr::check_store_storage(s, var).map_err(|e| match e {
+                    nctk_zarr::WriteError::Options { reason, .. } => reason,
+                    e => e.to_string(),
+                })
+            }
+            _ => Ok(()),
+        };
+        checked.map_err(|reason| {
+            s.var_mut(var).storage = before;
+            Error::Definition {
+                path: self.target.display().to_string(),
+                reason: format!("{item}: {reason}"),
+            }
+        })
+    }
+
+    /// Takes every definition of `schema` at once (groups, user types and
+    /// each variable's storage included, for a store): what is already
+    /// defined must come first in it, unchanged. `nctk gen` and `nctk
+    /// copy` define their outputs so. Storage a format cannot hold is left
+    /// out (a classic file is contiguous), as nccopy leaves it out.
     pub fn define_all(&mut self, schema: &Schema) -> Result<(), Error> {
         let result = match &mut self.defs {
             Defs::Model(s) => {
@@ -347,13 +548,19 @@ impl DatasetDef {
     /// aborted and its temporary removed, a file opened by [`append`] is
     /// finished as it was.
     pub fn end_define(self) -> Result<DatasetMut, Error> {
-        let DatasetDef { target, defs, next } = self;
+        let DatasetDef {
+            target,
+            defs,
+            holds,
+            next,
+        } = self;
         match next {
             Next::Create { container, opts } => {
                 let out = create_output(&target, container, defs.schema(), &opts)?;
                 Ok(DatasetMut {
                     out,
                     version: classic_version(container),
+                    holds,
                 })
             }
             Next::Redefine(mut ds) => {
@@ -364,35 +571,21 @@ impl DatasetDef {
     }
 }
 
-/// A variable just defined; add its attributes.
-pub struct VarDef<'a> {
-    def: &'a mut DatasetDef,
-    id: VarId,
-}
-
-impl std::fmt::Debug for VarDef<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("VarDef")
-            .field("id", &self.id)
-            .finish_non_exhaustive()
+/// True when `dim` is defined in `group` or one of its ancestors (netCDF-4's
+/// scoping: a variable uses only dimensions it can see).
+fn dim_in_scope(schema: &Schema, group: GroupId, dim: DimId) -> bool {
+    if dim.0 as usize >= schema.num_dims() {
+        return false;
     }
-}
-
-impl VarDef<'_> {
-    /// The variable's id.
-    pub fn id(&self) -> VarId {
-        self.id
+    let home = schema.dim(dim).group;
+    let mut at = Some(group);
+    while let Some(g) = at {
+        if g == home {
+            return true;
+        }
+        at = schema.group(g).parent;
     }
-
-    /// Sets an attribute of the variable; text becomes a `char` attribute.
-    pub fn put_attribute(
-        &mut self,
-        name: &str,
-        value: impl Into<AttrValue>,
-    ) -> Result<&mut Self, Error> {
-        self.def.put_attr(Some(self.id), name, value.into().0)?;
-        Ok(self)
-    }
+    false
 }
 
 /// An attribute value: text, one number, a vector of numbers, or [`Values`].
@@ -471,6 +664,8 @@ pub struct DatasetMut {
     /// The classic version, for the checker of a redefinition; `None`
     /// for a store.
     version: Option<Version>,
+    /// What the dataset holds, for a redefinition's checks.
+    holds: Holds,
 }
 
 impl std::fmt::Debug for DatasetMut {
@@ -610,6 +805,7 @@ impl DatasetMut {
         Ok(DatasetDef {
             target,
             defs,
+            holds: self.holds,
             next: Next::Redefine(Box::new(self)),
         })
     }

@@ -48,6 +48,13 @@ use cache::{ChunkCache, ChunkWrite, Rows};
 use encode::EncodeQueue;
 use plan::ArrayPlan;
 
+/// Checks the storage `schema` gives `var` ([`nctk_model::VarStorage`]:
+/// chunk shape, codecs, string width, fill) as [`ZarrWriter::create`]
+/// will, without a store: a define API refuses a bad setting at the call.
+pub fn check_storage(schema: &Schema, var: VarId) -> Result<(), WriteError> {
+    plan::plan(schema, var, WriteLayout::default()).map(|_| ())
+}
+
 /// A store the writer can both read (to update partial chunks) and write.
 pub trait ReadWriteStore: ReadableStore + WritableStore {}
 
