@@ -114,6 +114,8 @@ fn key(s: &str) -> Result<StoreKey, ZarrError> {
     Ok(StoreKey::new(s)?)
 }
 
+/// Reads a store's metadata into a schema, group by group and array by
+/// array.
 struct Builder<'a> {
     store: &'a dyn ReadListStore,
     /// Metadata objects fetched ahead in one `get_many` (network stores),
