@@ -24,8 +24,10 @@ mod error;
 pub mod json;
 pub mod meta;
 pub mod nczarr;
-mod read;
 mod reader;
+mod schema;
+mod selection;
+mod storage;
 pub mod strlen;
 pub mod write;
 
@@ -33,5 +35,6 @@ pub use attrs::{
     infer as infer_attribute, is_hidden as is_hidden_attribute, to_values as attribute_values,
 };
 pub use error::ZarrError;
-pub use reader::{ZarrOptions, ZarrReader};
+pub use reader::ZarrReader;
+pub use schema::ZarrOptions;
 pub use write::{WriteError, WriteLayout, WriteOptions, ZarrWriter};

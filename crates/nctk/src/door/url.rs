@@ -256,8 +256,31 @@ pub fn parse(s: &str) -> Result<DatasetUrl, UrlError> {
     };
     let before_query = before_frag.split_once('?').map_or(before_frag, |(a, _)| a);
 
-    let mut pairs: Vec<(String, String)> = vec![];
-    match scheme.as_str() {
+    let mut pairs = scheme_pairs(s, &scheme)?;
+    if let Some(f) = frag {
+        pairs.extend(fragment_pairs(s, f)?);
+    }
+    let (fragment, modes) = resolve_modes(s, pairs)?;
+    if !modes.iter().any(|m| m == "nczarr" || m == "zarr") {
+        let target = single_file_target(s, &scheme, before_query, &modes)?;
+        return Ok(DatasetUrl {
+            original: s.to_string(),
+            target,
+            fragment,
+        });
+    }
+    let location = store_location(s, &scheme, before_query, &modes, &fragment)?;
+    Ok(store_url(s, location, modes, fragment))
+}
+
+/// Fragment key/value pairs, in order.
+type Pairs = Vec<(String, String)>;
+
+/// The fragment pairs a URL scheme implies (`s3://` is `mode=s3`), or why
+/// the scheme is refused.
+fn scheme_pairs(s: &str, scheme: &str) -> Result<Pairs, UrlError> {
+    let mut pairs: Pairs = vec![];
+    match scheme {
         "file" | "http" | "https" => {}
         "gs" | "az" | "azure" | "abfs" | "abfss" | "adl" => {}
         "s3" => pairs.push(("mode".into(), "s3".into())),
@@ -265,31 +288,42 @@ pub fn parse(s: &str) -> Result<DatasetUrl, UrlError> {
         "dods" | "dap4" => return Err(url_err(s, "DAP servers are not supported")),
         other => return Err(url_err(s, format!("unknown URL scheme {other:?}"))),
     }
-    if let Some(f) = frag {
-        for item in f.split('&').filter(|x| !x.is_empty()) {
-            let (k, v) = match item.split_once('=') {
-                Some((k, v)) => (k, v),
-                None => (item, ""),
-            };
-            if k.is_empty() {
-                return Err(url_err(s, format!("fragment item {item:?} has no key")));
+    Ok(pairs)
+}
+
+/// The `key=value&key&...` items of the fragment `f`, percent-decoded, in
+/// order; a bare key has an empty value.
+fn fragment_pairs(s: &str, f: &str) -> Result<Pairs, UrlError> {
+    let mut pairs: Pairs = vec![];
+    for item in f.split('&').filter(|x| !x.is_empty()) {
+        let (k, v) = match item.split_once('=') {
+            Some((k, v)) => (k, v),
+            None => (item, ""),
+        };
+        if k.is_empty() {
+            return Err(url_err(s, format!("fragment item {item:?} has no key")));
+        }
+        let (k, v) = (percent_decode(s, k)?, percent_decode(s, v)?);
+        if k.eq_ignore_ascii_case("mode") && v.contains('=') {
+            // `mode=nczarr,awsprofile=unidata` (the seed's example): a
+            // `key=value` item in the mode list is a fragment pair.
+            let (pairs_in_mode, flags): (Vec<&str>, Vec<&str>) =
+                v.split(',').partition(|m| m.contains('='));
+            for kv in pairs_in_mode {
+                let (k2, v2) = kv.split_once('=').unwrap_or((kv, ""));
+                pairs.push((k2.to_string(), v2.to_string()));
             }
-            let (k, v) = (percent_decode(s, k)?, percent_decode(s, v)?);
-            if k.eq_ignore_ascii_case("mode") && v.contains('=') {
-                // `mode=nczarr,awsprofile=unidata` (the seed's example): a
-                // `key=value` item in the mode list is a fragment pair.
-                let (pairs_in_mode, flags): (Vec<&str>, Vec<&str>) =
-                    v.split(',').partition(|m| m.contains('='));
-                for kv in pairs_in_mode {
-                    let (k2, v2) = kv.split_once('=').unwrap_or((kv, ""));
-                    pairs.push((k2.to_string(), v2.to_string()));
-                }
-                pairs.push((k, flags.join(",")));
-            } else {
-                pairs.push((k, v));
-            }
+            pairs.push((k, flags.join(",")));
+        } else {
+            pairs.push((k, v));
         }
     }
+    Ok(pairs)
+}
+
+/// The fragment after macro expansion and merging, its `mode` rewritten
+/// to the inferred flags; and those flags, each one nctk knows.
+fn resolve_modes(s: &str, pairs: Pairs) -> Result<(Pairs, Vec<String>), UrlError> {
     let pairs = expand_macros(s, pairs)?;
     let mut fragment = merge(pairs);
     let modes = infer_modes(
@@ -317,40 +351,44 @@ pub fn parse(s: &str) -> Result<DatasetUrl, UrlError> {
             None => fragment.push(("mode".into(), joined)),
         }
     }
-    let has = |m: &str| modes.iter().any(|x| x == m);
-    let get = |k: &str| {
-        fragment
-            .iter()
-            .find(|(key, _)| key.eq_ignore_ascii_case(k))
-            .map(|(_, v)| v.clone())
-            .filter(|v| !v.is_empty())
-    };
+    Ok((fragment, modes))
+}
 
-    let zarr = has("nczarr") || has("zarr");
-    if !zarr {
-        let target = match scheme.as_str() {
-            "file" if !has("bytes") => Target::File(PathBuf::from(file_path(s, before_query)?)),
-            _ if has("bytes") => {
-                refuse_dot_dot(s, before_query)?;
-                Target::Bytes(s.split('#').next().unwrap_or(s).to_string())
-            }
-            _ => {
-                return Err(url_err(
-                    s,
-                    "a remote URL needs #mode=nczarr, #mode=zarr or #mode=bytes",
-                ))
-            }
-        };
-        return Ok(DatasetUrl {
-            original: s.to_string(),
-            target,
-            fragment,
-        });
-    }
+/// What a URL without a Zarr mode names: a `file://` URL a local file,
+/// `#mode=bytes` one object read by byte ranges; any other is refused.
+fn single_file_target(
+    s: &str,
+    scheme: &str,
+    before_query: &str,
+    modes: &[String],
+) -> Result<Target, UrlError> {
+    let bytes = modes.iter().any(|m| m == "bytes");
+    Ok(match scheme {
+        "file" if !bytes => Target::File(PathBuf::from(file_path(s, before_query)?)),
+        _ if bytes => {
+            refuse_dot_dot(s, before_query)?;
+            Target::Bytes(s.split('#').next().unwrap_or(s).to_string())
+        }
+        _ => {
+            return Err(url_err(
+                s,
+                "a remote URL needs #mode=nczarr, #mode=zarr or #mode=bytes",
+            ))
+        }
+    })
+}
 
+/// Where the store a URL with a Zarr mode names lives: on a cloud service
+/// `object_store` names, on the local disk, or in S3.
+fn store_location(
+    s: &str,
+    scheme: &str,
+    before_query: &str,
+    modes: &[String],
+    fragment: &[(String, String)],
+) -> Result<StoreLocation, UrlError> {
     // The storage: the last of file, zip, s3 named wins, as in netCDF-C
-    // (`applycontrols`, which ignores gs3 there); S3 storage cannot be
-    // reached through a file:// URL (netCDF-C 4.9.0: "Malformed URL").
+    // (`applycontrols`, which ignores gs3 there).
     let storage = modes
         .iter()
         .rev()
@@ -358,25 +396,40 @@ pub fn parse(s: &str) -> Result<DatasetUrl, UrlError> {
         .find(|m| matches!(*m, "file" | "zip" | "s3"));
     // netCDF-C's NC_iss3: the s3 or gs3 scheme or mode, or an AWS or
     // Google host; any other remote URL is a store as object_store names it.
-    let s3 = matches!(scheme.as_str(), "s3" | "gs3")
-        || has("gs3")
+    let s3 = matches!(scheme, "s3" | "gs3")
+        || modes.iter().any(|m| m == "gs3")
         || is_s3_host(before_query.split('/').next().unwrap_or(""));
     if storage.is_none() && scheme != "file" && !s3 {
-        let url = s.split('#').next().unwrap_or(s);
-        let Some(service) = cloud_service(url) else {
-            return Err(url_err(
-                s,
-                "not a GCS, Azure or HTTP(S) store URL; add mode s3 for an S3-compatible server",
-            ));
-        };
-        refuse_dot_dot(s, before_query)?;
-        let location = StoreLocation::Cloud(CloudLocation {
-            url: url.to_string(),
-            service,
-        });
-        return Ok(store_url(s, location, modes, fragment));
+        return cloud_store(s, before_query);
     }
-    let local = match storage {
+    if is_local_storage(s, scheme, storage)? {
+        local_store(s, scheme, before_query, storage)
+    } else {
+        s3_store(s, scheme, before_query, fragment)
+    }
+}
+
+/// A store on GCS, Azure or an HTTP(S) server, as `object_store` names it.
+fn cloud_store(s: &str, before_query: &str) -> Result<StoreLocation, UrlError> {
+    let url = s.split('#').next().unwrap_or(s);
+    let Some(service) = cloud_service(url) else {
+        return Err(url_err(
+            s,
+            "not a GCS, Azure or HTTP(S) store URL; add mode s3 for an S3-compatible server",
+        ));
+    };
+    refuse_dot_dot(s, before_query)?;
+    Ok(StoreLocation::Cloud(CloudLocation {
+        url: url.to_string(),
+        service,
+    }))
+}
+
+/// Whether the `storage` mode (file, zip or s3, if any) names local
+/// storage; S3 storage cannot be reached through a `file://` URL (netCDF-C
+/// 4.9.0: "Malformed URL") nor any scheme but http(s), s3 and gs3.
+fn is_local_storage(s: &str, scheme: &str, storage: Option<&str>) -> Result<bool, UrlError> {
+    Ok(match storage {
         Some("s3") if scheme == "file" => {
             return Err(url_err(
                 s,
@@ -384,7 +437,7 @@ pub fn parse(s: &str) -> Result<DatasetUrl, UrlError> {
                  use an s3:// or https:// URL, or mode file or zip for a local store",
             ))
         }
-        Some("s3") if !matches!(scheme.as_str(), "http" | "https" | "s3" | "gs3") => {
+        Some("s3") if !matches!(scheme, "http" | "https" | "s3" | "gs3") => {
             return Err(url_err(
                 s,
                 format!("mode s3 names S3 storage, which a {scheme}:// URL cannot reach"),
@@ -393,33 +446,58 @@ pub fn parse(s: &str) -> Result<DatasetUrl, UrlError> {
         Some("s3") => false,
         Some(_) => true,
         None => scheme == "file",
-    };
-    let location = if local {
-        if scheme != "file" {
-            return Err(url_err(s, "file and zip storage need a file:// URL"));
-        }
-        let path = PathBuf::from(file_path(s, before_query)?);
-        if storage == Some("zip") {
-            StoreLocation::Zip(path)
-        } else if storage == Some("file") {
-            StoreLocation::Directory(path)
-        } else if path
-            .extension()
-            .is_some_and(|e| e.eq_ignore_ascii_case("zip"))
-        {
-            StoreLocation::Zip(path)
-        } else {
-            StoreLocation::Directory(path)
-        }
+    })
+}
+
+/// A local store named by a `file://` URL: a zip file when the mode says
+/// `zip` (or, with neither `file` nor `zip`, the name ends in `.zip`),
+/// else a directory.
+fn local_store(
+    s: &str,
+    scheme: &str,
+    before_query: &str,
+    storage: Option<&str>,
+) -> Result<StoreLocation, UrlError> {
+    if scheme != "file" {
+        return Err(url_err(s, "file and zip storage need a file:// URL"));
+    }
+    let path = PathBuf::from(file_path(s, before_query)?);
+    Ok(if storage == Some("zip") {
+        StoreLocation::Zip(path)
+    } else if storage == Some("file") {
+        StoreLocation::Directory(path)
+    } else if path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("zip"))
+    {
+        StoreLocation::Zip(path)
     } else {
-        let mut loc = s3_location(s, &scheme, before_query)?;
-        if let Some(r) = get("aws.region").or_else(|| get("awsregion")) {
-            loc.region = Some(r);
-        }
-        loc.profile = get("aws.profile").or_else(|| get("awsprofile"));
-        StoreLocation::S3(loc)
+        StoreLocation::Directory(path)
+    })
+}
+
+/// An S3 store, its region and profile taken from the fragment
+/// (`aws.region`, `aws.profile` or netCDF-C's older `awsregion`,
+/// `awsprofile`) when it names them.
+fn s3_store(
+    s: &str,
+    scheme: &str,
+    before_query: &str,
+    fragment: &[(String, String)],
+) -> Result<StoreLocation, UrlError> {
+    let get = |k: &str| {
+        fragment
+            .iter()
+            .find(|(key, _)| key.eq_ignore_ascii_case(k))
+            .map(|(_, v)| v.clone())
+            .filter(|v| !v.is_empty())
     };
-    Ok(store_url(s, location, modes, fragment))
+    let mut loc = s3_location(s, scheme, before_query)?;
+    if let Some(r) = get("aws.region").or_else(|| get("awsregion")) {
+        loc.region = Some(r);
+    }
+    loc.profile = get("aws.profile").or_else(|| get("awsprofile"));
+    Ok(StoreLocation::S3(loc))
 }
 
 /// The parsed URL `s` of a store at `location`, read as its `modes` say.

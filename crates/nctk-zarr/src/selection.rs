@@ -467,75 +467,111 @@ pub(crate) fn read_selection<S: ReadableStore + ?Sized>(
     var: &str,
     sel: &Selection,
 ) -> Result<Values, ZarrError> {
-    let too_large = |what: &str| ZarrError::TooLarge {
-        var: var.to_string(),
-        reason: format!("{what} overflows"),
-    };
-    let n = sel
-        .num_elements()
-        .ok_or_else(|| too_large("number of selected values"))?;
-    let width = meta.cell.width();
-    let n_usize = usize::try_from(n).map_err(|_| too_large("number of selected values"))?;
-    let total = n_usize
-        .checked_mul(width)
-        .ok_or_else(|| too_large("size of the selection in bytes"))?;
-    let mut out = Output::alloc(meta.cell, n_usize, total).ok_or_else(|| ZarrError::TooLarge {
-        var: var.to_string(),
-        reason: format!("cannot allocate {total} bytes for the selection"),
-    })?;
-    let fill_is_zero = meta.fill.iter().all(|&b| b == 0);
+    let (mut out, n) = alloc_output(meta, var, sel)?;
     if n == 0 {
         return Ok(out.finish(meta.cell));
     }
+    let plan = Plan::new(meta, sel, var)?;
+    let slabs = plan.slabs(out.bytes_mut());
+    read_chunks(store, &plan, &slabs, var)?;
+    drop(slabs);
+    Ok(out.finish(meta.cell))
+}
 
-    let rank = meta.shape.len();
-    let per_dim: Vec<Vec<(u64, u64, u64)>> = (0..rank)
-        .map(|d| dim_chunks(sel.start[d], sel.count[d], sel.stride[d], meta.chunks[d]))
-        .collect();
-    let mut out_stride = vec![1u64; rank];
-    for d in (0..rank.saturating_sub(1)).rev() {
-        out_stride[d] = out_stride[d + 1] * sel.count[d + 1];
+/// The error for a read of `var` whose `what` overflows.
+fn too_large(var: &str, what: &str) -> ZarrError {
+    ZarrError::TooLarge {
+        var: var.to_string(),
+        reason: format!("{what} overflows"),
     }
-    let mut chunk_stride = vec![1u64; rank];
-    if meta.order_f {
-        for d in 1..rank {
-            chunk_stride[d] = chunk_stride[d - 1] * meta.chunks[d - 1];
-        }
-    } else {
+}
+
+/// The zeroed output of a read of `sel`, and its number of elements.
+fn alloc_output(meta: &ArrayMeta, var: &str, sel: &Selection) -> Result<(Output, u64), ZarrError> {
+    let n = sel
+        .num_elements()
+        .ok_or_else(|| too_large(var, "number of selected values"))?;
+    let width = meta.cell.width();
+    let n_usize = usize::try_from(n).map_err(|_| too_large(var, "number of selected values"))?;
+    let total = n_usize
+        .checked_mul(width)
+        .ok_or_else(|| too_large(var, "size of the selection in bytes"))?;
+    let out = Output::alloc(meta.cell, n_usize, total).ok_or_else(|| ZarrError::TooLarge {
+        var: var.to_string(),
+        reason: format!("cannot allocate {total} bytes for the selection"),
+    })?;
+    Ok((out, n))
+}
+
+impl<'a> Plan<'a> {
+    /// The geometry of reading `sel` (not empty) from the array `meta`.
+    fn new(meta: &'a ArrayMeta, sel: &'a Selection, var: &str) -> Result<Plan<'a>, ZarrError> {
+        let rank = meta.shape.len();
+        let per_dim: Vec<Vec<(u64, u64, u64)>> = (0..rank)
+            .map(|d| dim_chunks(sel.start[d], sel.count[d], sel.stride[d], meta.chunks[d]))
+            .collect();
+        let mut out_stride = vec![1u64; rank];
         for d in (0..rank.saturating_sub(1)).rev() {
-            chunk_stride[d] = chunk_stride[d + 1] * meta.chunks[d + 1];
+            out_stride[d] = out_stride[d + 1] * sel.count[d + 1];
         }
+        let mut chunk_stride = vec![1u64; rank];
+        if meta.order_f {
+            for d in 1..rank {
+                chunk_stride[d] = chunk_stride[d - 1] * meta.chunks[d - 1];
+            }
+        } else {
+            for d in (0..rank.saturating_sub(1)).rev() {
+                chunk_stride[d] = chunk_stride[d + 1] * meta.chunks[d + 1];
+            }
+        }
+        let chunk_elems = meta
+            .chunk_elems()
+            .ok_or_else(|| too_large(var, "chunk size"))?;
+        let chunk_bytes = chunk_elems
+            .checked_mul(meta.itemsize)
+            .ok_or_else(|| too_large(var, "chunk size in bytes"))?;
+        Ok(Plan {
+            meta,
+            sel,
+            per_dim,
+            out_stride,
+            chunk_stride,
+            chunk_bytes,
+            chunk_elems,
+            width: meta.cell.width(),
+            fill_is_zero: meta.fill.iter().all(|&b| b == 0),
+        })
     }
-    let chunk_elems = meta.chunk_elems().ok_or_else(|| too_large("chunk size"))?;
-    let chunk_bytes = chunk_elems
-        .checked_mul(meta.itemsize)
-        .ok_or_else(|| too_large("chunk size in bytes"))?;
-    let plan = Plan {
-        meta,
-        sel,
-        per_dim,
-        out_stride,
-        chunk_stride,
-        chunk_bytes,
-        chunk_elems,
-        width,
-        fill_is_zero,
-    };
 
-    // Slabs: the output rows of each first-dimension chunk.
-    let buf = out.bytes_mut();
-    let mut slabs: Vec<(Mutex<&mut [u8]>, u64)> = vec![];
-    if rank == 0 {
-        slabs.push((Mutex::new(buf), 0));
-    } else {
-        let row = (plan.out_stride[0] as usize) * width;
-        let mut rest = buf;
-        for &(_, lo, hi) in &plan.per_dim[0] {
-            let (head, tail) = rest.split_at_mut(((hi - lo) as usize) * row);
-            slabs.push((Mutex::new(head), lo * plan.out_stride[0]));
-            rest = tail;
+    /// The output `buf` split into slabs, the output rows of each
+    /// first-dimension chunk, each with its first cell.
+    fn slabs<'b>(&self, buf: &'b mut [u8]) -> Vec<(Mutex<&'b mut [u8]>, u64)> {
+        let mut slabs: Vec<(Mutex<&mut [u8]>, u64)> = vec![];
+        if self.meta.shape.is_empty() {
+            slabs.push((Mutex::new(buf), 0));
+        } else {
+            let row = (self.out_stride[0] as usize) * self.width;
+            let mut rest = buf;
+            for &(_, lo, hi) in &self.per_dim[0] {
+                let (head, tail) = rest.split_at_mut(((hi - lo) as usize) * row);
+                slabs.push((Mutex::new(head), lo * self.out_stride[0]));
+                rest = tail;
+            }
         }
+        slabs
     }
+}
+
+/// Fetches every chunk `plan` touches and places it in its slab: in
+/// batches fetched ahead of decoding for a network store, else each on the
+/// thread that decodes it.
+fn read_chunks<S: ReadableStore + ?Sized>(
+    store: &S,
+    plan: &Plan,
+    slabs: &[(Mutex<&mut [u8]>, u64)],
+    var: &str,
+) -> Result<(), ZarrError> {
+    let rank = plan.meta.shape.len();
     // Tasks: (slab, linear index over the inner dimensions' chunks).
     let inner: u64 = plan
         .per_dim
@@ -546,7 +582,7 @@ pub(crate) fn read_selection<S: ReadableStore + ?Sized>(
     let alone = inner == 1;
     let n_tasks = (slabs.len() as u64)
         .checked_mul(inner)
-        .ok_or_else(|| too_large("number of chunks"))?;
+        .ok_or_else(|| too_large(var, "number of chunks"))?;
     let picks_of = |t: u64| -> Vec<usize> {
         let mut rem = t % inner;
         let mut picks = vec![0usize; rank];
@@ -582,7 +618,7 @@ pub(crate) fn read_selection<S: ReadableStore + ?Sized>(
         }
     };
     if store.capabilities().fetch_ahead {
-        fetch_ahead(n_tasks, batch_len(chunk_bytes), fetch, decode)?;
+        fetch_ahead(n_tasks, batch_len(plan.chunk_bytes), fetch, decode)?;
     } else {
         // Local storage: each task fetches its own chunk on the decoding
         // thread, while the bytes are hot in cache.
@@ -600,8 +636,7 @@ pub(crate) fn read_selection<S: ReadableStore + ?Sized>(
                 .try_for_each_init(Vec::new, each)?;
         }
     }
-    drop(slabs);
-    Ok(out.finish(meta.cell))
+    Ok(())
 }
 
 /// Decodes one chunk straight into `out`, exactly the chunk's size.
