@@ -54,6 +54,7 @@ pub mod bytes;
 #[cfg(feature = "conformance")]
 pub mod conformance;
 pub mod convert;
+mod default_chunks;
 mod error;
 mod error_kind;
 mod format;
@@ -66,6 +67,7 @@ mod sink;
 mod source;
 mod source_error;
 mod stored;
+pub mod string_width;
 mod types;
 mod user_types;
 mod user_values;
@@ -73,6 +75,7 @@ mod values;
 
 pub use attr_access::AttributeError;
 pub use convert::NcValue;
+pub use default_chunks::default_chunks;
 pub use error::ModelError;
 pub use error_kind::{ErrorKind, HasErrorKind};
 pub use format::{Format, KindNames};

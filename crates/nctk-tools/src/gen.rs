@@ -16,7 +16,7 @@ use nctk::model::KindNames;
 use nctk::OutputError;
 use nctk::{Container, CreateOptions, Format};
 use nctk_cdl::parse::{check_format, parse, parse_with, CdlDataset, CdlError, ParseOptions};
-use nctk_model::{ErrorKind, HasErrorKind, Layout, Selection, VarId, VarStorage};
+use nctk_model::{string_width, ErrorKind, HasErrorKind, Layout, Selection, VarId, VarStorage};
 
 use crate::enhanced::first_user_type;
 
@@ -258,12 +258,12 @@ pub fn var_storage(ds: &CdlDataset, v: VarId, no_fill: bool) -> VarStorage {
         _ => Layout::Unset,
     };
     let string_width = match ds.var_data(v) {
-        _ if nctk::store_string_width(&ds.schema, v).is_some() => None,
+        _ if string_width::width_set_by_attributes(&ds.schema, v).is_some() => None,
         Some(nctk_model::Values::String(s)) => s
             .iter()
             .map(String::len)
             .max()
-            .filter(|&n| n > nctk::STORE_DEFAULT_STRING_WIDTH),
+            .filter(|&n| n > string_width::DEFAULT_MAX_STRLEN),
         _ => None,
     };
     VarStorage {

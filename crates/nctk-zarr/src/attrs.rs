@@ -16,7 +16,8 @@ use crate::meta::{Dtype, DtypeKind};
 /// exposes it by name, `ncdump -s` prints it, the printer and the copier
 /// leave it out otherwise).
 pub fn is_hidden(name: &str) -> bool {
-    (name.to_ascii_lowercase().starts_with("_nczarr") && !crate::strlen::is_width_attribute(name))
+    (name.to_ascii_lowercase().starts_with("_nczarr")
+        && !nctk_model::string_width::is_width_attribute(name))
         || name == "_ARRAY_DIMENSIONS"
         || name == "_NCProperties"
 }

@@ -28,7 +28,6 @@ mod reader;
 mod schema;
 mod selection;
 mod storage;
-pub mod strlen;
 pub mod write;
 
 pub use attrs::{

@@ -24,13 +24,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     // Data mode: writing past the last record adds records.
     let mut ds = def.end_define()?;
-    ds.put_values("time", 0..2, &[0.0, 1.0])?;
+    ds.put_values("time", (0..2,), &[0.0, 1.0])?;
     ds.put_values("rain", (0..2, ..), &[0.0f32, 1.5, 0.2, 3.0, 0.0, 0.4])?;
     ds.close()?; // renamed into place only now
 
     // Append a third record to the file in place.
     let mut ds = nctk::append(&path)?;
-    ds.put_values("time", 2..3, &[2.0])?;
+    ds.put_values("time", (2..3,), &[2.0])?;
     ds.put_values("rain", (2, ..), &[0.1f32, 0.0, 7.25])?;
     ds.close()?;
 

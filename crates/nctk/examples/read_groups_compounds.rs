@@ -22,7 +22,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let ty = schema.user_type(t);
         if let UserTypeKind::Compound { fields, .. } = &ty.kind {
             let values = v.read_values(&Selection::all(&v.shape()))?;
-            if let Values::Compound { len, fields: columns } = values {
+            if let Values::Compound {
+                len,
+                fields: columns,
+            } = values
+            {
                 println!("{} ({}, {len} values):", v.name(), ty.name);
                 for (field, column) in fields.iter().zip(&columns) {
                     println!("  {} = {column:?}", field.name);

@@ -3,12 +3,8 @@
 
 use std::path::Path;
 
-pub use nctk_zarr::strlen::{
-    width_set_by_attributes as store_string_width, DEFAULT_MAX_STRLEN as STORE_DEFAULT_STRING_WIDTH,
-};
 /// The store writer's check of one variable's storage, for the define API.
 pub(crate) use nctk_zarr::write::check_storage as check_store_storage;
-pub use nctk_zarr::write::default_chunks as store_default_chunks;
 pub use nctk_zarr::WriteLayout as StoreLayout;
 /// The store writer's options, as the output side fills them in.
 pub(crate) use nctk_zarr::WriteOptions as ZarrWriteOptions;

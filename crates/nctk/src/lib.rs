@@ -53,10 +53,8 @@ mod validate;
 mod write;
 
 pub use container::Container;
+pub use create_zarr::StoreLayout;
 pub(crate) use create_zarr::StoreWriter;
-pub use create_zarr::{
-    store_default_chunks, store_string_width, StoreLayout, STORE_DEFAULT_STRING_WIDTH,
-};
 pub use dataset::{Dataset, Variable};
 pub use door::local_path;
 pub use error::{Error, ErrorKind, HasErrorKind};

@@ -15,10 +15,10 @@ mod stores;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use nctk::model::string_width::width_set_by_attributes;
 use nctk_cdl::{check_format, parse_with, CdlDataset, ParseOptions};
 use nctk_model::{DataSource, DataType, Format, Layout, Schema, Selection, Values, VarStorage};
 use nctk_test_support::{corpus::files_under, peer, require};
-use nctk_zarr::strlen::width_set_by_attributes;
 use nctk_zarr::{WriteLayout, WriteOptions, ZarrOptions};
 use serde_json::Value;
 

@@ -7,7 +7,7 @@
 //!
 //! * chunks: a `var:n1,...` specification; else, per dimension, a
 //!   `dim/n` specification, the input's chunk length, netCDF-C's default
-//!   ([`nctk::store_default_chunks`]). `var:`, `var:contiguous`,
+//!   ([`nctk_model::default_chunks`]). `var:`, `var:contiguous`,
 //!   `var:compact` and `/` (when nothing is filtered) ask for one chunk
 //!   holding the whole variable, which is how netCDF-C's NCZarr stores a
 //!   contiguous variable; so does a chunk smaller than `-M` bytes (default
@@ -22,7 +22,8 @@
 //!   nccopy). fletcher32 is kept from the input. `-F none` removes every
 //!   filter.
 
-use nctk::{store_default_chunks, STORE_DEFAULT_STRING_WIDTH};
+use nctk_model::default_chunks as store_default_chunks;
+use nctk_model::string_width::DEFAULT_MAX_STRLEN as STORE_DEFAULT_STRING_WIDTH;
 use nctk_model::{DataType, Layout, Schema, VarId, VarStorage};
 use serde_json::{json, Value};
 

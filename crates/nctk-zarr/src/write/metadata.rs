@@ -7,7 +7,7 @@ use super::jsonval;
 use super::options::WriteLayout;
 use super::plan::ArrayPlan;
 use crate::attrs::is_hidden;
-use crate::strlen;
+use nctk_model::string_width as strlen;
 
 /// The NCZarr type tag of an attribute.
 fn attr_type(a: &Attribute, layout: WriteLayout) -> String {

@@ -24,7 +24,6 @@
 //! 4.9.0 NCZarr, pure Zarr with or without `_ARRAY_DIMENSIONS`.
 
 mod cache;
-mod chunking;
 mod encode;
 mod error;
 mod image;
@@ -40,7 +39,6 @@ use nctk_model::{DataType, NativeRef, Schema, Selection, Values, VarId};
 use nctk_store::kv::{Bytes, ReadableStore, StoreKey, WritableStore};
 use serde_json::Value;
 
-pub use chunking::default_chunks;
 pub use error::WriteError;
 pub use options::{WriteLayout, WriteOptions};
 

@@ -7,12 +7,12 @@ use nctk_model::{
 };
 use serde_json::Value;
 
-use super::chunking::default_chunks;
 use super::image::{number_bytes, slice_bytes};
 use super::metadata::numeric_dtype;
 use super::options::WriteLayout;
 use super::WriteError;
-use crate::strlen::{self, DEFAULT_MAX_STRLEN};
+use nctk_model::default_chunks;
+use nctk_model::string_width::{self as strlen, DEFAULT_MAX_STRLEN};
 
 /// One variable's storage plan.
 #[derive(Debug, Clone)]

@@ -7,7 +7,7 @@
 //! `ncattrs()` and `ncdump` show them, `ncgen` takes them from CDL), and a
 //! string longer than a width they set is truncated to it when written.
 
-use nctk_model::{convert::convert, Attribute, DataType, GroupId, Schema, Values, VarId};
+use crate::{convert::convert, Attribute, DataType, GroupId, Schema, Values, VarId};
 
 /// netCDF-C's width when no attribute sets one.
 pub const DEFAULT_MAX_STRLEN: usize = 128;

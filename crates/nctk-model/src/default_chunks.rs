@@ -1,5 +1,7 @@
-//! Default chunk sizes, computed as netCDF-C's NCZarr computes them
-//! (`ncz_find_default_chunksizes2` in `libnczarr/zvar.c`, 16 MiB target).
+//! Default chunk sizes, computed as netCDF-C computes them
+//! (`ncz_find_default_chunksizes2` in `libnczarr/zvar.c`, 16 MiB target):
+//! part of the storage vocabulary, what a writer chooses for a variable
+//! whose [`crate::Layout`] is unset.
 
 /// netCDF-C's `DEFAULT_CHUNK_SIZE` (4.9.3 and later).
 const DEFAULT_CHUNK_SIZE: f64 = 16_777_216.0;
