@@ -35,6 +35,10 @@ pub struct RemoteOptions {
     /// `Content-Length` is refused before any of the body is read or
     /// memory is set aside for it.
     pub max_object_size: u64,
+    /// Bytes of a `#mode=bytes` file's blocks kept in its cache (whole
+    /// [`BLOCK`](crate::BLOCK)s, least recently used evicted; default
+    /// [`CACHE_BLOCKS`](crate::CACHE_BLOCKS) blocks, 32 MiB; 0: none).
+    pub cache_bytes: u64,
 }
 
 impl Default for RemoteOptions {
@@ -46,6 +50,7 @@ impl Default for RemoteOptions {
             concurrency: 32,
             list_timeout: Duration::from_secs(300),
             max_object_size: DEFAULT_MAX_OBJECT_SIZE,
+            cache_bytes: crate::CACHE_BLOCKS as u64 * crate::BLOCK,
         }
     }
 }

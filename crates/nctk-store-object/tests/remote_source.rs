@@ -148,6 +148,36 @@ fn a_missing_object_says_not_found() {
     assert!(e.contains("nope.nc") && e.contains("not found"), "{e}");
 }
 
+/// With no cache (`RemoteOptions::cache_bytes` 0), each small read is a
+/// request of its own; with the default cache, the same reads cost one.
+#[test]
+fn the_cache_is_as_large_as_asked() {
+    let server = RangeFileServer::start(Behaviour::Honest).unwrap();
+    let data = pattern(4 << 20);
+    server.add_blob("f.nc", data.clone());
+    let reads = |cache_bytes: u64| {
+        let options = RemoteOptions {
+            cache_bytes,
+            ..options()
+        };
+        let store = connect::http(&server.endpoint(), &options).unwrap();
+        let src = RemoteSource::new(&Remote::new(store, server.endpoint(), "", options), "f.nc");
+        let before = server.stats().requests();
+        for i in 0..50u64 {
+            let r = i * 100..i * 100 + 37;
+            let got = src.read_range(r.clone()).unwrap();
+            assert_eq!(&got[..], &data[r.start as usize..r.end as usize]);
+        }
+        server.stats().requests() - before
+    };
+    assert_eq!(
+        reads(RemoteOptions::default().cache_bytes),
+        2,
+        "HEAD and one block"
+    );
+    assert!(reads(0) > 50, "a request per read without a cache");
+}
+
 /// Small reads go through the block cache: a header read and the reads
 /// near it cost one range request (plus the HEAD); a batch of nearby
 /// ranges is one request; ranges far apart are separate requests, run

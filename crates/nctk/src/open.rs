@@ -23,8 +23,9 @@ pub struct OpenOptions {
     /// netCDF-C's `NC_DISKLESS`). Stores and remote servers read as usual.
     pub in_memory: bool,
     /// Settings of requests to object stores and HTTP servers (timeouts,
-    /// retries, concurrency, the largest object read whole); `None`: from
-    /// the environment (`NCTK_*` variables, docs/cloud.md).
+    /// retries, concurrency, the largest object read whole, the block
+    /// cache of a `#mode=bytes` file); `None`: from the environment
+    /// (`NCTK_*` variables, docs/cloud.md).
     #[cfg(feature = "cloud")]
     pub remote: Option<crate::RemoteOptions>,
 }

@@ -6,8 +6,9 @@
 //!   while it is read is an error, never a mix of two versions.
 //! * Small reads (`read_at`, `read_full`: a header, a magic number) go
 //!   through a bounded cache of aligned [`BLOCK`]-byte blocks (least
-//!   recently used evicted, [`CACHE_BLOCKS`] at most), so a header read
-//!   costs one request and the reads after it none.
+//!   recently used evicted; `RemoteOptions::cache_bytes` at most,
+//!   [`CACHE_BLOCKS`] blocks by default), so a header read costs one
+//!   request and the reads after it none.
 //! * Batches (`read_ranges_into`) are merged as [`RemoteSource::coalesce`]
 //!   says (gaps under 1 MiB read through), cut into parts of at most
 //!   [`PART`] bytes and fetched with up to `concurrency` requests in
@@ -205,6 +206,11 @@ impl std::fmt::Debug for RemoteSource {
     }
 }
 
+/// The whole blocks `options` let a source's cache hold.
+fn cache_blocks(options: &crate::RemoteOptions) -> usize {
+    usize::try_from(options.cache_bytes / BLOCK).unwrap_or(usize::MAX)
+}
+
 impl RemoteSource {
     /// The object `key` of `remote` (no request is made until a read).
     pub fn new(remote: &Remote, key: &str) -> Self {
@@ -214,7 +220,7 @@ impl RemoteSource {
             url: remote.key_url(key),
             concurrency: remote.options().concurrency.max(1),
             meta: OnceLock::new(),
-            cache: Mutex::new(BlockCache::new(CACHE_BLOCKS)),
+            cache: Mutex::new(BlockCache::new(cache_blocks(remote.options()))),
             whole: Mutex::new(None),
         }
     }
