@@ -238,7 +238,7 @@ fn store_hint(path: &Path) -> String {
 
 /// True when an output name asks for an NCZarr / Zarr store: a URL, a
 /// fragment with `mode=`, or a path ending in `.zarr` or `.zip`.
-/// (The same rule `nctk copy` uses: [`nctk::is_store_target`].)
+/// (The same rule `nctk copy` uses: [`nctk::Container::for_output`].)
 pub fn is_store_target(out: &str) -> bool {
     nctk::Container::for_output(std::path::Path::new(out), Format::Netcdf4) == Container::Zarr
 }

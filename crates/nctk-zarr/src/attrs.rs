@@ -10,7 +10,7 @@ use crate::meta::{Dtype, DtypeKind};
 /// True for attributes netCDF-C keeps for itself and never shows:
 /// NCZarr's bookkeeping (`_nczarr_*`, any case, but for the string widths
 /// `_nczarr_maxstrlen` and `_nczarr_default_maxstrlen`, which netCDF-C
-/// shows like user attributes; see [`crate::strlen`]), xarray's
+/// shows like user attributes; see [`nctk_model::string_width`]), xarray's
 /// `_ARRAY_DIMENSIONS` and the `_NCProperties` provenance text (the reader
 /// still puts `_NCProperties` among the root group's attributes: netCDF-C
 /// exposes it by name, `ncdump -s` prints it, the printer and the copier

@@ -96,8 +96,8 @@ pub enum Error {
 
 impl Error {
     /// The error as an output's: an [`Error::Output`] as it is, any other
-    /// told of `target` (tools whose errors are [`OutputError`]s take the
-    /// library's through it).
+    /// told of `target` (tools whose errors are
+    /// [`OutputError`](crate::OutputError)s take the library's through it).
     pub fn into_output(self, target: &std::path::Path) -> crate::OutputError {
         match self {
             Error::Output(e) => e,

@@ -61,7 +61,7 @@ pub use error::{Error, ErrorKind, HasErrorKind};
 pub use extent::{Extent, Extents, IntoExtent, IntoExtents};
 pub use group::{Dimension, Group};
 /// Block-compressed classic files: how they are compressed
-/// ([`CreateOptions::compress`], [`compress_classic`]).
+/// ([`ClassicOptions::compress`], [`compress_classic`]).
 pub use nctk_classic::compressed::{CodecId, CompressOptions, CompressSummary};
 /// The classic formats' versions (CDF-1, CDF-2, CDF-5) and the types each
 /// holds ([`ClassicVersion::supports`]).

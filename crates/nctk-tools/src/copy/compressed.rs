@@ -4,7 +4,7 @@
 //! input copied with no other change is compressed as it is
 //! ([`nctk::compress_classic`], no uncompressed temporary), anything else
 //! goes through the copier's plan into a classic writer whose file is
-//! compressed when it is complete ([`nctk::CreateOptions::compress`]).
+//! compressed when it is complete ([`nctk::ClassicOptions::compress`]).
 
 use std::path::Path;
 

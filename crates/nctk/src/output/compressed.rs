@@ -3,7 +3,7 @@
 //! uncompressed classic one by the format crate's [`compress`].
 //!
 //! * Through the define/put API ([`crate::create_with`] with
-//!   [`CreateOptions::compress`](super::CreateOptions::compress)): a
+//!   [`ClassicOptions::compress`](super::ClassicOptions::compress)): a
 //!   [`ClassicWriter`] writes the uncompressed file into a second temporary
 //!   beside the output (registered as every temporary is, so a signal
 //!   handler removes it; or in memory with `in_memory`), and `finish`
@@ -193,7 +193,7 @@ fn compress_into(
 /// copy. The output is built under a temporary name and renamed into
 /// place when complete, as every output (a failure or a signal leaves
 /// nothing under its name). Other formats are refused: copy them with
-/// [`crate::create_with`] and [`CreateOptions::compress`](super::CreateOptions::compress).
+/// [`crate::create_with`] and [`ClassicOptions::compress`](super::ClassicOptions::compress).
 pub fn compress_classic(
     input: impl AsRef<Path>,
     output: impl AsRef<Path>,
@@ -217,7 +217,7 @@ pub fn compress_classic_dataset(
         return Err(Error::Unsupported {
             path: input.name().to_string(),
             reason: "not a classic netCDF file (CDF-1, CDF-2 or CDF-5); copy it to a \
-                     block-compressed file with create_with and CreateOptions::compress"
+                     block-compressed file with create_with and ClassicOptions::compress"
                 .into(),
         });
     };
