@@ -1,5 +1,5 @@
 //! Writing block-compressed classic files through the library: the
-//! define/put API with `CreateOptions::compress` (an uncompressed temporary
+//! define/put API with `ClassicOptions::compress` (an uncompressed temporary
 //! compressed on close) and `nctk::compress_classic` (a classic file as it
 //! is). Truths: the uncompressed classic file the same calls write (the
 //! compressed file must stand for exactly its bytes), the corpus's classic
