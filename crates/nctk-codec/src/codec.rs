@@ -11,7 +11,7 @@ use crate::filters::{
 use crate::json::{object, Config};
 use crate::shuffle::Shuffle;
 use crate::szip::Szip;
-use crate::{bz2, deflate, fletcher32, lz4, zstd_codec};
+use crate::{bz2, crc32c_codec, deflate, fletcher32, lz4, zstd_codec};
 
 /// What a codec may need to know about the array whose chunks it encodes.
 ///
@@ -107,6 +107,9 @@ pub enum Codec {
     Shuffle(Shuffle),
     /// `fletcher32` (HDF5 filter 3): 4-byte checksum appended.
     Fletcher32,
+    /// `crc32c` (Zarr v3, numcodecs `crc32c`): 4-byte little-endian CRC-32C
+    /// appended, checked when decoding.
+    Crc32c,
     /// HDF5's szip filter (id 4): built only from HDF5 filter parameters
     /// ([`Codec::from_hdf5`]); decodes, does not encode.
     Szip(Szip),
@@ -180,6 +183,7 @@ impl Codec {
             "blosc" => Codec::Blosc(Blosc::from_config(&cfg("blosc"), ctx.element_size)?),
             "shuffle" => Codec::Shuffle(Shuffle::from_config(&cfg("shuffle"), ctx.element_size)?),
             "fletcher32" => Codec::Fletcher32,
+            "crc32c" => Codec::Crc32c,
             "delta" => Codec::Delta(Delta::from_config(&cfg("delta"))?),
             "fixedscaleoffset" => {
                 Codec::FixedScaleOffset(FixedScaleOffset::from_config(&cfg("fixedscaleoffset"))?)
@@ -219,6 +223,7 @@ impl Codec {
             Codec::Blosc(b) => b.to_json(),
             Codec::Shuffle(s) => s.to_json(),
             Codec::Fletcher32 => object([("id", "fletcher32".into())]),
+            Codec::Crc32c => object([("id", "crc32c".into())]),
             // netCDF-C's NCZarr spelling of szip
             Codec::Szip(s) => object([
                 ("id", "szip".into()),
@@ -244,6 +249,7 @@ impl Codec {
             Codec::Blosc(_) => "blosc",
             Codec::Shuffle(_) => "shuffle",
             Codec::Fletcher32 => "fletcher32",
+            Codec::Crc32c => "crc32c",
             Codec::Szip(_) => "szip",
             Codec::Delta(_) => "delta",
             Codec::FixedScaleOffset(_) => "fixedscaleoffset",
@@ -259,7 +265,7 @@ impl Codec {
     pub fn encoded_len(&self, decoded_len: usize) -> Result<Option<usize>> {
         Ok(match self {
             Codec::Shuffle(_) | Codec::BitRound(_) => Some(decoded_len),
-            Codec::Fletcher32 => Some(decoded_len + 4),
+            Codec::Fletcher32 | Codec::Crc32c => Some(decoded_len + 4),
             Codec::Delta(d) => Some(d.encoded_len(decoded_len)?),
             Codec::FixedScaleOffset(f) => Some(f.encoded_len(decoded_len)?),
             Codec::Quantize(q) => Some(q.encoded_len(decoded_len)?),
@@ -274,7 +280,7 @@ impl Codec {
         match self {
             Codec::Shuffle(_) | Codec::BitRound(_) => Some(encoded_len),
             // A too-short input is reported by the decoder itself.
-            Codec::Fletcher32 => Some(encoded_len.saturating_sub(4)),
+            Codec::Fletcher32 | Codec::Crc32c => Some(encoded_len.saturating_sub(4)),
             _ => None,
         }
     }
@@ -291,6 +297,7 @@ impl Codec {
             Codec::Blosc(b) => b.encode(input),
             Codec::Shuffle(s) => s.encode(input),
             Codec::Fletcher32 => Ok(fletcher32::encode(input)),
+            Codec::Crc32c => Ok(crc32c_codec::encode(input)),
             Codec::Szip(_) => Err(CodecError::unsupported("szip", "szip encoding")),
             Codec::Delta(d) => d.encode(input),
             Codec::FixedScaleOffset(f) => f.encode(input),
@@ -316,6 +323,7 @@ impl Codec {
             Codec::Blosc(b) => b.decode_into(input, out),
             Codec::Shuffle(s) => s.decode_into(input, out),
             Codec::Fletcher32 => fletcher32::decode_into(input, out),
+            Codec::Crc32c => crc32c_codec::decode_into(input, out),
             Codec::Szip(s) => s.decode_into(input, out),
             Codec::Delta(d) => d.decode_into(input, out),
             Codec::FixedScaleOffset(f) => f.decode_into(input, out),

@@ -57,6 +57,7 @@ mod bounded;
 pub mod buffer;
 mod bz2;
 mod codec;
+mod crc32c_codec;
 mod deflate;
 pub mod dtype;
 mod error;
@@ -69,6 +70,7 @@ mod lz4;
 mod pipeline;
 pub mod shuffle;
 mod szip;
+pub mod v3;
 mod zstd_codec;
 
 pub use codec::{Codec, CodecContext};

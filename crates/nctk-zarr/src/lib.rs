@@ -28,6 +28,7 @@ mod reader;
 mod schema;
 mod selection;
 mod storage;
+pub mod v3;
 pub mod write;
 
 pub use attrs::{

@@ -1,0 +1,2 @@
+//! Zarr v3: the `zarr.json` metadata ([`meta`]).
+pub mod meta;
