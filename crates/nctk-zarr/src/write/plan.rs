@@ -2,6 +2,9 @@
 //! codec pipeline.
 
 use nctk_codec::{parse_filter_attr, Codec, CodecContext, Pipeline};
+
+use super::chain::ChunkChain;
+use super::v3chain::{self, V3Array};
 use nctk_model::{
     ChunkCodec, DataType, Endianness, Layout, NativeRef, Schema, Values, VarId, VarStorage,
 };
@@ -32,7 +35,10 @@ pub struct ArrayPlan {
     /// The fill value's bytes (one element).
     pub fill_bytes: Vec<u8>,
     /// The codecs.
-    pub pipeline: Pipeline,
+    pub chain: ChunkChain,
+    /// Zarr v3: the data type and codecs of the `zarr.json` (`None` in the
+    /// v2 layouts).
+    pub v3: Option<V3Array>,
     /// The `.zarray` `compressor`.
     pub compressor: Value,
     /// The `.zarray` `filters`.
@@ -50,7 +56,8 @@ impl ArrayPlan {
     /// the element's width, `zlib`) and elements are little-endian (or one
     /// byte wide); `None` otherwise, and for a scalar.
     pub fn stored_codecs(&self) -> Option<Vec<ChunkCodec>> {
-        if self.chunks.is_empty() || (self.big && self.width > 1) {
+        let plain = matches!(self.chain, ChunkChain::Bytes(_));
+        if !plain || self.chunks.is_empty() || (self.big && self.width > 1) {
             return None;
         }
         let filters = match &self.filters {
@@ -163,8 +170,14 @@ fn var_path(schema: &Schema, v: VarId) -> String {
 }
 
 /// Builds the plan of `v`, its storage as `schema` gives it
-/// ([`VarStorage`]: unset fields take netCDF-C's defaults).
-pub fn plan(schema: &Schema, v: VarId, layout: WriteLayout) -> Result<ArrayPlan, WriteError> {
+/// ([`VarStorage`]: unset fields take netCDF-C's defaults); fill-only
+/// inner chunks of Zarr v3 shards are left out unless `write_empty_chunks`.
+pub fn plan(
+    schema: &Schema,
+    v: VarId,
+    layout: WriteLayout,
+    write_empty_chunks: bool,
+) -> Result<ArrayPlan, WriteError> {
     let var = schema.var(v);
     let opts = &var.storage;
     let prefix = var_path(schema, v);
@@ -174,7 +187,10 @@ pub fn plan(schema: &Schema, v: VarId, layout: WriteLayout) -> Result<ArrayPlan,
     };
     let big = opts.endianness == Some(Endianness::Big);
     let mut truncate_strings = false;
+    let v3 = layout.is_v3();
     let (dtype, width, max_strlen_attr) = match var.dtype {
+        // Zarr v3 has no one-byte text type every reader knows: uint8.
+        DataType::Char if v3 => ("|u1".to_string(), 1, None),
         DataType::Char if layout == WriteLayout::NcZarr490 => ("<U1".to_string(), 1, None),
         // zarr-python refuses a byte order on S; NCZarr marks char with `>`.
         DataType::Char if matches!(layout, WriteLayout::PureZarr { .. }) => {
@@ -197,7 +213,7 @@ pub fn plan(schema: &Schema, v: VarId, layout: WriteLayout) -> Result<ArrayPlan,
             (format!("|S{n}"), n, attr)
         }
         // zarr-python wants `|` on one-byte types; netCDF-C writes `<`.
-        t if t.size() == Some(1) && matches!(layout, WriteLayout::PureZarr { .. }) => {
+        t if t.size() == Some(1) && (v3 || matches!(layout, WriteLayout::PureZarr { .. })) => {
             (numeric_dtype(t, big).replace(['<', '>'], "|"), 1, None)
         }
         t if t.is_numeric() => (numeric_dtype(t, big), t.size().unwrap_or(1), None),
@@ -271,7 +287,8 @@ pub fn plan(schema: &Schema, v: VarId, layout: WriteLayout) -> Result<ArrayPlan,
         big,
         fill: fill.clone(),
         fill_bytes: vec![],
-        pipeline: Pipeline::default(),
+        chain: ChunkChain::Bytes(Pipeline::default()),
+        v3: None,
         compressor: Value::Null,
         filters: Value::Null,
         max_strlen_attr,
@@ -286,11 +303,41 @@ pub fn plan(schema: &Schema, v: VarId, layout: WriteLayout) -> Result<ArrayPlan,
         }
         _ => fill_plan.encode(&prefix, &fill, var.dtype)?,
     };
-    let codecs = codec_list(opts, width, var.dims.is_empty()).map_err(oerr)?;
+    let codecs = codec_list(opts, width, var.dims.is_empty() && !v3).map_err(oerr)?;
     let ctx = CodecContext {
         element_size: Some(width),
         dtype: Some(&dtype),
     };
+    if v3 {
+        let codecs = codecs
+            .iter()
+            .map(|c| Codec::from_json_with(c, &ctx))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| oerr(format!("codecs: {e}")))?;
+        let shape = v3chain::Shape {
+            chunks: &chunks,
+            shards: opts.shards.as_deref().filter(|_| !chunks.is_empty()),
+            width,
+            big,
+        };
+        let empty = v3chain::Empty {
+            fill: &fill_bytes,
+            skip: !write_empty_chunks,
+        };
+        let (chain, array) = v3chain::build(var.dtype, &shape, codecs, empty).map_err(oerr)?;
+        let chunks = opts
+            .shards
+            .clone()
+            .filter(|_| !chunks.is_empty())
+            .unwrap_or(chunks);
+        return Ok(ArrayPlan {
+            fill_bytes,
+            chain,
+            v3: Some(array),
+            chunks,
+            ..fill_plan
+        });
+    }
     let (compressor, filters) = match codecs.split_last() {
         None => (Value::Null, Value::Null),
         Some((last, [])) => (last.clone(), Value::Null),
@@ -300,7 +347,7 @@ pub fn plan(schema: &Schema, v: VarId, layout: WriteLayout) -> Result<ArrayPlan,
         .map_err(|e| oerr(format!("codecs: {e}")))?;
     Ok(ArrayPlan {
         fill_bytes,
-        pipeline,
+        chain: ChunkChain::Bytes(pipeline),
         compressor,
         filters,
         ..fill_plan
