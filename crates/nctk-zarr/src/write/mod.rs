@@ -53,7 +53,11 @@ use plan::ArrayPlan;
 /// chunk shape, codecs, string width, fill) as [`ZarrWriter::create`]
 /// will, without a store: a define API refuses a bad setting at the call.
 pub fn check_storage(schema: &Schema, var: VarId) -> Result<(), WriteError> {
-    plan::plan(schema, var, WriteLayout::default(), false).map(|_| ())
+    plan::plan(schema, var, WriteLayout::default(), false)?;
+    if schema.var(var).storage.shards.is_some() {
+        plan::plan(schema, var, WriteLayout::ZarrV3 { nczarr: true }, false)?;
+    }
+    Ok(())
 }
 
 /// A store the writer can both read (to update partial chunks) and write.
@@ -433,8 +437,14 @@ impl ZarrWriter {
 
     fn put_json(&self, key: String, v: &Value) -> Result<(), WriteError> {
         let key = StoreKey::new(key)?;
-        self.store
-            .put(&key, Bytes::from(crate::json::to_bytes(v)))?;
+        // Zarr v3 metadata is UTF-8 JSON (zarr-python refuses anything
+        // else): bytes that are not UTF-8 stay as their code points.
+        let text = if self.layout.is_v3() {
+            serde_json::to_vec_pretty(v).unwrap_or_default()
+        } else {
+            crate::json::to_bytes(v)
+        };
+        self.store.put(&key, Bytes::from(text))?;
         Ok(())
     }
 
@@ -510,11 +520,10 @@ impl ZarrWriter {
         }
         let root = v3meta::group(&self.schema, nctk_model::GroupId::ROOT, nczarr);
         let root = v3meta::consolidate(root, &nodes);
-        let json = |z| serde_json::to_value(z).unwrap_or(Value::Null);
         nodes
             .into_iter()
-            .map(|(path, z)| (format!("{path}/{V3_META}"), json(z)))
-            .chain([(V3_META.to_string(), json(root))])
+            .map(|(path, z)| (format!("{path}/{V3_META}"), v3meta::to_json(&z)))
+            .chain([(V3_META.to_string(), v3meta::to_json(&root))])
             .collect()
     }
 

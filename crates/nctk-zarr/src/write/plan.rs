@@ -330,9 +330,16 @@ pub fn plan(
             .clone()
             .filter(|_| !chunks.is_empty())
             .unwrap_or(chunks);
+        // The chain in v2 terms, so that `stored_codecs` can tell whose
+        // chunks it takes as they are.
+        let filters = match &chain {
+            ChunkChain::Bytes(p) => Value::Array(p.filters.iter().map(Codec::to_json).collect()),
+            _ => Value::Null,
+        };
         return Ok(ArrayPlan {
             fill_bytes,
             chain,
+            filters,
             v3: Some(array),
             chunks,
             ..fill_plan

@@ -191,11 +191,21 @@ pub fn consolidate(mut root: ZarrJson, nodes: &[(String, ZarrJson)]) -> ZarrJson
             if z.node_type == "group" {
                 z.consolidated_metadata = Some(inline(Map::new()));
             }
-            (path.clone(), serde_json::to_value(z).unwrap_or(Value::Null))
+            (path.clone(), to_json(&z))
         })
         .collect();
     root.consolidated_metadata = Some(inline(metadata));
     root
+}
+
+/// The JSON of a node as zarr-python writes it: a data type without
+/// configuration as its bare name (`"float32"`).
+pub fn to_json(z: &ZarrJson) -> Value {
+    let mut v = serde_json::to_value(z).unwrap_or(Value::Null);
+    if let Some(t) = z.data_type.as_ref().filter(|t| t.configuration.is_empty()) {
+        v["data_type"] = Value::from(t.name.clone());
+    }
+    v
 }
 
 fn map(v: Value) -> Map<String, Value> {

@@ -301,12 +301,17 @@ fn is_zip(p: &Path) -> bool {
     p.extension().is_some_and(|e| e.eq_ignore_ascii_case("zip"))
 }
 
-/// The layout URL mode flags ask for: `zarr` (pure Zarr, with
+/// The layout URL mode flags ask for: `v3` (Zarr v3: pure with `zarr`,
+/// else NCZarr's v3 annotations), `zarr` (pure Zarr, with
 /// `_ARRAY_DIMENSIONS` unless `noxarray`), `nczarr490` (netCDF-C 4.9.0's
 /// layout), else `None` (the caller's choice, by default the newest NCZarr).
 fn layout_for_modes(modes: &[String]) -> Option<StoreLayout> {
     let has = |m: &str| modes.iter().any(|x| x == m);
-    if has("nczarr490") {
+    if has("v3") {
+        Some(StoreLayout::ZarrV3 {
+            nczarr: !has("zarr"),
+        })
+    } else if has("nczarr490") {
         Some(StoreLayout::NcZarr490)
     } else if has("zarr") {
         Some(StoreLayout::PureZarr {
