@@ -4,8 +4,15 @@
 //! `sharding_indexed` when the variable is sharded. With no codec asked
 //! for, zarr-python 3's default: `bytes` (or `vlen-utf8`) then `zstd` at
 //! level 0 without checksum.
+//!
+//! netCDF's filters become the codecs every Zarr v3 reader knows
+//! (zarr-python, tensorstore and zarrs alike; numcodecs' `zlib`, `shuffle`
+//! and `fletcher32` are zarr-python's alone): deflate is `gzip` at its
+//! level, shuffle then deflate is `blosc` (zlib inside, byte shuffle),
+//! fletcher32 is `crc32c`. Other codecs keep their `numcodecs.*` names.
 
 use nctk_codec::v3::to_v3;
+use nctk_codec::blosc::{Blosc, BloscCompressor, BloscShuffle};
 use nctk_codec::{Codec, Pipeline};
 use nctk_model::DataType;
 use serde_json::{json, Map, Value};
@@ -75,6 +82,31 @@ fn data_type(t: DataType) -> Result<(&'static str, Option<&'static str>), String
     })
 }
 
+/// `codecs` with netCDF's filters as the core Zarr v3 codecs (see the
+/// [module docs](self)); `width` is the element size.
+fn core_codecs(codecs: Vec<Codec>, width: usize) -> Vec<Codec> {
+    let mut out: Vec<Codec> = Vec::with_capacity(codecs.len());
+    for c in codecs {
+        let shuffled = matches!(out.last(), Some(Codec::Shuffle(_)));
+        match c {
+            Codec::Zlib { level } if shuffled => {
+                out.pop();
+                out.push(Codec::Blosc(Blosc {
+                    cname: BloscCompressor::Zlib,
+                    clevel: level.min(9) as u8,
+                    shuffle: BloscShuffle::Byte,
+                    blocksize: 0,
+                    typesize: Some(width),
+                }));
+            }
+            Codec::Zlib { level } => out.push(Codec::Gzip { level }),
+            Codec::Fletcher32 => out.push(Codec::Crc32c),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 fn named(codec: &Codec) -> Named {
     let (name, config) = to_v3(codec);
     Named::new(&name, config)
@@ -85,10 +117,11 @@ fn named(codec: &Codec) -> Named {
 pub fn build(
     dtype: DataType,
     shape: &Shape<'_>,
-    mut codecs: Vec<Codec>,
+    codecs: Vec<Codec>,
     empty: Empty<'_>,
 ) -> Result<(ChunkChain, V3Array), String> {
     let (data_type, type_alias) = data_type(dtype)?;
+    let mut codecs = core_codecs(codecs, shape.width);
     if codecs.is_empty() {
         codecs.push(Codec::Zstd {
             level: 0,
