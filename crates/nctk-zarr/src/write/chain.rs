@@ -247,7 +247,10 @@ impl Sharding {
         };
         let index_len = 16 * n + 4;
         let Some(body_len) = enc.len().checked_sub(index_len) else {
-            return Err(corrupt(0, format!("{} bytes cannot hold an index of {index_len}", enc.len())));
+            return Err(corrupt(
+                0,
+                format!("{} bytes cannot hold an index of {index_len}", enc.len()),
+            ));
         };
         let mut index = vec![0u8; 16 * n];
         nctk_codec::Codec::Crc32c.decode_into(&enc[body_len..], &mut index)?;
@@ -266,8 +269,12 @@ impl Sharding {
                     format!("inner chunk {i} at {offset}+{len} lies outside the shard's {body_len} bytes"),
                 ));
             };
-            let block = self.chain.decode(&enc[offset as usize..end as usize], inner)?;
-            self.rows(&per, i, |s, c, l| out[s..s + l].copy_from_slice(&block[c..c + l]));
+            let block = self
+                .chain
+                .decode(&enc[offset as usize..end as usize], inner)?;
+            self.rows(&per, i, |s, c, l| {
+                out[s..s + l].copy_from_slice(&block[c..c + l])
+            });
         }
         Ok(out)
     }
@@ -292,7 +299,10 @@ mod tests {
     fn vlen_round_trip() {
         let width = 4;
         let buf = b"ab\0\0\0\0\0\0abcd".to_vec();
-        let chain = ChunkChain::VlenUtf8 { width, then: zstd() };
+        let chain = ChunkChain::VlenUtf8 {
+            width,
+            then: zstd(),
+        };
         let enc = chain.encode(&buf).unwrap();
         assert_eq!(chain.decode(&enc, buf.len()).unwrap(), buf);
         let raw = vlen_encode(&buf, width);

@@ -11,8 +11,8 @@
 //! level, shuffle then deflate is `blosc` (zlib inside, byte shuffle),
 //! fletcher32 is `crc32c`. Other codecs keep their `numcodecs.*` names.
 
-use nctk_codec::v3::to_v3;
 use nctk_codec::blosc::{Blosc, BloscCompressor, BloscShuffle};
+use nctk_codec::v3::to_v3;
 use nctk_codec::{Codec, Pipeline};
 use nctk_model::DataType;
 use serde_json::{json, Map, Value};
@@ -168,7 +168,10 @@ pub fn build(
     };
     let chunks = shape.chunks;
     let tiles = shards.len() == chunks.len()
-        && shards.iter().zip(chunks).all(|(&s, &c)| s > 0 && s % c == 0);
+        && shards
+            .iter()
+            .zip(chunks)
+            .all(|(&s, &c)| s > 0 && s % c == 0);
     if !tiles {
         return Err(format!(
             "shard shape {shards:?} is not a multiple of the chunk shape {chunks:?}"

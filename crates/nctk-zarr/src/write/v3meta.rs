@@ -38,9 +38,8 @@ fn attr_type(t: DataType) -> &'static str {
 /// (`FillValueCoder`): floats as the base64 of their little-endian
 /// float64 bytes, integers as numbers, text as text.
 fn xarray_fill(a: &Attribute) -> Value {
-    let b64 = |x: f64| {
-        Value::from(base64::engine::general_purpose::STANDARD.encode(x.to_le_bytes()))
-    };
+    let b64 =
+        |x: f64| Value::from(base64::engine::general_purpose::STANDARD.encode(x.to_le_bytes()));
     match &a.value {
         nctk_model::Values::Float(x) if x.len() == 1 => b64(x[0] as f64),
         nctk_model::Values::Double(x) if x.len() == 1 => b64(x[0]),
@@ -120,7 +119,11 @@ pub fn group(schema: &Schema, g: GroupId, nczarr: bool) -> ZarrJson {
                 json!({"name": dim.name, "size": dim.len, "unlimited": u8::from(dim.unlimited)})
             })
             .collect();
-        let arrays: Vec<&str> = group.vars.iter().map(|&v| schema.var(v).name.as_str()).collect();
+        let arrays: Vec<&str> = group
+            .vars
+            .iter()
+            .map(|&v| schema.var(v).name.as_str())
+            .collect();
         let subgroups: Vec<&str> = group
             .groups
             .iter()
