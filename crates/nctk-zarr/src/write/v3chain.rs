@@ -180,7 +180,7 @@ pub fn build(
     let bytes = shards
         .iter()
         .try_fold(shape.width as u64, |a, &s| a.checked_mul(s));
-    if !bytes.is_some_and(|b| b <= u32::MAX as u64) {
+    if bytes.is_none_or(|b| b > u32::MAX as u64) {
         return Err(format!("shards {shards:?} exceed 4 GiB"));
     }
     let index = [
