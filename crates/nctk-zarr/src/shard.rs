@@ -41,7 +41,7 @@ impl ShardLevel {
         self.shape
             .iter()
             .zip(&self.inner)
-            .map(|(s, i)| s / i)
+            .map(|(s, i)| s.checked_div(*i).unwrap_or(0))
             .collect()
     }
 
@@ -110,12 +110,12 @@ impl Shards {
                     .zip(&l.inner)
                     .all(|(&s, &i)| i > 0 && s % i == 0);
             let nested = k == 0 || levels[k - 1].inner == l.shape;
-            let bounded = l
-                .grid()
-                .iter()
-                .try_fold(1u64, |a, &g| a.checked_mul(g))
-                .and_then(|n| n.checked_mul(16))
-                .is_some_and(|n| n <= 1 << 32);
+            let bounded = tiles
+                && l.grid()
+                    .iter()
+                    .try_fold(1u64, |a, &g| a.checked_mul(g))
+                    .and_then(|n| n.checked_mul(16))
+                    .is_some_and(|n| n <= 1 << 32);
             if !tiles || !nested || !bounded {
                 return Err(ZarrError::meta(
                     key,
