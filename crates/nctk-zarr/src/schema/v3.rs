@@ -9,7 +9,10 @@ use std::collections::HashMap;
 
 use base64::Engine;
 use nctk_codec::CodecContext;
-use nctk_model::{Attribute, DataType, DimId, Endianness, GroupId, Layout, Values, VarStorage};
+use nctk_model::{
+    Attribute, CompoundField, DataType, DimId, Endianness, GroupId, Layout, UserTypeKind, Values,
+    VarStorage,
+};
 use nctk_store::kv::{StoreKey, StorePrefix};
 use serde_json::{Map, Value};
 
@@ -116,17 +119,34 @@ fn type_hint(v3: &str) -> Option<&'static str> {
 /// stored bytes per element, the numpy dtype text codecs see, and the
 /// units attribute it implies (datetimes).
 struct TypeInfo {
-    cell: fn(bool) -> Cell,
+    cell: Maker,
     itemsize: u64,
     numpy: String,
     units: Option<String>,
     n: usize,
 }
 
-fn number(dtype: DataType) -> fn(bool) -> Cell {
+/// How the cell of a data type is made once the byte order is known.
+#[derive(Clone, Copy)]
+enum Maker {
+    /// From the byte order alone.
+    Simple(fn(bool) -> Cell),
+    /// A complex number: a compound type of two reals in the root group.
+    Complex {
+        /// Parts are doubles.
+        double: bool,
+    },
+    /// Raw bits: an opaque type of `size` bytes in the root group.
+    Raw {
+        /// Bytes per value.
+        size: usize,
+    },
+}
+
+fn number(dtype: DataType) -> Maker {
     macro_rules! num {
         ($t:expr) => {
-            |big| Cell::Number { dtype: $t, big }
+            Maker::Simple(|big| Cell::Number { dtype: $t, big })
         };
     }
     match dtype {
@@ -171,7 +191,7 @@ fn type_info(dt: &Named, alias: Option<&str>) -> Result<TypeInfo, &'static str> 
     };
     Ok(match (dt.name.as_str(), alias) {
         ("uint8", Some("char")) => TypeInfo {
-            cell: |_| Cell::Char,
+            cell: Maker::Simple(|_| Cell::Char),
             ..fixed(DataType::UByte, "u1")
         },
         (r, Some("string")) if r.starts_with('r') => {
@@ -180,7 +200,7 @@ fn type_info(dt: &Named, alias: Option<&str>) -> Result<TypeInfo, &'static str> 
                 return Err("raw bits of a size that is not a whole number of bytes");
             }
             TypeInfo {
-                cell: |_| Cell::Char,
+                cell: Maker::Simple(|_| Cell::Char),
                 itemsize: (bits / 8) as u64,
                 numpy: format!("|S{}", bits / 8),
                 units: None,
@@ -188,7 +208,7 @@ fn type_info(dt: &Named, alias: Option<&str>) -> Result<TypeInfo, &'static str> 
             }
         }
         ("bool", _) => TypeInfo {
-            cell: |_| Cell::Bool,
+            cell: Maker::Simple(|_| Cell::Bool),
             ..fixed(DataType::UByte, "b1")
         },
         ("int8", _) => fixed(DataType::Byte, "i1"),
@@ -200,7 +220,7 @@ fn type_info(dt: &Named, alias: Option<&str>) -> Result<TypeInfo, &'static str> 
         ("int64", _) => fixed(DataType::Int64, "i8"),
         ("uint64", _) => fixed(DataType::UInt64, "u8"),
         ("float16", _) => TypeInfo {
-            cell: |big| Cell::Half { big },
+            cell: Maker::Simple(|big| Cell::Half { big }),
             itemsize: 2,
             numpy: "<f2".into(),
             units: None,
@@ -208,8 +228,47 @@ fn type_info(dt: &Named, alias: Option<&str>) -> Result<TypeInfo, &'static str> 
         },
         ("float32", _) => fixed(DataType::Float, "f4"),
         ("float64", _) => fixed(DataType::Double, "f8"),
+        ("complex64" | "complex128", _) => {
+            let double = dt.name == "complex128";
+            let n = if double { 16 } else { 8 };
+            TypeInfo {
+                cell: Maker::Complex { double },
+                itemsize: n as u64,
+                numpy: format!("<c{n}"),
+                units: None,
+                n,
+            }
+        }
+        (r, None) if r.starts_with('r') && r[1..].parse::<usize>().is_ok() => {
+            let bits: usize = r[1..].parse().unwrap_or(0);
+            if bits == 0 || bits % 8 != 0 {
+                return Err("raw bits of a size that is not a whole number of bytes");
+            }
+            TypeInfo {
+                cell: Maker::Raw { size: bits / 8 },
+                itemsize: (bits / 8) as u64,
+                numpy: format!("|V{}", bits / 8),
+                units: None,
+                n: bits / 8,
+            }
+        }
+        ("raw_bytes", _) => {
+            let size = dt
+                .get("length_bytes")
+                .and_then(Value::as_u64)
+                .filter(|b| *b > 0)
+                .ok_or("raw_bytes needs length_bytes, a positive integer")?
+                as usize;
+            TypeInfo {
+                cell: Maker::Raw { size },
+                itemsize: size as u64,
+                numpy: format!("|V{size}"),
+                units: None,
+                n: size,
+            }
+        }
         ("string", _) => TypeInfo {
-            cell: |_| Cell::VlenString,
+            cell: Maker::Simple(|_| Cell::VlenString),
             itemsize: 8,
             numpy: "|O".into(),
             units: None,
@@ -222,7 +281,7 @@ fn type_info(dt: &Named, alias: Option<&str>) -> Result<TypeInfo, &'static str> 
                 .filter(|b| *b > 0 && b % 4 == 0)
                 .ok_or("fixed_length_utf32 needs length_bytes, a positive multiple of 4")?;
             TypeInfo {
-                cell: |big| Cell::Utf32 { n: 0, big },
+                cell: Maker::Simple(|big| Cell::Utf32 { n: 0, big }),
                 itemsize: bytes,
                 numpy: format!("<U{}", bytes / 4),
                 units: None,
@@ -508,7 +567,7 @@ impl Builder<'_> {
             None => (vec![], None),
         };
         let big = leaf.is_some_and(|l| l.big_endian);
-        let mut cell = (ty.cell)(big);
+        let mut cell = self.make_cell(ty.cell, big, key)?;
         if let Cell::Utf32 { big, .. } = cell {
             cell = Cell::Utf32 { n: ty.n, big };
         }
@@ -549,6 +608,15 @@ impl Builder<'_> {
         if let Some(units) = &ty.units {
             if !attributes.iter().any(|a| a.name == "units") {
                 attributes.push(Attribute::new("units", Values::text(units)));
+            }
+            // NaT as xarray's CF encoding writes it: a `_FillValue`.
+            let nat = match &node.fill_value {
+                Some(Value::String(s)) => s == "NaT",
+                Some(v) => v.as_i64() == Some(i64::MIN),
+                None => false,
+            };
+            if nat && !attributes.iter().any(|a| a.name == "_FillValue") {
+                attributes.push(Attribute::new("_FillValue", Values::Int64(vec![i64::MIN])));
             }
         }
         let fill_attr = fill_attribute(&attributes, cell);
@@ -600,6 +668,50 @@ impl Builder<'_> {
             codec_error,
         });
         Ok(())
+    }
+
+    /// The cell of a data type stored in this byte order, with the user
+    /// type it needs (defined once in the root group).
+    fn make_cell(&mut self, maker: Maker, big: bool, key: &StoreKey) -> Result<Cell, ZarrError> {
+        let (name, kind) = match maker {
+            Maker::Simple(f) => return Ok(f(big)),
+            Maker::Complex { double } => {
+                let (part, size) = if double {
+                    (DataType::Double, 8)
+                } else {
+                    (DataType::Float, 4)
+                };
+                let field = |name: &str, offset| CompoundField {
+                    name: name.into(),
+                    offset,
+                    dtype: part,
+                    dims: vec![],
+                };
+                (
+                    format!("_Complex{}_t", size * 16),
+                    UserTypeKind::Compound {
+                        size: 2 * size,
+                        fields: vec![field("i", 0), field("j", size)],
+                    },
+                )
+            }
+            Maker::Raw { size } => (
+                format!("_Raw{}_t", size * 8),
+                UserTypeKind::Opaque { size: size as u64 },
+            ),
+        };
+        let ty = match self.schema.type_by_name(GroupId::ROOT, &name) {
+            Some(t) => t,
+            None => self
+                .schema
+                .add_type(GroupId::ROOT, &name, kind)
+                .map_err(|e| ZarrError::meta(key, e.to_string()))?,
+        };
+        Ok(match maker {
+            Maker::Complex { double } => Cell::Complex { ty, double, big },
+            Maker::Raw { size } => Cell::Raw { ty, size },
+            Maker::Simple(f) => f(big),
+        })
     }
 
     /// The dimensions `dimension_names` gives an array in group `gid`:
