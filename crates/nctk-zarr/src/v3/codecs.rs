@@ -125,8 +125,9 @@ pub(crate) fn parse(
                 })
             }
             (name, Some((Repr::Sharded(..), _))) => {
-                return Err(ChainError::Codec(CodecError::UnknownCodec {
-                    id: format!("{name} on a whole shard"),
+                return Err(ChainError::Codec(CodecError::Unsupported {
+                    codec: "sharding_indexed",
+                    what: format!("{name} on whole shards (inner chunks could not be read alone)"),
                 }))
             }
             (name, Some(_)) => after.push(
