@@ -443,6 +443,7 @@ impl Builder<'_> {
             order,
             keys,
             shards: None,
+            grid: None,
             fill,
             pipeline,
             codec_error,

@@ -18,7 +18,7 @@ use serde_json::{Map, Value};
 
 use super::{fill_attribute, fills, var_attributes, Builder};
 use crate::cell::Cell;
-use crate::layout::{ChunkKeys, ChunkOrder};
+use crate::layout::{Axis, ChunkKeys, ChunkOrder};
 use crate::nczarr;
 use crate::selection::ArrayMeta;
 use crate::shard::{ShardLevel, Shards};
@@ -308,39 +308,129 @@ fn type_info(dt: &Named, alias: Option<&str>) -> Result<TypeInfo, &'static str> 
     })
 }
 
-/// The regular chunk grid's chunk shape.
-fn chunk_shape(node: &ZarrJson, rank: usize, key: &StoreKey) -> Result<Vec<u64>, ZarrError> {
+/// The most chunks a rectilinear grid may list along one axis.
+const MAX_LISTED_CHUNKS: usize = 1 << 24;
+
+/// The chunk grid: the chunk shape (for a rectilinear grid, each axis's
+/// longest chunk) and, for a rectilinear grid with listed lengths, its
+/// axes.
+fn chunk_grid(
+    node: &ZarrJson,
+    shape: &[u64],
+    key: &StoreKey,
+) -> Result<(Vec<u64>, Option<Vec<Axis>>), ZarrError> {
+    let rank = shape.len();
     let grid = node
         .chunk_grid
         .as_ref()
         .ok_or_else(|| ZarrError::meta(key, "an array without chunk_grid"))?;
-    if grid.name != "regular" {
-        return Err(ZarrError::Unsupported {
-            key: key.to_string(),
-            what: format!("the chunk grid {:?}", grid.name),
-        });
-    }
-    let shape: Vec<u64> = grid
-        .get("chunk_shape")
-        .and_then(Value::as_array)
-        .and_then(|a| a.iter().map(Value::as_u64).collect::<Option<Vec<_>>>())
-        .ok_or_else(|| ZarrError::meta(key, "chunk_grid: chunk_shape is not a list of integers"))?;
-    if shape.len() != rank {
+    let axes: Vec<Axis> = match grid.name.as_str() {
+        "regular" => grid
+            .get("chunk_shape")
+            .and_then(Value::as_array)
+            .and_then(|a| a.iter().map(Value::as_u64).collect::<Option<Vec<_>>>())
+            .ok_or_else(|| {
+                ZarrError::meta(key, "chunk_grid: chunk_shape is not a list of integers")
+            })?
+            .into_iter()
+            .map(Axis::Regular)
+            .collect(),
+        "rectilinear" => {
+            let list = grid
+                .get("chunk_shapes")
+                .and_then(Value::as_array)
+                .ok_or_else(|| {
+                    ZarrError::meta(key, "rectilinear chunk_grid without chunk_shapes")
+                })?;
+            if list.len() != rank {
+                return Err(ZarrError::meta(
+                    key,
+                    format!(
+                        "chunk_shapes has {} entries but shape has {rank}",
+                        list.len()
+                    ),
+                ));
+            }
+            list.iter()
+                .zip(shape)
+                .map(|(v, &len)| {
+                    rectilinear_axis(v, len)
+                        .map_err(|m| ZarrError::meta(key, format!("chunk_shapes: {m}")))
+                })
+                .collect::<Result<_, _>>()?
+        }
+        other => {
+            return Err(ZarrError::Unsupported {
+                key: key.to_string(),
+                what: format!("the chunk grid {other:?}"),
+            })
+        }
+    };
+    if axes.len() != rank {
         return Err(ZarrError::meta(
             key,
             format!(
                 "chunk_shape has {} entries but shape has {rank}",
-                shape.len()
+                axes.len()
             ),
         ));
     }
-    if let Some(d) = shape.iter().position(|&c| c == 0) {
+    if let Some(d) = axes.iter().position(|a| a.max_len() == 0) {
         return Err(ZarrError::meta(
             key,
             format!("chunk length 0 in dimension {d}"),
         ));
     }
-    Ok(shape)
+    let chunks = axes.iter().map(Axis::max_len).collect();
+    let listed = axes.iter().any(|a| matches!(a, Axis::Bounds(_)));
+    Ok((chunks, listed.then_some(axes)))
+}
+
+/// One axis of a rectilinear grid of an axis of length `len`: an integer
+/// (a regular step), or a list of lengths and run-length pairs `[v, n]`.
+fn rectilinear_axis(v: &Value, len: u64) -> Result<Axis, String> {
+    if let Some(step) = v.as_u64() {
+        return Ok(Axis::Regular(step));
+    }
+    let items = v
+        .as_array()
+        .ok_or_else(|| format!("{v} is neither an integer nor a list"))?;
+    let mut bounds = vec![0u64];
+    let mut push = |edge: u64, times: u64| -> Result<(), String> {
+        if edge == 0 || times == 0 {
+            return Err("edge lengths and repeat counts must be at least 1".into());
+        }
+        if (bounds.len() as u64).saturating_add(times) > MAX_LISTED_CHUNKS as u64 {
+            return Err(format!(
+                "more than {MAX_LISTED_CHUNKS} chunks along one axis"
+            ));
+        }
+        for _ in 0..times {
+            let last = *bounds.last().unwrap_or(&0);
+            bounds.push(last.checked_add(edge).ok_or("edge lengths overflow")?);
+        }
+        Ok(())
+    };
+    for item in items {
+        match (item.as_u64(), item.as_array().map(Vec::as_slice)) {
+            (Some(e), _) => push(e, 1)?,
+            (None, Some([e, n])) => push(
+                e.as_u64().ok_or("a run-length value is not an integer")?,
+                n.as_u64().ok_or("a run-length count is not an integer")?,
+            )?,
+            _ => {
+                return Err(format!(
+                    "{item} is neither a length nor a [length, count] pair"
+                ))
+            }
+        }
+    }
+    if bounds.last().copied().unwrap_or(0) < len {
+        return Err(format!(
+            "the lengths {v} do not cover the axis length {len}"
+        ));
+    }
+    Ok(Axis::Bounds(bounds))
 }
 
 fn chunk_keys(node: &ZarrJson, key: &StoreKey) -> Result<ChunkKeys, ZarrError> {
@@ -550,7 +640,7 @@ impl Builder<'_> {
             dtype: dt.name.clone(),
             reason,
         })?;
-        let grid_chunks = chunk_shape(&node, rank, key)?;
+        let (grid_chunks, grid) = chunk_grid(&node, &shape, key)?;
         let keys = chunk_keys(&node, key)?;
         let ctx = CodecContext {
             element_size: Some(ty.n.min(ty.itemsize as usize).max(1)),
@@ -588,6 +678,12 @@ impl Builder<'_> {
         super::check_sizes_of(&shape, &chunks, ty.itemsize, key)?;
         let shards = match levels.is_empty() {
             true => None,
+            false if grid.is_some() => {
+                return Err(ZarrError::Unsupported {
+                    key: key.to_string(),
+                    what: "sharding on a rectilinear chunk grid".into(),
+                })
+            }
             false => Some(Shards::new(levels, key.as_str())?),
         };
 
@@ -663,6 +759,7 @@ impl Builder<'_> {
                 .unwrap_or_else(|| ChunkOrder::c(rank)),
             keys,
             shards,
+            grid,
             fill,
             pipeline: leaf.map(|l| l.pipeline.clone()).filter(|p| !p.is_empty()),
             codec_error,
