@@ -2,7 +2,7 @@
 //! Zarr dtypes (and better where netCDF-C fails: `f2`, `b1`, `U<n>`).
 
 use base64::Engine;
-use nctk_model::{DataType, ErrorKind, HasErrorKind, Values};
+use nctk_model::{DataType, ErrorKind, HasErrorKind, TypeId, Values};
 use serde_json::Value;
 
 use nctk_codec::half::{f16_to_f32, f32_to_f16};
@@ -41,6 +41,29 @@ pub enum Cell {
         n: usize,
         /// Big-endian storage.
         big: bool,
+    },
+    /// A variable-length UTF-8 string (numcodecs `vlen-utf8`, Zarr v3
+    /// `string`), read as `string`. Assembled as 8-byte ids of the strings
+    /// a read decoded; alone (a fill value), a cell is the string's UTF-8.
+    VlenString,
+    /// A complex number (Zarr v3 `complex64` / `complex128`), read as the
+    /// compound type `ty` of two reals `i` (real part) and `j` (imaginary
+    /// part), as netCDF-C's draft v3 appendix maps it.
+    Complex {
+        /// The compound type in the schema.
+        ty: TypeId,
+        /// Parts are doubles (`complex128`), else floats.
+        double: bool,
+        /// Big-endian storage.
+        big: bool,
+    },
+    /// Raw bits of `size` bytes (Zarr v3 `r<N>`), read as the opaque type
+    /// `ty`.
+    Raw {
+        /// The opaque type in the schema.
+        ty: TypeId,
+        /// Bytes per value.
+        size: usize,
     },
 }
 
@@ -88,7 +111,8 @@ impl Cell {
             Cell::Half { .. } => DataType::Float,
             Cell::Bool => DataType::UByte,
             Cell::Char => DataType::Char,
-            Cell::FixedBytes { .. } | Cell::Utf32 { .. } => DataType::String,
+            Cell::FixedBytes { .. } | Cell::Utf32 { .. } | Cell::VlenString => DataType::String,
+            Cell::Complex { ty, .. } | Cell::Raw { ty, .. } => DataType::User(*ty),
         }
     }
 
@@ -101,13 +125,25 @@ impl Cell {
             Cell::Bool | Cell::Char => 1,
             Cell::FixedBytes { n } => *n,
             Cell::Utf32 { n, .. } => n * 4,
+            Cell::VlenString => 8,
+            Cell::Complex { double, .. } => {
+                if *double {
+                    16
+                } else {
+                    8
+                }
+            }
+            Cell::Raw { size, .. } => *size,
         }
     }
 
     /// Byte order of multi-byte cells.
     pub fn big_endian(&self) -> bool {
         match self {
-            Cell::Number { big, .. } | Cell::Half { big } | Cell::Utf32 { big, .. } => *big,
+            Cell::Number { big, .. }
+            | Cell::Half { big }
+            | Cell::Utf32 { big, .. }
+            | Cell::Complex { big, .. } => *big,
             _ => false,
         }
     }
@@ -143,6 +179,33 @@ impl Cell {
                     .map(|c| utf32_to_string(c, big))
                     .collect(),
             ),
+            Cell::VlenString => Values::String(vec![String::from_utf8_lossy(buf).into_owned()]),
+            Cell::Complex { double, big, .. } => {
+                let part = if double {
+                    DataType::Double
+                } else {
+                    DataType::Float
+                };
+                let fields = match Values::from_bytes(part, buf, big) {
+                    Values::Float(v) => {
+                        let (re, im) = split_pairs(&v);
+                        vec![Values::Float(re), Values::Float(im)]
+                    }
+                    Values::Double(v) => {
+                        let (re, im) = split_pairs(&v);
+                        vec![Values::Double(re), Values::Double(im)]
+                    }
+                    other => vec![other],
+                };
+                Values::Compound {
+                    len: buf.len() / self.width(),
+                    fields,
+                }
+            }
+            Cell::Raw { size, .. } => Values::Opaque {
+                size,
+                bytes: buf.to_vec(),
+            },
         }
     }
 
@@ -156,9 +219,12 @@ impl Cell {
             fill: fill.to_string(),
         };
         let out = match *self {
-            Cell::Number { dtype, big } => {
-                let v = json_number_as(fill, dtype).ok_or_else(bad)?;
-                v.to_bytes(big)
+            Cell::Number { dtype, big } => match hex_bits(fill, self.width()) {
+                Some(bits) => bits_to_bytes(bits, self.width(), big),
+                None => json_number_as(fill, dtype).ok_or_else(bad)?.to_bytes(big),
+            },
+            Cell::Half { big } if hex_bits(fill, 2).is_some() => {
+                bits_to_bytes(hex_bits(fill, 2).unwrap_or_default(), 2, big)
             }
             Cell::Half { big } => {
                 let Values::Float(f) = json_number_as(fill, DataType::Float).ok_or_else(bad)?
@@ -194,6 +260,42 @@ impl Cell {
                 bytes.resize(w, 0);
                 bytes
             }
+            Cell::Complex { double, big, .. } => {
+                let part = if double {
+                    DataType::Double
+                } else {
+                    DataType::Float
+                };
+                let Some([re, im]) = fill
+                    .as_array()
+                    .map(Vec::as_slice)
+                    .and_then(|a| <&[Value; 2]>::try_from(a).ok())
+                else {
+                    return Err(bad());
+                };
+                let mut out = json_number_as(re, part).ok_or_else(bad)?.to_bytes(big);
+                out.extend(json_number_as(im, part).ok_or_else(bad)?.to_bytes(big));
+                out
+            }
+            Cell::Raw { size, .. } => {
+                // A list of byte values (`r<N>`) or base64 (`raw_bytes`).
+                let bytes: Option<Vec<u8>> = match fill {
+                    Value::String(s) => base64::engine::general_purpose::STANDARD.decode(s).ok(),
+                    _ => fill.as_array().and_then(|a| {
+                        a.iter()
+                            .map(|b| b.as_u64().and_then(|b| u8::try_from(b).ok()))
+                            .collect()
+                    }),
+                };
+                match bytes {
+                    Some(b) if b.len() == size => b,
+                    _ => return Err(bad()),
+                }
+            }
+            Cell::VlenString => match fill {
+                Value::String(s) => s.as_bytes().to_vec(),
+                _ => return Err(bad()),
+            },
             Cell::Utf32 { n, big } => {
                 let Value::String(s) = fill else {
                     return Err(bad());
@@ -228,6 +330,29 @@ impl HasErrorKind for FillValueError {
     fn kind(&self) -> ErrorKind {
         ErrorKind::InvalidData
     }
+}
+
+/// The even and the odd elements of `v` (real and imaginary parts).
+fn split_pairs<T: Copy>(v: &[T]) -> (Vec<T>, Vec<T>) {
+    v.chunks_exact(2).map(|p| (p[0], p[1])).unzip()
+}
+
+/// A Zarr v3 fill value given as the hex bit pattern of a float
+/// (`"0x7fc00000"`), when it fits `width` bytes.
+fn hex_bits(fill: &Value, width: usize) -> Option<u64> {
+    let hex = fill.as_str()?.strip_prefix("0x")?;
+    let bits = u64::from_str_radix(hex, 16).ok()?;
+    (width >= 8 || bits >> (8 * width) == 0).then_some(bits)
+}
+
+/// The low `width` bytes of `bits` in the stored byte order.
+fn bits_to_bytes(bits: u64, width: usize, big: bool) -> Vec<u8> {
+    let le = bits.to_le_bytes();
+    let mut b = le[..width].to_vec();
+    if big {
+        b.reverse();
+    }
+    b
 }
 
 fn utf32_to_string(c: &[u8], big: bool) -> String {

@@ -27,24 +27,33 @@ use bytes::Bytes;
 use nctk_codec::{CodecError, Pipeline};
 use nctk_model::bytes::values_as_bytes_mut;
 use nctk_model::{DataType, Selection, Values};
-use nctk_store::kv::{ReadableStore, StoreKey, StorePrefix};
+use nctk_store::kv::{ByteRange, ReadableStore, StoreKey, StorePrefix};
 use rayon::prelude::*;
 
 use crate::cell::{narrow_utf32, Cell};
-use crate::ZarrError;
+use crate::layout::{Axis, ChunkKeys, ChunkOrder};
+use crate::shard::{Located, Shards};
+use crate::{vlen, ZarrError};
 
 /// What the reader knows about one Zarr array.
 #[derive(Debug)]
 pub(crate) struct ArrayMeta {
     pub prefix: StorePrefix,
     pub shape: Vec<u64>,
+    /// The chunk shape (a rectilinear grid: each axis's longest chunk).
     pub chunks: Vec<u64>,
+    /// A rectilinear grid's axes; `None` for the regular grid of `chunks`.
+    pub grid: Option<Vec<Axis>>,
     pub cell: Cell,
     /// Stored bytes per element (from the dtype).
     pub itemsize: u64,
-    pub order_f: bool,
-    pub separator: char,
-    /// One cell of fill, `cell.width()` bytes.
+    /// The order of the elements inside a decoded chunk.
+    pub order: ChunkOrder,
+    /// How chunk (or shard) coordinates become keys.
+    pub keys: ChunkKeys,
+    /// The sharding, when chunks are inner chunks of shards.
+    pub shards: Option<Shards>,
+    /// One cell of fill, `cell.width()` bytes (a vlen string: its UTF-8).
     pub fill: Vec<u8>,
     pub pipeline: Option<Pipeline>,
     /// Why the codecs cannot be used, reported when a chunk is read.
@@ -52,33 +61,53 @@ pub(crate) struct ArrayMeta {
 }
 
 impl ArrayMeta {
+    /// The key of the object holding chunk `idx`: the chunk itself, or
+    /// its shard.
     fn chunk_key(&self, idx: &[u64]) -> String {
-        if idx.is_empty() {
-            return "0".into();
+        match &self.shards {
+            None => self.keys.key(idx),
+            Some(s) => self.keys.key(&s.shard_of(idx)),
         }
-        let sep = self.separator.to_string();
-        idx.iter()
-            .map(u64::to_string)
-            .collect::<Vec<_>>()
-            .join(&sep)
     }
 
-    /// Elements per chunk (checked).
-    fn chunk_elems(&self) -> Option<u64> {
-        self.chunks.iter().try_fold(1u64, |a, &c| a.checked_mul(c))
+    /// The fill as one value.
+    pub(crate) fn fill_values(&self) -> Values {
+        self.cell.decode(&self.fill)
+    }
+
+    /// The first index of chunk `c` along axis `d`.
+    fn chunk_start(&self, d: usize, c: u64) -> u64 {
+        match &self.grid {
+            None => c * self.chunks[d],
+            Some(g) => g[d].start(c),
+        }
+    }
+
+    /// The length of chunk `c` along axis `d`.
+    fn chunk_len(&self, d: usize, c: u64) -> u64 {
+        match &self.grid {
+            None => self.chunks[d],
+            Some(g) => g[d].len(c),
+        }
+    }
+
+    /// The shape of chunk `idx`.
+    fn chunk_shape(&self, idx: &[u64]) -> Vec<u64> {
+        (0..idx.len()).map(|d| self.chunk_len(d, idx[d])).collect()
     }
 }
 
 /// For one dimension: the chunks the selection touches, each with the
 /// range of selection indices `j` inside it.
-fn dim_chunks(start: u64, count: u64, stride: u64, chunk: u64) -> Vec<(u64, u64, u64)> {
+fn dim_chunks(start: u64, count: u64, stride: u64, axis: &Axis) -> Vec<(u64, u64, u64)> {
     let mut out: Vec<(u64, u64, u64)> = vec![];
     let mut j = 0;
     while j < count {
         let i = start + j * stride;
-        let c = i / chunk;
-        let chunk_end = (c + 1) * chunk; // exclusive index bound of this chunk
-                                         // Last j with start + j*stride < chunk_end.
+        let c = axis.chunk_of(i);
+        // The exclusive index bound of this chunk, and the last j with
+        // start + j*stride before it.
+        let chunk_end = axis.start(c) + axis.len(c);
         let last = (chunk_end - 1 - start) / stride;
         let hi = (last + 1).min(count);
         out.push((c, j, hi));
@@ -135,7 +164,8 @@ impl Output {
         }
     }
 
-    fn finish(mut self, cell: Cell) -> Values {
+    /// The values: cells decoded, vlen string ids resolved in `strings`.
+    fn finish(mut self, cell: Cell, strings: Option<Vec<String>>) -> Values {
         let w = cell.width();
         if matches!(self, Output::Typed(_))
             && w > 1
@@ -150,9 +180,21 @@ impl Output {
                 swap(buf);
             }
         }
-        match self {
-            Output::Typed(v) => v,
-            Output::Bytes(b) => cell.decode(&b),
+        match (self, strings) {
+            (Output::Typed(v), _) => v,
+            (Output::Bytes(b), Some(mut strings)) => Values::String(
+                b.chunks_exact(8)
+                    .map(|id| {
+                        let id = u64::from_ne_bytes(id.try_into().unwrap_or_default()) as usize;
+                        // Each id but the fill's (0) is used once.
+                        match id {
+                            0 => strings[0].clone(),
+                            i => std::mem::take(&mut strings[i]),
+                        }
+                    })
+                    .collect(),
+            ),
+            (Output::Bytes(b), None) => cell.decode(&b),
         }
     }
 }
@@ -175,6 +217,27 @@ fn fill_pattern(dst: &mut [u8], pat: &[u8]) {
     }
 }
 
+/// Where a chunk's elements are: strides of each axis in the decoded
+/// chunk, elements and bytes.
+#[derive(Debug, Clone)]
+struct Geometry {
+    strides: Vec<u64>,
+    elems: u64,
+    bytes: u64,
+}
+
+impl Geometry {
+    /// The geometry of a chunk of `shape` of `meta`, or `None` on overflow.
+    fn of(meta: &ArrayMeta, shape: &[u64]) -> Option<Geometry> {
+        let elems = shape.iter().try_fold(1u64, |a, &c| a.checked_mul(c))?;
+        Some(Geometry {
+            strides: meta.order.strides(shape),
+            elems,
+            bytes: elems.checked_mul(meta.itemsize)?,
+        })
+    }
+}
+
 /// The geometry shared by every chunk of one read.
 struct Plan<'a> {
     meta: &'a ArrayMeta,
@@ -182,12 +245,15 @@ struct Plan<'a> {
     per_dim: Vec<Vec<(u64, u64, u64)>>,
     /// Output strides (row-major over the selection's counts), in cells.
     out_stride: Vec<u64>,
-    /// Chunk strides in cells, by the array's order.
-    chunk_stride: Vec<u64>,
-    chunk_bytes: u64,
-    chunk_elems: u64,
+    /// Every chunk's geometry (a regular grid), or the largest chunk's (a
+    /// rectilinear grid, whose chunks each have their own).
+    geometry: Geometry,
     width: usize,
     fill_is_zero: bool,
+    /// Chunk elements are in C order (ignoring axes of length 1).
+    c_order: bool,
+    /// Vlen strings read so far, by id (0: the fill); `None` for other cells.
+    strings: Option<Mutex<Vec<String>>>,
 }
 
 impl Plan<'_> {
@@ -200,8 +266,20 @@ impl Plan<'_> {
             .collect()
     }
 
+    /// The geometry of chunk `idx`.
+    fn geometry(&self, idx: &[u64]) -> Cow<'_, Geometry> {
+        match self.meta.grid {
+            None => Cow::Borrowed(&self.geometry),
+            // Each chunk fits the array's checked sizes (its largest chunk).
+            Some(_) => Cow::Owned(
+                Geometry::of(self.meta, &self.meta.chunk_shape(idx))
+                    .unwrap_or_else(|| self.geometry.clone()),
+            ),
+        }
+    }
+
     fn local(&self, d: usize, j: u64, idx: &[u64]) -> u64 {
-        self.sel.start[d] + j * self.sel.stride[d] - idx[d] * self.meta.chunks[d]
+        self.sel.start[d] + j * self.sel.stride[d] - self.meta.chunk_start(d, idx[d])
     }
 
     /// Dimension `d` of this chunk covers the whole output extent and the
@@ -211,13 +289,13 @@ impl Plan<'_> {
             && hi == self.sel.count[d]
             && (self.sel.stride[d] == 1 || hi - lo == 1)
             && self.local(d, lo, idx) == 0
-            && hi - lo == self.meta.chunks[d]
+            && hi - lo == self.meta.chunk_len(d, idx[d])
     }
 
     /// Whether the chunk `picks` maps whole onto one contiguous output
     /// region laid out as the chunk is stored.
     fn is_direct(&self, picks: &[usize], idx: &[u64]) -> bool {
-        if self.meta.itemsize as usize != self.width {
+        if self.meta.itemsize as usize != self.width || self.strings.is_some() {
             return false;
         }
         let rank = picks.len();
@@ -228,7 +306,7 @@ impl Plan<'_> {
         // Whole chunk selected, stride 1.
         for d in 0..rank {
             let (lo, hi) = ext(d);
-            if hi - lo != self.meta.chunks[d]
+            if hi - lo != self.meta.chunk_len(d, idx[d])
                 || self.local(d, lo, idx) != 0
                 || (self.sel.stride[d] != 1 && hi - lo > 1)
             {
@@ -243,17 +321,18 @@ impl Plan<'_> {
         }) {
             return false;
         }
-        // F order matches C order when at most one dimension is longer than 1.
-        !self.meta.order_f || self.meta.chunks.iter().filter(|&&c| c > 1).count() <= 1
+        self.c_order
     }
 
     /// Calls `f(out_cell, in_cell, cells)` for each run of the chunk's
     /// block: `out_cell` relative to `base` (in cells). With `out_only`
     /// the runs are contiguous in the output only (for fills).
+    #[allow(clippy::too_many_arguments)]
     fn runs(
         &self,
         picks: &[usize],
         idx: &[u64],
+        chunk_stride: &[u64],
         base: u64,
         out_only: bool,
         mut f: impl FnMut(usize, usize, usize),
@@ -267,7 +346,7 @@ impl Plan<'_> {
         let hi: Vec<u64> = (0..rank).map(|d| self.per_dim[d][picks[d]].2).collect();
         let last = rank - 1;
         // The run covers dims m..=last.
-        let in_contig_last = !self.meta.order_f
+        let in_contig_last = self.c_order
             && (self.sel.stride[last] == 1 || hi[last] - lo[last] == 1)
             || rank == 1 && self.sel.stride[0] == 1;
         let elementwise = !out_only && !in_contig_last;
@@ -277,7 +356,7 @@ impl Plan<'_> {
                 let full = if out_only {
                     lo[m] == 0 && hi[m] == self.sel.count[m]
                 } else {
-                    !self.meta.order_f && self.full_in(m, lo[m], hi[m], idx)
+                    self.c_order && self.full_in(m, lo[m], hi[m], idx)
                 };
                 if !full {
                     break;
@@ -293,7 +372,7 @@ impl Plan<'_> {
             for (d, &jd) in j.iter().enumerate() {
                 out_off += jd * self.out_stride[d];
                 if !out_only {
-                    in_off += self.local(d, jd, idx) * self.chunk_stride[d];
+                    in_off += self.local(d, jd, idx) * chunk_stride[d];
                 }
             }
             let o = (out_off - base) as usize;
@@ -301,7 +380,7 @@ impl Plan<'_> {
                 for jl in lo[last]..hi[last] {
                     let i = (in_off
                         + (self.local(last, jl, idx) - self.local(last, lo[last], idx))
-                            * self.chunk_stride[last]) as usize;
+                            * chunk_stride[last]) as usize;
                     f(o + (jl - lo[last]) as usize, i, 1);
                 }
             } else {
@@ -332,6 +411,35 @@ impl Plan<'_> {
             .key(&self.meta.chunk_key(&self.idx(picks)))?)
     }
 
+    /// The chunks `picks` (each one chunk's picks), each with the key of
+    /// its object: whole objects, or inner chunks read from their shards
+    /// (the indexes first, then the chunks' byte ranges, coalesced).
+    fn fetch<S: ReadableStore + ?Sized>(
+        &self,
+        store: &S,
+        picks: &[Vec<usize>],
+    ) -> Result<Vec<(StoreKey, Option<Bytes>)>, ZarrError> {
+        let keys = picks
+            .iter()
+            .map(|p| self.key(p))
+            .collect::<Result<Vec<_>, _>>()?;
+        let Some(shards) = &self.meta.shards else {
+            let raws = match &keys[..] {
+                [one] => vec![store.get(one)?],
+                _ => store.get_many(&keys)?,
+            };
+            return Ok(keys.into_iter().zip(raws).collect());
+        };
+        let leaves: Vec<(StoreKey, Vec<u64>)> = keys
+            .iter()
+            .cloned()
+            .zip(picks.iter().map(|p| self.idx(p)))
+            .collect();
+        let located = shards.locate(store, &leaves)?;
+        let raws = read_located(store, &located)?;
+        Ok(keys.into_iter().zip(raws).collect())
+    }
+
     /// Decodes and places one fetched chunk (`None`: missing, read as fill)
     /// into `slab` (the output rows of its first-dimension chunk, starting
     /// at cell `base`).
@@ -345,11 +453,12 @@ impl Plan<'_> {
         scratch: &mut Vec<u8>,
     ) -> Result<(), ZarrError> {
         let idx = self.idx(picks);
+        let geometry = self.geometry(&idx);
         let w = self.width;
         let Some(raw) = raw else {
             if !self.fill_is_zero {
                 let mut out = lock(slab);
-                self.runs(picks, &idx, *base, true, |o, _, n| {
+                self.runs(picks, &idx, &geometry.strides, *base, true, |o, _, n| {
                     fill_pattern(&mut out[o * w..(o + n) * w], &self.meta.fill);
                 });
             }
@@ -357,25 +466,76 @@ impl Plan<'_> {
         };
         if alone && self.is_direct(picks, &idx) {
             let mut out = lock(slab);
-            if out.len() as u64 == self.chunk_bytes {
-                return decode_into(self.meta, key.as_ref(), &raw, self.chunk_bytes, &mut out);
+            if out.len() as u64 == geometry.bytes {
+                return decode_into(self.meta, key.as_ref(), &raw, geometry.bytes, &mut out);
             }
         }
-        let data = decode_chunk(
-            self.meta,
-            key.as_ref(),
-            &raw,
-            self.chunk_bytes,
-            self.chunk_elems,
-            scratch,
-        )?;
+        let data = match &self.strings {
+            Some(strings) => {
+                self.decode_strings(key, &raw, geometry.elems, strings, scratch)?;
+                Cow::Borrowed(&scratch[..])
+            }
+            None => decode_chunk(
+                self.meta,
+                key.as_ref(),
+                &raw,
+                geometry.bytes,
+                geometry.elems,
+                scratch,
+            )?,
+        };
         let mut out = lock(slab);
-        self.runs(picks, &idx, *base, false, |o, i, n| {
+        self.runs(picks, &idx, &geometry.strides, *base, false, |o, i, n| {
             out[o * w..(o + n) * w].copy_from_slice(&data[i * w..(i + n) * w]);
         });
         Ok(())
     }
 }
+
+impl Plan<'_> {
+    /// Decodes a chunk of vlen strings into `scratch` as the ids of its
+    /// strings, added to `strings`.
+    fn decode_strings(
+        &self,
+        key: &StoreKey,
+        raw: &[u8],
+        elems: u64,
+        strings: &Mutex<Vec<String>>,
+        scratch: &mut Vec<u8>,
+    ) -> Result<(), ZarrError> {
+        if let Some(source) = &self.meta.codec_error {
+            return Err(ZarrError::Codec {
+                key: key.to_string(),
+                source: source.clone(),
+            });
+        }
+        let decoded = match &self.meta.pipeline {
+            None => Cow::Borrowed(raw),
+            Some(p) => Cow::Owned(p.decode_unsized(raw, VLEN_CHUNK_LIMIT).map_err(|source| {
+                ZarrError::Codec {
+                    key: key.to_string(),
+                    source,
+                }
+            })?),
+        };
+        let items = vlen::decode(&decoded, elems).map_err(|reason| ZarrError::Chunk {
+            key: key.to_string(),
+            reason,
+        })?;
+        let mut all = strings
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        scratch.clear();
+        for item in items {
+            scratch.extend_from_slice(&(all.len() as u64).to_ne_bytes());
+            all.push(String::from_utf8_lossy(item).into_owned());
+        }
+        Ok(())
+    }
+}
+
+/// The most bytes one chunk of vlen strings may decode to.
+const VLEN_CHUNK_LIMIT: usize = 1 << 30;
 
 /// Fetched chunks: (task number, key) and the value, `None` when missing.
 type Fetched = Vec<((u64, StoreKey), Option<Bytes>)>;
@@ -454,6 +614,69 @@ fn fetch_ahead<T: Send>(
     })
 }
 
+/// Byte ranges closer than this are read in one request.
+const COALESCE_GAP: u64 = 1 << 20;
+/// The longest request coalescing makes.
+const COALESCE_MAX: u64 = 64 << 20;
+
+/// The bytes of located inner chunks (`None` for missing ones), nearby
+/// ranges of one object read in one request.
+fn read_located<S: ReadableStore + ?Sized>(
+    store: &S,
+    located: &[Located],
+) -> Result<Vec<Option<Bytes>>, ZarrError> {
+    let mut order: Vec<usize> = (0..located.len())
+        .filter(|&i| matches!(located[i], Located::At(..)))
+        .collect();
+    let at = |i: usize| match &located[i] {
+        Located::At(k, r) => (k, r.clone()),
+        Located::Missing => unreachable!("only located chunks are ordered"),
+    };
+    order.sort_by(|&a, &b| {
+        let (ka, ra) = at(a);
+        let (kb, rb) = at(b);
+        (ka, ra.start).cmp(&(kb, rb.start))
+    });
+    // Requests, each with the chunks it covers.
+    let mut requests: Vec<(StoreKey, Range<u64>, Vec<usize>)> = vec![];
+    for i in order {
+        let (key, r) = at(i);
+        match requests.last_mut() {
+            Some((k, span, members))
+                if k == key
+                    && r.start <= span.end.saturating_add(COALESCE_GAP)
+                    && r.end.max(span.end) - span.start <= COALESCE_MAX =>
+            {
+                span.end = span.end.max(r.end);
+                members.push(i);
+            }
+            _ => requests.push((key.clone(), r, vec![i])),
+        }
+    }
+    let asks: Vec<(StoreKey, ByteRange)> = requests
+        .iter()
+        .map(|(k, r, _)| (k.clone(), ByteRange::Bounded(r.clone())))
+        .collect();
+    let got = match &asks[..] {
+        [] => vec![],
+        [(k, ByteRange::Bounded(r))] => vec![store.get_range(k, r.clone())?],
+        _ => store.get_ranges(&asks)?,
+    };
+    let mut out: Vec<Option<Bytes>> = vec![None; located.len()];
+    for ((key, span, members), bytes) in requests.into_iter().zip(got) {
+        let bytes = bytes.ok_or_else(|| ZarrError::Chunk {
+            key: key.to_string(),
+            reason: "the shard disappeared while it was read".into(),
+        })?;
+        for i in members {
+            let (_, r) = at(i);
+            out[i] =
+                Some(bytes.slice((r.start - span.start) as usize..(r.end - span.start) as usize));
+        }
+    }
+    Ok(out)
+}
+
 fn lock<'a, 'b>(m: &'a Mutex<&'b mut [u8]>) -> std::sync::MutexGuard<'a, &'b mut [u8]> {
     // A panic while holding the lock leaves at most a half-copied chunk in
     // an output nobody will see (the panic propagates).
@@ -469,13 +692,17 @@ pub(crate) fn read_selection<S: ReadableStore + ?Sized>(
 ) -> Result<Values, ZarrError> {
     let (mut out, n) = alloc_output(meta, var, sel)?;
     if n == 0 {
-        return Ok(out.finish(meta.cell));
+        return Ok(out.finish(meta.cell, None));
     }
     let plan = Plan::new(meta, sel, var)?;
     let slabs = plan.slabs(out.bytes_mut());
     read_chunks(store, &plan, &slabs, var)?;
     drop(slabs);
-    Ok(out.finish(meta.cell))
+    let strings = plan.strings.map(|m| {
+        m.into_inner()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    });
+    Ok(out.finish(meta.cell, strings))
 }
 
 /// The error for a read of `var` whose `what` overflows.
@@ -508,38 +735,35 @@ impl<'a> Plan<'a> {
     fn new(meta: &'a ArrayMeta, sel: &'a Selection, var: &str) -> Result<Plan<'a>, ZarrError> {
         let rank = meta.shape.len();
         let per_dim: Vec<Vec<(u64, u64, u64)>> = (0..rank)
-            .map(|d| dim_chunks(sel.start[d], sel.count[d], sel.stride[d], meta.chunks[d]))
+            .map(|d| {
+                let regular;
+                let axis = match &meta.grid {
+                    Some(g) => &g[d],
+                    None => {
+                        regular = Axis::Regular(meta.chunks[d]);
+                        &regular
+                    }
+                };
+                dim_chunks(sel.start[d], sel.count[d], sel.stride[d], axis)
+            })
             .collect();
         let mut out_stride = vec![1u64; rank];
         for d in (0..rank.saturating_sub(1)).rev() {
             out_stride[d] = out_stride[d + 1] * sel.count[d + 1];
         }
-        let mut chunk_stride = vec![1u64; rank];
-        if meta.order_f {
-            for d in 1..rank {
-                chunk_stride[d] = chunk_stride[d - 1] * meta.chunks[d - 1];
-            }
-        } else {
-            for d in (0..rank.saturating_sub(1)).rev() {
-                chunk_stride[d] = chunk_stride[d + 1] * meta.chunks[d + 1];
-            }
-        }
-        let chunk_elems = meta
-            .chunk_elems()
-            .ok_or_else(|| too_large(var, "chunk size"))?;
-        let chunk_bytes = chunk_elems
-            .checked_mul(meta.itemsize)
-            .ok_or_else(|| too_large(var, "chunk size in bytes"))?;
+        let geometry =
+            Geometry::of(meta, &meta.chunks).ok_or_else(|| too_large(var, "chunk size"))?;
         Ok(Plan {
             meta,
             sel,
             per_dim,
             out_stride,
-            chunk_stride,
-            chunk_bytes,
-            chunk_elems,
+            geometry,
             width: meta.cell.width(),
-            fill_is_zero: meta.fill.iter().all(|&b| b == 0),
+            fill_is_zero: meta.cell == Cell::VlenString || meta.fill.iter().all(|&b| b == 0),
+            c_order: meta.order.is_c(&meta.chunks),
+            strings: (meta.cell == Cell::VlenString)
+                .then(|| Mutex::new(vec![String::from_utf8_lossy(&meta.fill).into_owned()])),
         })
     }
 
@@ -597,12 +821,9 @@ fn read_chunks<S: ReadableStore + ?Sized>(
         picks
     };
     let fetch = |tasks: Range<u64>| -> Result<Fetched, ZarrError> {
-        let keys = tasks
-            .clone()
-            .map(|t| plan.key(&picks_of(t)))
-            .collect::<Result<Vec<_>, _>>()?;
-        let raws = store.get_many(&keys)?;
-        Ok(tasks.zip(keys).zip(raws).collect())
+        let picks: Vec<Vec<usize>> = tasks.clone().map(picks_of).collect();
+        let got = plan.fetch(store, &picks)?;
+        Ok(tasks.zip(got).map(|(t, (k, raw))| ((t, k), raw)).collect())
     };
     let run = |scratch: &mut Vec<u8>, ((t, key), raw): ((u64, StoreKey), Option<Bytes>)| {
         let picks = picks_of(t);
@@ -618,13 +839,15 @@ fn read_chunks<S: ReadableStore + ?Sized>(
         }
     };
     if store.capabilities().fetch_ahead {
-        fetch_ahead(n_tasks, batch_len(plan.chunk_bytes), fetch, decode)?;
+        fetch_ahead(n_tasks, batch_len(plan.geometry.bytes), fetch, decode)?;
     } else {
         // Local storage: each task fetches its own chunk on the decoding
         // thread, while the bytes are hot in cache.
         let each = |scratch: &mut Vec<u8>, t: u64| -> Result<(), ZarrError> {
-            let key = plan.key(&picks_of(t))?;
-            let raw = store.get(&key)?;
+            let mut got = plan.fetch(store, &[picks_of(t)])?;
+            let (key, raw) = got
+                .pop()
+                .unwrap_or_else(|| unreachable!("one chunk asked, one given"));
             run(scratch, ((t, key), raw))
         };
         if n_tasks <= 1 || rayon::current_num_threads() <= 1 {
@@ -736,14 +959,18 @@ mod tests {
     #[test]
     fn chunks_per_dimension() {
         assert_eq!(
-            dim_chunks(0, 10, 1, 4),
+            dim_chunks(0, 10, 1, &Axis::Regular(4)),
             vec![(0, 0, 4), (1, 4, 8), (2, 8, 10)]
         );
         assert_eq!(
-            dim_chunks(3, 3, 5, 4),
+            dim_chunks(3, 3, 5, &Axis::Regular(4)),
             vec![(0, 0, 1), (2, 1, 2), (3, 2, 3)]
         );
-        assert_eq!(dim_chunks(5, 0, 1, 4), vec![]);
+        assert_eq!(dim_chunks(5, 0, 1, &Axis::Regular(4)), vec![]);
+        assert_eq!(
+            dim_chunks(0, 30, 1, &Axis::Bounds(vec![0, 16, 26, 30])),
+            vec![(0, 0, 16), (1, 16, 26), (2, 26, 30)]
+        );
     }
 
     #[test]
