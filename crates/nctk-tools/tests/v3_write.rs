@@ -7,9 +7,16 @@
 //! dimension, CF attributes, NaN fill values and attributes) and a netCDF-4 file
 //! netCDF4-python writes with groups, strings, shuffle + deflate and an
 //! unlimited dimension written in part (`v3_write_source.py`). The stores
-//! are made once; Python runs once over all of them.
+//! are made once; Python runs once over all of them. Through
+//! `#mode=nczarr,v3` the netCDF model survives: the stores dump as their
+//! sources.
+
+mod copy_support;
 
 use std::path::{Path, PathBuf};
+
+use copy_support::{dump_body, dump_body_as};
+use nctk::Format;
 use std::sync::OnceLock;
 
 use nctk_test_support::{peer, require};
@@ -29,6 +36,7 @@ const CORPUS: &[&str] = &[
 
 /// One store written and what the peers made of it.
 struct Written {
+    source: PathBuf,
     store: PathBuf,
     /// The peers' report (`v3_write_peers.py`).
     report: Value,
@@ -107,7 +115,11 @@ fn fixture() -> Option<&'static Fixture> {
         let stores = stores
             .into_iter()
             .zip(reports)
-            .map(|((_, store), report)| Written { store, report })
+            .map(|((source, store), report)| Written {
+                source,
+                store,
+                report,
+            })
             .collect();
         Some(Fixture { _dir: dir, stores })
     })
@@ -193,4 +205,20 @@ fn metadata_is_consolidated_in_the_root_and_nczarr_annotated() {
             assert_eq!(annotated, nczarr, "{name}");
         }
     }
+}
+
+#[test]
+fn nczarr_v3_stores_dump_as_their_sources() {
+    let Some(f) = fixture() else { return };
+    let mut checked = 0;
+    for w in f
+        .stores
+        .iter()
+        .filter(|w| w.store.to_string_lossy().contains(".nczarr"))
+    {
+        let want = dump_body_as(&w.source, Some(Format::Netcdf4));
+        assert_eq!(dump_body(&w.store), want, "{}", w.store.display());
+        checked += 1;
+    }
+    assert_eq!(checked, f.stores.len() / 2);
 }

@@ -96,35 +96,49 @@ pub fn parse_group(key: &str, v: &Value) -> Result<GroupInfo, ZarrError> {
         ));
     };
     let mut dims = vec![];
+    let mut add = |name: &str, spec: &Value| {
+        let (size, unlimited) = match spec {
+            Value::Object(s) => (
+                s.get("size").and_then(unsigned),
+                s.get("unlimited")
+                    .is_some_and(|u| u.as_u64() == Some(1) || u.as_bool() == Some(true)),
+            ),
+            other => (unsigned(other), false),
+        };
+        let size = size.ok_or_else(|| {
+            ZarrError::meta(
+                key,
+                format!("dimension {name:?}: size is not a non-negative integer: {spec}"),
+            )
+        })?;
+        dims.push(DimInfo {
+            name: name.to_string(),
+            size,
+            unlimited,
+        });
+        Ok::<(), ZarrError>(())
+    };
     match field(obj, &["dimensions", "dims"]) {
         None | Some(Value::Null) => {}
         Some(Value::Object(d)) => {
             for (name, spec) in d {
-                let (size, unlimited) = match spec {
-                    Value::Object(s) => (
-                        s.get("size").and_then(unsigned),
-                        s.get("unlimited")
-                            .is_some_and(|u| u.as_u64() == Some(1) || u.as_bool() == Some(true)),
-                    ),
-                    other => (unsigned(other), false),
-                };
-                let size = size.ok_or_else(|| {
-                    ZarrError::meta(
-                        key,
-                        format!("dimension {name:?}: size is not a non-negative integer: {spec}"),
-                    )
+                add(name, spec)?;
+            }
+        }
+        // NCZarr on Zarr v3 (netCDF-C's draft appendix): a list of
+        // `{"name", "size", "unlimited"}`.
+        Some(Value::Array(list)) => {
+            for spec in list {
+                let name = spec.get("name").and_then(Value::as_str).ok_or_else(|| {
+                    ZarrError::meta(key, format!("dimensions: an entry without a name: {spec}"))
                 })?;
-                dims.push(DimInfo {
-                    name: name.clone(),
-                    size,
-                    unlimited,
-                });
+                add(name, spec)?;
             }
         }
         Some(other) => {
             return Err(ZarrError::meta(
                 key,
-                format!("dimensions: expected an object, found {other}"),
+                format!("dimensions: expected an object or a list, found {other}"),
             ))
         }
     }
@@ -201,6 +215,16 @@ mod tests {
         assert_eq!(old.arrays, ["v"]);
         assert!(parse_group("k", &json!({"dims": {"x": -1}})).is_err());
         assert!(parse_group("k", &json!([1])).is_err());
+        let v3 = parse_group(
+            "k",
+            &json!({"dimensions": [{"name": "t", "size": 2, "unlimited": 1}, {"name": "x", "size": 3, "unlimited": 0}],
+                    "arrays": ["v"], "subgroups": ["g"]}),
+        )
+        .unwrap();
+        assert_eq!(v3.dims[0], new.dims[0]);
+        assert_eq!((v3.dims[1].size, v3.dims[1].unlimited), (3, false));
+        assert_eq!(v3.groups, ["g"]);
+        assert!(parse_group("k", &json!({"dimensions": [{"size": 2}]})).is_err());
     }
 
     #[test]

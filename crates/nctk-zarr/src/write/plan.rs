@@ -361,6 +361,46 @@ pub fn plan(
     })
 }
 
+/// `_Codecs` entries in numcodecs' spelling: those in Zarr v3's (a v3
+/// store's chain, as its reader records it) become the codecs on bytes
+/// they name, those inside `sharding_indexed` for its inner chunks; the
+/// codecs that shape a chunk (`bytes`, `transpose`, `vlen-utf8`,
+/// `vlen-bytes`) are the writer's own and are left out.
+fn numcodecs_spelling(list: Vec<Value>, ctx: &CodecContext<'_>) -> Result<Vec<Value>, String> {
+    let mut out = vec![];
+    for c in list {
+        let Some(name) = c
+            .get("name")
+            .and_then(Value::as_str)
+            .filter(|_| c.get("id").is_none())
+        else {
+            out.push(c);
+            continue;
+        };
+        let config = c
+            .get("configuration")
+            .and_then(Value::as_object)
+            .cloned()
+            .unwrap_or_default();
+        match name {
+            "bytes" | "transpose" | "vlen-utf8" | "vlen-bytes" => {}
+            "sharding_indexed" => {
+                let inner = match config.get("codecs") {
+                    Some(Value::Array(l)) => l.clone(),
+                    _ => vec![],
+                };
+                out.extend(numcodecs_spelling(inner, ctx)?);
+            }
+            _ => {
+                let codec = nctk_codec::v3::from_v3(name, &config, ctx)
+                    .map_err(|e| format!("_Codecs: {e}"))?;
+                out.push(codec.to_json());
+            }
+        }
+    }
+    Ok(out)
+}
+
 /// The numcodecs JSON list of a variable: `_Codecs` as given, else shuffle,
 /// `_Filter` / deflate, fletcher32 in netCDF-C's order. Scalars get none.
 fn codec_list(opts: &VarStorage, width: usize, scalar: bool) -> Result<Vec<Value>, String> {
@@ -370,11 +410,12 @@ fn codec_list(opts: &VarStorage, width: usize, scalar: bool) -> Result<Vec<Value
     if let Some(text) = &opts.codecs {
         let v: Value =
             serde_json::from_str(text).map_err(|e| format!("_Codecs is not JSON: {e}"))?;
-        return match v {
-            Value::Array(list) => Ok(list),
-            Value::Object(_) => Ok(vec![v]),
-            _ => Err("_Codecs must be a JSON list of codecs".into()),
+        let list = match v {
+            Value::Array(list) => list,
+            Value::Object(_) => vec![v],
+            _ => return Err("_Codecs must be a JSON list of codecs".into()),
         };
+        return numcodecs_spelling(list, &CodecContext::new(width));
     }
     let mut list = vec![];
     if opts.shuffle {
