@@ -394,6 +394,30 @@ mod tests {
     }
 
     #[test]
+    fn shards_hold_whole_chunks() {
+        assert!(with(|_| {}).iter().all(|s| s.shards.is_none()));
+        let d = with(|o| {
+            o.chunkspecs = vec!["time/1,x/100".into()];
+            o.shards = vec!["time/5,x/250".into(), "z:64,200".into()];
+        });
+        let (c, s) = (chunk_sizes(&d[0]).unwrap(), d[0].shards.clone().unwrap());
+        assert_eq!(c[0], 1);
+        // time as asked; y one chunk; x rounded up to whole chunks.
+        assert_eq!(s, vec![5, c[1], 300]);
+        // A var: spec, each length rounded up to whole chunks (z keeps its
+        // input's 32 along y; -c gives it 100 along x).
+        assert_eq!(chunk_sizes(&d[2]), Some(vec![32, 100]));
+        assert_eq!(d[2].shards, Some(vec![64, 200]));
+        // small(x): x/250 rounded to its chunks, cut to the whole length.
+        let small = chunk_sizes(&d[1]).unwrap();
+        let want = 250u64.div_ceil(small[0]) * small[0];
+        assert_eq!(
+            d[1].shards,
+            Some(vec![want.min(1440u64.div_ceil(small[0]) * small[0])])
+        );
+    }
+
+    #[test]
     fn chunks_as_nccopy_chooses_them() {
         let d = with(|_| {});
         assert_eq!(chunk_sizes(&d[0]), Some(vec![1, 721, 1440]));
