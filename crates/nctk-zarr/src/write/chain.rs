@@ -220,18 +220,19 @@ impl Sharding {
         let total: usize = parts.iter().flatten().map(Vec::len).sum();
         let mut out = Vec::with_capacity(total + 16 * n + 4);
         let mut index = Vec::with_capacity(16 * n);
-        for part in &parts {
-            let (offset, len) = match part {
+        // Each inner chunk is freed once copied: the encoded shard is held
+        // about once, not twice.
+        for part in parts {
+            let (offset, len) = match &part {
                 Some(p) => (out.len() as u64, p.len() as u64),
                 None => (MISSING, MISSING),
             };
             index.extend_from_slice(&offset.to_le_bytes());
             index.extend_from_slice(&len.to_le_bytes());
             if let Some(p) = part {
-                out.extend_from_slice(p);
+                out.extend_from_slice(&p);
             }
         }
-        drop(parts);
         out.extend_from_slice(&nctk_codec::Codec::Crc32c.encode(&index)?);
         Ok(out)
     }
