@@ -19,7 +19,6 @@
 # NUL padding cut); variable-length bytes as lists of byte values;
 # datetime64/timedelta64 as their int64 counts (NaT: -2^63). Attributes
 # are the JSON zarr-python reads (non-finite floats spelled as strings).
-import base64
 import json
 import math
 import os
@@ -96,13 +95,16 @@ def selections(a):
 
 
 def cf_fill_value(a):
-    """The fill value xarray's `_FillValue` attribute means, if any: in v3
-    the base64 of the value's little-endian bytes, in v2 the JSON value."""
+    """The fill value xarray's `_FillValue` attribute means, if any, as
+    xarray decodes it (in v3 floats are the base64 of a little-endian
+    double; in v2 the attribute is the JSON value)."""
     v = a.attrs.get("_FillValue")
     if v is None:
         return None
-    if a.metadata.zarr_format == 3 and isinstance(v, str):
-        return enc(np.frombuffer(base64.b64decode(v), dtype=a.dtype.newbyteorder("<"))[0])
+    if a.metadata.zarr_format == 3:
+        from xarray.backends.zarr import FillValueCoder
+
+        v = FillValueCoder.decode(v, a.dtype)
     return enc(np.array(v, dtype=a.dtype)[()])
 
 
