@@ -24,8 +24,8 @@
 #   dataset (strings, datetimes, coordinates, CF attributes); the v2 one
 #   has `|O` string arrays with the vlen-utf8 filter;
 # * twin_v3.zarr, twin_v2.zarr: the same arrays written by zarr-python with
-#   zarr_format=3 and 2 (v2 with xarray's `_ARRAY_DIMENSIONS`), whose dumps
-#   must be equal;
+#   zarr_format=3 and 2 (v2 with xarray's `_ARRAY_DIMENSIONS`; strings as
+#   `|O` with vlen-utf8), whose dumps must be equal;
 # * tensorstore.zarr: arrays written by tensorstore's zarr3 driver, sharded
 #   and not (the root group by zarr-python: tensorstore writes no groups).
 #
@@ -365,12 +365,15 @@ def twins():
             (root, "big", ints(np.dtype("int64"), (7,)), (3,), ["x"], {}),
             (root, "d", np.linspace(-1, 1, 5), (5,), ["y"], {"long_name": "dee"}),
             (sub, "t", np.arange(6, dtype="int16").reshape(2, 3), (1, 3), ["t", "z"], {"positive": "up"}),
+            (sub, "names", strings((2, 3)), (2, 2), ["t", "z"], {"long_name": "names"}),
+            (root, "scalar", np.array(7.25), (), [], {"note": "0-d"}),
         ]:
+            dtype = str if data.dtype == object else data.dtype
             if fmt == 2:
                 attrs = dict(attrs, _ARRAY_DIMENSIONS=dims)
-                a = g.create_array(name, shape=data.shape, chunks=chunks, dtype=data.dtype, attributes=attrs)
+                a = g.create_array(name, shape=data.shape, chunks=chunks, dtype=dtype, attributes=attrs)
             else:
-                a = g.create_array(name, shape=data.shape, chunks=chunks, dtype=data.dtype, attributes=attrs, dimension_names=dims)
+                a = g.create_array(name, shape=data.shape, chunks=chunks, dtype=dtype, attributes=attrs, dimension_names=dims or None)
             a[...] = data
 
 

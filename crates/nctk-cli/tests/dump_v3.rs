@@ -1,0 +1,57 @@
+//! `nctk dump` of a Zarr v3 store written by zarr-python equals `nctk dump`
+//! of its v2 twin (the same groups, arrays, attributes and values written
+//! with `zarr_format=2`, dimensions as xarray's `_ARRAY_DIMENSIONS`,
+//! strings as `|O` with the vlen-utf8 filter), from the second line on (the
+//! first names the store). The twins are `twin_v3.zarr` and `twin_v2.zarr`
+//! of `nctk-zarr`'s v3 fixtures (`crates/nctk-zarr/tests/v3_fixtures.py`).
+//!
+//! Without the Python peers the test is skipped with a visible note, or
+//! fails under CI (`nctk_test_support::require`).
+
+#[path = "../../nctk-zarr/tests/v3fix/mod.rs"]
+mod v3fix;
+
+use std::path::Path;
+use std::process::Command;
+
+/// `nctk dump <args> <store>`: stdout, or the failure with stderr.
+fn nctk_dump(args: &[&str], store: &Path) -> Result<String, String> {
+    let out = Command::new(env!("CARGO_BIN_EXE_nctk"))
+        .arg("dump")
+        .args(args)
+        .arg(store)
+        .output()
+        .unwrap();
+    if !out.status.success() {
+        return Err(format!(
+            "nctk dump {args:?} {} failed: {}",
+            store.display(),
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    Ok(String::from_utf8(out.stdout).unwrap())
+}
+
+/// The text from the second line on.
+fn body(text: &str) -> &str {
+    text.split_once('\n').map_or("", |(_, b)| b)
+}
+
+#[test]
+fn dump_of_a_v3_store_equals_the_dump_of_its_v2_twin() {
+    let Some(dir) = v3fix::stores() else {
+        return;
+    };
+    let (v3, v2) = (dir.join("twin_v3.zarr"), dir.join("twin_v2.zarr"));
+    let mut failures = vec![];
+    for args in [&[][..], &["-h"], &["-v", "temp,grp/names"]] {
+        match (nctk_dump(args, &v3), nctk_dump(args, &v2)) {
+            (Ok(a), Ok(b)) if body(&a) == body(&b) => {}
+            (Ok(a), Ok(b)) => {
+                failures.push(format!("nctk dump {args:?}: v3\n{a}\ndiffers from v2\n{b}"))
+            }
+            (a, b) => failures.extend(a.err().into_iter().chain(b.err())),
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
