@@ -31,3 +31,27 @@ pub(crate) fn read_exact_into<R: Read>(
         }
     }
 }
+
+/// Reads a streaming decoder to its end into a new buffer, refusing more
+/// than `limit` bytes. The buffer grows as data arrives: nothing is
+/// reserved from what a stream claims.
+pub(crate) fn read_to_end_limited<R: Read>(
+    codec: &'static str,
+    r: R,
+    limit: usize,
+) -> Result<Vec<u8>> {
+    let mut out = Vec::new();
+    let cap = u64::try_from(limit).unwrap_or(u64::MAX).saturating_add(1);
+    let mut r = r.take(cap);
+    loop {
+        match r.read_to_end(&mut out) {
+            Ok(_) => break,
+            Err(e) if e.kind() == ErrorKind::Interrupted => {}
+            Err(e) => return Err(CodecError::library(codec, "decode", e)),
+        }
+    }
+    if out.len() > limit {
+        return Err(CodecError::size(codec, limit, out.len()));
+    }
+    Ok(out)
+}

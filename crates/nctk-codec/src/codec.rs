@@ -338,6 +338,54 @@ impl Codec {
         }
     }
 
+    /// Decodes `input` whose decoded length is not known beforehand (a
+    /// chunk of variable-length strings), refusing to produce more than
+    /// `limit` bytes. Compressors stream into a growing buffer; codecs whose
+    /// output length follows from the input (checksums, shuffle) decode
+    /// exactly; other filters have no meaning for such data and are refused.
+    pub fn decode_unsized(&self, input: &[u8], limit: usize) -> Result<Vec<u8>> {
+        use crate::bounded::read_to_end_limited;
+        let exact = |len: usize| -> Result<Vec<u8>> {
+            if len > limit {
+                return Err(CodecError::size(self.id(), limit, len));
+            }
+            self.decode(input, len)
+        };
+        match self {
+            Codec::Zlib { .. } => {
+                read_to_end_limited("zlib", flate2::read::ZlibDecoder::new(input), limit)
+            }
+            Codec::Gzip { .. } => {
+                read_to_end_limited("gzip", flate2::read::MultiGzDecoder::new(input), limit)
+            }
+            Codec::Bz2 { .. } => {
+                read_to_end_limited("bz2", bzip2::read::MultiBzDecoder::new(input), limit)
+            }
+            Codec::Zstd { .. } => {
+                let d = zstd::stream::read::Decoder::with_buffer(input)
+                    .map_err(|e| CodecError::library("zstd", "decode", e))?;
+                read_to_end_limited("zstd", d, limit)
+            }
+            Codec::Lz4 { .. } => match input.get(..4) {
+                Some(h) => exact(u32::from_le_bytes([h[0], h[1], h[2], h[3]]) as usize),
+                None => Err(CodecError::Truncated {
+                    codec: "lz4",
+                    offset: 0,
+                    needed: 4,
+                    available: input.len(),
+                }),
+            },
+            Codec::Blosc(_) => exact(crate::blosc::declared_size(input)?),
+            c => match c.decoded_len(input.len()) {
+                Some(len) => exact(len),
+                None => Err(CodecError::unsupported(
+                    c.id(),
+                    "variable-length data (only compressors and checksums apply)",
+                )),
+            },
+        }
+    }
+
     /// Decodes into a new buffer of exactly `expected_len` bytes.
     pub fn decode(&self, input: &[u8], expected_len: usize) -> Result<Vec<u8>> {
         let mut out = vec![0u8; expected_len];

@@ -107,6 +107,17 @@ impl Pipeline {
         first.decode_into(&cur, out)
     }
 
+    /// Decodes a chunk whose decoded length is not known (variable-length
+    /// strings or bytes), refusing any stage longer than `limit` bytes; see
+    /// [`Codec::decode_unsized`].
+    pub fn decode_unsized(&self, encoded: &[u8], limit: usize) -> Result<Vec<u8>> {
+        let mut cur: Cow<'_, [u8]> = Cow::Borrowed(encoded);
+        for c in self.filters.iter().chain(self.compressor.as_ref()).rev() {
+            cur = Cow::Owned(c.decode_unsized(&cur, limit)?);
+        }
+        Ok(cur.into_owned())
+    }
+
     /// Decodes one chunk into a new buffer of `expected_len` bytes.
     pub fn decode(&self, encoded: &[u8], expected_len: usize) -> Result<Vec<u8>> {
         let mut out = vec![0u8; expected_len];

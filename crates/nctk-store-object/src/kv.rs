@@ -33,11 +33,11 @@ use bytes::Bytes;
 use futures::{StreamExt, TryStreamExt};
 use nctk_model::{ErrorKind, HasErrorKind, SourceError};
 use nctk_store::kv::{
-    Capabilities, ListableStore, Listing, ReadableStore, StoreError, StoreKey, StorePrefix,
-    WritableStore,
+    ByteRange, Capabilities, ListableStore, Listing, ReadableStore, StoreError, StoreKey,
+    StorePrefix, WritableStore,
 };
 use object_store::path::Path;
-use object_store::{GetOptions, ObjectStoreExt, PutPayload, WriteMultipart};
+use object_store::{GetOptions, GetRange, ObjectStoreExt, PutPayload, WriteMultipart};
 use tokio::sync::Semaphore;
 use tokio::task::JoinHandle;
 
@@ -401,6 +401,42 @@ impl ObjectKvStore {
         Ok(Some(Bytes::from(body)))
     }
 
+    /// One ranged GET of a [`ByteRange`]; the bytes must be exactly the
+    /// range asked for (a shorter answer means the object is shorter).
+    async fn fetch_range(
+        remote: Remote,
+        key: StoreKey,
+        range: ByteRange,
+    ) -> Result<Option<Bytes>, StoreError> {
+        let path = remote.path(key.as_str());
+        let (want, get) = match &range {
+            ByteRange::Bounded(r) => (r.end - r.start, GetRange::Bounded(r.clone())),
+            ByteRange::Suffix(n) => (*n, GetRange::Suffix(*n)),
+        };
+        let r = async {
+            let got = remote
+                .store()
+                .get_opts(&path, GetOptions::new().with_range(Some(get)))
+                .await?;
+            let len = got.meta.size;
+            Ok::<_, object_store::Error>((len, got.bytes().await?))
+        }
+        .await;
+        match found(&remote, key.as_str(), "get", r)? {
+            None => Ok(None),
+            Some((_, bytes)) if bytes.len() as u64 == want => Ok(Some(bytes)),
+            Some((len, bytes)) => Err(StoreError::RangeOutOfBounds {
+                key: remote.key_url(key.as_str()),
+                start: match range {
+                    ByteRange::Bounded(r) => r.start,
+                    ByteRange::Suffix(_) => len.saturating_sub(bytes.len() as u64),
+                },
+                end: want,
+                len,
+            }),
+        }
+    }
+
     /// Uploads `value` at `path`: one PUT, or a multipart upload above
     /// [`MULTIPART_THRESHOLD`].
     async fn upload(remote: Remote, key: StoreKey, value: Bytes) -> Result<(), StoreError> {
@@ -498,6 +534,27 @@ impl ReadableStore for ObjectKvStore {
         block_on(async move {
             futures::stream::iter(keys)
                 .map(|key| Self::fetch(remote.clone(), key))
+                .buffered(n)
+                .try_collect()
+                .await
+        })
+    }
+
+    /// Up to `concurrency` ranged GETs in flight (a suffix in one request),
+    /// values in request order.
+    fn get_ranges(
+        &self,
+        requests: &[(StoreKey, ByteRange)],
+    ) -> Result<Vec<Option<Bytes>>, StoreError> {
+        for (key, _) in requests {
+            self.settle_key(key)?;
+        }
+        let remote = self.remote.clone();
+        let requests = requests.to_vec();
+        let n = self.remote.options().concurrency.max(1);
+        block_on(async move {
+            futures::stream::iter(requests)
+                .map(|(key, range)| Self::fetch_range(remote.clone(), key, range))
                 .buffered(n)
                 .try_collect()
                 .await

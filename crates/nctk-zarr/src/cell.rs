@@ -42,6 +42,10 @@ pub enum Cell {
         /// Big-endian storage.
         big: bool,
     },
+    /// A variable-length UTF-8 string (numcodecs `vlen-utf8`, Zarr v3
+    /// `string`), read as `string`. Assembled as 8-byte ids of the strings
+    /// a read decoded; alone (a fill value), a cell is the string's UTF-8.
+    VlenString,
 }
 
 impl Cell {
@@ -88,7 +92,7 @@ impl Cell {
             Cell::Half { .. } => DataType::Float,
             Cell::Bool => DataType::UByte,
             Cell::Char => DataType::Char,
-            Cell::FixedBytes { .. } | Cell::Utf32 { .. } => DataType::String,
+            Cell::FixedBytes { .. } | Cell::Utf32 { .. } | Cell::VlenString => DataType::String,
         }
     }
 
@@ -101,6 +105,7 @@ impl Cell {
             Cell::Bool | Cell::Char => 1,
             Cell::FixedBytes { n } => *n,
             Cell::Utf32 { n, .. } => n * 4,
+            Cell::VlenString => 8,
         }
     }
 
@@ -143,6 +148,7 @@ impl Cell {
                     .map(|c| utf32_to_string(c, big))
                     .collect(),
             ),
+            Cell::VlenString => Values::String(vec![String::from_utf8_lossy(buf).into_owned()]),
         }
     }
 
@@ -156,9 +162,12 @@ impl Cell {
             fill: fill.to_string(),
         };
         let out = match *self {
-            Cell::Number { dtype, big } => {
-                let v = json_number_as(fill, dtype).ok_or_else(bad)?;
-                v.to_bytes(big)
+            Cell::Number { dtype, big } => match hex_bits(fill, self.width()) {
+                Some(bits) => bits_to_bytes(bits, self.width(), big),
+                None => json_number_as(fill, dtype).ok_or_else(bad)?.to_bytes(big),
+            },
+            Cell::Half { big } if hex_bits(fill, 2).is_some() => {
+                bits_to_bytes(hex_bits(fill, 2).unwrap_or_default(), 2, big)
             }
             Cell::Half { big } => {
                 let Values::Float(f) = json_number_as(fill, DataType::Float).ok_or_else(bad)?
@@ -194,6 +203,10 @@ impl Cell {
                 bytes.resize(w, 0);
                 bytes
             }
+            Cell::VlenString => match fill {
+                Value::String(s) => s.as_bytes().to_vec(),
+                _ => return Err(bad()),
+            },
             Cell::Utf32 { n, big } => {
                 let Value::String(s) = fill else {
                     return Err(bad());
@@ -228,6 +241,24 @@ impl HasErrorKind for FillValueError {
     fn kind(&self) -> ErrorKind {
         ErrorKind::InvalidData
     }
+}
+
+/// A Zarr v3 fill value given as the hex bit pattern of a float
+/// (`"0x7fc00000"`), when it fits `width` bytes.
+fn hex_bits(fill: &Value, width: usize) -> Option<u64> {
+    let hex = fill.as_str()?.strip_prefix("0x")?;
+    let bits = u64::from_str_radix(hex, 16).ok()?;
+    (width >= 8 || bits >> (8 * width) == 0).then_some(bits)
+}
+
+/// The low `width` bytes of `bits` in the stored byte order.
+fn bits_to_bytes(bits: u64, width: usize, big: bool) -> Vec<u8> {
+    let le = bits.to_le_bytes();
+    let mut b = le[..width].to_vec();
+    if big {
+        b.reverse();
+    }
+    b
 }
 
 fn utf32_to_string(c: &[u8], big: bool) -> String {

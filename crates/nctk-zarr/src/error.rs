@@ -77,6 +77,33 @@ pub enum ZarrError {
         /// Bytes found.
         actual: u64,
     },
+    /// A shard's index is damaged: entries outside the shard or overlapping,
+    /// a checksum that does not match, the wrong length.
+    #[error("{key}: shard index: {reason}")]
+    Shard {
+        /// The shard's key.
+        key: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A chunk's decoded bytes are not what its codec promises (a vlen
+    /// chunk with the wrong item count or running past its end).
+    #[error("{key}: {reason}")]
+    Chunk {
+        /// The chunk's (or shard's) key.
+        key: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// Metadata asks for something nctk does not implement (a storage
+    /// transformer, a codec in a place it cannot be read from).
+    #[error("{key}: {what} is not supported")]
+    Unsupported {
+        /// The metadata key.
+        key: String,
+        /// What.
+        what: String,
+    },
     /// The store holds no Zarr dataset at its root.
     #[error("{key}: not a Zarr dataset: {reason}")]
     NotZarr {
@@ -113,12 +140,16 @@ impl HasErrorKind for ZarrError {
             ZarrError::Store(e) => e.kind(),
             ZarrError::Codec { source, .. } => source.kind(),
             ZarrError::FillValue { source, .. } => source.kind(),
-            ZarrError::UnsupportedDtype { .. } => ErrorKind::Unsupported,
+            ZarrError::UnsupportedDtype { .. } | ZarrError::Unsupported { .. } => {
+                ErrorKind::Unsupported
+            }
             ZarrError::Request { .. } | ZarrError::TooLarge { .. } => ErrorKind::InvalidInput,
             ZarrError::Json { .. }
             | ZarrError::Decode { .. }
             | ZarrError::Metadata { .. }
             | ZarrError::ChunkSize { .. }
+            | ZarrError::Shard { .. }
+            | ZarrError::Chunk { .. }
             | ZarrError::NotZarr { .. } => ErrorKind::InvalidData,
         }
     }

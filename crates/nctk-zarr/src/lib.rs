@@ -22,13 +22,16 @@ mod attrs;
 pub mod cell;
 mod error;
 pub mod json;
+mod layout;
 pub mod meta;
 pub mod nczarr;
 mod reader;
 mod schema;
 mod selection;
+mod shard;
 mod storage;
 pub mod v3;
+mod vlen;
 pub mod write;
 
 pub use attrs::{

@@ -91,7 +91,7 @@ impl ZarrReader {
     ) -> Result<Values, ZarrError> {
         let name = &self.schema.var(var).name;
         let n = sel.num_elements().unwrap_or(0) as usize;
-        let fill = meta.cell.decode(&meta.fill);
+        let fill = meta.fill_values();
         let mut out = Values::with_capacity(fill.dtype(), n);
         // Element by element along the selection (rare path).
         let rank = sel.rank();

@@ -27,11 +27,13 @@ use bytes::Bytes;
 use nctk_codec::{CodecError, Pipeline};
 use nctk_model::bytes::values_as_bytes_mut;
 use nctk_model::{DataType, Selection, Values};
-use nctk_store::kv::{ReadableStore, StoreKey, StorePrefix};
+use nctk_store::kv::{ByteRange, ReadableStore, StoreKey, StorePrefix};
 use rayon::prelude::*;
 
 use crate::cell::{narrow_utf32, Cell};
-use crate::ZarrError;
+use crate::layout::{ChunkKeys, ChunkOrder};
+use crate::shard::{Located, Shards};
+use crate::{vlen, ZarrError};
 
 /// What the reader knows about one Zarr array.
 #[derive(Debug)]
@@ -42,9 +44,13 @@ pub(crate) struct ArrayMeta {
     pub cell: Cell,
     /// Stored bytes per element (from the dtype).
     pub itemsize: u64,
-    pub order_f: bool,
-    pub separator: char,
-    /// One cell of fill, `cell.width()` bytes.
+    /// The order of the elements inside a decoded chunk.
+    pub order: ChunkOrder,
+    /// How chunk (or shard) coordinates become keys.
+    pub keys: ChunkKeys,
+    /// The sharding, when chunks are inner chunks of shards.
+    pub shards: Option<Shards>,
+    /// One cell of fill, `cell.width()` bytes (a vlen string: its UTF-8).
     pub fill: Vec<u8>,
     pub pipeline: Option<Pipeline>,
     /// Why the codecs cannot be used, reported when a chunk is read.
@@ -52,15 +58,18 @@ pub(crate) struct ArrayMeta {
 }
 
 impl ArrayMeta {
+    /// The key of the object holding chunk `idx`: the chunk itself, or
+    /// its shard.
     fn chunk_key(&self, idx: &[u64]) -> String {
-        if idx.is_empty() {
-            return "0".into();
+        match &self.shards {
+            None => self.keys.key(idx),
+            Some(s) => self.keys.key(&s.shard_of(idx)),
         }
-        let sep = self.separator.to_string();
-        idx.iter()
-            .map(u64::to_string)
-            .collect::<Vec<_>>()
-            .join(&sep)
+    }
+
+    /// The fill as one value.
+    pub(crate) fn fill_values(&self) -> Values {
+        self.cell.decode(&self.fill)
     }
 
     /// Elements per chunk (checked).
@@ -135,7 +144,8 @@ impl Output {
         }
     }
 
-    fn finish(mut self, cell: Cell) -> Values {
+    /// The values: cells decoded, vlen string ids resolved in `strings`.
+    fn finish(mut self, cell: Cell, strings: Option<Vec<String>>) -> Values {
         let w = cell.width();
         if matches!(self, Output::Typed(_))
             && w > 1
@@ -150,9 +160,21 @@ impl Output {
                 swap(buf);
             }
         }
-        match self {
-            Output::Typed(v) => v,
-            Output::Bytes(b) => cell.decode(&b),
+        match (self, strings) {
+            (Output::Typed(v), _) => v,
+            (Output::Bytes(b), Some(mut strings)) => Values::String(
+                b.chunks_exact(8)
+                    .map(|id| {
+                        let id = u64::from_ne_bytes(id.try_into().unwrap_or_default()) as usize;
+                        // Each id but the fill's (0) is used once.
+                        match id {
+                            0 => strings[0].clone(),
+                            i => std::mem::take(&mut strings[i]),
+                        }
+                    })
+                    .collect(),
+            ),
+            (Output::Bytes(b), None) => cell.decode(&b),
         }
     }
 }
@@ -188,6 +210,10 @@ struct Plan<'a> {
     chunk_elems: u64,
     width: usize,
     fill_is_zero: bool,
+    /// Chunk elements are in C order (ignoring axes of length 1).
+    c_order: bool,
+    /// Vlen strings read so far, by id (0: the fill); `None` for other cells.
+    strings: Option<Mutex<Vec<String>>>,
 }
 
 impl Plan<'_> {
@@ -217,7 +243,7 @@ impl Plan<'_> {
     /// Whether the chunk `picks` maps whole onto one contiguous output
     /// region laid out as the chunk is stored.
     fn is_direct(&self, picks: &[usize], idx: &[u64]) -> bool {
-        if self.meta.itemsize as usize != self.width {
+        if self.meta.itemsize as usize != self.width || self.strings.is_some() {
             return false;
         }
         let rank = picks.len();
@@ -243,8 +269,7 @@ impl Plan<'_> {
         }) {
             return false;
         }
-        // F order matches C order when at most one dimension is longer than 1.
-        !self.meta.order_f || self.meta.chunks.iter().filter(|&&c| c > 1).count() <= 1
+        self.c_order
     }
 
     /// Calls `f(out_cell, in_cell, cells)` for each run of the chunk's
@@ -267,7 +292,7 @@ impl Plan<'_> {
         let hi: Vec<u64> = (0..rank).map(|d| self.per_dim[d][picks[d]].2).collect();
         let last = rank - 1;
         // The run covers dims m..=last.
-        let in_contig_last = !self.meta.order_f
+        let in_contig_last = self.c_order
             && (self.sel.stride[last] == 1 || hi[last] - lo[last] == 1)
             || rank == 1 && self.sel.stride[0] == 1;
         let elementwise = !out_only && !in_contig_last;
@@ -277,7 +302,7 @@ impl Plan<'_> {
                 let full = if out_only {
                     lo[m] == 0 && hi[m] == self.sel.count[m]
                 } else {
-                    !self.meta.order_f && self.full_in(m, lo[m], hi[m], idx)
+                    self.c_order && self.full_in(m, lo[m], hi[m], idx)
                 };
                 if !full {
                     break;
@@ -332,6 +357,35 @@ impl Plan<'_> {
             .key(&self.meta.chunk_key(&self.idx(picks)))?)
     }
 
+    /// The chunks `picks` (each one chunk's picks), each with the key of
+    /// its object: whole objects, or inner chunks read from their shards
+    /// (the indexes first, then the chunks' byte ranges, coalesced).
+    fn fetch<S: ReadableStore + ?Sized>(
+        &self,
+        store: &S,
+        picks: &[Vec<usize>],
+    ) -> Result<Vec<(StoreKey, Option<Bytes>)>, ZarrError> {
+        let keys = picks
+            .iter()
+            .map(|p| self.key(p))
+            .collect::<Result<Vec<_>, _>>()?;
+        let Some(shards) = &self.meta.shards else {
+            let raws = match &keys[..] {
+                [one] => vec![store.get(one)?],
+                _ => store.get_many(&keys)?,
+            };
+            return Ok(keys.into_iter().zip(raws).collect());
+        };
+        let leaves: Vec<(StoreKey, Vec<u64>)> = keys
+            .iter()
+            .cloned()
+            .zip(picks.iter().map(|p| self.idx(p)))
+            .collect();
+        let located = shards.locate(store, &leaves)?;
+        let raws = read_located(store, &located)?;
+        Ok(keys.into_iter().zip(raws).collect())
+    }
+
     /// Decodes and places one fetched chunk (`None`: missing, read as fill)
     /// into `slab` (the output rows of its first-dimension chunk, starting
     /// at cell `base`).
@@ -361,14 +415,20 @@ impl Plan<'_> {
                 return decode_into(self.meta, key.as_ref(), &raw, self.chunk_bytes, &mut out);
             }
         }
-        let data = decode_chunk(
-            self.meta,
-            key.as_ref(),
-            &raw,
-            self.chunk_bytes,
-            self.chunk_elems,
-            scratch,
-        )?;
+        let data = match &self.strings {
+            Some(strings) => {
+                self.decode_strings(key, &raw, strings, scratch)?;
+                Cow::Borrowed(&scratch[..])
+            }
+            None => decode_chunk(
+                self.meta,
+                key.as_ref(),
+                &raw,
+                self.chunk_bytes,
+                self.chunk_elems,
+                scratch,
+            )?,
+        };
         let mut out = lock(slab);
         self.runs(picks, &idx, *base, false, |o, i, n| {
             out[o * w..(o + n) * w].copy_from_slice(&data[i * w..(i + n) * w]);
@@ -376,6 +436,51 @@ impl Plan<'_> {
         Ok(())
     }
 }
+
+impl Plan<'_> {
+    /// Decodes a chunk of vlen strings into `scratch` as the ids of its
+    /// strings, added to `strings`.
+    fn decode_strings(
+        &self,
+        key: &StoreKey,
+        raw: &[u8],
+        strings: &Mutex<Vec<String>>,
+        scratch: &mut Vec<u8>,
+    ) -> Result<(), ZarrError> {
+        if let Some(source) = &self.meta.codec_error {
+            return Err(ZarrError::Codec {
+                key: key.to_string(),
+                source: source.clone(),
+            });
+        }
+        let decoded = match &self.meta.pipeline {
+            None => Cow::Borrowed(raw),
+            Some(p) => Cow::Owned(p.decode_unsized(raw, VLEN_CHUNK_LIMIT).map_err(|source| {
+                ZarrError::Codec {
+                    key: key.to_string(),
+                    source,
+                }
+            })?),
+        };
+        let items =
+            vlen::decode(&decoded, self.chunk_elems).map_err(|reason| ZarrError::Chunk {
+                key: key.to_string(),
+                reason,
+            })?;
+        let mut all = strings
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        scratch.clear();
+        for item in items {
+            scratch.extend_from_slice(&(all.len() as u64).to_ne_bytes());
+            all.push(String::from_utf8_lossy(item).into_owned());
+        }
+        Ok(())
+    }
+}
+
+/// The most bytes one chunk of vlen strings may decode to.
+const VLEN_CHUNK_LIMIT: usize = 1 << 30;
 
 /// Fetched chunks: (task number, key) and the value, `None` when missing.
 type Fetched = Vec<((u64, StoreKey), Option<Bytes>)>;
@@ -454,6 +559,69 @@ fn fetch_ahead<T: Send>(
     })
 }
 
+/// Byte ranges closer than this are read in one request.
+const COALESCE_GAP: u64 = 1 << 20;
+/// The longest request coalescing makes.
+const COALESCE_MAX: u64 = 64 << 20;
+
+/// The bytes of located inner chunks (`None` for missing ones), nearby
+/// ranges of one object read in one request.
+fn read_located<S: ReadableStore + ?Sized>(
+    store: &S,
+    located: &[Located],
+) -> Result<Vec<Option<Bytes>>, ZarrError> {
+    let mut order: Vec<usize> = (0..located.len())
+        .filter(|&i| matches!(located[i], Located::At(..)))
+        .collect();
+    let at = |i: usize| match &located[i] {
+        Located::At(k, r) => (k, r.clone()),
+        Located::Missing => unreachable!("only located chunks are ordered"),
+    };
+    order.sort_by(|&a, &b| {
+        let (ka, ra) = at(a);
+        let (kb, rb) = at(b);
+        (ka, ra.start).cmp(&(kb, rb.start))
+    });
+    // Requests, each with the chunks it covers.
+    let mut requests: Vec<(StoreKey, Range<u64>, Vec<usize>)> = vec![];
+    for i in order {
+        let (key, r) = at(i);
+        match requests.last_mut() {
+            Some((k, span, members))
+                if k == key
+                    && r.start <= span.end.saturating_add(COALESCE_GAP)
+                    && r.end.max(span.end) - span.start <= COALESCE_MAX =>
+            {
+                span.end = span.end.max(r.end);
+                members.push(i);
+            }
+            _ => requests.push((key.clone(), r, vec![i])),
+        }
+    }
+    let asks: Vec<(StoreKey, ByteRange)> = requests
+        .iter()
+        .map(|(k, r, _)| (k.clone(), ByteRange::Bounded(r.clone())))
+        .collect();
+    let got = match &asks[..] {
+        [] => vec![],
+        [(k, ByteRange::Bounded(r))] => vec![store.get_range(k, r.clone())?],
+        _ => store.get_ranges(&asks)?,
+    };
+    let mut out: Vec<Option<Bytes>> = vec![None; located.len()];
+    for ((key, span, members), bytes) in requests.into_iter().zip(got) {
+        let bytes = bytes.ok_or_else(|| ZarrError::Chunk {
+            key: key.to_string(),
+            reason: "the shard disappeared while it was read".into(),
+        })?;
+        for i in members {
+            let (_, r) = at(i);
+            out[i] =
+                Some(bytes.slice((r.start - span.start) as usize..(r.end - span.start) as usize));
+        }
+    }
+    Ok(out)
+}
+
 fn lock<'a, 'b>(m: &'a Mutex<&'b mut [u8]>) -> std::sync::MutexGuard<'a, &'b mut [u8]> {
     // A panic while holding the lock leaves at most a half-copied chunk in
     // an output nobody will see (the panic propagates).
@@ -469,13 +637,17 @@ pub(crate) fn read_selection<S: ReadableStore + ?Sized>(
 ) -> Result<Values, ZarrError> {
     let (mut out, n) = alloc_output(meta, var, sel)?;
     if n == 0 {
-        return Ok(out.finish(meta.cell));
+        return Ok(out.finish(meta.cell, None));
     }
     let plan = Plan::new(meta, sel, var)?;
     let slabs = plan.slabs(out.bytes_mut());
     read_chunks(store, &plan, &slabs, var)?;
     drop(slabs);
-    Ok(out.finish(meta.cell))
+    let strings = plan.strings.map(|m| {
+        m.into_inner()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    });
+    Ok(out.finish(meta.cell, strings))
 }
 
 /// The error for a read of `var` whose `what` overflows.
@@ -514,16 +686,7 @@ impl<'a> Plan<'a> {
         for d in (0..rank.saturating_sub(1)).rev() {
             out_stride[d] = out_stride[d + 1] * sel.count[d + 1];
         }
-        let mut chunk_stride = vec![1u64; rank];
-        if meta.order_f {
-            for d in 1..rank {
-                chunk_stride[d] = chunk_stride[d - 1] * meta.chunks[d - 1];
-            }
-        } else {
-            for d in (0..rank.saturating_sub(1)).rev() {
-                chunk_stride[d] = chunk_stride[d + 1] * meta.chunks[d + 1];
-            }
-        }
+        let chunk_stride = meta.order.strides(&meta.chunks);
         let chunk_elems = meta
             .chunk_elems()
             .ok_or_else(|| too_large(var, "chunk size"))?;
@@ -539,7 +702,10 @@ impl<'a> Plan<'a> {
             chunk_bytes,
             chunk_elems,
             width: meta.cell.width(),
-            fill_is_zero: meta.fill.iter().all(|&b| b == 0),
+            fill_is_zero: meta.cell == Cell::VlenString || meta.fill.iter().all(|&b| b == 0),
+            c_order: meta.order.is_c(&meta.chunks),
+            strings: (meta.cell == Cell::VlenString)
+                .then(|| Mutex::new(vec![String::from_utf8_lossy(&meta.fill).into_owned()])),
         })
     }
 
@@ -597,12 +763,9 @@ fn read_chunks<S: ReadableStore + ?Sized>(
         picks
     };
     let fetch = |tasks: Range<u64>| -> Result<Fetched, ZarrError> {
-        let keys = tasks
-            .clone()
-            .map(|t| plan.key(&picks_of(t)))
-            .collect::<Result<Vec<_>, _>>()?;
-        let raws = store.get_many(&keys)?;
-        Ok(tasks.zip(keys).zip(raws).collect())
+        let picks: Vec<Vec<usize>> = tasks.clone().map(picks_of).collect();
+        let got = plan.fetch(store, &picks)?;
+        Ok(tasks.zip(got).map(|(t, (k, raw))| ((t, k), raw)).collect())
     };
     let run = |scratch: &mut Vec<u8>, ((t, key), raw): ((u64, StoreKey), Option<Bytes>)| {
         let picks = picks_of(t);
@@ -623,8 +786,10 @@ fn read_chunks<S: ReadableStore + ?Sized>(
         // Local storage: each task fetches its own chunk on the decoding
         // thread, while the bytes are hot in cache.
         let each = |scratch: &mut Vec<u8>, t: u64| -> Result<(), ZarrError> {
-            let key = plan.key(&picks_of(t))?;
-            let raw = store.get(&key)?;
+            let mut got = plan.fetch(store, &[picks_of(t)])?;
+            let (key, raw) = got
+                .pop()
+                .unwrap_or_else(|| unreachable!("one chunk asked, one given"));
             run(scratch, ((t, key), raw))
         };
         if n_tasks <= 1 || rayon::current_num_threads() <= 1 {

@@ -28,7 +28,7 @@ pub(crate) fn var_storage(
         filters: filter_text(za, dtype_text),
         codecs: codecs_text(za),
         endianness: match cell {
-            Cell::Char | Cell::FixedBytes { .. } => None,
+            Cell::Char | Cell::FixedBytes { .. } | Cell::VlenString => None,
             c if c.big_endian() => Some(Endianness::Big),
             _ => Some(Endianness::Little),
         },

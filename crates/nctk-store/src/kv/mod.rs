@@ -38,7 +38,7 @@ pub use directory::DirectoryStore;
 pub use error::StoreError;
 pub use key::{StoreKey, StorePrefix};
 pub use memory::MemoryStore;
-pub use traits::{ListableStore, Listing, ReadListStore, ReadableStore, WritableStore};
+pub use traits::{ByteRange, ListableStore, Listing, ReadListStore, ReadableStore, WritableStore};
 pub use value_source::ValueSource;
 pub use zip::{StagedZipStore, ZipRoot, ZipStore, ZipStoreWriter};
 

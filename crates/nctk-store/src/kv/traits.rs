@@ -35,8 +35,47 @@ pub trait ReadableStore: Send + Sync {
         keys.iter().map(|k| self.get(k)).collect()
     }
 
+    /// Byte ranges of objects, in the order of `requests` (`None` for a
+    /// missing key); the first failure, in request order, is the error. A
+    /// range past an object's end is an error, as in
+    /// [`get_range`](Self::get_range).
+    ///
+    /// The default reads them one after another (a suffix through
+    /// [`size`](Self::size) first); backends that can have several reads in
+    /// flight, or ask for a suffix in one request, override it.
+    fn get_ranges(
+        &self,
+        requests: &[(StoreKey, ByteRange)],
+    ) -> Result<Vec<Option<Bytes>>, StoreError> {
+        requests
+            .iter()
+            .map(|(key, range)| match range {
+                ByteRange::Bounded(r) => self.get_range(key, r.clone()),
+                ByteRange::Suffix(n) => match self.size(key)? {
+                    None => Ok(None),
+                    Some(len) if *n > len => Err(StoreError::RangeOutOfBounds {
+                        key: key.to_string(),
+                        start: 0,
+                        end: *n,
+                        len,
+                    }),
+                    Some(len) => self.get_range(key, len - n..len),
+                },
+            })
+            .collect()
+    }
+
     /// What this backend can do.
     fn capabilities(&self) -> Capabilities;
+}
+
+/// Which bytes of an object a [`ReadableStore::get_ranges`] request asks for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ByteRange {
+    /// These bytes.
+    Bounded(Range<u64>),
+    /// The last `n` bytes (an object shorter than `n` is an error).
+    Suffix(u64),
 }
 
 /// The immediate children of a prefix: objects and sub-prefixes, each sorted.
@@ -125,6 +164,9 @@ macro_rules! forward_readable {
             }
             fn get_many(&self, keys: &[StoreKey]) -> Result<Vec<Option<Bytes>>, StoreError> {
                 (**self).get_many(keys)
+            }
+            fn get_ranges(&self, requests: &[(StoreKey, ByteRange)]) -> Result<Vec<Option<Bytes>>, StoreError> {
+                (**self).get_ranges(requests)
             }
             fn capabilities(&self) -> Capabilities {
                 (**self).capabilities()

@@ -13,11 +13,14 @@ use serde_json::{Map, Value};
 
 use crate::attrs;
 use crate::cell::Cell;
+use crate::layout::{ChunkKeys, ChunkOrder};
 use crate::meta::{self, Dtype, ZArray, ZGroup, ZMetadata};
 use crate::nczarr::{self, ArrayInfo, GroupInfo};
 use crate::selection::ArrayMeta;
 use crate::storage::{pipeline_for, var_storage};
 use crate::ZarrError;
+
+mod v3;
 
 /// How to interpret a store, as netCDF-C's `#mode=` flags say.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -62,6 +65,7 @@ pub(crate) fn build(store: &dyn ReadListStore, opts: ZarrOptions) -> Result<Buil
         nczarr: false,
         schema: Schema::new(),
         arrays: vec![],
+        v3_nodes: None,
     };
     b.root_metadata()?;
     let gk = key(".zgroup")?;
@@ -76,9 +80,14 @@ pub(crate) fn build(store: &dyn ReadListStore, opts: ZarrOptions) -> Result<Buil
                 nczarr: false,
             });
         }
+        let v3 = key(v3::ZARR_JSON)?;
+        if let Some(root) = b.json(&v3)? {
+            b.v3_root(root, &v3)?;
+            return Ok(b.built());
+        }
         return Err(ZarrError::NotZarr {
             key: gk.to_string(),
-            reason: "no .zgroup at the root of the store",
+            reason: "neither .zgroup (Zarr v2) nor zarr.json (Zarr v3) at the root of the store",
         });
     };
     let zgroup: ZGroup = meta::from_value(gk.as_str(), zg)?;
@@ -97,17 +106,7 @@ pub(crate) fn build(store: &dyn ReadListStore, opts: ZarrOptions) -> Result<Buil
         || b.exists(&key(".nczarr")?)?;
     b.nczarr = has_superblock && !opts.pure_zarr;
     b.group(GroupId::ROOT, &StorePrefix::root(), &zgroup)?;
-    let Builder {
-        schema,
-        arrays,
-        nczarr,
-        ..
-    } = b;
-    Ok(Built {
-        schema,
-        arrays,
-        nczarr,
-    })
+    Ok(b.built())
 }
 
 fn key(s: &str) -> Result<StoreKey, ZarrError> {
@@ -126,6 +125,8 @@ struct Builder<'a> {
     nczarr: bool,
     schema: Schema,
     arrays: Vec<ArrayMeta>,
+    /// Zarr v3: the root's inline consolidated metadata, node JSON by path.
+    v3_nodes: Option<Map<String, Value>>,
 }
 
 /// The metadata objects a group's or an array's opening may read.
@@ -134,11 +135,20 @@ const GROUP_KEYS: [&str; 5] = [".zattrs", ".nczattr", ".nczattrs", ".nczgroup", 
 const CHILD_KEYS: [&str; 5] = [".zarray", ".zgroup", ".zattrs", ".nczattr", ".nczattrs"];
 
 impl Builder<'_> {
+    /// What was read.
+    fn built(self) -> Built {
+        Built {
+            schema: self.schema,
+            arrays: self.arrays,
+            nczarr: self.nczarr,
+        }
+    }
+
     /// Fetches the root's metadata in one batch (network stores), the
     /// consolidated metadata with it when asked for, and keeps the
     /// consolidated metadata when there is one.
     fn root_metadata(&mut self) -> Result<(), ZarrError> {
-        let mut root_keys = vec![".zgroup", ".zarray"];
+        let mut root_keys = vec![".zgroup", ".zarray", v3::ZARR_JSON];
         root_keys.extend(GROUP_KEYS);
         if self.opts.consolidated {
             root_keys.push(".zmetadata");
@@ -392,14 +402,20 @@ impl Builder<'_> {
     fn array(&mut self, gid: GroupId, name: &str, prefix: &StorePrefix) -> Result<(), ZarrError> {
         let zk = prefix.key(".zarray")?;
         let za = self.zarray(name, &zk)?;
-        let (dtype_text, dtype) = dtype_of(&za, &zk)?;
-        let (order_f, separator) = order_and_separator(&za, &zk)?;
-        check_sizes(&za, dtype, &zk)?;
+        let (za, object) = without_vlen_filter(za, &zk)?;
+        let (dtype_text, cell, itemsize) = match object {
+            true => ("|O", Cell::VlenString, 8),
+            false => {
+                let (text, dtype) = dtype_of(&za, &zk)?;
+                (text, Cell::for_dtype(dtype, !self.nczarr), dtype.itemsize())
+            }
+        };
+        let (order, keys) = order_and_keys(&za, &zk)?;
+        check_sizes(&za, itemsize, &zk)?;
 
         let zattrs = self.attrs_of(prefix)?;
         let types = self.attr_types(prefix, &zattrs, &za.extra)?;
         let info = self.array_info(prefix, &zk, &zattrs, &za)?;
-        let cell = Cell::for_dtype(dtype, !self.nczarr);
         let nc_scalar = info.as_ref().is_some_and(|i| i.scalar);
         let dims = self.array_dims(gid, &za, info.as_ref(), &zattrs, &zk)?;
 
@@ -413,7 +429,7 @@ impl Builder<'_> {
         for a in attributes {
             self.schema.set_attr(gid, Some(vid), a);
         }
-        let (fill, stored_fill) = fills(fill_attr, &za, cell, &zk)?;
+        let (fill, stored_fill) = fills(fill_attr, &za.fill_value, cell, &zk)?;
 
         let (pipeline, codec_error) = pipeline_for(&za, dtype_text);
         self.schema.var_mut(vid).storage =
@@ -423,9 +439,10 @@ impl Builder<'_> {
             shape: za.shape.clone(),
             chunks: za.chunks.clone(),
             cell,
-            itemsize: dtype.itemsize(),
-            order_f,
-            separator,
+            itemsize,
+            order,
+            keys,
+            shards: None,
             fill,
             pipeline,
             codec_error,
@@ -636,13 +653,41 @@ fn dtype_of<'a>(za: &'a ZArray, zk: &StoreKey) -> Result<(&'a str, Dtype), ZarrE
     Ok((dtype_text, dtype))
 }
 
-/// Whether the chunks are in Fortran order, and the separator of chunk
-/// key indices.
-fn order_and_separator(za: &ZArray, zk: &StoreKey) -> Result<(bool, char), ZarrError> {
+/// The numcodecs filters that turn an object array's items into bytes.
+const VLEN_FILTERS: [&str; 2] = ["vlen-utf8", "vlen-bytes"];
+
+/// An object (`|O`) array's metadata without the vlen filter that
+/// serialises its items (xarray's strings with `zarr_format=2`), and
+/// whether it is one; an object array without one cannot be read.
+fn without_vlen_filter(mut za: ZArray, zk: &StoreKey) -> Result<(ZArray, bool), ZarrError> {
+    if za.dtype.as_str() != Some("|O") {
+        return Ok((za, false));
+    }
+    let id = |f: &Value| f.get("id").and_then(Value::as_str).map(str::to_string);
+    let filters = za.filters.as_array().cloned().unwrap_or_default();
+    let Some(at) = filters
+        .iter()
+        .position(|f| id(f).is_some_and(|i| VLEN_FILTERS.contains(&i.as_str())))
+    else {
+        return Err(ZarrError::UnsupportedDtype {
+            key: zk.to_string(),
+            dtype: "|O".into(),
+            reason: "an object array needs a vlen-utf8 or vlen-bytes filter",
+        });
+    };
+    let mut rest = filters;
+    rest.remove(at);
+    za.filters = Value::Array(rest);
+    Ok((za, true))
+}
+
+/// The order of elements in a chunk, and how chunk keys are made.
+fn order_and_keys(za: &ZArray, zk: &StoreKey) -> Result<(ChunkOrder, ChunkKeys), ZarrError> {
     let bad = |reason: String| ZarrError::meta(zk, reason);
-    let order_f = match za.order.as_str() {
-        "C" => false,
-        "F" => true,
+    let rank = za.shape.len();
+    let order = match za.order.as_str() {
+        "C" => ChunkOrder::c(rank),
+        "F" => ChunkOrder::fortran(rank),
         other => return Err(bad(format!("order {other:?} is neither \"C\" nor \"F\""))),
     };
     let separator = match za.dimension_separator.as_deref() {
@@ -654,22 +699,33 @@ fn order_and_separator(za: &ZArray, zk: &StoreKey) -> Result<(bool, char), ZarrE
             )))
         }
     };
-    Ok((order_f, separator))
+    Ok((order, ChunkKeys::V2 { separator }))
 }
 
 /// Checks that the array's and a chunk's element counts and sizes do not
 /// overflow (a chunk's size must fit in memory's address space).
-fn check_sizes(za: &ZArray, dtype: Dtype, zk: &StoreKey) -> Result<(), ZarrError> {
+fn check_sizes(za: &ZArray, itemsize: u64, zk: &StoreKey) -> Result<(), ZarrError> {
+    check_sizes_of(&za.shape, &za.chunks, itemsize, zk)
+}
+
+/// Checks that an array's and a chunk's element counts and sizes do not
+/// overflow (a chunk's size must fit in memory's address space).
+fn check_sizes_of(
+    shape: &[u64],
+    chunks: &[u64],
+    itemsize: u64,
+    zk: &StoreKey,
+) -> Result<(), ZarrError> {
     let bad = |reason: &str| ZarrError::meta(zk, reason);
-    za.shape
+    shape
         .iter()
         .try_fold(1u64, |a, &s| a.checked_mul(s))
-        .and_then(|n| n.checked_mul(dtype.itemsize()))
+        .and_then(|n| n.checked_mul(itemsize))
         .ok_or_else(|| bad("shape overflows"))?;
-    za.chunks
+    chunks
         .iter()
         .try_fold(1u64, |a, &s| a.checked_mul(s))
-        .and_then(|n| n.checked_mul(dtype.itemsize()))
+        .and_then(|n| n.checked_mul(itemsize))
         .filter(|&n| usize::try_from(n).is_ok())
         .ok_or_else(|| bad("chunk size overflows"))?;
     Ok(())
@@ -712,7 +768,7 @@ fn fill_attribute(attributes: &[Attribute], cell: Cell) -> Option<Values> {
 /// storage reports).
 fn fills(
     fill_attr: Option<Values>,
-    za: &ZArray,
+    fill_value: &Value,
     cell: Cell,
     zk: &StoreKey,
 ) -> Result<(Vec<u8>, Option<Vec<u8>>), ZarrError> {
@@ -723,7 +779,7 @@ fn fills(
     let stored_fill = match fill {
         Some(_) => None,
         None => cell
-            .fill_bytes(&za.fill_value)
+            .fill_bytes(fill_value)
             .map_err(|source| ZarrError::FillValue {
                 key: zk.to_string(),
                 source,
