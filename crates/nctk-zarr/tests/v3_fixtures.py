@@ -5,10 +5,11 @@
 #
 # The matrix, sampled (not a full product):
 # * dtypes.zarr: every data type zarr-python writes in v3 (bool, int8..int64,
-#   uint8..uint64, float16/32/64, complex64/128, string, bytes,
-#   fixed-length UTF-32, null-terminated bytes, numpy datetime64 and
-#   timedelta64), each with edge chunks, some chunks never written (fill),
-#   non-default fill values, and a 0-d twin;
+#   uint8..uint64, float16/32/64, string, fixed-length UTF-32, numpy
+#   datetime64 and timedelta64), each with edge chunks, some chunks never
+#   written (fill), non-default fill values, and a 0-d twin;
+#   dtype_{bytes,complex,null_terminated,raw}.zarr: variable-length bytes,
+#   complex64/128, null-terminated bytes and raw bytes so;
 # * codec_<chain>.zarr: one store per codec chain (bytes both endians,
 #   gzip, zstd, blosc lz4/zstd x shuffles, crc32c, transpose, and the
 #   numcodecs.* codecs zarr-python writes), an int32 and a float64 array each;
@@ -23,9 +24,11 @@
 # * xarray_v3.zarr, xarray_v2.zarr: xarray's to_zarr defaults for the same
 #   dataset (strings, datetimes, coordinates, CF attributes); the v2 one
 #   has `|O` string arrays with the vlen-utf8 filter;
-# * twin_v3.zarr, twin_v2.zarr: the same arrays written by zarr-python with
-#   zarr_format=3 and 2 (v2 with xarray's `_ARRAY_DIMENSIONS`; strings as
-#   `|O` with vlen-utf8), whose dumps must be equal;
+# * twin_v3.zarr, twin_v2.zarr (one group) and twin_groups_v3.zarr,
+#   twin_groups_v2.zarr (a subgroup with dimensions of its own): the same
+#   arrays written by zarr-python with zarr_format=3 and 2 (v2 with
+#   xarray's `_ARRAY_DIMENSIONS`; strings as `|O` with vlen-utf8), whose
+#   dumps must be equal;
 # * tensorstore.zarr: arrays written by tensorstore's zarr3 driver, sharded
 #   and not (the root group by zarr-python: tensorstore writes no groups).
 #
@@ -96,7 +99,7 @@ def array(group, name, data, chunks=CHUNKS, **kw):
 
 
 def dtypes():
-    g = zarr.open_group(path("dtypes"), mode="w", zarr_format=3)
+    top = zarr.open_group(path("dtypes"), mode="w", zarr_format=3)
     cases = {
         "bool": np.arange(35).reshape(SHAPE) % 3 == 0,
         "float16": floats(np.float16),
@@ -108,6 +111,7 @@ def dtypes():
         "fixed_utf32": strings().astype("U12"),
         "null_terminated": np.array([s.encode()[:6] for s in strings().flat], dtype="S6").reshape(SHAPE),
         "bytes": np.array([s.encode() for s in strings().flat], dtype=object).reshape(SHAPE),
+        "raw_bytes": np.frombuffer(bytes(range(140)), dtype="V4").reshape(SHAPE),
         "datetime64_s": (np.arange(35, dtype=np.int64) * 86_399 - 10**6).astype("datetime64[s]").reshape(SHAPE),
         "datetime64_ms": (np.arange(35, dtype=np.int64) * 3_600_007).astype("datetime64[ms]").reshape(SHAPE),
         "timedelta64_us": (np.arange(35, dtype=np.int64) * -12345).astype("timedelta64[us]").reshape(SHAPE),
@@ -115,8 +119,19 @@ def dtypes():
     for t in ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"]:
         cases[t] = ints(np.dtype(t))
     cases["datetime64_s"].flat[5] = np.datetime64("NaT")
+    # Variable-length bytes, complex numbers, null-terminated and raw bytes
+    # in stores of their own (types a reader may refuse alone).
+    apart = {
+        k: zarr.open_group(path("dtype_" + k), mode="w", zarr_format=3)
+        for k in ("raw", "null_terminated", "complex", "bytes")
+    }
+
+    def home(name):
+        return next((g for k, g in apart.items() if k in name), top)
+
     for name, data in cases.items():
         dtype = "bytes" if name == "bytes" else ("str" if name == "string" else data.dtype)
+        g = home(name)
         a = g.create_array(name, shape=SHAPE, chunks=CHUNKS, dtype=dtype, dimension_names=["y", "x"])
         a[...] = data
         # The same type as a scalar, and with chunks left unwritten (fill).
@@ -132,11 +147,11 @@ def dtypes():
         ("fill_f32_nan", "float32", np.nan),
         ("fill_f64_neginf", "float64", -np.inf),
         ("fill_f64", "float64", 9.96921e36),
-        ("fill_c128", "complex128", 1.5 - 2j),
+        ("fill_complex128", "complex128", 1.5 - 2j),
         ("fill_str", "str", "missing"),
         ("fill_bool", "bool", True),
     ]:
-        a = g.create_array(name, shape=SHAPE, chunks=CHUNKS, dtype=dtype, fill_value=fill, dimension_names=["y", "x"])
+        a = home(name).create_array(name, shape=SHAPE, chunks=CHUNKS, dtype=dtype, fill_value=fill, dimension_names=["y", "x"])
         a[0, 0:2] = ["w", "v"] if dtype == "str" else [1, 0]
 
 
@@ -272,7 +287,7 @@ def shards():
     # Strings in shards; 1-d; a single shard bigger than the array.
     s = g.create_array("strings", shape=(13,), chunks=(2,), shards=(6,), dtype="str", dimension_names=["n"])
     s[...] = strings((13,))
-    one = g.create_array("one_shard", shape=(5, 7), chunks=(2, 2), shards=(8, 8), dtype="float32", dimension_names=["y", "x"])
+    one = g.create_array("one_shard", shape=(5, 7), chunks=(2, 2), shards=(8, 8), dtype="float32", dimension_names=["y5", "x7"])
     one[...] = floats(np.float32)
 
 
@@ -354,27 +369,43 @@ def xarray_stores():
 
 def twins():
     """The same arrays, attributes and dimensions in v3 and v2 (as xarray
-    marks dimensions in v2: `_ARRAY_DIMENSIONS`)."""
+    marks dimensions in v2: `_ARRAY_DIMENSIONS`): twin_v*, one group;
+    twin_groups_v*, with a subgroup whose arrays have dimensions of their own."""
     for fmt in (3, 2):
         root = zarr.open_group(path(f"twin_v{fmt}"), mode="w", zarr_format=fmt, attributes={"title": "twin", "n": 3, "vals": [1.5, 2.5]})
+        twin_arrays(
+            fmt,
+            [
+                (root, "temp", floats(np.float32), (2, 3), ["y", "x"], {"units": "K"}),
+                (root, "count", ints(np.dtype("int32")), (5, 7), ["y", "x"], {}),
+                (root, "u8", np.arange(7, dtype="uint8"), (4,), ["x"], {"valid_max": 200}),
+                (root, "big", ints(np.dtype("int64"), (7,)), (3,), ["x"], {}),
+                (root, "d", np.linspace(-1, 1, 5), (5,), ["y"], {"long_name": "dee"}),
+                (root, "names", strings(), (2, 2), ["y", "x"], {"long_name": "names"}),
+                (root, "scalar", np.array(7.25), (), [], {"note": "0-d"}),
+            ],
+        )
+        root = zarr.open_group(path(f"twin_groups_v{fmt}"), mode="w", zarr_format=fmt, attributes={"title": "twin with groups"})
         sub = root.create_group("grp", attributes={"about": "a subgroup"})
-        for g, name, data, chunks, dims, attrs in [
-            (root, "temp", floats(np.float32), (2, 3), ["y", "x"], {"units": "K"}),
-            (root, "count", ints(np.dtype("int32")), (5, 7), ["y", "x"], {}),
-            (root, "u8", np.arange(7, dtype="uint8"), (4,), ["x"], {"valid_max": 200}),
-            (root, "big", ints(np.dtype("int64"), (7,)), (3,), ["x"], {}),
-            (root, "d", np.linspace(-1, 1, 5), (5,), ["y"], {"long_name": "dee"}),
-            (sub, "t", np.arange(6, dtype="int16").reshape(2, 3), (1, 3), ["t", "z"], {"positive": "up"}),
-            (sub, "names", strings((2, 3)), (2, 2), ["t", "z"], {"long_name": "names"}),
-            (root, "scalar", np.array(7.25), (), [], {"note": "0-d"}),
-        ]:
-            dtype = str if data.dtype == object else data.dtype
-            if fmt == 2:
-                attrs = dict(attrs, _ARRAY_DIMENSIONS=dims)
-                a = g.create_array(name, shape=data.shape, chunks=chunks, dtype=dtype, attributes=attrs)
-            else:
-                a = g.create_array(name, shape=data.shape, chunks=chunks, dtype=dtype, attributes=attrs, dimension_names=dims or None)
-            a[...] = data
+        twin_arrays(
+            fmt,
+            [
+                (root, "d", np.linspace(-1, 1, 5), (5,), ["y"], {}),
+                (sub, "t", np.arange(6, dtype="int16").reshape(2, 3), (1, 3), ["t", "z"], {"positive": "up"}),
+                (sub, "names", strings((2, 3)), (2, 2), ["t", "z"], {}),
+            ],
+        )
+
+
+def twin_arrays(fmt, arrays):
+    for g, name, data, chunks, dims, attrs in arrays:
+        dtype = str if data.dtype == object else data.dtype
+        if fmt == 2:
+            attrs = dict(attrs, _ARRAY_DIMENSIONS=dims)
+            a = g.create_array(name, shape=data.shape, chunks=chunks, dtype=dtype, attributes=attrs)
+        else:
+            a = g.create_array(name, shape=data.shape, chunks=chunks, dtype=dtype, attributes=attrs, dimension_names=dims or None)
+        a[...] = data
 
 
 def tensorstore_store():

@@ -455,6 +455,23 @@ fn data_types_and_fill_values() {
 }
 
 #[test]
+fn variable_length_bytes() {
+    check(&["dtype_bytes."]);
+}
+
+#[test]
+fn complex_numbers() {
+    check(&["dtype_complex."]);
+}
+
+/// zarr-python's `null_terminated_bytes` (numpy `S<n>`) as strings, as
+/// `S<n>` reads in v2, and its `raw_bytes` (numpy `V<n>`) as opaque.
+#[test]
+fn fixed_length_bytes() {
+    check(&["dtype_null_terminated.", "dtype_raw."]);
+}
+
+#[test]
 fn codec_chains() {
     check(&["codec_"]);
 }
