@@ -164,8 +164,8 @@ impl Output {
         }
     }
 
-    /// The values: cells decoded, vlen string ids resolved in `strings`.
-    fn finish(mut self, cell: Cell, strings: Option<Vec<String>>) -> Values {
+    /// The values: cells decoded, vlen item ids resolved in `items`.
+    fn finish(mut self, cell: Cell, items: Option<Vec<Vec<u8>>>) -> Values {
         let w = cell.width();
         if matches!(self, Output::Typed(_))
             && w > 1
@@ -180,20 +180,26 @@ impl Output {
                 swap(buf);
             }
         }
-        match (self, strings) {
+        match (self, items) {
             (Output::Typed(v), _) => v,
-            (Output::Bytes(b), Some(mut strings)) => Values::String(
-                b.chunks_exact(8)
-                    .map(|id| {
-                        let id = u64::from_ne_bytes(id.try_into().unwrap_or_default()) as usize;
-                        // Each id but the fill's (0) is used once.
-                        match id {
-                            0 => strings[0].clone(),
-                            i => std::mem::take(&mut strings[i]),
-                        }
-                    })
-                    .collect(),
-            ),
+            (Output::Bytes(b), Some(mut items)) => {
+                // Each id but the fill's (0) is used once.
+                let mut item =
+                    |id: &[u8]| match u64::from_ne_bytes(id.try_into().unwrap_or_default()) {
+                        0 => items[0].clone(),
+                        i => std::mem::take(&mut items[i as usize]),
+                    };
+                let ids = b.chunks_exact(8);
+                match cell {
+                    Cell::VlenBytes { .. } => {
+                        Values::Vlen(ids.map(|id| Values::UByte(item(id))).collect())
+                    }
+                    _ => Values::String(
+                        ids.map(|id| String::from_utf8_lossy(&item(id)).into_owned())
+                            .collect(),
+                    ),
+                }
+            }
             (Output::Bytes(b), None) => cell.decode(&b),
         }
     }
@@ -252,8 +258,8 @@ struct Plan<'a> {
     fill_is_zero: bool,
     /// Chunk elements are in C order (ignoring axes of length 1).
     c_order: bool,
-    /// Vlen strings read so far, by id (0: the fill); `None` for other cells.
-    strings: Option<Mutex<Vec<String>>>,
+    /// Vlen items read so far, by id (0: the fill); `None` for other cells.
+    items: Option<Mutex<Vec<Vec<u8>>>>,
 }
 
 impl Plan<'_> {
@@ -295,7 +301,7 @@ impl Plan<'_> {
     /// Whether the chunk `picks` maps whole onto one contiguous output
     /// region laid out as the chunk is stored.
     fn is_direct(&self, picks: &[usize], idx: &[u64]) -> bool {
-        if self.meta.itemsize as usize != self.width || self.strings.is_some() {
+        if self.meta.itemsize as usize != self.width || self.items.is_some() {
             return false;
         }
         let rank = picks.len();
@@ -470,9 +476,9 @@ impl Plan<'_> {
                 return decode_into(self.meta, key.as_ref(), &raw, geometry.bytes, &mut out);
             }
         }
-        let data = match &self.strings {
-            Some(strings) => {
-                self.decode_strings(key, &raw, geometry.elems, strings, scratch)?;
+        let data = match &self.items {
+            Some(items) => {
+                self.decode_items(key, &raw, geometry.elems, items, scratch)?;
                 Cow::Borrowed(&scratch[..])
             }
             None => decode_chunk(
@@ -493,14 +499,14 @@ impl Plan<'_> {
 }
 
 impl Plan<'_> {
-    /// Decodes a chunk of vlen strings into `scratch` as the ids of its
-    /// strings, added to `strings`.
-    fn decode_strings(
+    /// Decodes a chunk of vlen items into `scratch` as the ids of its
+    /// items, added to `items`.
+    fn decode_items(
         &self,
         key: &StoreKey,
         raw: &[u8],
         elems: u64,
-        strings: &Mutex<Vec<String>>,
+        items: &Mutex<Vec<Vec<u8>>>,
         scratch: &mut Vec<u8>,
     ) -> Result<(), ZarrError> {
         if let Some(source) = &self.meta.codec_error {
@@ -518,23 +524,23 @@ impl Plan<'_> {
                 }
             })?),
         };
-        let items = vlen::decode(&decoded, elems).map_err(|reason| ZarrError::Chunk {
+        let found = vlen::decode(&decoded, elems).map_err(|reason| ZarrError::Chunk {
             key: key.to_string(),
             reason,
         })?;
-        let mut all = strings
+        let mut all = items
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         scratch.clear();
-        for item in items {
+        for item in found {
             scratch.extend_from_slice(&(all.len() as u64).to_ne_bytes());
-            all.push(String::from_utf8_lossy(item).into_owned());
+            all.push(item.to_vec());
         }
         Ok(())
     }
 }
 
-/// The most bytes one chunk of vlen strings may decode to.
+/// The most bytes one chunk of vlen items may decode to.
 const VLEN_CHUNK_LIMIT: usize = 1 << 30;
 
 /// Fetched chunks: (task number, key) and the value, `None` when missing.
@@ -698,11 +704,11 @@ pub(crate) fn read_selection<S: ReadableStore + ?Sized>(
     let slabs = plan.slabs(out.bytes_mut());
     read_chunks(store, &plan, &slabs, var)?;
     drop(slabs);
-    let strings = plan.strings.map(|m| {
+    let items = plan.items.map(|m| {
         m.into_inner()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     });
-    Ok(out.finish(meta.cell, strings))
+    Ok(out.finish(meta.cell, items))
 }
 
 /// The error for a read of `var` whose `what` overflows.
@@ -760,10 +766,12 @@ impl<'a> Plan<'a> {
             out_stride,
             geometry,
             width: meta.cell.width(),
-            fill_is_zero: meta.cell == Cell::VlenString || meta.fill.iter().all(|&b| b == 0),
+            fill_is_zero: meta.cell.is_vlen() || meta.fill.iter().all(|&b| b == 0),
             c_order: meta.order.is_c(&meta.chunks),
-            strings: (meta.cell == Cell::VlenString)
-                .then(|| Mutex::new(vec![String::from_utf8_lossy(&meta.fill).into_owned()])),
+            items: meta
+                .cell
+                .is_vlen()
+                .then(|| Mutex::new(vec![meta.fill.clone()])),
         })
     }
 

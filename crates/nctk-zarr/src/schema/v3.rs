@@ -141,6 +141,8 @@ enum Maker {
         /// Bytes per value.
         size: usize,
     },
+    /// Variable-length bytes: a vlen type of `ubyte` in the root group.
+    VlenBytes,
 }
 
 fn number(dtype: DataType) -> Maker {
@@ -267,7 +269,14 @@ fn type_info(dt: &Named, alias: Option<&str>) -> Result<TypeInfo, &'static str> 
                 n: size,
             }
         }
-        ("string", _) => TypeInfo {
+        ("bytes" | "variable_length_bytes", _) => TypeInfo {
+            cell: Maker::VlenBytes,
+            itemsize: 8,
+            numpy: "|O".into(),
+            units: None,
+            n: 8,
+        },
+        ("string" | "variable_length_utf8", _) => TypeInfo {
             cell: Maker::Simple(|_| Cell::VlenString),
             itemsize: 8,
             numpy: "|O".into(),
@@ -662,7 +671,7 @@ impl Builder<'_> {
             cell = Cell::Utf32 { n: ty.n, big };
         }
         let vlen = leaf.is_some_and(|l| l.repr == Repr::Vlen);
-        if codec_error.is_none() && vlen != (cell == Cell::VlenString) {
+        if codec_error.is_none() && vlen != cell.is_vlen() {
             return Err(ZarrError::meta(
                 key,
                 format!(
@@ -796,6 +805,12 @@ impl Builder<'_> {
                 format!("_Raw{}_t", size * 8),
                 UserTypeKind::Opaque { size: size as u64 },
             ),
+            Maker::VlenBytes => (
+                "_Bytes_t".to_string(),
+                UserTypeKind::Vlen {
+                    base: DataType::UByte,
+                },
+            ),
         };
         let ty = match self.schema.type_by_name(GroupId::ROOT, &name) {
             Some(t) => t,
@@ -807,6 +822,7 @@ impl Builder<'_> {
         Ok(match maker {
             Maker::Complex { double } => Cell::Complex { ty, double, big },
             Maker::Raw { size } => Cell::Raw { ty, size },
+            Maker::VlenBytes => Cell::VlenBytes { ty },
             Maker::Simple(f) => f(big),
         })
     }
