@@ -92,6 +92,7 @@ impl ReadableStore for Counting {
 
 impl ListableStore for Counting {
     fn list_dir(&self, prefix: &StorePrefix) -> Result<Listing, StoreError> {
+        self.log(format!("list_dir {prefix:?}"));
         self.inner.list_dir(prefix)
     }
 }
@@ -101,6 +102,42 @@ fn floats(v: &Values) -> Vec<f64> {
         Values::Float(a) => a.iter().map(|&x| f64::from(x)).collect(),
         other => panic!("expected floats, got {other:?}"),
     }
+}
+
+/// Writes with xarray's `to_zarr` defaults (Zarr v3, consolidated) a
+/// dataset of three variables and a group, at `argv[1]`.
+const PY_XARRAY: &str = r#"
+import sys
+import numpy as np
+import xarray as xr
+ds = xr.Dataset({"t": (("time", "x"), np.arange(6.0).reshape(2, 3)), "s": ("x", ["a", "b", "c"])},
+                coords={"x": [1, 2, 3]})
+ds.to_zarr(sys.argv[1], mode="w")
+xr.Dataset({"u": ("y", [1, 2])}).to_zarr(sys.argv[1], group="g", mode="a")
+"#;
+
+/// Opening a store with zarr-python's inline consolidated metadata reads
+/// the root `zarr.json` and lists nothing.
+#[test]
+fn consolidated_metadata_opens_in_one_request() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("xr.zarr");
+    if require::python_output(&["xarray", "zarr"], PY_XARRAY, [&root]).is_none() {
+        return;
+    }
+    let store = Arc::new(Counting {
+        inner: DirectoryStore::open(&root).unwrap(),
+        requests: Mutex::default(),
+    });
+    let reader = ZarrReader::open(store.clone(), ZarrOptions::default()).unwrap();
+    let requests = store.take();
+    assert_eq!(requests.len(), 1, "{requests:#?}");
+    let schema = reader.schema();
+    let names: Vec<&str> = schema
+        .var_ids()
+        .map(|v| schema.var(v).name.as_str())
+        .collect();
+    assert_eq!(names, ["s", "t", "x", "u"], "{names:?}");
 }
 
 #[test]
