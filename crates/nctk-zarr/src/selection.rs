@@ -441,8 +441,9 @@ impl Plan<'_> {
             .cloned()
             .zip(picks.iter().map(|p| self.idx(p)))
             .collect();
-        let located = shards.locate(store, &leaves)?;
-        let raws = read_located(store, &located)?;
+        let store = shards.through(store);
+        let located = shards.locate(store.as_ref(), &leaves)?;
+        let raws = read_located(store.as_ref(), &located)?;
         Ok(keys.into_iter().zip(raws).collect())
     }
 

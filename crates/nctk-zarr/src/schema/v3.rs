@@ -656,7 +656,7 @@ impl Builder<'_> {
             dtype: Some(&ty.numpy),
         };
         let chain = node.codecs.clone().unwrap_or_default();
-        let (codecs, codec_error) = match codecs::parse(&chain, rank, &grid_chunks, &ctx) {
+        let (codecs, codec_error) = match codecs::parse(&chain, rank, &grid_chunks, &ctx, true) {
             Ok(c) => (Some(c), None),
             Err(ChainError::Codec(e)) => (None, Some(e)),
             Err(ChainError::Invalid(m)) => return Err(ZarrError::meta(key, m)),
@@ -693,7 +693,15 @@ impl Builder<'_> {
                     what: "sharding on a rectilinear chunk grid".into(),
                 })
             }
-            false => Some(Shards::new(levels, key.as_str())?),
+            false => {
+                // Codecs after sharding act on whole shards.
+                let outer = codecs.as_ref().map(|c| c.pipeline.clone());
+                Some(Shards::new(
+                    levels,
+                    outer.filter(|p| !p.is_empty()),
+                    key.as_str(),
+                )?)
+            }
         };
 
         let dims = match ncz
