@@ -53,6 +53,8 @@ pub(crate) struct ArrayMeta {
     pub keys: ChunkKeys,
     /// The sharding, when chunks are inner chunks of shards.
     pub shards: Option<Shards>,
+    /// Vlen items are numcodecs' `json2` JSON (else the binary vlen form).
+    pub json_items: bool,
     /// One cell of fill, `cell.width()` bytes (a vlen string: its UTF-8).
     pub fill: Vec<u8>,
     pub pipeline: Option<Pipeline>,
@@ -525,17 +527,26 @@ impl Plan<'_> {
                 }
             })?),
         };
-        let found = vlen::decode(&decoded, elems).map_err(|reason| ZarrError::Chunk {
+        let chunk_error = |reason| ZarrError::Chunk {
             key: key.to_string(),
             reason,
-        })?;
+        };
+        let found: Vec<Vec<u8>> = if self.meta.json_items {
+            vlen::decode_json(&decoded, elems).map_err(chunk_error)?
+        } else {
+            vlen::decode(&decoded, elems)
+                .map_err(chunk_error)?
+                .into_iter()
+                .map(<[u8]>::to_vec)
+                .collect()
+        };
         let mut all = items
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         scratch.clear();
         for item in found {
             scratch.extend_from_slice(&(all.len() as u64).to_ne_bytes());
-            all.push(item.to_vec());
+            all.push(item);
         }
         Ok(())
     }

@@ -777,6 +777,7 @@ impl Builder<'_> {
             keys,
             shards,
             grid,
+            json_items: false,
             fill,
             pipeline: leaf.map(|l| l.pipeline.clone()).filter(|p| !p.is_empty()),
             codec_error,
