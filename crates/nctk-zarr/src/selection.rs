@@ -686,6 +686,15 @@ fn read_located<S: ReadableStore + ?Sized>(
             key: key.to_string(),
             reason: "the shard disappeared while it was read".into(),
         })?;
+        if bytes.len() as u64 != span.end - span.start {
+            return Err(ZarrError::Chunk {
+                key: key.to_string(),
+                reason: format!(
+                    "asked for bytes {span:?}, the store gave {} bytes",
+                    bytes.len()
+                ),
+            });
+        }
         for i in members {
             let (_, r) = at(i);
             out[i] =
