@@ -2,7 +2,7 @@
 //! Zarr dtypes (and better where netCDF-C fails: `f2`, `b1`, `U<n>`).
 
 use base64::Engine;
-use nctk_model::{DataType, ErrorKind, HasErrorKind, Values};
+use nctk_model::{DataType, ErrorKind, HasErrorKind, TypeId, Values};
 use serde_json::Value;
 
 use nctk_codec::half::{f16_to_f32, f32_to_f16};
@@ -46,6 +46,31 @@ pub enum Cell {
     /// `string`), read as `string`. Assembled as 8-byte ids of the strings
     /// a read decoded; alone (a fill value), a cell is the string's UTF-8.
     VlenString,
+    /// A variable-length byte string (Zarr v3 `bytes`), read as the vlen
+    /// type `ty` of `ubyte`. Assembled as ids, as [`Cell::VlenString`].
+    VlenBytes {
+        /// The vlen type in the schema.
+        ty: TypeId,
+    },
+    /// A complex number (Zarr v3 `complex64` / `complex128`), read as the
+    /// compound type `ty` of two reals `i` (real part) and `j` (imaginary
+    /// part), as netCDF-C's draft v3 appendix maps it.
+    Complex {
+        /// The compound type in the schema.
+        ty: TypeId,
+        /// Parts are doubles (`complex128`), else floats.
+        double: bool,
+        /// Big-endian storage.
+        big: bool,
+    },
+    /// Raw bits of `size` bytes (Zarr v3 `r<N>`), read as the opaque type
+    /// `ty`.
+    Raw {
+        /// The opaque type in the schema.
+        ty: TypeId,
+        /// Bytes per value.
+        size: usize,
+    },
 }
 
 impl Cell {
@@ -93,6 +118,9 @@ impl Cell {
             Cell::Bool => DataType::UByte,
             Cell::Char => DataType::Char,
             Cell::FixedBytes { .. } | Cell::Utf32 { .. } | Cell::VlenString => DataType::String,
+            Cell::Complex { ty, .. } | Cell::Raw { ty, .. } | Cell::VlenBytes { ty } => {
+                DataType::User(*ty)
+            }
         }
     }
 
@@ -105,14 +133,30 @@ impl Cell {
             Cell::Bool | Cell::Char => 1,
             Cell::FixedBytes { n } => *n,
             Cell::Utf32 { n, .. } => n * 4,
-            Cell::VlenString => 8,
+            Cell::VlenString | Cell::VlenBytes { .. } => 8,
+            Cell::Complex { double, .. } => {
+                if *double {
+                    16
+                } else {
+                    8
+                }
+            }
+            Cell::Raw { size, .. } => *size,
         }
+    }
+
+    /// Whether cells are variable-length items (assembled as ids).
+    pub fn is_vlen(&self) -> bool {
+        matches!(self, Cell::VlenString | Cell::VlenBytes { .. })
     }
 
     /// Byte order of multi-byte cells.
     pub fn big_endian(&self) -> bool {
         match self {
-            Cell::Number { big, .. } | Cell::Half { big } | Cell::Utf32 { big, .. } => *big,
+            Cell::Number { big, .. }
+            | Cell::Half { big }
+            | Cell::Utf32 { big, .. }
+            | Cell::Complex { big, .. } => *big,
             _ => false,
         }
     }
@@ -149,6 +193,33 @@ impl Cell {
                     .collect(),
             ),
             Cell::VlenString => Values::String(vec![String::from_utf8_lossy(buf).into_owned()]),
+            Cell::VlenBytes { .. } => Values::Vlen(vec![Values::UByte(buf.to_vec())]),
+            Cell::Complex { double, big, .. } => {
+                let part = if double {
+                    DataType::Double
+                } else {
+                    DataType::Float
+                };
+                let fields = match Values::from_bytes(part, buf, big) {
+                    Values::Float(v) => {
+                        let (re, im) = split_pairs(&v);
+                        vec![Values::Float(re), Values::Float(im)]
+                    }
+                    Values::Double(v) => {
+                        let (re, im) = split_pairs(&v);
+                        vec![Values::Double(re), Values::Double(im)]
+                    }
+                    other => vec![other],
+                };
+                Values::Compound {
+                    len: buf.len() / self.width(),
+                    fields,
+                }
+            }
+            Cell::Raw { size, .. } => Values::Opaque {
+                size,
+                bytes: buf.to_vec(),
+            },
         }
     }
 
@@ -203,6 +274,49 @@ impl Cell {
                 bytes.resize(w, 0);
                 bytes
             }
+            Cell::Complex { double, big, .. } => {
+                let part = if double {
+                    DataType::Double
+                } else {
+                    DataType::Float
+                };
+                let Some([re, im]) = fill
+                    .as_array()
+                    .map(Vec::as_slice)
+                    .and_then(|a| <&[Value; 2]>::try_from(a).ok())
+                else {
+                    return Err(bad());
+                };
+                let mut out = json_number_as(re, part).ok_or_else(bad)?.to_bytes(big);
+                out.extend(json_number_as(im, part).ok_or_else(bad)?.to_bytes(big));
+                out
+            }
+            Cell::Raw { size, .. } => {
+                // A list of byte values (`r<N>`) or base64 (`raw_bytes`).
+                let bytes: Option<Vec<u8>> = match fill {
+                    Value::String(s) => base64::engine::general_purpose::STANDARD.decode(s).ok(),
+                    _ => fill.as_array().and_then(|a| {
+                        a.iter()
+                            .map(|b| b.as_u64().and_then(|b| u8::try_from(b).ok()))
+                            .collect()
+                    }),
+                };
+                match bytes {
+                    Some(b) if b.len() == size => b,
+                    _ => return Err(bad()),
+                }
+            }
+            Cell::VlenBytes { .. } => match fill {
+                Value::String(s) => base64::engine::general_purpose::STANDARD
+                    .decode(s)
+                    .map_err(|_| bad())?,
+                Value::Array(a) => a
+                    .iter()
+                    .map(|b| b.as_u64().and_then(|b| u8::try_from(b).ok()))
+                    .collect::<Option<Vec<u8>>>()
+                    .ok_or_else(bad)?,
+                _ => return Err(bad()),
+            },
             Cell::VlenString => match fill {
                 Value::String(s) => s.as_bytes().to_vec(),
                 _ => return Err(bad()),
@@ -241,6 +355,11 @@ impl HasErrorKind for FillValueError {
     fn kind(&self) -> ErrorKind {
         ErrorKind::InvalidData
     }
+}
+
+/// The even and the odd elements of `v` (real and imaginary parts).
+fn split_pairs<T: Copy>(v: &[T]) -> (Vec<T>, Vec<T>) {
+    v.chunks_exact(2).map(|p| (p[0], p[1])).unzip()
 }
 
 /// A Zarr v3 fill value given as the hex bit pattern of a float

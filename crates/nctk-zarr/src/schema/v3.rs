@@ -9,13 +9,16 @@ use std::collections::HashMap;
 
 use base64::Engine;
 use nctk_codec::CodecContext;
-use nctk_model::{Attribute, DataType, DimId, Endianness, GroupId, Layout, Values, VarStorage};
+use nctk_model::{
+    Attribute, CompoundField, DataType, DimId, Endianness, GroupId, Layout, UserTypeKind, Values,
+    VarStorage,
+};
 use nctk_store::kv::{StoreKey, StorePrefix};
 use serde_json::{Map, Value};
 
 use super::{fill_attribute, fills, var_attributes, Builder};
 use crate::cell::Cell;
-use crate::layout::{ChunkKeys, ChunkOrder};
+use crate::layout::{Axis, ChunkKeys, ChunkOrder};
 use crate::nczarr;
 use crate::selection::ArrayMeta;
 use crate::shard::{ShardLevel, Shards};
@@ -116,17 +119,36 @@ fn type_hint(v3: &str) -> Option<&'static str> {
 /// stored bytes per element, the numpy dtype text codecs see, and the
 /// units attribute it implies (datetimes).
 struct TypeInfo {
-    cell: fn(bool) -> Cell,
+    cell: Maker,
     itemsize: u64,
     numpy: String,
     units: Option<String>,
     n: usize,
 }
 
-fn number(dtype: DataType) -> fn(bool) -> Cell {
+/// How the cell of a data type is made once the byte order is known.
+#[derive(Clone, Copy)]
+enum Maker {
+    /// From the byte order alone.
+    Simple(fn(bool) -> Cell),
+    /// A complex number: a compound type of two reals in the root group.
+    Complex {
+        /// Parts are doubles.
+        double: bool,
+    },
+    /// Raw bits: an opaque type of `size` bytes in the root group.
+    Raw {
+        /// Bytes per value.
+        size: usize,
+    },
+    /// Variable-length bytes: a vlen type of `ubyte` in the root group.
+    VlenBytes,
+}
+
+fn number(dtype: DataType) -> Maker {
     macro_rules! num {
         ($t:expr) => {
-            |big| Cell::Number { dtype: $t, big }
+            Maker::Simple(|big| Cell::Number { dtype: $t, big })
         };
     }
     match dtype {
@@ -171,7 +193,7 @@ fn type_info(dt: &Named, alias: Option<&str>) -> Result<TypeInfo, &'static str> 
     };
     Ok(match (dt.name.as_str(), alias) {
         ("uint8", Some("char")) => TypeInfo {
-            cell: |_| Cell::Char,
+            cell: Maker::Simple(|_| Cell::Char),
             ..fixed(DataType::UByte, "u1")
         },
         (r, Some("string")) if r.starts_with('r') => {
@@ -180,7 +202,7 @@ fn type_info(dt: &Named, alias: Option<&str>) -> Result<TypeInfo, &'static str> 
                 return Err("raw bits of a size that is not a whole number of bytes");
             }
             TypeInfo {
-                cell: |_| Cell::Char,
+                cell: Maker::Simple(|_| Cell::Char),
                 itemsize: (bits / 8) as u64,
                 numpy: format!("|S{}", bits / 8),
                 units: None,
@@ -188,7 +210,7 @@ fn type_info(dt: &Named, alias: Option<&str>) -> Result<TypeInfo, &'static str> 
             }
         }
         ("bool", _) => TypeInfo {
-            cell: |_| Cell::Bool,
+            cell: Maker::Simple(|_| Cell::Bool),
             ..fixed(DataType::UByte, "b1")
         },
         ("int8", _) => fixed(DataType::Byte, "i1"),
@@ -200,7 +222,7 @@ fn type_info(dt: &Named, alias: Option<&str>) -> Result<TypeInfo, &'static str> 
         ("int64", _) => fixed(DataType::Int64, "i8"),
         ("uint64", _) => fixed(DataType::UInt64, "u8"),
         ("float16", _) => TypeInfo {
-            cell: |big| Cell::Half { big },
+            cell: Maker::Simple(|big| Cell::Half { big }),
             itemsize: 2,
             numpy: "<f2".into(),
             units: None,
@@ -208,8 +230,54 @@ fn type_info(dt: &Named, alias: Option<&str>) -> Result<TypeInfo, &'static str> 
         },
         ("float32", _) => fixed(DataType::Float, "f4"),
         ("float64", _) => fixed(DataType::Double, "f8"),
-        ("string", _) => TypeInfo {
-            cell: |_| Cell::VlenString,
+        ("complex64" | "complex128", _) => {
+            let double = dt.name == "complex128";
+            let n = if double { 16 } else { 8 };
+            TypeInfo {
+                cell: Maker::Complex { double },
+                itemsize: n as u64,
+                numpy: format!("<c{n}"),
+                units: None,
+                n,
+            }
+        }
+        (r, None) if r.starts_with('r') && r[1..].parse::<usize>().is_ok() => {
+            let bits: usize = r[1..].parse().unwrap_or(0);
+            if bits == 0 || bits % 8 != 0 {
+                return Err("raw bits of a size that is not a whole number of bytes");
+            }
+            TypeInfo {
+                cell: Maker::Raw { size: bits / 8 },
+                itemsize: (bits / 8) as u64,
+                numpy: format!("|V{}", bits / 8),
+                units: None,
+                n: bits / 8,
+            }
+        }
+        ("raw_bytes", _) => {
+            let size = dt
+                .get("length_bytes")
+                .and_then(Value::as_u64)
+                .filter(|b| *b > 0)
+                .ok_or("raw_bytes needs length_bytes, a positive integer")?
+                as usize;
+            TypeInfo {
+                cell: Maker::Raw { size },
+                itemsize: size as u64,
+                numpy: format!("|V{size}"),
+                units: None,
+                n: size,
+            }
+        }
+        ("bytes" | "variable_length_bytes", _) => TypeInfo {
+            cell: Maker::VlenBytes,
+            itemsize: 8,
+            numpy: "|O".into(),
+            units: None,
+            n: 8,
+        },
+        ("string" | "variable_length_utf8", _) => TypeInfo {
+            cell: Maker::Simple(|_| Cell::VlenString),
             itemsize: 8,
             numpy: "|O".into(),
             units: None,
@@ -222,7 +290,7 @@ fn type_info(dt: &Named, alias: Option<&str>) -> Result<TypeInfo, &'static str> 
                 .filter(|b| *b > 0 && b % 4 == 0)
                 .ok_or("fixed_length_utf32 needs length_bytes, a positive multiple of 4")?;
             TypeInfo {
-                cell: |big| Cell::Utf32 { n: 0, big },
+                cell: Maker::Simple(|big| Cell::Utf32 { n: 0, big }),
                 itemsize: bytes,
                 numpy: format!("<U{}", bytes / 4),
                 units: None,
@@ -249,39 +317,129 @@ fn type_info(dt: &Named, alias: Option<&str>) -> Result<TypeInfo, &'static str> 
     })
 }
 
-/// The regular chunk grid's chunk shape.
-fn chunk_shape(node: &ZarrJson, rank: usize, key: &StoreKey) -> Result<Vec<u64>, ZarrError> {
+/// The most chunks a rectilinear grid may list along one axis.
+const MAX_LISTED_CHUNKS: usize = 1 << 24;
+
+/// The chunk grid: the chunk shape (for a rectilinear grid, each axis's
+/// longest chunk) and, for a rectilinear grid with listed lengths, its
+/// axes.
+fn chunk_grid(
+    node: &ZarrJson,
+    shape: &[u64],
+    key: &StoreKey,
+) -> Result<(Vec<u64>, Option<Vec<Axis>>), ZarrError> {
+    let rank = shape.len();
     let grid = node
         .chunk_grid
         .as_ref()
         .ok_or_else(|| ZarrError::meta(key, "an array without chunk_grid"))?;
-    if grid.name != "regular" {
-        return Err(ZarrError::Unsupported {
-            key: key.to_string(),
-            what: format!("the chunk grid {:?}", grid.name),
-        });
-    }
-    let shape: Vec<u64> = grid
-        .get("chunk_shape")
-        .and_then(Value::as_array)
-        .and_then(|a| a.iter().map(Value::as_u64).collect::<Option<Vec<_>>>())
-        .ok_or_else(|| ZarrError::meta(key, "chunk_grid: chunk_shape is not a list of integers"))?;
-    if shape.len() != rank {
+    let axes: Vec<Axis> = match grid.name.as_str() {
+        "regular" => grid
+            .get("chunk_shape")
+            .and_then(Value::as_array)
+            .and_then(|a| a.iter().map(Value::as_u64).collect::<Option<Vec<_>>>())
+            .ok_or_else(|| {
+                ZarrError::meta(key, "chunk_grid: chunk_shape is not a list of integers")
+            })?
+            .into_iter()
+            .map(Axis::Regular)
+            .collect(),
+        "rectilinear" => {
+            let list = grid
+                .get("chunk_shapes")
+                .and_then(Value::as_array)
+                .ok_or_else(|| {
+                    ZarrError::meta(key, "rectilinear chunk_grid without chunk_shapes")
+                })?;
+            if list.len() != rank {
+                return Err(ZarrError::meta(
+                    key,
+                    format!(
+                        "chunk_shapes has {} entries but shape has {rank}",
+                        list.len()
+                    ),
+                ));
+            }
+            list.iter()
+                .zip(shape)
+                .map(|(v, &len)| {
+                    rectilinear_axis(v, len)
+                        .map_err(|m| ZarrError::meta(key, format!("chunk_shapes: {m}")))
+                })
+                .collect::<Result<_, _>>()?
+        }
+        other => {
+            return Err(ZarrError::Unsupported {
+                key: key.to_string(),
+                what: format!("the chunk grid {other:?}"),
+            })
+        }
+    };
+    if axes.len() != rank {
         return Err(ZarrError::meta(
             key,
             format!(
                 "chunk_shape has {} entries but shape has {rank}",
-                shape.len()
+                axes.len()
             ),
         ));
     }
-    if let Some(d) = shape.iter().position(|&c| c == 0) {
+    if let Some(d) = axes.iter().position(|a| a.max_len() == 0) {
         return Err(ZarrError::meta(
             key,
             format!("chunk length 0 in dimension {d}"),
         ));
     }
-    Ok(shape)
+    let chunks = axes.iter().map(Axis::max_len).collect();
+    let listed = axes.iter().any(|a| matches!(a, Axis::Bounds(_)));
+    Ok((chunks, listed.then_some(axes)))
+}
+
+/// One axis of a rectilinear grid of an axis of length `len`: an integer
+/// (a regular step), or a list of lengths and run-length pairs `[v, n]`.
+fn rectilinear_axis(v: &Value, len: u64) -> Result<Axis, String> {
+    if let Some(step) = v.as_u64() {
+        return Ok(Axis::Regular(step));
+    }
+    let items = v
+        .as_array()
+        .ok_or_else(|| format!("{v} is neither an integer nor a list"))?;
+    let mut bounds = vec![0u64];
+    let mut push = |edge: u64, times: u64| -> Result<(), String> {
+        if edge == 0 || times == 0 {
+            return Err("edge lengths and repeat counts must be at least 1".into());
+        }
+        if (bounds.len() as u64).saturating_add(times) > MAX_LISTED_CHUNKS as u64 {
+            return Err(format!(
+                "more than {MAX_LISTED_CHUNKS} chunks along one axis"
+            ));
+        }
+        for _ in 0..times {
+            let last = *bounds.last().unwrap_or(&0);
+            bounds.push(last.checked_add(edge).ok_or("edge lengths overflow")?);
+        }
+        Ok(())
+    };
+    for item in items {
+        match (item.as_u64(), item.as_array().map(Vec::as_slice)) {
+            (Some(e), _) => push(e, 1)?,
+            (None, Some([e, n])) => push(
+                e.as_u64().ok_or("a run-length value is not an integer")?,
+                n.as_u64().ok_or("a run-length count is not an integer")?,
+            )?,
+            _ => {
+                return Err(format!(
+                    "{item} is neither a length nor a [length, count] pair"
+                ))
+            }
+        }
+    }
+    if bounds.last().copied().unwrap_or(0) < len {
+        return Err(format!(
+            "the lengths {v} do not cover the axis length {len}"
+        ));
+    }
+    Ok(Axis::Bounds(bounds))
 }
 
 fn chunk_keys(node: &ZarrJson, key: &StoreKey) -> Result<ChunkKeys, ZarrError> {
@@ -491,14 +649,14 @@ impl Builder<'_> {
             dtype: dt.name.clone(),
             reason,
         })?;
-        let grid_chunks = chunk_shape(&node, rank, key)?;
+        let (grid_chunks, grid) = chunk_grid(&node, &shape, key)?;
         let keys = chunk_keys(&node, key)?;
         let ctx = CodecContext {
             element_size: Some(ty.n.min(ty.itemsize as usize).max(1)),
             dtype: Some(&ty.numpy),
         };
         let chain = node.codecs.clone().unwrap_or_default();
-        let (codecs, codec_error) = match codecs::parse(&chain, rank, &grid_chunks, &ctx) {
+        let (codecs, codec_error) = match codecs::parse(&chain, rank, &grid_chunks, &ctx, true) {
             Ok(c) => (Some(c), None),
             Err(ChainError::Codec(e)) => (None, Some(e)),
             Err(ChainError::Invalid(m)) => return Err(ZarrError::meta(key, m)),
@@ -508,12 +666,12 @@ impl Builder<'_> {
             None => (vec![], None),
         };
         let big = leaf.is_some_and(|l| l.big_endian);
-        let mut cell = (ty.cell)(big);
+        let mut cell = self.make_cell(ty.cell, big, key)?;
         if let Cell::Utf32 { big, .. } = cell {
             cell = Cell::Utf32 { n: ty.n, big };
         }
         let vlen = leaf.is_some_and(|l| l.repr == Repr::Vlen);
-        if codec_error.is_none() && vlen != (cell == Cell::VlenString) {
+        if codec_error.is_none() && vlen != cell.is_vlen() {
             return Err(ZarrError::meta(
                 key,
                 format!(
@@ -529,7 +687,21 @@ impl Builder<'_> {
         super::check_sizes_of(&shape, &chunks, ty.itemsize, key)?;
         let shards = match levels.is_empty() {
             true => None,
-            false => Some(Shards::new(levels, key.as_str())?),
+            false if grid.is_some() => {
+                return Err(ZarrError::Unsupported {
+                    key: key.to_string(),
+                    what: "sharding on a rectilinear chunk grid".into(),
+                })
+            }
+            false => {
+                // Codecs after sharding act on whole shards.
+                let outer = codecs.as_ref().map(|c| c.pipeline.clone());
+                Some(Shards::new(
+                    levels,
+                    outer.filter(|p| !p.is_empty()),
+                    key.as_str(),
+                )?)
+            }
         };
 
         let dims = match ncz
@@ -549,6 +721,15 @@ impl Builder<'_> {
         if let Some(units) = &ty.units {
             if !attributes.iter().any(|a| a.name == "units") {
                 attributes.push(Attribute::new("units", Values::text(units)));
+            }
+            // NaT as xarray's CF encoding writes it: a `_FillValue`.
+            let nat = match &node.fill_value {
+                Some(Value::String(s)) => s == "NaT",
+                Some(v) => v.as_i64() == Some(i64::MIN),
+                None => false,
+            };
+            if nat && !attributes.iter().any(|a| a.name == "_FillValue") {
+                attributes.push(Attribute::new("_FillValue", Values::Int64(vec![i64::MIN])));
             }
         }
         let fill_attr = fill_attribute(&attributes, cell);
@@ -595,11 +776,64 @@ impl Builder<'_> {
                 .unwrap_or_else(|| ChunkOrder::c(rank)),
             keys,
             shards,
+            grid,
+            json_items: false,
             fill,
             pipeline: leaf.map(|l| l.pipeline.clone()).filter(|p| !p.is_empty()),
             codec_error,
         });
         Ok(())
+    }
+
+    /// The cell of a data type stored in this byte order, with the user
+    /// type it needs (defined once in the root group).
+    fn make_cell(&mut self, maker: Maker, big: bool, key: &StoreKey) -> Result<Cell, ZarrError> {
+        let (name, kind) = match maker {
+            Maker::Simple(f) => return Ok(f(big)),
+            Maker::Complex { double } => {
+                let (part, size) = if double {
+                    (DataType::Double, 8)
+                } else {
+                    (DataType::Float, 4)
+                };
+                let field = |name: &str, offset| CompoundField {
+                    name: name.into(),
+                    offset,
+                    dtype: part,
+                    dims: vec![],
+                };
+                (
+                    format!("_Complex{}_t", size * 16),
+                    UserTypeKind::Compound {
+                        size: 2 * size,
+                        fields: vec![field("i", 0), field("j", size)],
+                    },
+                )
+            }
+            Maker::Raw { size } => (
+                format!("_Raw{}_t", size * 8),
+                UserTypeKind::Opaque { size: size as u64 },
+            ),
+            Maker::VlenBytes => (
+                "_Bytes_t".to_string(),
+                UserTypeKind::Vlen {
+                    base: DataType::UByte,
+                },
+            ),
+        };
+        let ty = match self.schema.type_by_name(GroupId::ROOT, &name) {
+            Some(t) => t,
+            None => self
+                .schema
+                .add_type(GroupId::ROOT, &name, kind)
+                .map_err(|e| ZarrError::meta(key, e.to_string()))?,
+        };
+        Ok(match maker {
+            Maker::Complex { double } => Cell::Complex { ty, double, big },
+            Maker::Raw { size } => Cell::Raw { ty, size },
+            Maker::VlenBytes => Cell::VlenBytes { ty },
+            Maker::Simple(f) => f(big),
+        })
     }
 
     /// The dimensions `dimension_names` gives an array in group `gid`:
