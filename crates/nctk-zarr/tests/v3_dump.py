@@ -68,8 +68,14 @@ def clean(v):
     return v
 
 
-def flat(data):
-    return [enc(x) for x in np.asarray(data).reshape(-1)]
+def flat(data, kind):
+    # A 0-d read of variable-length bytes is a bare `bytes`: kept an object.
+    data = np.asarray(data, dtype=object if kind == "O" else None)
+    return [enc(x) for x in data.reshape(-1)]
+
+
+def dtype_kind(a):
+    return a.dtype.kind if isinstance(a.dtype, np.dtype) else a.dtype.to_native_dtype().kind
 
 
 def selections(a):
@@ -90,7 +96,7 @@ def selections(a):
             count.append(c)
             stride.append(st)
         key = tuple(slice(s, s + (c - 1) * st + 1, st) for s, c, st in zip(start, count, stride))
-        out.append({"start": start, "count": count, "stride": stride, "values": flat(a[key])})
+        out.append({"start": start, "count": count, "stride": stride, "values": flat(a[key], dtype_kind(a))})
     return out
 
 
@@ -122,9 +128,9 @@ def walk(store, g, prefix):
                 "store": store,
                 "path": path,
                 "data_type": data_type(a),
-                "kind": a.dtype.kind if isinstance(a.dtype, np.dtype) else a.dtype.to_native_dtype().kind,
+                "kind": dtype_kind(a),
                 "shape": list(a.shape),
-                "values": flat(a[...]),
+                "values": flat(a[...], dtype_kind(a)),
                 "fill_value": enc(a.fill_value) if a.fill_value is not None else None,
                 "cf_fill_value": cf_fill_value(a),
                 "attributes": clean(dict(a.attrs)),
