@@ -1,6 +1,6 @@
 # Prints, as JSON lines, what zarr-python reads from every `*.zarr` store
-# in the directory given as the only argument (v3 or v2, found by
-# zarr-python itself): the truth of tests/v3_read.rs.
+# (and `*.zip` archive) in the directory given as the only argument (v3 or
+# v2, as zarr-python finds): the truth of tests/v3_read.rs.
 #
 # One line per group:
 #   {"store": "x.zarr", "group": "/g", "attributes": {...}}
@@ -150,3 +150,5 @@ root = sys.argv[1]
 for name in sorted(os.listdir(root)):
     if name.endswith(".zarr"):
         walk(name, zarr.open_group(os.path.join(root, name), mode="r"), "")
+    elif name.endswith(".zip"):
+        walk(name, zarr.open_group(zarr.storage.ZipStore(os.path.join(root, name), mode="r"), mode="r"), "")

@@ -1,6 +1,6 @@
 # Writes the Zarr v3 fixtures of the v3 read tests (tests/v3_read.rs) into
 # the directory given as the only argument: one `<name>.zarr` directory
-# store per case, written by zarr-python 3, xarray's `to_zarr` and
+# store per case (one zip archive), written by zarr-python 3, xarray's `to_zarr` and
 # tensorstore, small enough that the whole set takes a few seconds.
 #
 # The matrix, sampled (not a full product):
@@ -21,6 +21,8 @@
 # * groups.zarr / groups_consolidated.zarr: nested groups, attributes of
 #   every JSON kind, dimension_names set, unset and partly null, 0-d arrays;
 #   the second with zarr-python's inline consolidated metadata;
+# * zip_groups.zip: groups.zarr in a zip archive (zarr-python's ZipStore);
+# * fill_forms.zarr: fill values as hex bit patterns and "Infinity";
 # * xarray_v3.zarr, xarray_v2.zarr: xarray's to_zarr defaults for the same
 #   dataset (strings, datetimes, coordinates, CF attributes); the v2 one
 #   has `|O` string arrays with the vlen-utf8 filter;
@@ -327,8 +329,8 @@ ATTRS = {
 }
 
 
-def groups(name, consolidate):
-    root = zarr.open_group(path(name), mode="w", zarr_format=3, attributes=ATTRS)
+def groups(name, consolidate, store=None):
+    root = zarr.open_group(store or path(name), mode="w", zarr_format=3, attributes=ATTRS)
     array(root, "named", np.arange(35, dtype="int32").reshape(SHAPE), attributes={"units": "m", "scale": 0.5})
     array(root, "unnamed", np.arange(12, dtype="float32").reshape(3, 4), chunks=(2, 2), dimension_names=None)
     array(root, "half_named", np.arange(12, dtype="int64").reshape(3, 4), chunks=(2, 3), dimension_names=[None, "x4"])
@@ -344,6 +346,37 @@ def groups(name, consolidate):
     array(root["g3"], "v", np.arange(3, dtype="float64"), chunks=(2,), dimension_names=["x3"])
     if consolidate:
         zarr.consolidate_metadata(path(name))
+
+
+def zip_store():
+    """groups.zarr again, in a zip archive as zarr-python writes one."""
+    store = zarr.storage.ZipStore(f"{OUT}/zip_groups.zip", mode="w")
+    groups("zip_groups", False, store)
+    store.close()
+
+
+def fill_forms():
+    """Fill values in the spec's other JSON forms (hex bit patterns, a
+    complex pair of them, "Infinity"), set in zarr.json after writing,
+    as zarr-python then reads them; chunks 1 and 2 unwritten."""
+    import json
+
+    g = zarr.open_group(path("fill_forms"), mode="w", zarr_format=3)
+    for name, dtype, fill in [
+        ("f64_hex", "float64", "0x4004000000000000"),
+        ("f32_hex", "float32", "0xc0200000"),
+        ("f16_hex", "float16", "0x3c00"),
+        ("f32_inf", "float32", "Infinity"),
+        ("c128_hex", "complex128", ["0x3ff0000000000000", "-Infinity"]),
+    ]:
+        a = g.create_array(name, shape=(5,), chunks=(2,), dtype=dtype, dimension_names=["n"])
+        a[0:2] = [1, 2]
+        meta = f"{path('fill_forms')}/{name}/zarr.json"
+        with open(meta) as f:
+            j = json.load(f)
+        j["fill_value"] = fill
+        with open(meta, "w") as f:
+            json.dump(j, f)
 
 
 def xarray_stores():
@@ -470,6 +503,8 @@ if __name__ == "__main__":
     keys()
     groups("groups", False)
     groups("groups_consolidated", True)
+    zip_store()
+    fill_forms()
     xarray_stores()
     twins()
     tensorstore_store()

@@ -492,6 +492,16 @@ fn groups_attributes_and_dimension_names() {
 }
 
 #[test]
+fn zip_store() {
+    check(&["zip_groups."]);
+}
+
+#[test]
+fn fill_value_forms() {
+    check(&["fill_forms."]);
+}
+
+#[test]
 fn consolidated_metadata() {
     check(&["groups_consolidated."]);
 }
