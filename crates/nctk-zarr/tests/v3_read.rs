@@ -3,7 +3,9 @@
 //! chunk key encoding, consolidated or not, nested groups) as zarr-python
 //! reads them (`tests/v3_dump.py`): the groups and the variables in each,
 //! dimensions by name and size, attributes, fill values, and the values of
-//! the whole variable and of a block and a strided selection.
+//! the whole variable and of a block and a strided selection. Directory
+//! stores and a zip archive; with inline consolidated metadata, opening
+//! lists nothing and reads what the metadata says.
 //!
 //! How the netCDF view is compared with zarr-python's:
 //! * complex numbers are a compound of two reals (netCDF-C's draft v3
@@ -26,8 +28,14 @@ mod stores;
 mod v3fix;
 
 use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 
 use nctk_model::{DataSource, DataType, Selection, Values, VarId};
+use nctk_store::kv::{
+    Bytes, Capabilities, DirectoryStore, ListableStore, Listing, ReadableStore, StoreError,
+    StoreKey, StorePrefix,
+};
 use nctk_zarr::{ZarrOptions, ZarrReader};
 use serde_json::{json, Value};
 
@@ -536,4 +544,54 @@ fn consolidated_metadata_is_used_when_present() {
     std::fs::remove_file(copy.join("g1/g2/zarr.json")).unwrap();
     let failures = compare_store(tmp.path(), truth, "groups_consolidated.zarr");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// A directory store that counts its listings.
+struct CountingLists {
+    inner: DirectoryStore,
+    lists: AtomicUsize,
+}
+
+impl ReadableStore for CountingLists {
+    fn get(&self, key: &StoreKey) -> Result<Option<Bytes>, StoreError> {
+        self.inner.get(key)
+    }
+    fn capabilities(&self) -> Capabilities {
+        self.inner.capabilities()
+    }
+}
+
+impl ListableStore for CountingLists {
+    fn list_dir(&self, prefix: &StorePrefix) -> Result<Listing, StoreError> {
+        self.lists.fetch_add(1, Ordering::Relaxed);
+        self.inner.list_dir(prefix)
+    }
+}
+
+/// How many listings opening `store` of the fixtures takes, and how many
+/// variables it finds.
+fn lists_to_open(dir: &Path, store: &str) -> (usize, usize) {
+    let counting = Arc::new(CountingLists {
+        inner: DirectoryStore::open(dir.join(store)).unwrap(),
+        lists: Default::default(),
+    });
+    let r = ZarrReader::open(counting.clone(), ZarrOptions::default()).unwrap();
+    let vars = r.schema().num_vars();
+    (counting.lists.load(Ordering::Relaxed), vars)
+}
+
+/// With zarr-python's inline consolidated metadata, opening lists nothing
+/// (the same hierarchy without it takes listings: the count counts).
+#[test]
+fn consolidated_open_lists_nothing() {
+    let Some((dir, truth)) = v3fix::truth() else {
+        return;
+    };
+    let arrays = truth.arrays_of("groups_consolidated.zarr").count();
+    assert_eq!(lists_to_open(dir, "groups_consolidated.zarr"), (0, arrays));
+    let (lists, vars) = lists_to_open(dir, "groups.zarr");
+    assert!(
+        lists > 0 && vars == arrays,
+        "{lists} listings, {vars} variables"
+    );
 }
