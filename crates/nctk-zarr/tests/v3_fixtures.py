@@ -22,7 +22,8 @@
 #   every JSON kind, dimension_names set, unset and partly null, 0-d arrays;
 #   the second with zarr-python's inline consolidated metadata;
 # * zip_groups.zip: groups.zarr in a zip archive (zarr-python's ZipStore);
-# * fill_forms.zarr: fill values as hex bit patterns and "Infinity";
+# * fill_forms.zarr, fill_forms_complex.zarr: fill values as hex bit
+#   patterns and "Infinity" (complex pairs of them in the second);
 # * xarray_v3.zarr, xarray_v2.zarr: xarray's to_zarr defaults for the same
 #   dataset (strings, datetimes, coordinates, CF attributes); the v2 one
 #   has `|O` string arrays with the vlen-utf8 filter;
@@ -358,10 +359,12 @@ def zip_store():
 def fill_forms():
     """Fill values in the spec's other JSON forms (hex bit patterns, a
     complex pair of them, "Infinity"), set in zarr.json after writing,
-    as zarr-python then reads them; chunks 1 and 2 unwritten."""
+    as zarr-python then reads them; chunks 1 and 2 unwritten. Complex
+    numbers in a store of their own."""
     import json
 
-    g = zarr.open_group(path("fill_forms"), mode="w", zarr_format=3)
+    for store in ("fill_forms", "fill_forms_complex"):
+        zarr.open_group(path(store), mode="w", zarr_format=3)
     for name, dtype, fill in [
         ("f64_hex", "float64", "0x4004000000000000"),
         ("f32_hex", "float32", "0xc0200000"),
@@ -369,9 +372,10 @@ def fill_forms():
         ("f32_inf", "float32", "Infinity"),
         ("c128_hex", "complex128", ["0x3ff0000000000000", "-Infinity"]),
     ]:
-        a = g.create_array(name, shape=(5,), chunks=(2,), dtype=dtype, dimension_names=["n"])
+        store = path("fill_forms_complex" if dtype.startswith("complex") else "fill_forms")
+        a = zarr.open_group(store, mode="r+").create_array(name, shape=(5,), chunks=(2,), dtype=dtype, dimension_names=["n"])
         a[0:2] = [1, 2]
-        meta = f"{path('fill_forms')}/{name}/zarr.json"
+        meta = f"{store}/{name}/zarr.json"
         with open(meta) as f:
             j = json.load(f)
         j["fill_value"] = fill

@@ -27,11 +27,12 @@
 mod stores;
 mod v3fix;
 
+use std::collections::HashMap;
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
-use nctk_model::{DataSource, DataType, Selection, Values, VarId};
+use nctk_model::{DataSource, DataType, DimId, GroupId, Selection, Values, VarId};
 use nctk_store::kv::{
     Bytes, Capabilities, DirectoryStore, ListableStore, Listing, ReadableStore, StoreError,
     StoreKey, StorePrefix,
@@ -222,6 +223,20 @@ fn compare_store(dir: &Path, truth: &v3fix::Truth, store: &str) -> Vec<String> {
         out.push(format!(
             "{store}: variables {ours:?}, zarr-python {theirs:?}"
         ));
+    }
+    // A dimension name means one dimension within a group (as xarray).
+    let mut by_name: HashMap<(GroupId, &str), DimId> = Default::default();
+    for v in s.var_ids() {
+        for &d in &s.var(v).dims {
+            let key = (s.var(v).group, s.dim(d).name.as_str());
+            if *by_name.entry(key).or_insert(d) != d {
+                out.push(format!(
+                    "{store}: two dimensions named {} in {}",
+                    key.1,
+                    s.group_path(key.0)
+                ));
+            }
+        }
     }
     for a in truth.arrays_of(store) {
         let path = a["path"].as_str().unwrap();
@@ -506,7 +521,7 @@ fn zip_store() {
 
 #[test]
 fn fill_value_forms() {
-    check(&["fill_forms."]);
+    check(&["fill_forms.", "fill_forms_complex."]);
 }
 
 #[test]
