@@ -37,9 +37,29 @@ fn body(text: &str) -> &str {
     text.split_once('\n').map_or("", |(_, b)| b)
 }
 
+/// A dump without its dimension declarations (the `dimensions:` sections).
+fn without_dimensions(text: &str) -> String {
+    let mut out = vec![];
+    let mut in_dims = false;
+    for line in text.lines() {
+        let t = line.trim();
+        if t == "dimensions:" {
+            in_dims = true;
+            continue;
+        }
+        if in_dims && t.ends_with(" ;") && t.contains(" = ") {
+            continue;
+        }
+        in_dims = false;
+        out.push(line);
+    }
+    out.join("\n")
+}
+
 /// The differences between the dumps of `name_v3.zarr` and `name_v2.zarr`
-/// (whole, header only, and two variables), from the second line on.
-fn compare_twins(name: &str, vars: &str) -> Vec<String> {
+/// (whole, header only, and two variables), from the second line on;
+/// `normalise` is applied to both first.
+fn compare_twins(name: &str, vars: &str, normalise: fn(&str) -> String) -> Vec<String> {
     let Some(dir) = v3fix::stores() else {
         return vec![];
     };
@@ -50,7 +70,7 @@ fn compare_twins(name: &str, vars: &str) -> Vec<String> {
     let mut failures = vec![];
     for args in [&[][..], &["-h"], &["-v", vars]] {
         match (nctk_dump(args, &v3), nctk_dump(args, &v2)) {
-            (Ok(a), Ok(b)) if body(&a) == body(&b) => {}
+            (Ok(a), Ok(b)) if normalise(body(&a)) == normalise(body(&b)) => {}
             (Ok(a), Ok(b)) => failures.push(format!(
                 "nctk dump {args:?} {name}: v3\n{a}\ndiffers from v2\n{b}"
             )),
@@ -63,14 +83,17 @@ fn compare_twins(name: &str, vars: &str) -> Vec<String> {
 /// One group: numbers, strings, a scalar, attributes.
 #[test]
 fn dump_of_a_v3_store_equals_the_dump_of_its_v2_twin() {
-    let failures = compare_twins("twin", "temp,names");
+    let failures = compare_twins("twin", "temp,names", str::to_string);
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
 /// A subgroup whose arrays have dimensions of their own (named in
-/// `dimension_names` / `_ARRAY_DIMENSIONS`).
+/// `dimension_names` / `_ARRAY_DIMENSIONS`). Where those dimensions are
+/// declared differs by design: Zarr v2's `_ARRAY_DIMENSIONS` in the root
+/// group, as netCDF-C reads them; Zarr v3's `dimension_names` in the
+/// array's group, as xarray means them. Everything else is the same.
 #[test]
 fn dump_of_a_v3_store_with_groups_equals_the_dump_of_its_v2_twin() {
-    let failures = compare_twins("twin_groups", "d,grp/names");
+    let failures = compare_twins("twin_groups", "d,grp/names", without_dimensions);
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

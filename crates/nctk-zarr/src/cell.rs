@@ -287,8 +287,14 @@ impl Cell {
                 else {
                     return Err(bad());
                 };
-                let mut out = json_number_as(re, part).ok_or_else(bad)?.to_bytes(big);
-                out.extend(json_number_as(im, part).ok_or_else(bad)?.to_bytes(big));
+                let width = self.width() / 2;
+                let mut out = vec![];
+                for v in [re, im] {
+                    out.extend(match hex_bits(v, width) {
+                        Some(bits) => bits_to_bytes(bits, width, big),
+                        None => json_number_as(v, part).ok_or_else(bad)?.to_bytes(big),
+                    });
+                }
                 out
             }
             Cell::Raw { size, .. } => {

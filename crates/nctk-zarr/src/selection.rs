@@ -58,8 +58,9 @@ pub(crate) struct ArrayMeta {
     /// One cell of fill, `cell.width()` bytes (a vlen string: its UTF-8).
     pub fill: Vec<u8>,
     pub pipeline: Option<Pipeline>,
-    /// Why the codecs cannot be used, reported when a chunk is read.
-    pub codec_error: Option<CodecError>,
+    /// Why the codecs cannot be used, with the metadata key that names
+    /// them; reported when a chunk is read.
+    pub codec_error: Option<(String, CodecError)>,
 }
 
 impl ArrayMeta {
@@ -69,6 +70,18 @@ impl ArrayMeta {
         match &self.shards {
             None => self.keys.key(idx),
             Some(s) => self.keys.key(&s.shard_of(idx)),
+        }
+    }
+
+    /// The error of codecs that cannot be used, naming the array's
+    /// metadata key and the codec.
+    fn check_codecs(&self) -> Result<(), ZarrError> {
+        match &self.codec_error {
+            None => Ok(()),
+            Some((key, source)) => Err(ZarrError::Codec {
+                key: key.clone(),
+                source: source.clone(),
+            }),
         }
     }
 
@@ -512,12 +525,7 @@ impl Plan<'_> {
         items: &Mutex<Vec<Vec<u8>>>,
         scratch: &mut Vec<u8>,
     ) -> Result<(), ZarrError> {
-        if let Some(source) = &self.meta.codec_error {
-            return Err(ZarrError::Codec {
-                key: key.to_string(),
-                source: source.clone(),
-            });
-        }
+        self.meta.check_codecs()?;
         let decoded = match &self.meta.pipeline {
             None => Cow::Borrowed(raw),
             Some(p) => Cow::Owned(p.decode_unsized(raw, VLEN_CHUNK_LIMIT).map_err(|source| {
@@ -899,12 +907,7 @@ fn decode_into(
     chunk_bytes: u64,
     out: &mut [u8],
 ) -> Result<(), ZarrError> {
-    if let Some(source) = &meta.codec_error {
-        return Err(ZarrError::Codec {
-            key: key.to_string(),
-            source: source.clone(),
-        });
-    }
+    meta.check_codecs()?;
     match &meta.pipeline {
         None => {
             if raw.len() as u64 != chunk_bytes {
@@ -934,12 +937,7 @@ fn decode_chunk<'a>(
     chunk_elems: u64,
     scratch: &'a mut Vec<u8>,
 ) -> Result<Cow<'a, [u8]>, ZarrError> {
-    if let Some(source) = &meta.codec_error {
-        return Err(ZarrError::Codec {
-            key: key.to_string(),
-            source: source.clone(),
-        });
-    }
+    meta.check_codecs()?;
     let size_err = |actual: usize| ZarrError::ChunkSize {
         key: key.to_string(),
         expected: chunk_bytes,

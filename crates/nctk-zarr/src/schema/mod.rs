@@ -447,7 +447,7 @@ impl Builder<'_> {
             json_items: object == Some("json2"),
             fill,
             pipeline,
-            codec_error,
+            codec_error: codec_error.map(|e| (zk.to_string(), e)),
         });
         Ok(())
     }

@@ -41,14 +41,10 @@ fn check_extensions(node: &ZarrJson, key: &StoreKey) -> Result<(), ZarrError> {
             });
         }
     }
-    if node
-        .storage_transformers
-        .as_ref()
-        .is_some_and(|t| !t.is_empty())
-    {
+    if let Some(t) = node.storage_transformers.as_ref().and_then(|t| t.first()) {
         return Err(ZarrError::Unsupported {
             key: key.to_string(),
-            what: "a storage transformer".into(),
+            what: format!("the storage transformer {:?}", t.name),
         });
     }
     Ok(())
@@ -202,7 +198,7 @@ fn type_info(dt: &Named, alias: Option<&str>) -> Result<TypeInfo, &'static str> 
                 return Err("raw bits of a size that is not a whole number of bytes");
             }
             TypeInfo {
-                cell: Maker::Simple(|_| Cell::Char),
+                cell: Maker::Simple(|_| Cell::FixedBytes { n: 0 }),
                 itemsize: (bits / 8) as u64,
                 numpy: format!("|S{}", bits / 8),
                 units: None,
@@ -283,6 +279,20 @@ fn type_info(dt: &Named, alias: Option<&str>) -> Result<TypeInfo, &'static str> 
             units: None,
             n: 8,
         },
+        ("null_terminated_bytes" | "fixed_length_ascii", _) => {
+            let n = dt
+                .get("length_bytes")
+                .and_then(Value::as_u64)
+                .filter(|b| *b > 0)
+                .ok_or("null_terminated_bytes needs length_bytes, a positive integer")?;
+            TypeInfo {
+                cell: Maker::Simple(|_| Cell::FixedBytes { n: 0 }),
+                itemsize: n,
+                numpy: format!("|S{n}"),
+                units: None,
+                n: n as usize,
+            }
+        }
         ("fixed_length_utf32", _) => {
             let bytes = dt
                 .get("length_bytes")
@@ -667,8 +677,10 @@ impl Builder<'_> {
         };
         let big = leaf.is_some_and(|l| l.big_endian);
         let mut cell = self.make_cell(ty.cell, big, key)?;
-        if let Cell::Utf32 { big, .. } = cell {
-            cell = Cell::Utf32 { n: ty.n, big };
+        match cell {
+            Cell::Utf32 { big, .. } => cell = Cell::Utf32 { n: ty.n, big },
+            Cell::FixedBytes { .. } => cell = Cell::FixedBytes { n: ty.n },
+            _ => {}
         }
         let vlen = leaf.is_some_and(|l| l.repr == Repr::Vlen);
         if codec_error.is_none() && vlen != cell.is_vlen() {
@@ -760,7 +772,7 @@ impl Builder<'_> {
             fill_value: stored_fill.map(|b| cell.decode(&b)),
             string_width: match cell {
                 Cell::Utf32 { n, .. } => n.checked_mul(4),
-                Cell::Char if ty.itemsize > 1 => Some(ty.itemsize as usize),
+                Cell::FixedBytes { n } => Some(n),
                 _ => None,
             },
             ..VarStorage::default()
@@ -780,7 +792,7 @@ impl Builder<'_> {
             json_items: false,
             fill,
             pipeline: leaf.map(|l| l.pipeline.clone()).filter(|p| !p.is_empty()),
-            codec_error,
+            codec_error: codec_error.map(|e| (key.to_string(), e)),
         });
         Ok(())
     }
