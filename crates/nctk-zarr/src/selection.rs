@@ -53,11 +53,14 @@ pub(crate) struct ArrayMeta {
     pub keys: ChunkKeys,
     /// The sharding, when chunks are inner chunks of shards.
     pub shards: Option<Shards>,
+    /// Vlen items are numcodecs' `json2` JSON (else the binary vlen form).
+    pub json_items: bool,
     /// One cell of fill, `cell.width()` bytes (a vlen string: its UTF-8).
     pub fill: Vec<u8>,
     pub pipeline: Option<Pipeline>,
-    /// Why the codecs cannot be used, reported when a chunk is read.
-    pub codec_error: Option<CodecError>,
+    /// Why the codecs cannot be used, with the metadata key that names
+    /// them; reported when a chunk is read.
+    pub codec_error: Option<(String, CodecError)>,
 }
 
 impl ArrayMeta {
@@ -67,6 +70,18 @@ impl ArrayMeta {
         match &self.shards {
             None => self.keys.key(idx),
             Some(s) => self.keys.key(&s.shard_of(idx)),
+        }
+    }
+
+    /// The error of codecs that cannot be used, naming the array's
+    /// metadata key and the codec.
+    fn check_codecs(&self) -> Result<(), ZarrError> {
+        match &self.codec_error {
+            None => Ok(()),
+            Some((key, source)) => Err(ZarrError::Codec {
+                key: key.clone(),
+                source: source.clone(),
+            }),
         }
     }
 
@@ -164,8 +179,8 @@ impl Output {
         }
     }
 
-    /// The values: cells decoded, vlen string ids resolved in `strings`.
-    fn finish(mut self, cell: Cell, strings: Option<Vec<String>>) -> Values {
+    /// The values: cells decoded, vlen item ids resolved in `items`.
+    fn finish(mut self, cell: Cell, items: Option<Vec<Vec<u8>>>) -> Values {
         let w = cell.width();
         if matches!(self, Output::Typed(_))
             && w > 1
@@ -180,20 +195,26 @@ impl Output {
                 swap(buf);
             }
         }
-        match (self, strings) {
+        match (self, items) {
             (Output::Typed(v), _) => v,
-            (Output::Bytes(b), Some(mut strings)) => Values::String(
-                b.chunks_exact(8)
-                    .map(|id| {
-                        let id = u64::from_ne_bytes(id.try_into().unwrap_or_default()) as usize;
-                        // Each id but the fill's (0) is used once.
-                        match id {
-                            0 => strings[0].clone(),
-                            i => std::mem::take(&mut strings[i]),
-                        }
-                    })
-                    .collect(),
-            ),
+            (Output::Bytes(b), Some(mut items)) => {
+                // Each id but the fill's (0) is used once.
+                let mut item =
+                    |id: &[u8]| match u64::from_ne_bytes(id.try_into().unwrap_or_default()) {
+                        0 => items[0].clone(),
+                        i => std::mem::take(&mut items[i as usize]),
+                    };
+                let ids = b.chunks_exact(8);
+                match cell {
+                    Cell::VlenBytes { .. } => {
+                        Values::Vlen(ids.map(|id| Values::UByte(item(id))).collect())
+                    }
+                    _ => Values::String(
+                        ids.map(|id| String::from_utf8_lossy(&item(id)).into_owned())
+                            .collect(),
+                    ),
+                }
+            }
             (Output::Bytes(b), None) => cell.decode(&b),
         }
     }
@@ -252,8 +273,8 @@ struct Plan<'a> {
     fill_is_zero: bool,
     /// Chunk elements are in C order (ignoring axes of length 1).
     c_order: bool,
-    /// Vlen strings read so far, by id (0: the fill); `None` for other cells.
-    strings: Option<Mutex<Vec<String>>>,
+    /// Vlen items read so far, by id (0: the fill); `None` for other cells.
+    items: Option<Mutex<Vec<Vec<u8>>>>,
 }
 
 impl Plan<'_> {
@@ -295,7 +316,7 @@ impl Plan<'_> {
     /// Whether the chunk `picks` maps whole onto one contiguous output
     /// region laid out as the chunk is stored.
     fn is_direct(&self, picks: &[usize], idx: &[u64]) -> bool {
-        if self.meta.itemsize as usize != self.width || self.strings.is_some() {
+        if self.meta.itemsize as usize != self.width || self.items.is_some() {
             return false;
         }
         let rank = picks.len();
@@ -435,8 +456,9 @@ impl Plan<'_> {
             .cloned()
             .zip(picks.iter().map(|p| self.idx(p)))
             .collect();
-        let located = shards.locate(store, &leaves)?;
-        let raws = read_located(store, &located)?;
+        let store = shards.through(store);
+        let located = shards.locate(store.as_ref(), &leaves)?;
+        let raws = read_located(store.as_ref(), &located)?;
         Ok(keys.into_iter().zip(raws).collect())
     }
 
@@ -470,9 +492,9 @@ impl Plan<'_> {
                 return decode_into(self.meta, key.as_ref(), &raw, geometry.bytes, &mut out);
             }
         }
-        let data = match &self.strings {
-            Some(strings) => {
-                self.decode_strings(key, &raw, geometry.elems, strings, scratch)?;
+        let data = match &self.items {
+            Some(items) => {
+                self.decode_items(key, &raw, geometry.elems, items, scratch)?;
                 Cow::Borrowed(&scratch[..])
             }
             None => decode_chunk(
@@ -493,22 +515,17 @@ impl Plan<'_> {
 }
 
 impl Plan<'_> {
-    /// Decodes a chunk of vlen strings into `scratch` as the ids of its
-    /// strings, added to `strings`.
-    fn decode_strings(
+    /// Decodes a chunk of vlen items into `scratch` as the ids of its
+    /// items, added to `items`.
+    fn decode_items(
         &self,
         key: &StoreKey,
         raw: &[u8],
         elems: u64,
-        strings: &Mutex<Vec<String>>,
+        items: &Mutex<Vec<Vec<u8>>>,
         scratch: &mut Vec<u8>,
     ) -> Result<(), ZarrError> {
-        if let Some(source) = &self.meta.codec_error {
-            return Err(ZarrError::Codec {
-                key: key.to_string(),
-                source: source.clone(),
-            });
-        }
+        self.meta.check_codecs()?;
         let decoded = match &self.meta.pipeline {
             None => Cow::Borrowed(raw),
             Some(p) => Cow::Owned(p.decode_unsized(raw, VLEN_CHUNK_LIMIT).map_err(|source| {
@@ -518,23 +535,32 @@ impl Plan<'_> {
                 }
             })?),
         };
-        let items = vlen::decode(&decoded, elems).map_err(|reason| ZarrError::Chunk {
+        let chunk_error = |reason| ZarrError::Chunk {
             key: key.to_string(),
             reason,
-        })?;
-        let mut all = strings
+        };
+        let found: Vec<Vec<u8>> = if self.meta.json_items {
+            vlen::decode_json(&decoded, elems).map_err(chunk_error)?
+        } else {
+            vlen::decode(&decoded, elems)
+                .map_err(chunk_error)?
+                .into_iter()
+                .map(<[u8]>::to_vec)
+                .collect()
+        };
+        let mut all = items
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         scratch.clear();
-        for item in items {
+        for item in found {
             scratch.extend_from_slice(&(all.len() as u64).to_ne_bytes());
-            all.push(String::from_utf8_lossy(item).into_owned());
+            all.push(item);
         }
         Ok(())
     }
 }
 
-/// The most bytes one chunk of vlen strings may decode to.
+/// The most bytes one chunk of vlen items may decode to.
 const VLEN_CHUNK_LIMIT: usize = 1 << 30;
 
 /// Fetched chunks: (task number, key) and the value, `None` when missing.
@@ -668,6 +694,15 @@ fn read_located<S: ReadableStore + ?Sized>(
             key: key.to_string(),
             reason: "the shard disappeared while it was read".into(),
         })?;
+        if bytes.len() as u64 != span.end - span.start {
+            return Err(ZarrError::Chunk {
+                key: key.to_string(),
+                reason: format!(
+                    "asked for bytes {span:?}, the store gave {} bytes",
+                    bytes.len()
+                ),
+            });
+        }
         for i in members {
             let (_, r) = at(i);
             out[i] =
@@ -698,11 +733,11 @@ pub(crate) fn read_selection<S: ReadableStore + ?Sized>(
     let slabs = plan.slabs(out.bytes_mut());
     read_chunks(store, &plan, &slabs, var)?;
     drop(slabs);
-    let strings = plan.strings.map(|m| {
+    let items = plan.items.map(|m| {
         m.into_inner()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     });
-    Ok(out.finish(meta.cell, strings))
+    Ok(out.finish(meta.cell, items))
 }
 
 /// The error for a read of `var` whose `what` overflows.
@@ -760,10 +795,12 @@ impl<'a> Plan<'a> {
             out_stride,
             geometry,
             width: meta.cell.width(),
-            fill_is_zero: meta.cell == Cell::VlenString || meta.fill.iter().all(|&b| b == 0),
+            fill_is_zero: meta.cell.is_vlen() || meta.fill.iter().all(|&b| b == 0),
             c_order: meta.order.is_c(&meta.chunks),
-            strings: (meta.cell == Cell::VlenString)
-                .then(|| Mutex::new(vec![String::from_utf8_lossy(&meta.fill).into_owned()])),
+            items: meta
+                .cell
+                .is_vlen()
+                .then(|| Mutex::new(vec![meta.fill.clone()])),
         })
     }
 
@@ -870,12 +907,7 @@ fn decode_into(
     chunk_bytes: u64,
     out: &mut [u8],
 ) -> Result<(), ZarrError> {
-    if let Some(source) = &meta.codec_error {
-        return Err(ZarrError::Codec {
-            key: key.to_string(),
-            source: source.clone(),
-        });
-    }
+    meta.check_codecs()?;
     match &meta.pipeline {
         None => {
             if raw.len() as u64 != chunk_bytes {
@@ -905,12 +937,7 @@ fn decode_chunk<'a>(
     chunk_elems: u64,
     scratch: &'a mut Vec<u8>,
 ) -> Result<Cow<'a, [u8]>, ZarrError> {
-    if let Some(source) = &meta.codec_error {
-        return Err(ZarrError::Codec {
-            key: key.to_string(),
-            source: source.clone(),
-        });
-    }
+    meta.check_codecs()?;
     let size_err = |actual: usize| ZarrError::ChunkSize {
         key: key.to_string(),
         expected: chunk_bytes,

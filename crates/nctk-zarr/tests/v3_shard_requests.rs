@@ -22,7 +22,8 @@ use nctk_zarr::{ZarrOptions, ZarrReader};
 /// (1, 6, 4) in shards (4, 6, 8), zstd, index at the end; time steps 9 on
 /// never written, so shard 2 is partly empty) and `start` (the same with
 /// the index at the start and gzip), then prints the values zarr-python
-/// reads.
+/// reads; `whole` keeps zarr-python's default compressor after a sharding
+/// serializer, so its shards are compressed whole.
 const PY_WRITE: &str = r#"
 import sys, json
 import numpy as np
@@ -40,7 +41,10 @@ s = g.create_array("start", shape=(12, 6, 8), dtype="<f4", fill_value=-1.0, comp
                        codecs=[BytesCodec(), GzipCodec(level=1)],
                        index_codecs=[BytesCodec(), Crc32cCodec()], index_location="start"))
 s[:9] = data[:9]
-print(json.dumps({k: g[k][...].ravel().tolist() for k in ("temp", "start")}))
+w = g.create_array("whole", shape=(12, 6, 8), dtype="<f4", fill_value=-1.0,
+                   chunks=(4, 6, 8), serializer=ShardingCodec(chunk_shape=(2, 3, 4)))
+w[:9] = data[:9]
+print(json.dumps({k: g[k][...].ravel().tolist() for k in ("temp", "start", "whole")}))
 "#;
 
 /// A directory store that records each request (a batch counts once).
@@ -92,6 +96,7 @@ impl ReadableStore for Counting {
 
 impl ListableStore for Counting {
     fn list_dir(&self, prefix: &StorePrefix) -> Result<Listing, StoreError> {
+        self.log(format!("list_dir {prefix:?}"));
         self.inner.list_dir(prefix)
     }
 }
@@ -101,6 +106,42 @@ fn floats(v: &Values) -> Vec<f64> {
         Values::Float(a) => a.iter().map(|&x| f64::from(x)).collect(),
         other => panic!("expected floats, got {other:?}"),
     }
+}
+
+/// Writes with xarray's `to_zarr` defaults (Zarr v3, consolidated) a
+/// dataset of three variables and a group, at `argv[1]`.
+const PY_XARRAY: &str = r#"
+import sys
+import numpy as np
+import xarray as xr
+ds = xr.Dataset({"t": (("time", "x"), np.arange(6.0).reshape(2, 3)), "s": ("x", ["a", "b", "c"])},
+                coords={"x": [1, 2, 3]})
+ds.to_zarr(sys.argv[1], mode="w")
+xr.Dataset({"u": ("y", [1, 2])}).to_zarr(sys.argv[1], group="g", mode="a")
+"#;
+
+/// Opening a store with zarr-python's inline consolidated metadata reads
+/// the root `zarr.json` and lists nothing.
+#[test]
+fn consolidated_metadata_opens_in_one_request() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("xr.zarr");
+    if require::python_output(&["xarray", "zarr"], PY_XARRAY, [&root]).is_none() {
+        return;
+    }
+    let store = Arc::new(Counting {
+        inner: DirectoryStore::open(&root).unwrap(),
+        requests: Mutex::default(),
+    });
+    let reader = ZarrReader::open(store.clone(), ZarrOptions::default()).unwrap();
+    let requests = store.take();
+    assert_eq!(requests.len(), 1, "{requests:#?}");
+    let schema = reader.schema();
+    let names: Vec<&str> = schema
+        .var_ids()
+        .map(|v| schema.var(v).name.as_str())
+        .collect();
+    assert_eq!(names, ["s", "t", "x", "u"], "{names:?}");
 }
 
 #[test]
@@ -149,4 +190,29 @@ fn one_time_step_costs_two_round_trips_then_one() {
         let got = floats(&fresh.read(v, &step(10)).unwrap());
         assert!(got.iter().all(|&x| x == -1.0), "{name} step 10: {got:?}");
     }
+    // Shards compressed whole: read whole and decoded once per shard.
+    assert_eq!(schema.var(VarId(2)).name, "whole");
+    let want: Vec<f64> = expected["whole"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_f64().unwrap())
+        .collect();
+    let all = floats(&reader.read(VarId(2), &Selection::all(&[12, 6, 8])).unwrap());
+    assert_eq!(all, want, "whole");
+    let some = Selection {
+        start: vec![1, 1, 2],
+        count: vec![5, 2, 3],
+        stride: vec![2, 3, 2],
+    };
+    let got = floats(&reader.read(VarId(2), &some).unwrap());
+    let mut expected_some = vec![];
+    for a in 0..5 {
+        for b in 0..2 {
+            for c in 0..3 {
+                expected_some.push(want[(1 + 2 * a) * 48 + (1 + 3 * b) * 8 + 2 + 2 * c]);
+            }
+        }
+    }
+    assert_eq!(got, expected_some, "whole, strided");
 }

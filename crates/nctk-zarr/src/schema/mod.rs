@@ -404,8 +404,8 @@ impl Builder<'_> {
         let za = self.zarray(name, &zk)?;
         let (za, object) = without_vlen_filter(za, &zk)?;
         let (dtype_text, cell, itemsize) = match object {
-            true => ("|O", Cell::VlenString, 8),
-            false => {
+            Some(_) => ("|O", Cell::VlenString, 8),
+            None => {
                 let (text, dtype) = dtype_of(&za, &zk)?;
                 (text, Cell::for_dtype(dtype, !self.nczarr), dtype.itemsize())
             }
@@ -444,9 +444,10 @@ impl Builder<'_> {
             keys,
             shards: None,
             grid: None,
+            json_items: object == Some("json2"),
             fill,
             pipeline,
-            codec_error,
+            codec_error: codec_error.map(|e| (zk.to_string(), e)),
         });
         Ok(())
     }
@@ -655,14 +656,17 @@ fn dtype_of<'a>(za: &'a ZArray, zk: &StoreKey) -> Result<(&'a str, Dtype), ZarrE
 }
 
 /// The numcodecs filters that turn an object array's items into bytes.
-const VLEN_FILTERS: [&str; 2] = ["vlen-utf8", "vlen-bytes"];
+const VLEN_FILTERS: [&str; 3] = ["vlen-utf8", "vlen-bytes", "json2"];
 
 /// An object (`|O`) array's metadata without the vlen filter that
-/// serialises its items (xarray's strings with `zarr_format=2`), and
-/// whether it is one; an object array without one cannot be read.
-fn without_vlen_filter(mut za: ZArray, zk: &StoreKey) -> Result<(ZArray, bool), ZarrError> {
+/// serialises its items (xarray's strings with `zarr_format=2`), and that
+/// filter's id when it is one; an object array without one cannot be read.
+fn without_vlen_filter(
+    mut za: ZArray,
+    zk: &StoreKey,
+) -> Result<(ZArray, Option<&'static str>), ZarrError> {
     if za.dtype.as_str() != Some("|O") {
-        return Ok((za, false));
+        return Ok((za, None));
     }
     let id = |f: &Value| f.get("id").and_then(Value::as_str).map(str::to_string);
     let filters = za.filters.as_array().cloned().unwrap_or_default();
@@ -673,13 +677,16 @@ fn without_vlen_filter(mut za: ZArray, zk: &StoreKey) -> Result<(ZArray, bool), 
         return Err(ZarrError::UnsupportedDtype {
             key: zk.to_string(),
             dtype: "|O".into(),
-            reason: "an object array needs a vlen-utf8 or vlen-bytes filter",
+            reason: "an object array needs a vlen-utf8, vlen-bytes or json2 filter",
         });
     };
     let mut rest = filters;
-    rest.remove(at);
+    let filter = rest.remove(at);
+    let name = VLEN_FILTERS
+        .into_iter()
+        .find(|f| id(&filter).as_deref() == Some(*f));
     za.filters = Value::Array(rest);
-    Ok((za, true))
+    Ok((za, name))
 }
 
 /// The order of elements in a chunk, and how chunk keys are made.

@@ -41,14 +41,10 @@ fn check_extensions(node: &ZarrJson, key: &StoreKey) -> Result<(), ZarrError> {
             });
         }
     }
-    if node
-        .storage_transformers
-        .as_ref()
-        .is_some_and(|t| !t.is_empty())
-    {
+    if let Some(t) = node.storage_transformers.as_ref().and_then(|t| t.first()) {
         return Err(ZarrError::Unsupported {
             key: key.to_string(),
-            what: "a storage transformer".into(),
+            what: format!("the storage transformer {:?}", t.name),
         });
     }
     Ok(())
@@ -141,6 +137,8 @@ enum Maker {
         /// Bytes per value.
         size: usize,
     },
+    /// Variable-length bytes: a vlen type of `ubyte` in the root group.
+    VlenBytes,
 }
 
 fn number(dtype: DataType) -> Maker {
@@ -200,7 +198,7 @@ fn type_info(dt: &Named, alias: Option<&str>) -> Result<TypeInfo, &'static str> 
                 return Err("raw bits of a size that is not a whole number of bytes");
             }
             TypeInfo {
-                cell: Maker::Simple(|_| Cell::Char),
+                cell: Maker::Simple(|_| Cell::FixedBytes { n: 0 }),
                 itemsize: (bits / 8) as u64,
                 numpy: format!("|S{}", bits / 8),
                 units: None,
@@ -267,13 +265,34 @@ fn type_info(dt: &Named, alias: Option<&str>) -> Result<TypeInfo, &'static str> 
                 n: size,
             }
         }
-        ("string", _) => TypeInfo {
+        ("bytes" | "variable_length_bytes", _) => TypeInfo {
+            cell: Maker::VlenBytes,
+            itemsize: 8,
+            numpy: "|O".into(),
+            units: None,
+            n: 8,
+        },
+        ("string" | "variable_length_utf8", _) => TypeInfo {
             cell: Maker::Simple(|_| Cell::VlenString),
             itemsize: 8,
             numpy: "|O".into(),
             units: None,
             n: 8,
         },
+        ("null_terminated_bytes" | "fixed_length_ascii", _) => {
+            let n = dt
+                .get("length_bytes")
+                .and_then(Value::as_u64)
+                .filter(|b| *b > 0)
+                .ok_or("null_terminated_bytes needs length_bytes, a positive integer")?;
+            TypeInfo {
+                cell: Maker::Simple(|_| Cell::FixedBytes { n: 0 }),
+                itemsize: n,
+                numpy: format!("|S{n}"),
+                units: None,
+                n: n as usize,
+            }
+        }
         ("fixed_length_utf32", _) => {
             let bytes = dt
                 .get("length_bytes")
@@ -647,7 +666,7 @@ impl Builder<'_> {
             dtype: Some(&ty.numpy),
         };
         let chain = node.codecs.clone().unwrap_or_default();
-        let (codecs, codec_error) = match codecs::parse(&chain, rank, &grid_chunks, &ctx) {
+        let (codecs, codec_error) = match codecs::parse(&chain, rank, &grid_chunks, &ctx, true) {
             Ok(c) => (Some(c), None),
             Err(ChainError::Codec(e)) => (None, Some(e)),
             Err(ChainError::Invalid(m)) => return Err(ZarrError::meta(key, m)),
@@ -658,11 +677,13 @@ impl Builder<'_> {
         };
         let big = leaf.is_some_and(|l| l.big_endian);
         let mut cell = self.make_cell(ty.cell, big, key)?;
-        if let Cell::Utf32 { big, .. } = cell {
-            cell = Cell::Utf32 { n: ty.n, big };
+        match cell {
+            Cell::Utf32 { big, .. } => cell = Cell::Utf32 { n: ty.n, big },
+            Cell::FixedBytes { .. } => cell = Cell::FixedBytes { n: ty.n },
+            _ => {}
         }
         let vlen = leaf.is_some_and(|l| l.repr == Repr::Vlen);
-        if codec_error.is_none() && vlen != (cell == Cell::VlenString) {
+        if codec_error.is_none() && vlen != cell.is_vlen() {
             return Err(ZarrError::meta(
                 key,
                 format!(
@@ -684,7 +705,15 @@ impl Builder<'_> {
                     what: "sharding on a rectilinear chunk grid".into(),
                 })
             }
-            false => Some(Shards::new(levels, key.as_str())?),
+            false => {
+                // Codecs after sharding act on whole shards.
+                let outer = codecs.as_ref().map(|c| c.pipeline.clone());
+                Some(Shards::new(
+                    levels,
+                    outer.filter(|p| !p.is_empty()),
+                    key.as_str(),
+                )?)
+            }
         };
 
         let dims = match ncz
@@ -743,7 +772,7 @@ impl Builder<'_> {
             fill_value: stored_fill.map(|b| cell.decode(&b)),
             string_width: match cell {
                 Cell::Utf32 { n, .. } => n.checked_mul(4),
-                Cell::Char if ty.itemsize > 1 => Some(ty.itemsize as usize),
+                Cell::FixedBytes { n } => Some(n),
                 _ => None,
             },
             ..VarStorage::default()
@@ -760,9 +789,10 @@ impl Builder<'_> {
             keys,
             shards,
             grid,
+            json_items: false,
             fill,
             pipeline: leaf.map(|l| l.pipeline.clone()).filter(|p| !p.is_empty()),
-            codec_error,
+            codec_error: codec_error.map(|e| (key.to_string(), e)),
         });
         Ok(())
     }
@@ -796,6 +826,12 @@ impl Builder<'_> {
                 format!("_Raw{}_t", size * 8),
                 UserTypeKind::Opaque { size: size as u64 },
             ),
+            Maker::VlenBytes => (
+                "_Bytes_t".to_string(),
+                UserTypeKind::Vlen {
+                    base: DataType::UByte,
+                },
+            ),
         };
         let ty = match self.schema.type_by_name(GroupId::ROOT, &name) {
             Some(t) => t,
@@ -807,6 +843,7 @@ impl Builder<'_> {
         Ok(match maker {
             Maker::Complex { double } => Cell::Complex { ty, double, big },
             Maker::Raw { size } => Cell::Raw { ty, size },
+            Maker::VlenBytes => Cell::VlenBytes { ty },
             Maker::Simple(f) => f(big),
         })
     }

@@ -57,11 +57,15 @@ const ARRAY_FILTERS: [&str; 4] = [
 
 /// Reads the codec chain of an array of `rank` dimensions whose chunks
 /// are `chunk_shape`, with elements of `ctx`'s dtype.
+///
+/// Codecs after `sharding_indexed` act on whole shards (the pipeline of the
+/// result): allowed at the top level only (`top`).
 pub(crate) fn parse(
     codecs: &[Named],
     rank: usize,
     chunk_shape: &[u64],
     ctx: &CodecContext<'_>,
+    top: bool,
 ) -> Result<ChunkCodecs, ChainError> {
     let invalid = |m: String| ChainError::Invalid(m);
     let mut order: Option<ChunkOrder> = None;
@@ -124,10 +128,10 @@ pub(crate) fn parse(
                     Ok(_) => invalid(format!("{name} before the array-to-bytes codec")),
                 })
             }
-            (name, Some((Repr::Sharded(..), _))) => {
+            (name, Some((Repr::Sharded(..), _))) if !top => {
                 return Err(ChainError::Codec(CodecError::Unsupported {
                     codec: "sharding_indexed",
-                    what: format!("{name} on whole shards (inner chunks could not be read alone)"),
+                    what: format!("{name} on whole inner shards"),
                 }))
             }
             (name, Some(_)) => after.push(
@@ -186,7 +190,7 @@ fn sharding(
         serde_json::from_value(c.get(field).cloned().unwrap_or(Value::Array(vec![])))
             .map_err(|e| invalid(format!("{field}: {e}")))
     };
-    let codecs = parse(&list("codecs")?, rank, &inner, ctx)?;
+    let codecs = parse(&list("codecs")?, rank, &inner, ctx, false)?;
     let index = list("index_codecs")?;
     let (index_big, index_crc) = match index.as_slice() {
         [b] if b.name == "bytes" => (
