@@ -208,7 +208,7 @@ pub fn build(
 }
 
 /// The object of a `json!` object literal.
-fn json_map(v: Value) -> Map<String, Value> {
+pub(super) fn json_map(v: Value) -> Map<String, Value> {
     match v {
         Value::Object(m) => m,
         _ => Map::new(),

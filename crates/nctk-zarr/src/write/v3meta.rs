@@ -12,6 +12,7 @@ use serde_json::{json, Map, Value};
 
 use super::jsonval;
 use super::plan::ArrayPlan;
+use super::v3chain::json_map as map;
 use crate::attrs::is_hidden;
 use crate::v3::meta::{Consolidated, Named, ZarrJson};
 
@@ -209,11 +210,4 @@ pub fn to_json(z: &ZarrJson) -> Value {
         v["data_type"] = Value::from(t.name.clone());
     }
     v
-}
-
-fn map(v: Value) -> Map<String, Value> {
-    match v {
-        Value::Object(m) => m,
-        _ => Map::new(),
-    }
 }
