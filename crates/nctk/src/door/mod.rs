@@ -36,10 +36,16 @@ use object::ObjectLocation;
 #[cfg(feature = "cloud")]
 pub(crate) use object::{create_store as create_object_store, ObjectTarget};
 
-/// Top-level objects that make a prefix a Zarr v2 / NCZarr store, which an
-/// output may replace (`.nczarr` is netCDF-C 4.8's).
-pub(crate) const STORE_MARKERS: [&str; 5] =
-    [".zgroup", ".zarray", ".zattrs", ".zmetadata", ".nczarr"];
+/// Top-level objects that make a prefix a Zarr / NCZarr store, which an
+/// output may replace (`.nczarr` is netCDF-C 4.8's, `zarr.json` Zarr v3's).
+pub(crate) const STORE_MARKERS: [&str; 6] = [
+    ".zgroup",
+    ".zarray",
+    ".zattrs",
+    ".zmetadata",
+    ".nczarr",
+    "zarr.json",
+];
 
 /// The error for a target this build cannot reach: it needs `feature`.
 #[cfg(not(all(feature = "cloud", feature = "cdmremote")))]
