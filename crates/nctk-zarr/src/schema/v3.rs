@@ -754,7 +754,9 @@ impl Builder<'_> {
             (None, _) => return Err(ZarrError::meta(key, "an array without fill_value")),
         };
         let (fill, stored_fill) = fills(fill_attr, &fill_value, cell, key)?;
+        let shard_shape = shards.as_ref().map(|s| s.levels[0].shape.clone());
         self.schema.var_mut(vid).storage = VarStorage {
+            shards: shard_shape,
             layout: if rank == 0 {
                 Layout::Contiguous
             } else {
