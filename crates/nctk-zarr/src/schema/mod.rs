@@ -362,13 +362,7 @@ impl Builder<'_> {
                 v.dedup();
                 v
             }
-            None => self
-                .store
-                .list_dir(prefix)?
-                .prefixes
-                .iter()
-                .map(|p| p.name().to_string())
-                .collect(),
+            None => self.listed(prefix)?,
         };
         let children = names
             .iter()
@@ -385,6 +379,17 @@ impl Builder<'_> {
             }
         }
         Ok((arrays, groups))
+    }
+
+    /// The names of the prefixes directly under `prefix` in the store.
+    fn listed(&self, prefix: &StorePrefix) -> Result<Vec<String>, ZarrError> {
+        Ok(self
+            .store
+            .list_dir(prefix)?
+            .prefixes
+            .iter()
+            .map(|p| p.name().to_string())
+            .collect())
     }
 
     fn exists(&self, k: &StoreKey) -> Result<bool, ZarrError> {
@@ -593,26 +598,37 @@ impl Builder<'_> {
                 Some(names) => names[k].as_str().unwrap_or_default().to_string(),
                 None => format!("_Anonymous_Dim_{len}"),
             };
-            let d = match self
-                .schema
-                .root()
-                .dims
-                .iter()
-                .copied()
-                .find(|&d| self.schema.dim(d).name == dname)
-            {
-                Some(d) => {
-                    self.fit_dim(d, len, zk)?;
-                    d
-                }
-                None => self
-                    .schema
-                    .add_dim(GroupId::ROOT, &dname, len, false)
-                    .map_err(|e| ZarrError::meta(zk, e.to_string()))?,
-            };
-            dims.push(d);
+            dims.push(self.shared_dim(GroupId::ROOT, &dname, len, zk)?);
         }
         Ok(dims)
+    }
+
+    /// The dimension `name` of `group` fitted to an array's extent `len`,
+    /// added when the group has none of that name.
+    fn shared_dim(
+        &mut self,
+        group: GroupId,
+        name: &str,
+        len: u64,
+        zk: &StoreKey,
+    ) -> Result<DimId, ZarrError> {
+        let found = self
+            .schema
+            .group(group)
+            .dims
+            .iter()
+            .copied()
+            .find(|&d| self.schema.dim(d).name == name);
+        match found {
+            Some(d) => {
+                self.fit_dim(d, len, zk)?;
+                Ok(d)
+            }
+            None => self
+                .schema
+                .add_dim(group, name, len, false)
+                .map_err(|e| ZarrError::meta(zk, e.to_string())),
+        }
     }
 
     /// Checks an array's extent against a shared dimension; an unlimited

@@ -558,13 +558,7 @@ impl Builder<'_> {
                 v.sort();
                 v
             }
-            (None, None) => self
-                .store
-                .list_dir(prefix)?
-                .prefixes
-                .iter()
-                .map(|p| p.name().to_string())
-                .collect(),
+            (None, None) => self.listed(prefix)?,
         };
         let children = names
             .iter()
@@ -876,24 +870,7 @@ impl Builder<'_> {
                 Some(n) if self.opts.xarray => (gid, n.to_string()),
                 _ => (GroupId::ROOT, format!("_Anonymous_Dim_{len}")),
             };
-            let found = self
-                .schema
-                .group(group)
-                .dims
-                .iter()
-                .copied()
-                .find(|&d| self.schema.dim(d).name == dname);
-            let d = match found {
-                Some(d) => {
-                    self.fit_dim(d, len, key)?;
-                    d
-                }
-                None => self
-                    .schema
-                    .add_dim(group, &dname, len, false)
-                    .map_err(|e| ZarrError::meta(key, e.to_string()))?,
-            };
-            dims.push(d);
+            dims.push(self.shared_dim(group, &dname, len, key)?);
         }
         Ok(dims)
     }
