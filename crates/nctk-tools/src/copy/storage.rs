@@ -140,14 +140,7 @@ fn chunks(
             let chosen: Vec<u64> = (0..dims.len())
                 .map(|i| {
                     let d = var.dims[i];
-                    let per_dim = specs.iter().rev().find_map(|s| match s {
-                        ChunkSpec::Dims(list) => list
-                            .iter()
-                            .rev()
-                            .find(|(name, _)| find_dim(schema, name) == Some(d))
-                            .map(|&(_, n)| n),
-                        _ => None,
-                    });
+                    let per_dim = dim_spec(schema, specs, d);
                     let (len, unlim) = dims[i];
                     let from_input = input.map(|c| {
                         if unlim {
@@ -185,6 +178,18 @@ fn chunks(
     }
 }
 
+/// The length the last `dim/n` spec naming dimension `d` asks for.
+fn dim_spec(schema: &Schema, specs: &[ChunkSpec], d: nctk_model::DimId) -> Option<u64> {
+    specs.iter().rev().find_map(|s| match s {
+        ChunkSpec::Dims(list) => list
+            .iter()
+            .rev()
+            .find(|(name, _)| find_dim(schema, name) == Some(d))
+            .map(|&(_, n)| n),
+        _ => None,
+    })
+}
+
 /// The shard lengths of `v` chunked as `chunks` (Zarr v3 outputs; others
 /// ignore them): per dimension a `--shards` length (`dim/n,...` or
 /// `var:n1,n2,...`, the syntax of `-c`) rounded up to whole chunks and cut
@@ -208,16 +213,10 @@ fn shards(schema: &Schema, v: VarId, chunks: &[u64], specs: &[ChunkSpec]) -> Opt
     let asked: Vec<Option<u64>> = (0..chunks.len())
         .map(|i| {
             let d = var.dims[i];
-            var_spec.as_ref().map(|n| n[i]).or_else(|| {
-                specs.iter().rev().find_map(|s| match s {
-                    ChunkSpec::Dims(list) => list
-                        .iter()
-                        .rev()
-                        .find(|(name, _)| find_dim(schema, name) == Some(d))
-                        .map(|&(_, n)| n),
-                    _ => None,
-                })
-            })
+            var_spec
+                .as_ref()
+                .map(|n| n[i])
+                .or_else(|| dim_spec(schema, specs, d))
         })
         .collect();
     if input.is_none() && asked.iter().all(Option::is_none) {
