@@ -46,15 +46,6 @@ pub(crate) enum ChainError {
     Invalid(String),
 }
 
-/// The numcodecs codecs that act on an array's elements (zarr-python's
-/// `ArrayArrayCodec`s): they come before the array-to-bytes codec.
-const ARRAY_FILTERS: [&str; 4] = [
-    "numcodecs.delta",
-    "numcodecs.fixedscaleoffset",
-    "numcodecs.bitround",
-    "numcodecs.quantize",
-];
-
 /// Reads the codec chain of an array of `rank` dimensions whose chunks
 /// are `chunk_shape`, with elements of `ctx`'s dtype.
 ///
@@ -92,12 +83,7 @@ pub(crate) fn parse(
                     Some(o) => o.then(&axes),
                 });
             }
-            (name, None) if ARRAY_FILTERS.contains(&name) => {
-                filters.push(
-                    nctk_codec::v3::from_v3(name, &c.configuration, ctx)
-                        .map_err(ChainError::Codec)?,
-                );
-            }
+
             ("bytes", None) => {
                 let big = match c.get("endian").and_then(Value::as_str) {
                     None | Some("little") => false,
@@ -122,12 +108,13 @@ pub(crate) fn parse(
                     c.name
                 )))
             }
-            (name, None) => {
-                return Err(match nctk_codec::v3::from_v3(name, &c.configuration, ctx) {
-                    Err(e) => ChainError::Codec(e),
-                    Ok(_) => invalid(format!("{name} before the array-to-bytes codec")),
-                })
-            }
+            // numcodecs' array filters (delta, ...) act on the elements,
+            // before the array-to-bytes codec.
+            (name, None) => match nctk_codec::v3::from_v3(name, &c.configuration, ctx) {
+                Ok(codec) if codec.is_array_to_array() => filters.push(codec),
+                Ok(_) => return Err(invalid(format!("{name} before the array-to-bytes codec"))),
+                Err(e) => return Err(ChainError::Codec(e)),
+            },
             (name, Some((Repr::Sharded(..), _))) if !top => {
                 return Err(ChainError::Codec(CodecError::Unsupported {
                     codec: "sharding_indexed",

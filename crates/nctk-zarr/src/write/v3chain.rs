@@ -52,17 +52,6 @@ pub struct Empty<'a> {
     pub skip: bool,
 }
 
-/// numcodecs codecs zarr-python 3 wraps as array-to-array codecs: they
-/// come before the `bytes` codec.
-const ARRAY_TO_ARRAY: &[&str] = &[
-    "delta",
-    "fixedscaleoffset",
-    "quantize",
-    "bitround",
-    "astype",
-    "packbits",
-];
-
 /// The Zarr v3 name of a netCDF type, and NCZarr's alias for it.
 fn data_type(t: DataType) -> Result<(&'static str, Option<&'static str>), String> {
     Ok(match t {
@@ -128,9 +117,8 @@ pub fn build(
             checksum: false,
         });
     }
-    let (pre, post): (Vec<&Codec>, Vec<&Codec>) = codecs
-        .iter()
-        .partition(|c| ARRAY_TO_ARRAY.contains(&c.id()));
+    let (pre, post): (Vec<&Codec>, Vec<&Codec>) =
+        codecs.iter().partition(|c| c.is_array_to_array());
     let string = dtype == DataType::String;
     if let (true, Some(c)) = (string, pre.first()) {
         return Err(format!("codec {} does not apply to strings", c.id()));
