@@ -6,7 +6,9 @@
 //! encoded on a worker as an unsharded chunk is. Its encoded bytes go to
 //! its shard's [`Assembly`]; once every inner chunk of the shard that lies
 //! inside the array has arrived, the shard (the inner chunks in C order of
-//! their position, then the index) is stored with one put. A shard whose
+//! their position, then the index) is stored with one put. Inner chunks
+//! are appended to the shard's bytes as soon as those before them have
+//! arrived, so a shard written in order is held once, not twice. A shard whose
 //! inner chunks all hold only the fill value is not stored (and one already
 //! there is removed). A shard already stored that is written again is read
 //! back and split into its inner chunks' encoded bytes; only those written
@@ -102,8 +104,10 @@ enum Slot {
     Unset,
     /// Only the fill value: left out of the shard.
     Empty,
-    /// Its encoded bytes.
+    /// Its encoded bytes, waiting for those before it.
     Encoded(Vec<u8>),
+    /// In the shard's bytes at this offset, of this length.
+    Appended(usize, usize),
 }
 
 /// A shard being assembled from its encoded inner chunks; see the
@@ -116,6 +120,10 @@ pub struct Assembly {
     expected: usize,
     /// Inner chunks handed to the encoder that have not arrived.
     pending: usize,
+    /// The shard's bytes so far: the inner chunks before `next`, in order.
+    out: Vec<u8>,
+    /// The first position whose inner chunk is not in `out`.
+    next: usize,
 }
 
 impl Assembly {
@@ -151,6 +159,8 @@ impl Assembly {
             arrived,
             expected: layout.expected(&inner.shard),
             pending: 0,
+            out: Vec::new(),
+            next: 0,
         })
     }
 
@@ -164,20 +174,62 @@ impl Assembly {
     /// when the shard is then complete.
     pub fn arrive(&mut self, pos: usize, part: Option<Vec<u8>>) -> bool {
         self.pending -= 1;
-        if matches!(self.slots[pos], Slot::Unset) {
-            self.arrived += 1;
+        match self.slots[pos] {
+            Slot::Unset => self.arrived += 1,
+            Slot::Appended(..) => self.unappend(),
+            _ => {}
         }
         // Codecs leave room for their worst case: only the bytes are kept.
         self.slots[pos] = part.map_or(Slot::Empty, |mut b| {
             b.shrink_to_fit();
             Slot::Encoded(b)
         });
+        self.append(false);
         self.pending == 0 && self.arrived >= self.expected
+    }
+
+    /// Appends the inner chunks from `next` on to the shard's bytes, up to
+    /// the first that has not arrived (past it when `all`: it is missing).
+    fn append(&mut self, all: bool) {
+        let n = self.slots.len();
+        while self.next < n {
+            let slot = &mut self.slots[self.next];
+            match slot {
+                Slot::Unset if !all => break,
+                Slot::Encoded(b) => {
+                    if self.out.capacity() == 0 {
+                        // Room for the rest if they are alike, and the index.
+                        let rest = (n - self.next) * b.len();
+                        self.out.reserve_exact(rest + rest / 4 + 16 * n + 4);
+                    }
+                    let at = self.out.len();
+                    self.out.extend_from_slice(b);
+                    *slot = Slot::Appended(at, b.len());
+                }
+                _ => {}
+            }
+            self.next += 1;
+        }
+    }
+
+    /// Takes every appended inner chunk out of the shard's bytes again (one
+    /// of them is replaced, and the order must hold).
+    fn unappend(&mut self) {
+        let out = std::mem::take(&mut self.out);
+        for slot in &mut self.slots {
+            if let Slot::Appended(at, len) = *slot {
+                *slot = Slot::Encoded(out[at..at + len].to_vec());
+            }
+        }
+        self.next = 0;
     }
 
     /// Takes the inner chunk at `pos` out, to be written again: its encoded
     /// bytes (`None` when it has none: never written, or only fill).
     pub fn take(&mut self, pos: usize) -> Option<Vec<u8>> {
+        if matches!(self.slots[pos], Slot::Appended(..)) {
+            self.unappend();
+        }
         match std::mem::replace(&mut self.slots[pos], Slot::Unset) {
             Slot::Unset => None,
             Slot::Empty => {
@@ -188,43 +240,31 @@ impl Assembly {
                 self.arrived -= 1;
                 Some(b)
             }
+            Slot::Appended(..) => unreachable!("unappended above"),
         }
     }
 
     /// The stored shard: the inner chunks in order, then the index and its
     /// crc32c; `None` when no inner chunk has bytes.
-    fn into_bytes(self) -> Option<Vec<u8>> {
-        let total: usize = self
-            .slots
-            .iter()
-            .map(|s| match s {
-                Slot::Encoded(b) => b.len(),
-                _ => 0,
-            })
-            .sum();
-        if !self.slots.iter().any(|s| matches!(s, Slot::Encoded(_))) {
+    fn into_bytes(mut self) -> Option<Vec<u8>> {
+        self.append(true);
+        if !self.slots.iter().any(|s| matches!(s, Slot::Appended(..))) {
             return None;
         }
         let n = self.slots.len();
-        let mut out = Vec::with_capacity(total + 16 * n + 4);
-        let mut index = Vec::with_capacity(16 * n + 4);
-        // Each inner chunk is freed once copied: the encoded shard is held
-        // about once, not twice.
-        for slot in self.slots {
-            let (offset, len) = match &slot {
-                Slot::Encoded(b) => (out.len() as u64, b.len() as u64),
+        let mut index = Vec::with_capacity(16 * n);
+        for slot in &self.slots {
+            let (offset, len) = match *slot {
+                Slot::Appended(at, len) => (at as u64, len as u64),
                 _ => (MISSING, MISSING),
             };
             index.extend_from_slice(&offset.to_le_bytes());
             index.extend_from_slice(&len.to_le_bytes());
-            if let Slot::Encoded(b) = slot {
-                out.extend_from_slice(&b);
-            }
         }
         let crc = crc32c::crc32c(&index);
-        out.extend_from_slice(&index);
-        out.extend_from_slice(&crc.to_le_bytes());
-        Some(out)
+        self.out.extend_from_slice(&index);
+        self.out.extend_from_slice(&crc.to_le_bytes());
+        Some(self.out)
     }
 }
 
@@ -299,6 +339,22 @@ mod tests {
         *bad.last_mut().unwrap() ^= 1;
         let e = Assembly::open(&l, &inner, &key, Some(&bad)).err().unwrap();
         assert!(e.to_string().contains("v/c/0/0"), "{e}");
+        // An inner chunk appended and written again: the shard keeps the
+        // order of positions and the new bytes.
+        let mut a = Assembly::open(&l, &inner, &key, None).unwrap();
+        for _ in 0..5 {
+            a.expect_one();
+        }
+        a.arrive(0, Some(b"old".to_vec()));
+        a.arrive(1, Some(b"one".to_vec()));
+        a.arrive(0, Some(b"new0".to_vec()));
+        a.arrive(3, None);
+        assert!(a.arrive(2, Some(b"2".to_vec())));
+        let bytes = a.into_bytes().unwrap();
+        assert!(bytes.starts_with(b"new0one2"));
+        let mut again = Assembly::open(&l, &inner, &key, Some(&bytes)).unwrap();
+        assert_eq!(again.take(0).as_deref(), Some(&b"new0"[..]));
+        assert_eq!(again.take(3), None);
         // All fill: nothing to store.
         let mut empty = Assembly::open(&l, &inner, &key, None).unwrap();
         empty.expect_one();
