@@ -362,6 +362,35 @@ impl Shards {
     }
 }
 
+/// The byte ranges of the inner chunks (C order; `None`: missing) of
+/// `shard`, a whole stored shard at `key` of one level `l`, read from its
+/// index and checked as [`Shards::locate`] checks it.
+pub(crate) fn split(
+    l: &ShardLevel,
+    key: &StoreKey,
+    shard: &[u8],
+) -> Result<Vec<Option<Range<usize>>>, ZarrError> {
+    let span = Some(0..shard.len() as u64);
+    let range = match l.index_range(&span) {
+        Some(ByteRange::Bounded(r)) => r.start as usize..r.end as usize,
+        _ => {
+            return Err(ZarrError::Shard {
+                key: key.to_string(),
+                reason: format!(
+                    "{} bytes cannot hold the {}-byte index",
+                    shard.len(),
+                    l.index_len()
+                ),
+            })
+        }
+    };
+    let index = parse_index(l, &shard[range], &(key.clone(), span))?;
+    Ok(index
+        .iter()
+        .map(|e| e.map(|(off, len)| off as usize..(off + len) as usize))
+        .collect())
+}
+
 /// Decodes and checks a shard's index: its checksum, entries that are
 /// either both 2^64-1 or inside the shard, no two overlapping, none over the
 /// index itself.

@@ -3,10 +3,15 @@
 //! scattered over sharded and string arrays through a cache too small to
 //! hold anything (every shard and vlen chunk written in part is stored,
 //! read back and decoded on its next write) leave what zarr-python reads
-//! as the values written.
+//! as the values written; a sharded array written in order holds at most
+//! the cache plus the encoded shards being assembled, measured by a
+//! counting global allocator.
 
 mod stores;
 
+use std::alloc::{GlobalAlloc, Layout as AllocLayout, System};
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use nctk_model::{DataType, GroupId, Layout, Schema, Selection, Values, VarStorage};
@@ -15,6 +20,67 @@ use nctk_store::kv::{
 };
 use nctk_test_support::require;
 use nctk_zarr::{WriteLayout, WriteOptions, ZarrWriter};
+
+/// The system allocator, counting the bytes allocated now and at most.
+struct Counting;
+
+static HELD: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+// SAFETY: every call goes to the system allocator; only counts are added.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: AllocLayout) -> *mut u8 {
+        // SAFETY: the caller's contract for `alloc`, passed on.
+        let p = unsafe { System.alloc(layout) };
+        if !p.is_null() {
+            let now = HELD.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
+            PEAK.fetch_max(now, Ordering::Relaxed);
+        }
+        p
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: AllocLayout) {
+        HELD.fetch_sub(layout.size(), Ordering::Relaxed);
+        // SAFETY: `ptr` came from `alloc` above with this layout.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
+
+/// The tests of this file one at a time, so that the memory measured is
+/// one test's.
+static SERIAL: Mutex<()> = Mutex::new(());
+
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// A store keeping only the length of each object put (nothing is read
+/// back: its memory is not the writer's).
+#[derive(Default)]
+struct Sizes(Mutex<HashMap<String, usize>>);
+
+impl ReadableStore for Sizes {
+    fn get(&self, _: &StoreKey) -> Result<Option<Bytes>, StoreError> {
+        Ok(None)
+    }
+    fn capabilities(&self) -> Capabilities {
+        MemoryStore::new().capabilities()
+    }
+}
+
+impl WritableStore for Sizes {
+    fn put(&self, key: &StoreKey, value: Bytes) -> Result<(), StoreError> {
+        let mut sizes = self.0.lock().unwrap();
+        sizes.insert(key.to_string(), value.len());
+        Ok(())
+    }
+    fn delete(&self, key: &StoreKey) -> Result<(), StoreError> {
+        self.0.lock().unwrap().remove(key.as_str());
+        Ok(())
+    }
+}
 
 /// A memory store recording the keys put, in order.
 #[derive(Default)]
@@ -64,6 +130,7 @@ fn schema() -> Schema {
 
 #[test]
 fn the_root_zarr_json_is_stored_last_and_only_when_finished() {
+    let _serial = serial();
     for nczarr in [false, true] {
         let store = Arc::new(Recording::default());
         let opts = WriteOptions {
@@ -107,6 +174,7 @@ fn the_root_zarr_json_is_stored_last_and_only_when_finished() {
 
 #[test]
 fn scattered_writes_through_a_tiny_cache_read_back_in_zarr_python() {
+    let _serial = serial();
     if !require::python(&["zarr"]) {
         return;
     }
@@ -180,4 +248,71 @@ fn scattered_writes_through_a_tiny_cache_read_back_in_zarr_python() {
             .collect();
         assert_eq!(strings, expect_s);
     }
+}
+
+/// `v(t, y, x)` float written one time step at a time into inner chunks of
+/// one step (64 KiB) in shards of 40 steps (2.5 MiB decoded), through a
+/// 512 KiB cache: the writer never holds a decoded shard, only the cache
+/// and the encoded inner chunks of the shards being assembled (the bound
+/// the `WriteOptions::cache_bytes` docs give), with some slack for the
+/// slabs written and the thread pool.
+#[test]
+fn a_sharded_write_holds_the_cache_and_the_encoded_shards() {
+    let _serial = serial();
+    let (steps, ny, nx) = (80u64, 64u64, 256u64);
+    let mut s = Schema::new();
+    let r = GroupId::ROOT;
+    let dims =
+        [("t", steps), ("y", ny), ("x", nx)].map(|(n, len)| s.add_dim(r, n, len, false).unwrap());
+    let v = s.add_var(r, "v", DataType::Float, &dims).unwrap();
+    s.var_mut(v).storage = VarStorage {
+        layout: Layout::Chunked(vec![1, ny, nx]),
+        shards: Some(vec![40, ny, nx]),
+        ..VarStorage::default()
+    };
+    let cache_bytes = 512 << 10;
+    let opts = WriteOptions {
+        layout: WriteLayout::ZarrV3 { nczarr: false },
+        cache_bytes,
+        ..WriteOptions::default()
+    };
+    let store = Arc::new(Sizes::default());
+    // Floats with a random low byte: zstd keeps about a third of them.
+    let mut seed = 1u32;
+    let step: Vec<Vec<f32>> = (0..4)
+        .map(|_| {
+            (0..ny * nx)
+                .map(|_| {
+                    seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+                    f32::from_bits(0x3f80_0000 | (seed >> 24))
+                })
+                .collect()
+        })
+        .collect();
+    let base = HELD.load(Ordering::Relaxed);
+    PEAK.store(base, Ordering::Relaxed);
+    let mut w = ZarrWriter::create(store.clone(), &s, &opts).unwrap();
+    for t in 0..steps {
+        let sel = Selection::block(&[t, 0, 0], &[1, ny, nx]);
+        let values = Values::Float(step[t as usize % 4].clone());
+        w.write(v, &sel, &values).unwrap();
+    }
+    w.finish().unwrap();
+    let peak = PEAK.load(Ordering::Relaxed) - base;
+    let sizes = store.0.lock().unwrap();
+    let shards: Vec<usize> = ["v/c/0/0/0", "v/c/1/0/0"]
+        .iter()
+        .map(|k| sizes[*k])
+        .collect();
+    let decoded = (40 * ny * nx * 4) as usize;
+    assert!(
+        shards.iter().all(|&n| n > decoded / 5 && n < decoded),
+        "{shards:?}"
+    );
+    let slack = 512 << 10;
+    let bound = cache_bytes + 2 * shards[0].max(shards[1]) + slack;
+    assert!(
+        peak <= bound,
+        "peak {peak} bytes above the bound {bound} (shards {shards:?}, decoded shard {decoded})"
+    );
 }

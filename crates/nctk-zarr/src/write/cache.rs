@@ -9,6 +9,10 @@
 //! value row by row: a row (the chunk's innermost dimension) is filled
 //! when first written in part, and rows never written are filled when the
 //! chunk is stored, so filling costs no pass over rows the data covers.
+//!
+//! A sharded array's chunks here are its inner chunks: one written in part
+//! whose shard is being assembled, or stored, is taken back from it
+//! ([`EncodeQueue::take_inner`]) and decoded.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -17,6 +21,7 @@ use nctk_store::kv::{Bytes, StoreKey};
 
 use super::encode::{EncodeQueue, Job};
 use super::plan::ArrayPlan;
+use super::shards::Inner;
 use super::{ReadWriteStore, WriteError};
 
 /// A chunk: (variable index, chunk index).
@@ -94,6 +99,18 @@ pub fn chunk_key(plan: &ArrayPlan, index: &[u64]) -> Result<StoreKey, WriteError
     Ok(StoreKey::new(format!("{}/{name}", plan.prefix))?)
 }
 
+/// Where the chunk of grid index `index` (an inner chunk when the array is
+/// sharded) is stored: its key, or its shard's key and its place there.
+fn chunk_place(plan: &ArrayPlan, index: &[u64]) -> Result<(StoreKey, Option<Inner>), WriteError> {
+    match &plan.shards {
+        None => Ok((chunk_key(plan, index)?, None)),
+        Some(layout) => {
+            let inner = layout.place(index);
+            Ok((chunk_key(plan, &inner.shard)?, Some(inner)))
+        }
+    }
+}
+
 /// What one write does to one chunk.
 pub struct ChunkWrite<'a> {
     /// The variable's index.
@@ -144,7 +161,7 @@ impl ChunkCache {
             // Chunks still being encoded count too: memory stays within
             // the limit however fast the chunks complete.
             self.queue.wait_for_room(self.bytes, size, self.limit);
-            let (buf, rows) = self.start_chunk(store, plan, w.index, whole)?;
+            let (buf, rows) = self.start_chunk(store, plan, w, whole)?;
             self.bytes += size;
             self.entries.insert(
                 id.clone(),
@@ -210,7 +227,7 @@ impl ChunkCache {
     ) -> Result<(), WriteError> {
         self.forget(var, index);
         let key = chunk_key(&plans[var as usize], index)?;
-        self.queue.wait_for(&key);
+        self.queue.wait_for(&key, None);
         store.put(&key, Bytes::from(bytes))?;
         Ok(())
     }
@@ -220,23 +237,33 @@ impl ChunkCache {
         &self,
         store: &Arc<dyn ReadWriteStore>,
         plan: &ArrayPlan,
-        index: &[u64],
+        w: &ChunkWrite<'_>,
         whole: bool,
     ) -> Result<(Vec<u8>, Option<Rows>), WriteError> {
         let size = plan.chunk_bytes();
         if !whole {
             // Read-modify-write, once an earlier version has landed.
-            let key = chunk_key(plan, index)?;
-            self.queue.wait_for(&key);
-            if let Some(enc) = store.get(&key)? {
-                let buf = plan
-                    .chain
-                    .decode(&enc, size)
+            let (key, inner) = chunk_place(plan, w.index)?;
+            let decode = |enc: &[u8]| {
+                plan.chain
+                    .decode(enc, size)
                     .map_err(|source| WriteError::Codec {
                         key: key.to_string(),
                         source,
-                    })?;
-                return Ok((buf, None));
+                    })
+            };
+            let old = match &inner {
+                Some(inner) => self
+                    .queue
+                    .take_inner(w.var, &key, inner)?
+                    .map(|b| decode(&b)),
+                None => {
+                    self.queue.wait_for(&key, None);
+                    store.get(&key)?.map(|b| decode(&b))
+                }
+            };
+            if let Some(buf) = old {
+                return Ok((buf?, None));
             }
         }
         // Zeroed memory is nearly free (the allocator maps zero pages);
@@ -261,10 +288,11 @@ impl ChunkCache {
         if let Some(rows) = rows {
             rows.finish(&mut buf);
         }
-        let key = chunk_key(plan, &id.1)?;
+        let (key, inner) = chunk_place(plan, &id.1)?;
         self.queue.submit(Job {
             var: id.0,
             key,
+            inner,
             buf,
         })
     }
@@ -283,8 +311,9 @@ impl ChunkCache {
         self.submit(&plans[id.0 as usize], id, e)
     }
 
-    /// Encodes and stores every cached chunk, in key order, and waits until
-    /// every chunk handed to the encoder is stored.
+    /// Encodes and stores every cached chunk, in key order, waits until
+    /// every chunk handed to the encoder is stored, then stores the shards
+    /// still being assembled.
     pub fn flush(&mut self, plans: &[ArrayPlan]) -> Result<(), WriteError> {
         let mut all: Vec<_> = self.entries.drain().collect();
         all.sort_by(|a, b| a.0.cmp(&b.0));
@@ -292,7 +321,7 @@ impl ChunkCache {
         for (id, e) in all {
             self.submit(&plans[id.0 as usize], id, e)?;
         }
-        self.queue.wait()
+        self.queue.finish_shards()
     }
 }
 

@@ -3,13 +3,10 @@
 //! v2's filters and compressor, or a Zarr v3 codec chain, whose `bytes`
 //! codec is the chunk as it is (the writer keeps chunks in the stored byte
 //! order), whose `vlen-utf8` codec turns the writer's fixed-width strings
-//! into zarr-python's variable-length ones, and whose `sharding_indexed`
-//! codec ([`Sharding`]) splits a shard into inner chunks.
+//! into zarr-python's variable-length ones. A sharded array's chain is
+//! its inner chunks' (shards are assembled by [`super::shards`]).
 
 use nctk_codec::{CodecError, Pipeline};
-use rayon::prelude::*;
-
-use super::encode::is_fill;
 
 /// The codec chain of one variable's chunks; see the [module docs](self).
 #[derive(Debug, Clone)]
@@ -24,32 +21,7 @@ pub enum ChunkChain {
         /// The bytes-to-bytes codecs after `vlen-utf8`.
         then: Pipeline,
     },
-    /// A shard of inner chunks (`sharding_indexed`).
-    Sharded(Box<Sharding>),
 }
-
-/// `sharding_indexed` with the index at the end, coded `bytes` (little
-/// endian) then `crc32c`, as zarr-python writes it.
-#[derive(Debug, Clone)]
-pub struct Sharding {
-    /// The shard's lengths (the chunk grid's chunk shape).
-    pub shard: Vec<u64>,
-    /// The inner chunks' lengths (each divides the shard's).
-    pub inner: Vec<u64>,
-    /// Bytes per element.
-    pub width: usize,
-    /// The inner chunks' chain (not itself sharded).
-    pub chain: ChunkChain,
-    /// One element of the fill value: inner chunks missing from a shard
-    /// read as it.
-    pub fill: Vec<u8>,
-    /// Inner chunks holding only the fill value are left out of the shard
-    /// (zarr-python's `write_empty_chunks=False`).
-    pub skip_empty: bool,
-}
-
-/// The index entry of an inner chunk not in its shard (offset and length).
-const MISSING: u64 = u64::MAX;
 
 impl ChunkChain {
     /// True when chunks are stored exactly as they are held.
@@ -62,7 +34,6 @@ impl ChunkChain {
         match self {
             ChunkChain::Bytes(p) => p.encode(buf),
             ChunkChain::VlenUtf8 { width, then } => then.encode(&vlen_encode(buf, *width)),
-            ChunkChain::Sharded(s) => s.encode(buf),
         }
     }
 
@@ -78,7 +49,6 @@ impl ChunkChain {
                 let raw = decode_bounded(then, enc, bound)?;
                 vlen_decode(&raw, n, *width)
             }
-            ChunkChain::Sharded(s) => s.decode(enc, size),
         }
     }
 }
@@ -151,136 +121,6 @@ fn vlen_decode(raw: &[u8], n: usize, width: usize) -> Result<Vec<u8>, CodecError
     Ok(out)
 }
 
-impl Sharding {
-    /// Inner chunks along each dimension, and in all.
-    fn grid(&self) -> (Vec<u64>, usize) {
-        let per: Vec<u64> = self
-            .shard
-            .iter()
-            .zip(&self.inner)
-            .map(|(s, c)| s / c)
-            .collect();
-        let n = per.iter().product::<u64>() as usize;
-        (per, n)
-    }
-
-    /// Bytes of one decoded inner chunk.
-    fn inner_bytes(&self) -> usize {
-        self.inner.iter().product::<u64>() as usize * self.width
-    }
-
-    /// Calls `f(shard_offset, inner_offset, len)` (bytes) for each row of
-    /// inner chunk number `i` (C order).
-    fn rows(&self, per: &[u64], i: usize, mut f: impl FnMut(usize, usize, usize)) {
-        let rank = self.shard.len();
-        let mut at = vec![0u64; rank];
-        let mut rest = i as u64;
-        for d in (0..rank).rev() {
-            at[d] = (rest % per[d]) * self.inner[d];
-            rest /= per[d];
-        }
-        let row = self.inner[rank - 1] as usize * self.width;
-        let rows = self.inner[..rank - 1].iter().product::<u64>() as usize;
-        let mut k = vec![0u64; rank - 1];
-        for r in 0..rows {
-            let mut off = 0u64;
-            for d in 0..rank {
-                let idx = at[d] + if d < rank - 1 { k[d] } else { 0 };
-                off = off * self.shard[d] + idx;
-            }
-            f(off as usize * self.width, r * row, row);
-            for d in (0..rank - 1).rev() {
-                k[d] += 1;
-                if k[d] < self.inner[d] {
-                    break;
-                }
-                k[d] = 0;
-            }
-        }
-    }
-
-    /// The stored shard of decoded shard `buf`: inner chunks encoded in
-    /// parallel and written in order, then the index and its crc32c.
-    fn encode(&self, buf: &[u8]) -> Result<Vec<u8>, CodecError> {
-        let (per, n) = self.grid();
-        let size = self.inner_bytes();
-        let parts: Vec<Option<Vec<u8>>> = (0..n)
-            .into_par_iter()
-            .map(|i| {
-                let mut block = vec![0u8; size];
-                self.rows(&per, i, |s, c, len| {
-                    block[c..c + len].copy_from_slice(&buf[s..s + len])
-                });
-                if self.skip_empty && is_fill(&block, &self.fill) {
-                    return Ok(None);
-                }
-                self.chain.encode(&block).map(Some)
-            })
-            .collect::<Result<_, CodecError>>()?;
-        let total: usize = parts.iter().flatten().map(Vec::len).sum();
-        let mut out = Vec::with_capacity(total + 16 * n + 4);
-        let mut index = Vec::with_capacity(16 * n);
-        // Each inner chunk is freed once copied: the encoded shard is held
-        // about once, not twice.
-        for part in parts {
-            let (offset, len) = match &part {
-                Some(p) => (out.len() as u64, p.len() as u64),
-                None => (MISSING, MISSING),
-            };
-            index.extend_from_slice(&offset.to_le_bytes());
-            index.extend_from_slice(&len.to_le_bytes());
-            if let Some(p) = part {
-                out.extend_from_slice(&p);
-            }
-        }
-        out.extend_from_slice(&nctk_codec::Codec::Crc32c.encode(&index)?);
-        Ok(out)
-    }
-
-    /// The decoded shard (`size` bytes) of stored shard `enc`; inner chunks
-    /// missing from it read as fill.
-    fn decode(&self, enc: &[u8], size: usize) -> Result<Vec<u8>, CodecError> {
-        let (per, n) = self.grid();
-        let corrupt = |offset: usize, reason: String| CodecError::Corrupt {
-            codec: "sharding_indexed",
-            offset,
-            reason,
-        };
-        let index_len = 16 * n + 4;
-        let Some(body_len) = enc.len().checked_sub(index_len) else {
-            return Err(corrupt(
-                0,
-                format!("{} bytes cannot hold an index of {index_len}", enc.len()),
-            ));
-        };
-        let mut index = vec![0u8; 16 * n];
-        nctk_codec::Codec::Crc32c.decode_into(&enc[body_len..], &mut index)?;
-        let mut out: Vec<u8> = self.fill.iter().copied().cycle().take(size).collect();
-        let inner = self.inner_bytes();
-        for (i, e) in index.chunks_exact(16).enumerate() {
-            let offset = u64::from_le_bytes(e[..8].try_into().expect("8 bytes"));
-            let len = u64::from_le_bytes(e[8..].try_into().expect("8 bytes"));
-            if offset == MISSING && len == MISSING {
-                continue;
-            }
-            let end = offset.checked_add(len).filter(|&x| x <= body_len as u64);
-            let Some(end) = end else {
-                return Err(corrupt(
-                    body_len + 16 * i,
-                    format!("inner chunk {i} at {offset}+{len} lies outside the shard's {body_len} bytes"),
-                ));
-            };
-            let block = self
-                .chain
-                .decode(&enc[offset as usize..end as usize], inner)?;
-            self.rows(&per, i, |s, c, l| {
-                out[s..s + l].copy_from_slice(&block[c..c + l])
-            });
-        }
-        Ok(out)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -309,29 +149,5 @@ mod tests {
         let raw = vlen_encode(&buf, width);
         assert_eq!(&raw[..4], &3u32.to_le_bytes());
         assert_eq!(&raw[4..10], b"\x02\0\0\0ab");
-    }
-
-    #[test]
-    fn shard_round_trip_with_missing_inner_chunks() {
-        let s = Sharding {
-            shard: vec![4, 6],
-            inner: vec![2, 3],
-            width: 2,
-            chain: ChunkChain::Bytes(zstd()),
-            fill: vec![9, 9],
-            skip_empty: true,
-        };
-        let mut buf = vec![9u8; 4 * 6 * 2];
-        for (i, b) in buf[..12].iter_mut().enumerate() {
-            *b = i as u8;
-        }
-        let enc = s.encode(&buf).unwrap();
-        let index = &enc[enc.len() - 4 - 64..enc.len() - 4];
-        // Inner chunks 0 and 1 hold the first row's data; 2 and 3 are fill.
-        assert_eq!(&index[32..], &[0xff; 32]);
-        assert_eq!(s.decode(&enc, buf.len()).unwrap(), buf);
-        let mut bad = enc.clone();
-        bad[0] ^= 1;
-        assert!(s.decode(&bad[..bad.len() - 1], buf.len()).is_err());
     }
 }

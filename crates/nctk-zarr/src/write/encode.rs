@@ -7,22 +7,27 @@
 //! working memory) would take the chunks in flight past the memory limit.
 //! A chunk holding only its variable's fill value is not stored (and one
 //! already there is removed), as zarr-python's `write_empty_chunks=False`:
-//! readers read a missing chunk as fill.
+//! readers read a missing chunk as fill. An inner chunk of a sharded array
+//! goes to its shard's [`Assembly`] instead, and the job completing the
+//! shard stores it ([`super::shards`]).
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
 use nctk_store::kv::{Bytes, StoreKey};
 
 use super::chain::ChunkChain;
+use super::shards::{self, Assembly, Inner, ShardLayout};
 use super::{ReadWriteStore, WriteError};
 
 /// One chunk to encode and store.
 pub struct Job {
     /// Index of the variable (its pipeline).
     pub var: u32,
-    /// Where it goes.
+    /// Where it goes: its key, or its shard's.
     pub key: StoreKey,
+    /// For an inner chunk of a shard, its place in the shard.
+    pub inner: Option<Inner>,
     /// The decoded chunk (consumed: moved into the store as is when the
     /// pipeline is empty).
     pub buf: Vec<u8>,
@@ -30,8 +35,11 @@ pub struct Job {
 
 #[derive(Default)]
 struct State {
-    /// Keys of the chunks being encoded or stored.
-    in_flight: HashSet<StoreKey>,
+    /// The chunks being encoded or stored: key, and position in the
+    /// shard for an inner chunk.
+    in_flight: HashSet<(StoreKey, Option<usize>)>,
+    /// Shards being assembled, by key.
+    shards: HashMap<StoreKey, Assembly>,
     /// Bytes the chunks in flight hold: decoded, and while encoding the
     /// working and encoded copies ([`EncodeQueue::cost`]).
     bytes: usize,
@@ -84,6 +92,8 @@ pub struct EncodeQueue {
     /// Per variable, the fill value's bytes (one element) when chunks
     /// holding only it are left out; `None` stores every chunk.
     empty: Arc<[Option<Vec<u8>>]>,
+    /// Per variable, how its shards hold inner chunks (`None`: unsharded).
+    layouts: Vec<Option<ShardLayout>>,
     shared: Arc<Shared>,
     limit: usize,
     /// Bytes the chunks in flight may hold (one chunk always may).
@@ -101,47 +111,73 @@ pub(super) fn is_fill(buf: &[u8], fill: &[u8]) -> bool {
 
 /// Encodes `job` with its pipeline and stores it; a chunk that is all
 /// `empty` (the fill value, when such chunks are left out) is removed
-/// from the store instead.
+/// from the store instead. An inner chunk goes to its shard's assembly
+/// (in `shared`), and the shard is stored once that completes it.
 fn run(
     store: &dyn ReadWriteStore,
     pipeline: &ChunkChain,
     empty: Option<&[u8]>,
+    shared: &Shared,
     job: Job,
 ) -> Result<(), WriteError> {
-    let Job { key, buf, .. } = job;
-    if empty.is_some_and(|fill| is_fill(&buf, fill)) {
-        store.delete(&key)?;
-        return Ok(());
-    }
-    let bytes = if pipeline.is_empty() {
-        Bytes::from(buf)
+    let Job {
+        key, buf, inner, ..
+    } = job;
+    let enc = if empty.is_some_and(|fill| is_fill(&buf, fill)) {
+        None
+    } else if pipeline.is_empty() {
+        Some(buf)
     } else {
         let enc = pipeline.encode(&buf).map_err(|source| WriteError::Codec {
             key: key.to_string(),
             source,
         })?;
         drop(buf);
-        Bytes::from(enc)
+        Some(enc)
     };
-    store.put(&key, bytes)?;
+    let Some(inner) = inner else {
+        match enc {
+            Some(bytes) => store.put(&key, Bytes::from(bytes))?,
+            None => store.delete(&key)?,
+        }
+        return Ok(());
+    };
+    let complete = {
+        let mut st = shared.lock();
+        let done = st
+            .shards
+            .get_mut(&key)
+            .is_some_and(|a| a.arrive(inner.pos, enc));
+        if done {
+            st.shards.remove(&key)
+        } else {
+            None
+        }
+    };
+    if let Some(a) = complete {
+        shards::store(store, &key, a)?;
+    }
     Ok(())
 }
 
 impl EncodeQueue {
     /// A queue storing into `store`, variable `i` encoded by `pipelines[i]`;
     /// chunks of variable `i` that are all `empty[i]` (one element's bytes)
-    /// are not stored (a missing entry stores every chunk); the chunks in
-    /// flight hold at most `memory` bytes (see [`cost`](Self::cost)).
+    /// are not stored (a missing entry stores every chunk); chunks of a
+    /// variable with a `layouts[i]` are inner chunks of its shards; the
+    /// chunks in flight hold at most `memory` bytes (see [`cost`](Self::cost)).
     pub fn new(
         store: Arc<dyn ReadWriteStore>,
         pipelines: Vec<ChunkChain>,
         empty: Vec<Option<Vec<u8>>>,
+        layouts: Vec<Option<ShardLayout>>,
         memory: usize,
     ) -> EncodeQueue {
         EncodeQueue {
             store,
             pipelines: pipelines.into(),
             empty: empty.into(),
+            layouts,
             shared: Arc::new(Shared {
                 state: Mutex::new(State::default()),
                 changed: Condvar::new(),
@@ -163,10 +199,52 @@ impl EncodeQueue {
         }
     }
 
-    /// Waits while `key` is being stored, so that a chunk is read back, or
-    /// stored again, only after its earlier version has landed.
-    pub fn wait_for(&self, key: &StoreKey) {
-        drop(self.shared.wait_until(|st| !st.in_flight.contains(key)));
+    /// Waits while the chunk at `key` (the inner chunk at `pos` of the
+    /// shard at `key`) is being stored, so that it is read back, or stored
+    /// again, only after its earlier version has landed.
+    pub fn wait_for(&self, key: &StoreKey, pos: Option<usize>) {
+        let id = (key.clone(), pos);
+        drop(self.shared.wait_until(|st| !st.in_flight.contains(&id)));
+    }
+
+    /// Applies `f` to the assembly of the shard of variable `var` at `key`
+    /// holding `inner`, opening it (from the store, when the shard is
+    /// there) if it is not being assembled: once no job of that shard is in
+    /// flight, so that a shard being stored has landed.
+    fn with_shard<R>(
+        &self,
+        var: usize,
+        key: &StoreKey,
+        inner: &Inner,
+        f: impl FnOnce(&mut Assembly) -> R,
+    ) -> Result<R, WriteError> {
+        let mut st = self.shared.wait_until(|st| {
+            st.shards.contains_key(key) || !st.in_flight.iter().any(|(k, _)| k == key)
+        });
+        if let Some(a) = st.shards.get_mut(key) {
+            return Ok(f(a));
+        }
+        drop(st);
+        let layout = self.layouts[var].as_ref().expect("a sharded variable");
+        let stored = self.store.get(key)?;
+        let mut a = Assembly::open(layout, inner, key, stored.as_deref())?;
+        let r = f(&mut a);
+        // Only this thread opens assemblies, and no job of this one runs.
+        self.shared.lock().shards.insert(key.clone(), a);
+        Ok(r)
+    }
+
+    /// Takes inner chunk `inner` of the shard of variable `var` at `key`
+    /// out of it, to be written again: its encoded bytes, `None` when it
+    /// has none (never written, or only fill).
+    pub fn take_inner(
+        &self,
+        var: u32,
+        key: &StoreKey,
+        inner: &Inner,
+    ) -> Result<Option<Vec<u8>>, WriteError> {
+        self.wait_for(key, Some(inner.pos));
+        self.with_shard(var as usize, key, inner, |a| a.take(inner.pos))
     }
 
     /// Waits until `size` more bytes fit beside `held` bytes and the chunks
@@ -184,21 +262,31 @@ impl EncodeQueue {
     /// an earlier background job is returned here or by [`wait`](Self::wait).
     pub fn submit(&self, job: Job) -> Result<(), WriteError> {
         let var = job.var as usize;
+        if let Some(inner) = &job.inner {
+            self.with_shard(var, &job.key, inner, Assembly::expect_one)?;
+        }
         if self.limit <= 1 {
             let empty = self.empty.get(var).and_then(Option::as_deref);
-            return run(self.store.as_ref(), &self.pipelines[var], empty, job);
+            return run(
+                self.store.as_ref(),
+                &self.pipelines[var],
+                empty,
+                &self.shared,
+                job,
+            );
         }
         let size = self.cost(var, job.buf.len());
+        let id = (job.key.clone(), job.inner.as_ref().map(|i| i.pos));
         let mut st = self.shared.wait_until(|st| {
             st.error.is_some()
                 || (st.in_flight.len() < self.limit
-                    && !st.in_flight.contains(&job.key)
+                    && !st.in_flight.contains(&id)
                     && (st.in_flight.is_empty() || st.bytes + size <= self.memory))
         });
         if let Some(e) = st.error.take() {
             return Err(e);
         }
-        st.in_flight.insert(job.key.clone());
+        st.in_flight.insert(id.clone());
         st.bytes += size;
         drop(st);
         let (store, pipelines, empty, shared) = (
@@ -208,11 +296,10 @@ impl EncodeQueue {
             self.shared.clone(),
         );
         rayon::spawn(move || {
-            let key = job.key.clone();
             let fill = empty.get(var).and_then(Option::as_deref);
-            let result = run(store.as_ref(), &pipelines[var], fill, job);
+            let result = run(store.as_ref(), &pipelines[var], fill, &shared, job);
             let mut st = shared.lock();
-            st.in_flight.remove(&key);
+            st.in_flight.remove(&id);
             st.bytes -= size;
             if let Err(e) = result {
                 st.error.get_or_insert(e);
@@ -231,6 +318,21 @@ impl EncodeQueue {
             Some(e) => Err(e),
             None => Ok(()),
         }
+    }
+}
+
+impl EncodeQueue {
+    /// Stores every shard still being assembled (inner chunks that never
+    /// arrived are missing from it: they read as fill), in key order, once
+    /// every job has finished.
+    pub fn finish_shards(&self) -> Result<(), WriteError> {
+        self.wait()?;
+        let mut open: Vec<(StoreKey, Assembly)> = self.shared.lock().shards.drain().collect();
+        open.sort_by(|a, b| a.0.cmp(&b.0));
+        for (key, a) in open {
+            shards::store(self.store.as_ref(), &key, a)?;
+        }
+        Ok(())
     }
 }
 

@@ -19,6 +19,10 @@
 //! written are not stored (they read as fill), as netCDF-C does; nor are
 //! chunks holding only the fill value, as zarr-python's default
 //! `write_empty_chunks=False` (unless [`WriteOptions::write_empty_chunks`]).
+//! A sharded Zarr v3 array's chunks here are its inner chunks; a shard is
+//! stored whole, with one put, once all of its inner chunks are encoded
+//! (`shards`), so memory is then the cache plus the encoded bytes of the
+//! shards being assembled.
 //!
 //! Layouts ([`WriteLayout`]): netCDF-C 4.9.3+ NCZarr (default), netCDF-C
 //! 4.9.0 NCZarr, pure Zarr with or without `_ARRAY_DIMENSIONS`.
@@ -32,6 +36,7 @@ mod jsonval;
 mod metadata;
 mod options;
 mod plan;
+mod shards;
 mod sink;
 mod v3chain;
 mod v3meta;
@@ -53,9 +58,9 @@ use plan::ArrayPlan;
 /// chunk shape, codecs, string width, fill) as [`ZarrWriter::create`]
 /// will, without a store: a define API refuses a bad setting at the call.
 pub fn check_storage(schema: &Schema, var: VarId) -> Result<(), WriteError> {
-    plan::plan(schema, var, WriteLayout::default(), false)?;
+    plan::plan(schema, var, WriteLayout::default())?;
     if schema.var(var).storage.shards.is_some() {
-        plan::plan(schema, var, WriteLayout::ZarrV3 { nczarr: true }, false)?;
+        plan::plan(schema, var, WriteLayout::ZarrV3 { nczarr: true })?;
     }
     Ok(())
 }
@@ -107,7 +112,7 @@ impl ZarrWriter {
         check_attribute_text(schema)?;
         let mut plans = Vec::with_capacity(schema.num_vars());
         for v in schema.var_ids() {
-            plans.push(plan::plan(schema, v, opts.layout, opts.write_empty_chunks)?);
+            plans.push(plan::plan(schema, v, opts.layout)?);
         }
         if opts.layout == WriteLayout::NcZarr490 {
             check_490(schema)?;
@@ -117,7 +122,8 @@ impl ZarrWriter {
             .iter()
             .map(|p| (!opts.write_empty_chunks).then(|| p.fill_bytes.clone()))
             .collect();
-        let queue = EncodeQueue::new(store.clone(), pipelines, empty, opts.cache_bytes);
+        let layouts = plans.iter().map(|p| p.shards.clone()).collect();
+        let queue = EncodeQueue::new(store.clone(), pipelines, empty, layouts, opts.cache_bytes);
         let w = ZarrWriter {
             store,
             schema: schema.clone(),

@@ -63,7 +63,11 @@ pub struct WriteOptions {
     pub layout: WriteLayout,
     /// Bytes of decoded chunks held in memory before the least recently
     /// touched are encoded and stored (default 64 MiB; at least one chunk
-    /// is always held).
+    /// is always held), counting the chunks being encoded. For a sharded
+    /// Zarr v3 array the chunks are its inner chunks, and memory is this
+    /// plus the encoded bytes of the shards being assembled (a shard is
+    /// stored as soon as all its inner chunks are encoded: one or two
+    /// shards for writes in order).
     pub cache_bytes: usize,
     /// Also write the consolidated `.zmetadata` (URL mode `consolidated`),
     /// which zarr-python and xarray read in one request. Zarr v3 stores

@@ -4,6 +4,7 @@
 use nctk_codec::{parse_filter_attr, Codec, CodecContext, Pipeline};
 
 use super::chain::ChunkChain;
+use super::shards::ShardLayout;
 use super::v3chain::{self, V3Array};
 use nctk_model::{
     ChunkCodec, DataType, Endianness, Layout, NativeRef, Schema, Values, VarId, VarStorage,
@@ -24,8 +25,11 @@ pub struct ArrayPlan {
     pub prefix: String,
     /// The NumPy dtype text.
     pub dtype: String,
-    /// Chunk lengths (empty for a scalar).
+    /// Chunk lengths (empty for a scalar): the inner chunks' when the
+    /// array is sharded, the writer's unit either way.
     pub chunks: Vec<u64>,
+    /// Zarr v3 sharding: the shards, the grid's chunks (`None`: unsharded).
+    pub shards: Option<ShardLayout>,
     /// Bytes per element in a chunk.
     pub width: usize,
     /// Multi-byte values stored big-endian.
@@ -34,7 +38,7 @@ pub struct ArrayPlan {
     pub fill: Values,
     /// The fill value's bytes (one element).
     pub fill_bytes: Vec<u8>,
-    /// The codecs.
+    /// The codecs (of the inner chunks when sharded).
     pub chain: ChunkChain,
     /// Zarr v3: the data type and codecs of the `zarr.json` (`None` in the
     /// v2 layouts).
@@ -54,9 +58,9 @@ impl ArrayPlan {
     /// The codec chain of the stored chunks in the model's terms
     /// ([`ChunkCodec`]), when every codec has one (numcodecs `shuffle` of
     /// the element's width, `zlib`) and elements are little-endian (or one
-    /// byte wide); `None` otherwise, and for a scalar.
+    /// byte wide); `None` otherwise, and for a scalar or a sharded array.
     pub fn stored_codecs(&self) -> Option<Vec<ChunkCodec>> {
-        let plain = matches!(self.chain, ChunkChain::Bytes(_));
+        let plain = matches!(self.chain, ChunkChain::Bytes(_)) && self.shards.is_none();
         if !plain || self.chunks.is_empty() || (self.big && self.width > 1) {
             return None;
         }
@@ -170,14 +174,8 @@ fn var_path(schema: &Schema, v: VarId) -> String {
 }
 
 /// Builds the plan of `v`, its storage as `schema` gives it
-/// ([`VarStorage`]: unset fields take netCDF-C's defaults); fill-only
-/// inner chunks of Zarr v3 shards are left out unless `write_empty_chunks`.
-pub fn plan(
-    schema: &Schema,
-    v: VarId,
-    layout: WriteLayout,
-    write_empty_chunks: bool,
-) -> Result<ArrayPlan, WriteError> {
+/// ([`VarStorage`]: unset fields take netCDF-C's defaults).
+pub fn plan(schema: &Schema, v: VarId, layout: WriteLayout) -> Result<ArrayPlan, WriteError> {
     let var = schema.var(v);
     let opts = &var.storage;
     let prefix = var_path(schema, v);
@@ -283,6 +281,7 @@ pub fn plan(
         prefix: prefix.clone(),
         dtype: dtype.clone(),
         chunks: chunks.clone(),
+        shards: None,
         width,
         big,
         fill: fill.clone(),
@@ -320,16 +319,15 @@ pub fn plan(
             width,
             big,
         };
-        let empty = v3chain::Empty {
-            fill: &fill_bytes,
-            skip: !write_empty_chunks,
-        };
-        let (chain, array) = v3chain::build(var.dtype, &shape, codecs, empty).map_err(oerr)?;
-        let chunks = opts
-            .shards
-            .clone()
-            .filter(|_| !chunks.is_empty())
-            .unwrap_or(chunks);
+        let (chain, array) = v3chain::build(var.dtype, &shape, codecs).map_err(oerr)?;
+        let shards = shape.shards.map(|shard| ShardLayout {
+            shard: shard.to_vec(),
+            inner: chunks.clone(),
+            extent: dims
+                .iter()
+                .map(|&(len, unlimited)| if unlimited { u64::MAX } else { len })
+                .collect(),
+        });
         // The chain in v2 terms, so that `stored_codecs` can tell whose
         // chunks it takes as they are.
         let filters = match &chain {
@@ -341,7 +339,7 @@ pub fn plan(
             chain,
             filters,
             v3: Some(array),
-            chunks,
+            shards,
             ..fill_plan
         });
     }

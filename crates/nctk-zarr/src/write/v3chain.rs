@@ -17,7 +17,7 @@ use nctk_codec::{Codec, Pipeline};
 use nctk_model::DataType;
 use serde_json::{json, Map, Value};
 
-use super::chain::{ChunkChain, Sharding};
+use super::chain::ChunkChain;
 use crate::v3::meta::Named;
 
 /// What an array's `zarr.json` says of its elements and codecs.
@@ -42,14 +42,6 @@ pub struct Shape<'a> {
     pub width: usize,
     /// Elements stored big-endian.
     pub big: bool,
-}
-
-/// Which inner chunks of a shard are left out.
-pub struct Empty<'a> {
-    /// One element of the fill value.
-    pub fill: &'a [u8],
-    /// Leave out inner chunks holding only it.
-    pub skip: bool,
 }
 
 /// The Zarr v3 name of a netCDF type, and NCZarr's alias for it.
@@ -101,13 +93,13 @@ fn named(codec: &Codec) -> Named {
     Named::new(&name, config)
 }
 
-/// The chain and `zarr.json` facts of a variable of type `dtype` stored
-/// with `codecs` (the storage's, in order; none: zarr-python's default).
+/// The chain (of the inner chunks when sharded) and `zarr.json` facts of a
+/// variable of type `dtype` stored with `codecs` (the storage's, in order;
+/// none: zarr-python's default).
 pub fn build(
     dtype: DataType,
     shape: &Shape<'_>,
     codecs: Vec<Codec>,
-    empty: Empty<'_>,
 ) -> Result<(ChunkChain, V3Array), String> {
     let (data_type, type_alias) = data_type(dtype)?;
     let mut codecs = core_codecs(codecs, shape.width);
@@ -181,18 +173,7 @@ pub fn build(
         "index_codecs": index,
         "index_location": "end",
     }));
-    let sharding = Sharding {
-        shard: shards.to_vec(),
-        inner: chunks.to_vec(),
-        width: shape.width,
-        chain,
-        fill: empty.fill.to_vec(),
-        skip_empty: empty.skip,
-    };
-    Ok((
-        ChunkChain::Sharded(Box::new(sharding)),
-        array(vec![Named::new("sharding_indexed", config)]),
-    ))
+    Ok((chain, array(vec![Named::new("sharding_indexed", config)])))
 }
 
 /// The object of a `json!` object literal.

@@ -170,7 +170,7 @@ pub fn array(schema: &Schema, v: VarId, plan: &ArrayPlan, nczarr: bool) -> ZarrJ
     z.data_type = Some(Named::bare(v3.data_type));
     z.chunk_grid = Some(Named::new(
         "regular",
-        map(json!({ "chunk_shape": plan.chunks })),
+        map(json!({ "chunk_shape": plan.shards.as_ref().map_or(&plan.chunks, |s| &s.shard) })),
     ));
     z.chunk_key_encoding = Some(Named::new("default", map(json!({"separator": "/"}))));
     z.fill_value = Some(fill);
