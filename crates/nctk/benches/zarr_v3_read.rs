@@ -16,6 +16,16 @@
 //! one nctk uses, one decompression context per thread) into a
 //! preallocated output, on rayon pools of 1 and 2 threads; best of 5.
 //!
+//! Over S3, when `s3s-fs` is available (`$NCTK_S3S_FS` or on the PATH;
+//! `cargo install s3s-fs --features binary`, as for the cloud bench): the
+//! sharded store uploaded to it, behind a proxy adding 20 ms to every
+//! request (`nctk-test-servers`' `FaultProxy`), read by nctk one time step
+//! at a time after a first step (requests counted at the proxy; a step in
+//! a shard whose index is cached, then one in a shard not read yet) and
+//! whole, beside the transfer floor: every byte of the shards fetched
+//! through the same proxy by `object_store`, 8 MiB per request, 32 in
+//! flight, nothing else done with them.
+//!
 //! The stores are made once under `bench-data/` (or `$NCTK_BENCH_DATA`)
 //! from `classic_temp_cdf5.nc` (made by the classic bench when missing) by
 //! `benches/peer/zarr_v3_make.py`. Prints a markdown table.
@@ -24,9 +34,15 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::Instant;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
+use futures::stream::{self, StreamExt, TryStreamExt};
+use nctk_bench_support::s3s::{S3sFs, BUCKET, KEY, SECRET};
 use nctk_bench_support::{data_dir, write_temp_field, NLAT, NLON};
+use nctk_test_servers::FaultProxy;
+use object_store::path::Path as ObjectPath;
+use object_store::{ObjectStore, ObjectStoreExt};
 use rayon::prelude::*;
 
 const NT: u64 = 100;
@@ -101,26 +117,35 @@ fn nctk_read(path: &Path, threads: usize) -> (f64, f64) {
     (best, sum)
 }
 
+/// The byte ranges of a shard's `shard_t` inner chunks, from its trailing
+/// index (`shard_t` little-endian (offset, length) pairs and a CRC-32C).
+fn shard_index(shard: &[u8], shard_t: u64) -> Vec<std::ops::Range<usize>> {
+    let index = &shard[shard.len() - (shard_t as usize * 16 + 4)..];
+    let word = |b: &[u8]| u64::from_le_bytes(b.try_into().unwrap()) as usize;
+    index
+        .chunks_exact(16)
+        .take(shard_t as usize)
+        .map(|e| word(&e[..8])..word(&e[..8]) + word(&e[8..]))
+        .collect()
+}
+
 /// The compressed bytes of every inner chunk of `temp`, in time order:
-/// the chunk files `temp/c/t/0/0`, or with shards of `shard_t` steps the
-/// ranges each shard's trailing index (`shard_t` little-endian (offset,
-/// length) pairs and a CRC-32C) gives.
+/// the chunk files `temp/c/t/0/0`, or the inner chunks of the shards of
+/// `shard_t` steps.
 fn inner_chunks(path: &Path, shard_t: u64) -> Vec<Vec<u8>> {
     let file = |t: u64| std::fs::read(path.join(format!("temp/c/{t}/0/0"))).unwrap();
     if shard_t == 0 {
         return (0..NT).map(file).collect();
     }
-    let mut chunks = vec![];
-    for s in 0..NT / shard_t {
-        let shard = file(s);
-        let index = &shard[shard.len() - (shard_t as usize * 16 + 4)..];
-        for e in index.chunks_exact(16).take(shard_t as usize) {
-            let word = |b: &[u8]| u64::from_le_bytes(b.try_into().unwrap()) as usize;
-            let (off, len) = (word(&e[..8]), word(&e[8..]));
-            chunks.push(shard[off..off + len].to_vec());
-        }
-    }
-    chunks
+    (0..NT / shard_t)
+        .flat_map(|s| {
+            let shard = file(s);
+            shard_index(&shard, shard_t)
+                .into_iter()
+                .map(|r| shard[r].to_vec())
+                .collect::<Vec<_>>()
+        })
+        .collect()
 }
 
 /// The decode floor: `chunks` decoded by the `zstd` crate (one context per
@@ -164,6 +189,173 @@ fn peers(path: &Path) -> Option<serde_json::Value> {
         .ok()
 }
 
+/// Latency the proxy adds to every request in the S3 section.
+const LATENCY: Duration = Duration::from_millis(20);
+/// Requests in flight for the transfer floor.
+const FLOOR_CONCURRENCY: usize = 32;
+/// Bytes per transfer floor request.
+const FLOOR_PIECE: u64 = 8 << 20;
+
+/// The transfer floor: every byte of `objects` (key, length) fetched
+/// through `store` in [`FLOOR_PIECE`] requests, [`FLOOR_CONCURRENCY`] in
+/// flight, each copied into one preallocated buffer. Best of 2.
+fn transfer_floor(store: Arc<dyn ObjectStore>, objects: &[(String, u64)]) -> f64 {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let mut pieces = vec![];
+    let mut at = 0usize;
+    for (key, len) in objects {
+        for start in (0..*len).step_by(FLOOR_PIECE as usize) {
+            let r = start..(start + FLOOR_PIECE).min(*len);
+            pieces.push((ObjectPath::from(key.as_str()), r.clone(), at));
+            at += (r.end - r.start) as usize;
+        }
+    }
+    let mut best = f64::MAX;
+    for _ in 0..2 {
+        let mut out = vec![0u8; at];
+        let t0 = Instant::now();
+        rt.block_on(async {
+            let mut got = stream::iter(pieces.iter().cloned().map(|(p, r, at)| {
+                let store = store.clone();
+                async move { store.get_range(&p, r).await.map(|b| (at, b)) }
+            }))
+            .buffer_unordered(FLOOR_CONCURRENCY);
+            while let Some((at, b)) = got.try_next().await.unwrap() {
+                out[at..at + b.len()].copy_from_slice(&b);
+            }
+        });
+        best = best.min(t0.elapsed().as_secs_f64());
+        std::hint::black_box(&out);
+    }
+    best
+}
+
+/// The S3 section on the sharded store at `local` (named `name`, whose
+/// checksum read locally is `local_sum`): prints its table, or says why it
+/// was left out.
+fn s3_section(local: &Path, name: &str, local_sum: f64) -> Result<(), String> {
+    let root = data_dir().join("s3s-root");
+    let s3s = S3sFs::start(&root).ok_or("s3s-fs is not available (set NCTK_S3S_FS)")?;
+    std::env::set_var("AWS_ACCESS_KEY_ID", KEY);
+    std::env::set_var("AWS_SECRET_ACCESS_KEY", SECRET);
+    std::env::set_var("AWS_REGION", "us-east-1");
+    let uploaded = root.join(BUCKET).join(name);
+    if !uploaded.join("zarr.json").exists() {
+        eprintln!("uploading {name} to s3s-fs ...");
+        s3s.upload(local, name);
+    }
+    let proxy = FaultProxy::start(&s3s.endpoint).map_err(|e| e.to_string())?;
+    proxy.set_latency(LATENCY);
+    let url = format!("{}/{BUCKET}/{name}#mode=zarr,s3", proxy.endpoint());
+    let ms = |s: f64| format!("{:.0} ms", s * 1e3);
+    let store: Arc<dyn ObjectStore> = Arc::new(
+        object_store::aws::AmazonS3Builder::new()
+            .with_endpoint(proxy.endpoint())
+            .with_bucket_name(BUCKET)
+            .with_region("us-east-1")
+            .with_access_key_id(KEY)
+            .with_secret_access_key(SECRET)
+            .with_allow_http(true)
+            .build()
+            .map_err(|e| e.to_string())?,
+    );
+    println!("\n| over S3, 20 ms per request | time | requests | round trips (time / one GET's) |");
+    println!("| --- | --- | --- | --- |");
+
+    // One round trip: a GET of the bytes of temp[5]'s inner chunk.
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let shard0 = format!("{name}/temp/c/0/0/0");
+    let range =
+        shard_index(&std::fs::read(local.join("temp/c/0/0/0")).unwrap(), SHARD_T)[5].clone();
+    let one_get = (0..3)
+        .map(|_| {
+            let t0 = Instant::now();
+            let r = range.start as u64..range.end as u64;
+            rt.block_on(store.get_range(&ObjectPath::from(shard0.as_str()), r))
+                .unwrap();
+            t0.elapsed().as_secs_f64()
+        })
+        .fold(f64::MAX, f64::min);
+    println!(
+        "| one GET of temp[5]'s inner chunk ({:.1} MB; object_store) | {} | 1 | 1 |",
+        range.len() as f64 / 1e6,
+        ms(one_get)
+    );
+
+    // One time step at a time, after a first.
+    let ds = nctk::open(&url).map_err(|e| e.to_string())?;
+    let var = ds.variable("temp").ok_or("no temp")?;
+    let step = |t: usize| -> (f64, usize) {
+        proxy.reset_stats();
+        let t0 = Instant::now();
+        let v: Vec<f32> = var.get_values((t, .., ..)).unwrap();
+        std::hint::black_box(v);
+        (t0.elapsed().as_secs_f64(), proxy.stats().requests())
+    };
+    step(0);
+    for (what, t) in [
+        ("nctk: temp[5] after temp[0] (its shard's index cached)", 5),
+        ("nctk: temp[55] after those (a shard not read yet)", 55),
+    ] {
+        let (s, n) = step(t);
+        println!("| {what} | {} | {n} | {:.1} |", ms(s), s / one_get);
+    }
+    drop(ds);
+
+    // The whole variable.
+    let mut best = f64::MAX;
+    let mut requests = 0;
+    let mut sum = 0.0;
+    for _ in 0..2 {
+        proxy.reset_stats();
+        let t0 = Instant::now();
+        let ds = nctk::open(&url).map_err(|e| e.to_string())?;
+        let v: Vec<f32> = ds
+            .variable("temp")
+            .ok_or("no temp")?
+            .get_values(..)
+            .unwrap();
+        best = best.min(t0.elapsed().as_secs_f64());
+        requests = proxy.stats().requests();
+        sum = checksum(&v);
+    }
+    if sum != local_sum {
+        eprintln!("checksum over S3 differs from the local read's: {sum} vs {local_sum}");
+    }
+    println!(
+        "| nctk: whole variable, open included | {} | {requests} | |",
+        ms(best)
+    );
+    let shards: Vec<(String, u64)> = (0..NT / SHARD_T)
+        .map(|s| {
+            let key = format!("{name}/temp/c/{s}/0/0");
+            let len = std::fs::metadata(root.join(BUCKET).join(&key))
+                .unwrap()
+                .len();
+            (key, len)
+        })
+        .collect();
+    let floor = transfer_floor(store, &shards);
+    let total: u64 = shards.iter().map(|s| s.1).sum();
+    println!(
+        "| transfer floor: the shards' {:.0} MB, 8 MiB per request, 32 in flight | {} | {} | |",
+        total as f64 / 1e6,
+        ms(floor),
+        total.div_ceil(FLOOR_PIECE)
+    );
+    println!(
+        "| nctk whole variable / transfer floor | {:.2}x | | |",
+        best / floor
+    );
+    Ok(())
+}
+
 const PEERS: [&str; 3] = ["zarr-python", "zarr-python + zarrs", "tensorstore"];
 
 fn main() {
@@ -177,6 +369,7 @@ fn main() {
     ];
     let load_before = load_average();
     let mut versions = None;
+    let mut sharded = None;
     println!(
         "| store | reader | 1 thread (s) | 2 threads (s) | 2 vs 1 | peer / nctk | nctk / decode floor |"
     );
@@ -187,6 +380,9 @@ fn main() {
             continue;
         };
         let (t1, sum) = nctk_read(&path, 1);
+        if shard_t > 0 {
+            sharded = Some((path.clone(), name, sum));
+        }
         let (t2, sum2) = nctk_read(&path, 2);
         assert_eq!(sum, sum2);
         let best = t1.min(t2);
@@ -230,4 +426,9 @@ fn main() {
         load_average(),
         versions.map_or("-".into(), |v| v.to_string())
     );
+    if let Some((path, name, sum)) = sharded {
+        if let Err(e) = s3_section(&path, name, sum) {
+            println!("\n(the S3 section was left out: {e})");
+        }
+    }
 }
