@@ -20,11 +20,13 @@
 //! `cargo install s3s-fs --features binary`, as for the cloud bench): the
 //! sharded store uploaded to it, behind a proxy adding 20 ms to every
 //! request (`nctk-test-servers`' `FaultProxy`), read by nctk one time step
-//! at a time after a first step (requests counted at the proxy; a step in
-//! a shard whose index is cached, then one in a shard not read yet) and
-//! whole, beside the transfer floor: every byte of the shards fetched
-//! through the same proxy by `object_store`, 8 MiB per request, 32 in
-//! flight, nothing else done with them.
+//! at a time after a first step (requests counted at the proxy; steps in
+//! a shard whose index is cached, then in shards not read yet, beside one
+//! GET of a chunk's bytes) and whole, beside two floors: every byte of the
+//! shards fetched through the same proxy by `object_store`, 8 MiB per
+//! request, 32 in flight, nothing else done with them (transfer); and each
+//! inner chunk's byte range fetched the same way and decoded on two threads
+//! as it arrives (transfer + decode).
 //!
 //! The stores are made once under `bench-data/` (or `$NCTK_BENCH_DATA`)
 //! from `classic_temp_cdf5.nc` (made by the classic bench when missing) by
@@ -209,37 +211,90 @@ const FLOOR_CONCURRENCY: usize = 32;
 /// Bytes per transfer floor request.
 const FLOOR_PIECE: u64 = 8 << 20;
 
+/// A piece of an object to fetch: its key, its byte range.
+type Piece = (ObjectPath, std::ops::Range<u64>);
+
+/// Fetches `pieces` through `store` with [`FLOOR_CONCURRENCY`] requests in
+/// flight, handing each to `deliver` (its number, its bytes) as it
+/// arrives.
+fn fetch_all(
+    rt: &tokio::runtime::Runtime,
+    store: &Arc<dyn ObjectStore>,
+    pieces: &[Piece],
+    deliver: &mut dyn FnMut(usize, bytes_crate::Bytes),
+) {
+    rt.block_on(async {
+        let mut got = stream::iter(pieces.iter().cloned().enumerate().map(|(i, (p, r))| {
+            let store = store.clone();
+            async move { store.get_range(&p, r).await.map(|b| (i, b)) }
+        }))
+        .buffer_unordered(FLOOR_CONCURRENCY);
+        while let Some((i, b)) = got.try_next().await.unwrap() {
+            deliver(i, b);
+        }
+    })
+}
+
 /// The transfer floor: every byte of `objects` (key, length) fetched
-/// through `store` in [`FLOOR_PIECE`] requests, [`FLOOR_CONCURRENCY`] in
-/// flight, each copied into one preallocated buffer. Best of 2.
-fn transfer_floor(store: Arc<dyn ObjectStore>, objects: &[(String, u64)]) -> f64 {
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    let mut pieces = vec![];
+/// through `store` in [`FLOOR_PIECE`] requests ([`fetch_all`]), each copied
+/// into one preallocated buffer. Best of 2.
+fn transfer_floor(store: &Arc<dyn ObjectStore>, objects: &[(String, u64)]) -> f64 {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let mut pieces: Vec<Piece> = vec![];
+    let mut starts = vec![];
     let mut at = 0usize;
     for (key, len) in objects {
         for start in (0..*len).step_by(FLOOR_PIECE as usize) {
             let r = start..(start + FLOOR_PIECE).min(*len);
-            pieces.push((ObjectPath::from(key.as_str()), r.clone(), at));
+            starts.push(at);
             at += (r.end - r.start) as usize;
+            pieces.push((ObjectPath::from(key.as_str()), r));
         }
     }
     let mut best = f64::MAX;
     for _ in 0..2 {
         let mut out = vec![0u8; at];
         let t0 = Instant::now();
-        rt.block_on(async {
-            let mut got = stream::iter(pieces.iter().cloned().map(|(p, r, at)| {
-                let store = store.clone();
-                async move { store.get_range(&p, r).await.map(|b| (at, b)) }
-            }))
-            .buffer_unordered(FLOOR_CONCURRENCY);
-            while let Some((at, b)) = got.try_next().await.unwrap() {
-                out[at..at + b.len()].copy_from_slice(&b);
-            }
+        fetch_all(&rt, store, &pieces, &mut |i, b| {
+            out[starts[i]..starts[i] + b.len()].copy_from_slice(&b)
         });
+        best = best.min(t0.elapsed().as_secs_f64());
+        std::hint::black_box(&out);
+    }
+    best
+}
+
+/// The transfer + decode floor: every inner chunk (`chunks`, one piece
+/// each) fetched as [`fetch_all`] does and decoded by the `zstd` crate
+/// into its place in one preallocated output by two threads as it
+/// arrives. Best of 2.
+fn transfer_decode_floor(store: &Arc<dyn ObjectStore>, chunks: &[Piece]) -> f64 {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let chunk = (NLAT * NLON * 4) as usize;
+    let mut best = f64::MAX;
+    for _ in 0..2 {
+        let mut out = vec![0u8; chunks.len() * chunk];
+        let t0 = Instant::now();
+        let slots: Vec<std::sync::Mutex<&mut [u8]>> =
+            out.chunks_mut(chunk).map(std::sync::Mutex::new).collect();
+        let (tx, rx) = std::sync::mpsc::channel::<(usize, bytes_crate::Bytes)>();
+        let rx = std::sync::Mutex::new(rx);
+        std::thread::scope(|s| {
+            for _ in 0..2 {
+                s.spawn(|| {
+                    let mut d = zstd::bulk::Decompressor::new().unwrap();
+                    loop {
+                        let next = rx.lock().unwrap().recv();
+                        let Ok((i, raw)) = next else { break };
+                        let mut slot = slots[i].lock().unwrap();
+                        assert_eq!(d.decompress_to_buffer(&raw, &mut **slot).unwrap(), chunk);
+                    }
+                });
+            }
+            fetch_all(&rt, store, chunks, &mut |i, b| tx.send((i, b)).unwrap());
+            drop(tx);
+        });
+        drop(slots);
         best = best.min(t0.elapsed().as_secs_f64());
         std::hint::black_box(&out);
     }
@@ -368,7 +423,7 @@ fn s3_section(local: &Path, name: &str, local_sum: f64) -> Result<(), String> {
             (key, len)
         })
         .collect();
-    let floor = transfer_floor(store, &shards);
+    let floor = transfer_floor(&store, &shards);
     let total: u64 = shards.iter().map(|s| s.1).sum();
     println!(
         "| transfer floor: the shards' {:.0} MB, 8 MiB per request, 32 in flight | {} | {} | |",
@@ -376,9 +431,25 @@ fn s3_section(local: &Path, name: &str, local_sum: f64) -> Result<(), String> {
         ms(floor),
         total.div_ceil(FLOOR_PIECE)
     );
+    let chunks: Vec<Piece> = (0..NT / SHARD_T)
+        .flat_map(|s| {
+            let key = format!("{name}/temp/c/{s}/0/0");
+            let shard = std::fs::read(root.join(BUCKET).join(&key)).unwrap();
+            shard_index(&shard, SHARD_T)
+                .into_iter()
+                .map(move |r| (ObjectPath::from(key.as_str()), r.start as u64..r.end as u64))
+        })
+        .collect();
+    let with_decode = transfer_decode_floor(&store, &chunks);
     println!(
-        "| nctk whole variable / transfer floor | {:.2}x | | |",
-        best / floor
+        "| transfer + decode floor: each inner chunk's range, 32 in flight, decoded on 2 threads as it arrives | {} | {} | |",
+        ms(with_decode),
+        chunks.len()
+    );
+    println!(
+        "| nctk whole variable / transfer floor, / transfer + decode floor | {:.2}x, {:.2}x | | |",
+        best / floor,
+        best / with_decode
     );
     Ok(())
 }
