@@ -11,10 +11,12 @@
 //! Python process per store). All best of 3, open included, files in the
 //! page cache; checksums of all readers compared.
 //!
-//! The reference row is the decode floor: the same inner chunks'
+//! The reference rows are the decode floor: the same inner chunks'
 //! compressed bytes already in memory, decoded by the `zstd` crate (the
 //! one nctk uses, one decompression context per thread) into a
-//! preallocated output, on rayon pools of 1 and 2 threads; best of 5.
+//! preallocated output, on rayon pools of 1 and 2 threads; and the same
+//! into an output allocated for each decode as nctk's reader allocates its
+//! own (faulted in by the decoding). Best of 5.
 //!
 //! Over S3, when `s3s-fs` is available (`$NCTK_S3S_FS` or on the PATH;
 //! `cargo install s3s-fs --features binary`, as for the cloud bench): the
