@@ -74,7 +74,7 @@ impl ShardLevel {
 type Index = Arc<[Option<(u64, u64)>]>;
 
 /// The most indexes kept (the cache is emptied when it is full).
-const CACHED_INDEXES: usize = 4096;
+pub(crate) const CACHED_INDEXES: usize = 4096;
 
 /// Where an inner chunk's bytes are.
 #[derive(Debug, Clone, PartialEq, Eq)]
