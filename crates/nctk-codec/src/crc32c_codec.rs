@@ -1,34 +1,18 @@
 //! The `crc32c` checksum codec of Zarr v3 (and numcodecs' `CRC32C`): the
 //! data followed by its CRC-32C (Castagnoli) as 4 little-endian bytes.
 
-use crate::error::{CodecError, Result};
+use crate::checksum_trailer;
+use crate::error::Result;
 
 /// The data with its checksum appended.
 pub(crate) fn encode(input: &[u8]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(input.len() + 4);
-    out.extend_from_slice(input);
-    out.extend_from_slice(&crc32c::crc32c(input).to_le_bytes());
-    out
+    checksum_trailer::append(input, crc32c::crc32c(input))
 }
 
 /// Checks the trailing checksum and copies the data into `out` (exactly
 /// its size).
 pub(crate) fn decode_into(input: &[u8], out: &mut [u8]) -> Result<()> {
-    if input.len() != out.len() + 4 {
-        return Err(CodecError::size("crc32c", out.len() + 4, input.len()));
-    }
-    let (data, tail) = input.split_at(out.len());
-    let stored = u32::from_le_bytes([tail[0], tail[1], tail[2], tail[3]]);
-    let computed = crc32c::crc32c(data);
-    if stored != computed {
-        return Err(CodecError::ChecksumMismatch {
-            codec: "crc32c",
-            stored,
-            computed,
-        });
-    }
-    out.copy_from_slice(data);
-    Ok(())
+    checksum_trailer::check_into("crc32c", input, out, crc32c::crc32c)
 }
 
 #[cfg(test)]

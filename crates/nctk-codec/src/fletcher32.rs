@@ -4,7 +4,7 @@
 //! (16-bit words read big-endian, odd trailing byte as the high byte of a
 //! last word), exactly as HDF5's `H5_checksum_fletcher32` and numcodecs do.
 
-use crate::error::{CodecError, Result};
+use crate::error::Result;
 
 /// Fletcher-32 checksum as computed by HDF5 and numcodecs.
 pub fn checksum(data: &[u8]) -> u32 {
@@ -72,36 +72,11 @@ fn checksum_sequential(data: &[u8]) -> u32 {
 }
 
 pub(crate) fn encode(input: &[u8]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(input.len() + 4);
-    out.extend_from_slice(input);
-    out.extend_from_slice(&checksum(input).to_le_bytes());
-    out
+    crate::checksum_trailer::append(input, checksum(input))
 }
 
 pub(crate) fn decode_into(input: &[u8], out: &mut [u8]) -> Result<()> {
-    if input.len() < 4 {
-        return Err(CodecError::Truncated {
-            codec: "fletcher32",
-            offset: 0,
-            needed: 4,
-            available: input.len(),
-        });
-    }
-    let (data, sum) = input.split_at(input.len() - 4);
-    if data.len() != out.len() {
-        return Err(CodecError::size("fletcher32", out.len(), data.len()));
-    }
-    let stored = u32::from_le_bytes([sum[0], sum[1], sum[2], sum[3]]);
-    let computed = checksum(data);
-    if stored != computed {
-        return Err(CodecError::ChecksumMismatch {
-            codec: "fletcher32",
-            stored,
-            computed,
-        });
-    }
-    out.copy_from_slice(data);
-    Ok(())
+    crate::checksum_trailer::check_into("fletcher32", input, out, checksum)
 }
 
 #[cfg(test)]
@@ -169,7 +144,7 @@ mod tests {
         enc[0] ^= 1;
         assert!(matches!(
             decode_into(&enc, &mut out),
-            Err(CodecError::ChecksumMismatch { .. })
+            Err(crate::CodecError::ChecksumMismatch { .. })
         ));
     }
 }

@@ -56,6 +56,7 @@ pub mod blosc;
 mod bounded;
 pub mod buffer;
 mod bz2;
+mod checksum_trailer;
 mod codec;
 mod crc32c_codec;
 mod deflate;

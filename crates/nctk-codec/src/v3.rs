@@ -17,6 +17,18 @@ use crate::error::{CodecError, Result};
 /// The prefix zarr-python gives the numcodecs codecs it wraps.
 const NUMCODECS: &str = "numcodecs.";
 
+impl Codec {
+    /// Whether zarr-python 3 wraps this numcodecs codec as an
+    /// array-to-array codec (it acts on an array's elements, so it comes
+    /// before the array-to-bytes codec in a chain).
+    pub fn is_array_to_array(&self) -> bool {
+        matches!(
+            self,
+            Codec::Delta(_) | Codec::FixedScaleOffset(_) | Codec::BitRound(_) | Codec::Quantize(_)
+        )
+    }
+}
+
 /// Builds a codec from its Zarr v3 name and configuration.
 ///
 /// An unknown name gives [`CodecError::UnknownCodec`] with that name.

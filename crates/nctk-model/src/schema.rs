@@ -154,6 +154,12 @@ pub struct VarStorage {
     /// a copy reads and writes the same fill; one value of the variable's
     /// type. A `_FillValue` attribute takes precedence.
     pub fill_value: Option<Values>,
+    /// Zarr v3 sharding (`sharding_indexed`): the shard shape, one length
+    /// per dimension, each a multiple of the chunk length (the chunks of
+    /// [`layout`](Self::layout) are then the shards' inner chunks, the
+    /// shards the objects stored). `None`: no sharding; other formats
+    /// ignore it.
+    pub shards: Option<Vec<u64>>,
 }
 
 /// A variable: a name, a type, a shape given by dimensions, and attributes.

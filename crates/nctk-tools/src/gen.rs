@@ -277,6 +277,7 @@ pub fn var_storage(ds: &CdlDataset, v: VarId, no_fill: bool) -> VarStorage {
         no_fill: no_fill || sp.no_fill.unwrap_or(false),
         string_width,
         fill_value: None,
+        shards: None,
     }
 }
 

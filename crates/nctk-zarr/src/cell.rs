@@ -46,6 +46,12 @@ pub enum Cell {
     /// `string`), read as `string`. Assembled as 8-byte ids of the strings
     /// a read decoded; alone (a fill value), a cell is the string's UTF-8.
     VlenString,
+    /// A variable-length byte string (Zarr v3 `bytes`), read as the vlen
+    /// type `ty` of `ubyte`. Assembled as ids, as [`Cell::VlenString`].
+    VlenBytes {
+        /// The vlen type in the schema.
+        ty: TypeId,
+    },
     /// A complex number (Zarr v3 `complex64` / `complex128`), read as the
     /// compound type `ty` of two reals `i` (real part) and `j` (imaginary
     /// part), as netCDF-C's draft v3 appendix maps it.
@@ -112,7 +118,9 @@ impl Cell {
             Cell::Bool => DataType::UByte,
             Cell::Char => DataType::Char,
             Cell::FixedBytes { .. } | Cell::Utf32 { .. } | Cell::VlenString => DataType::String,
-            Cell::Complex { ty, .. } | Cell::Raw { ty, .. } => DataType::User(*ty),
+            Cell::Complex { ty, .. } | Cell::Raw { ty, .. } | Cell::VlenBytes { ty } => {
+                DataType::User(*ty)
+            }
         }
     }
 
@@ -125,7 +133,7 @@ impl Cell {
             Cell::Bool | Cell::Char => 1,
             Cell::FixedBytes { n } => *n,
             Cell::Utf32 { n, .. } => n * 4,
-            Cell::VlenString => 8,
+            Cell::VlenString | Cell::VlenBytes { .. } => 8,
             Cell::Complex { double, .. } => {
                 if *double {
                     16
@@ -135,6 +143,11 @@ impl Cell {
             }
             Cell::Raw { size, .. } => *size,
         }
+    }
+
+    /// Whether cells are variable-length items (assembled as ids).
+    pub fn is_vlen(&self) -> bool {
+        matches!(self, Cell::VlenString | Cell::VlenBytes { .. })
     }
 
     /// Byte order of multi-byte cells.
@@ -180,6 +193,7 @@ impl Cell {
                     .collect(),
             ),
             Cell::VlenString => Values::String(vec![String::from_utf8_lossy(buf).into_owned()]),
+            Cell::VlenBytes { .. } => Values::Vlen(vec![Values::UByte(buf.to_vec())]),
             Cell::Complex { double, big, .. } => {
                 let part = if double {
                     DataType::Double
@@ -273,8 +287,14 @@ impl Cell {
                 else {
                     return Err(bad());
                 };
-                let mut out = json_number_as(re, part).ok_or_else(bad)?.to_bytes(big);
-                out.extend(json_number_as(im, part).ok_or_else(bad)?.to_bytes(big));
+                let width = self.width() / 2;
+                let mut out = vec![];
+                for v in [re, im] {
+                    out.extend(match hex_bits(v, width) {
+                        Some(bits) => bits_to_bytes(bits, width, big),
+                        None => json_number_as(v, part).ok_or_else(bad)?.to_bytes(big),
+                    });
+                }
                 out
             }
             Cell::Raw { size, .. } => {
@@ -292,6 +312,17 @@ impl Cell {
                     _ => return Err(bad()),
                 }
             }
+            Cell::VlenBytes { .. } => match fill {
+                Value::String(s) => base64::engine::general_purpose::STANDARD
+                    .decode(s)
+                    .map_err(|_| bad())?,
+                Value::Array(a) => a
+                    .iter()
+                    .map(|b| b.as_u64().and_then(|b| u8::try_from(b).ok()))
+                    .collect::<Option<Vec<u8>>>()
+                    .ok_or_else(bad)?,
+                _ => return Err(bad()),
+            },
             Cell::VlenString => match fill {
                 Value::String(s) => s.as_bytes().to_vec(),
                 _ => return Err(bad()),

@@ -136,3 +136,50 @@ mod tests {
         );
     }
 }
+
+/// One axis of a chunk grid: chunks of one length (the regular grid), or
+/// of the lengths listed (zarr-python 3.2's rectilinear grid).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Axis {
+    /// Every chunk this long.
+    Regular(u64),
+    /// Chunk `c` spans `bounds[c]..bounds[c + 1]` (`bounds[0]` is 0).
+    Bounds(Vec<u64>),
+}
+
+impl Axis {
+    /// The chunk holding index `i`.
+    pub(crate) fn chunk_of(&self, i: u64) -> u64 {
+        match self {
+            Axis::Regular(n) => i / n,
+            Axis::Bounds(b) => (b.partition_point(|&e| e <= i) as u64).saturating_sub(1),
+        }
+    }
+
+    /// The first index of chunk `c`.
+    pub(crate) fn start(&self, c: u64) -> u64 {
+        match self {
+            Axis::Regular(n) => c * n,
+            Axis::Bounds(b) => b.get(c as usize).copied().unwrap_or(u64::MAX),
+        }
+    }
+
+    /// The length of chunk `c`.
+    pub(crate) fn len(&self, c: u64) -> u64 {
+        match self {
+            Axis::Regular(n) => *n,
+            Axis::Bounds(b) => match (b.get(c as usize), b.get(c as usize + 1)) {
+                (Some(lo), Some(hi)) => hi - lo,
+                _ => 0,
+            },
+        }
+    }
+
+    /// The longest chunk.
+    pub(crate) fn max_len(&self) -> u64 {
+        match self {
+            Axis::Regular(n) => *n,
+            Axis::Bounds(b) => b.windows(2).map(|w| w[1] - w[0]).max().unwrap_or(1),
+        }
+    }
+}

@@ -121,10 +121,31 @@ pub fn parse_group(key: &str, v: &Value) -> Result<GroupInfo, ZarrError> {
                 });
             }
         }
+        // NCZarr on Zarr v3 (netCDF-C's draft appendix): a list of
+        // `{"name": .., "size": .., "unlimited": 0|1}`.
+        Some(Value::Array(list)) => {
+            for spec in list {
+                let name = spec.get("name").and_then(Value::as_str);
+                let size = spec.get("size").and_then(unsigned);
+                let (Some(name), Some(size)) = (name, size) else {
+                    return Err(ZarrError::meta(
+                        key,
+                        format!("dimension {spec}: needs a name and a non-negative integer size"),
+                    ));
+                };
+                dims.push(DimInfo {
+                    name: name.to_string(),
+                    size,
+                    unlimited: spec
+                        .get("unlimited")
+                        .is_some_and(|u| u.as_u64() == Some(1) || u.as_bool() == Some(true)),
+                });
+            }
+        }
         Some(other) => {
             return Err(ZarrError::meta(
                 key,
-                format!("dimensions: expected an object, found {other}"),
+                format!("dimensions: expected an object or a list, found {other}"),
             ))
         }
     }
@@ -182,6 +203,24 @@ pub fn split_dimref(r: &str) -> (&str, &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn v3_group_dimensions_as_a_list() {
+        let g = parse_group(
+            "zarr.json",
+            &serde_json::json!({"dimensions": [{"name": "t", "size": 3, "unlimited": 1},
+                                               {"name": "x", "size": 4, "unlimited": 0}],
+                                "arrays": ["v"], "subgroups": ["g"]}),
+        )
+        .unwrap();
+        assert_eq!(g.dims.len(), 2);
+        assert!(g.dims[0].unlimited && !g.dims[1].unlimited);
+        assert_eq!(
+            (g.arrays, g.groups),
+            (vec!["v".to_string()], vec!["g".to_string()])
+        );
+        assert!(parse_group("k", &serde_json::json!({"dimensions": [{"size": 3}]})).is_err());
+    }
     use serde_json::json;
 
     #[test]

@@ -33,7 +33,7 @@ use nctk_store::kv::{ByteRange, ReadableStore, StoreKey, StorePrefix};
 use rayon::prelude::*;
 
 use crate::cell::{narrow_utf32, Cell};
-use crate::layout::{ChunkKeys, ChunkOrder};
+use crate::layout::{Axis, ChunkKeys, ChunkOrder};
 use crate::shard::{Located, Shards, CACHED_INDEXES};
 use crate::{vlen, ZarrError};
 
@@ -42,7 +42,10 @@ use crate::{vlen, ZarrError};
 pub(crate) struct ArrayMeta {
     pub prefix: StorePrefix,
     pub shape: Vec<u64>,
+    /// The chunk shape (a rectilinear grid: each axis's longest chunk).
     pub chunks: Vec<u64>,
+    /// A rectilinear grid's axes; `None` for the regular grid of `chunks`.
+    pub grid: Option<Vec<Axis>>,
     pub cell: Cell,
     /// Stored bytes per element (from the dtype).
     pub itemsize: u64,
@@ -52,11 +55,14 @@ pub(crate) struct ArrayMeta {
     pub keys: ChunkKeys,
     /// The sharding, when chunks are inner chunks of shards.
     pub shards: Option<Shards>,
+    /// Vlen items are numcodecs' `json2` JSON (else the binary vlen form).
+    pub json_items: bool,
     /// One cell of fill, `cell.width()` bytes (a vlen string: its UTF-8).
     pub fill: Vec<u8>,
     pub pipeline: Option<Pipeline>,
-    /// Why the codecs cannot be used, reported when a chunk is read.
-    pub codec_error: Option<CodecError>,
+    /// Why the codecs cannot be used, with the metadata key that names
+    /// them; reported when a chunk is read.
+    pub codec_error: Option<(String, CodecError)>,
 }
 
 impl ArrayMeta {
@@ -69,27 +75,56 @@ impl ArrayMeta {
         }
     }
 
+    /// The error of codecs that cannot be used, naming the array's
+    /// metadata key and the codec.
+    fn check_codecs(&self) -> Result<(), ZarrError> {
+        match &self.codec_error {
+            None => Ok(()),
+            Some((key, source)) => Err(ZarrError::Codec {
+                key: key.clone(),
+                source: source.clone(),
+            }),
+        }
+    }
+
     /// The fill as one value.
     pub(crate) fn fill_values(&self) -> Values {
         self.cell.decode(&self.fill)
     }
 
-    /// Elements per chunk (checked).
-    fn chunk_elems(&self) -> Option<u64> {
-        self.chunks.iter().try_fold(1u64, |a, &c| a.checked_mul(c))
+    /// The first index of chunk `c` along axis `d`.
+    fn chunk_start(&self, d: usize, c: u64) -> u64 {
+        match &self.grid {
+            None => c * self.chunks[d],
+            Some(g) => g[d].start(c),
+        }
+    }
+
+    /// The length of chunk `c` along axis `d`.
+    fn chunk_len(&self, d: usize, c: u64) -> u64 {
+        match &self.grid {
+            None => self.chunks[d],
+            Some(g) => g[d].len(c),
+        }
+    }
+
+    /// The shape of chunk `idx`.
+    fn chunk_shape(&self, idx: &[u64]) -> Vec<u64> {
+        (0..idx.len()).map(|d| self.chunk_len(d, idx[d])).collect()
     }
 }
 
 /// For one dimension: the chunks the selection touches, each with the
 /// range of selection indices `j` inside it.
-fn dim_chunks(start: u64, count: u64, stride: u64, chunk: u64) -> Vec<(u64, u64, u64)> {
+fn dim_chunks(start: u64, count: u64, stride: u64, axis: &Axis) -> Vec<(u64, u64, u64)> {
     let mut out: Vec<(u64, u64, u64)> = vec![];
     let mut j = 0;
     while j < count {
         let i = start + j * stride;
-        let c = i / chunk;
-        let chunk_end = (c + 1) * chunk; // exclusive index bound of this chunk
-                                         // Last j with start + j*stride < chunk_end.
+        let c = axis.chunk_of(i);
+        // The exclusive index bound of this chunk, and the last j with
+        // start + j*stride before it.
+        let chunk_end = axis.start(c) + axis.len(c);
         let last = (chunk_end - 1 - start) / stride;
         let hi = (last + 1).min(count);
         out.push((c, j, hi));
@@ -146,8 +181,8 @@ impl Output {
         }
     }
 
-    /// The values: cells decoded, vlen string ids resolved in `strings`.
-    fn finish(mut self, cell: Cell, strings: Option<Vec<String>>) -> Values {
+    /// The values: cells decoded, vlen item ids resolved in `items`.
+    fn finish(mut self, cell: Cell, items: Option<Vec<Vec<u8>>>) -> Values {
         let w = cell.width();
         if matches!(self, Output::Typed(_))
             && w > 1
@@ -162,20 +197,26 @@ impl Output {
                 swap(buf);
             }
         }
-        match (self, strings) {
+        match (self, items) {
             (Output::Typed(v), _) => v,
-            (Output::Bytes(b), Some(mut strings)) => Values::String(
-                b.chunks_exact(8)
-                    .map(|id| {
-                        let id = u64::from_ne_bytes(id.try_into().unwrap_or_default()) as usize;
-                        // Each id but the fill's (0) is used once.
-                        match id {
-                            0 => strings[0].clone(),
-                            i => std::mem::take(&mut strings[i]),
-                        }
-                    })
-                    .collect(),
-            ),
+            (Output::Bytes(b), Some(mut items)) => {
+                // Each id but the fill's (0) is used once.
+                let mut item =
+                    |id: &[u8]| match u64::from_ne_bytes(id.try_into().unwrap_or_default()) {
+                        0 => items[0].clone(),
+                        i => std::mem::take(&mut items[i as usize]),
+                    };
+                let ids = b.chunks_exact(8);
+                match cell {
+                    Cell::VlenBytes { .. } => {
+                        Values::Vlen(ids.map(|id| Values::UByte(item(id))).collect())
+                    }
+                    _ => Values::String(
+                        ids.map(|id| String::from_utf8_lossy(&item(id)).into_owned())
+                            .collect(),
+                    ),
+                }
+            }
             (Output::Bytes(b), None) => cell.decode(&b),
         }
     }
@@ -199,6 +240,27 @@ fn fill_pattern(dst: &mut [u8], pat: &[u8]) {
     }
 }
 
+/// Where a chunk's elements are: strides of each axis in the decoded
+/// chunk, elements and bytes.
+#[derive(Debug, Clone)]
+struct Geometry {
+    strides: Vec<u64>,
+    elems: u64,
+    bytes: u64,
+}
+
+impl Geometry {
+    /// The geometry of a chunk of `shape` of `meta`, or `None` on overflow.
+    fn of(meta: &ArrayMeta, shape: &[u64]) -> Option<Geometry> {
+        let elems = shape.iter().try_fold(1u64, |a, &c| a.checked_mul(c))?;
+        Some(Geometry {
+            strides: meta.order.strides(shape),
+            elems,
+            bytes: elems.checked_mul(meta.itemsize)?,
+        })
+    }
+}
+
 /// The geometry shared by every chunk of one read.
 struct Plan<'a> {
     meta: &'a ArrayMeta,
@@ -206,16 +268,15 @@ struct Plan<'a> {
     per_dim: Vec<Vec<(u64, u64, u64)>>,
     /// Output strides (row-major over the selection's counts), in cells.
     out_stride: Vec<u64>,
-    /// Chunk strides in cells, by the array's order.
-    chunk_stride: Vec<u64>,
-    chunk_bytes: u64,
-    chunk_elems: u64,
+    /// Every chunk's geometry (a regular grid), or the largest chunk's (a
+    /// rectilinear grid, whose chunks each have their own).
+    geometry: Geometry,
     width: usize,
     fill_is_zero: bool,
     /// Chunk elements are in C order (ignoring axes of length 1).
     c_order: bool,
-    /// Vlen strings read so far, by id (0: the fill); `None` for other cells.
-    strings: Option<Mutex<Vec<String>>>,
+    /// Vlen items read so far, by id (0: the fill); `None` for other cells.
+    items: Option<Mutex<Vec<Vec<u8>>>>,
 }
 
 impl Plan<'_> {
@@ -228,8 +289,20 @@ impl Plan<'_> {
             .collect()
     }
 
+    /// The geometry of chunk `idx`.
+    fn geometry(&self, idx: &[u64]) -> Cow<'_, Geometry> {
+        match self.meta.grid {
+            None => Cow::Borrowed(&self.geometry),
+            // Each chunk fits the array's checked sizes (its largest chunk).
+            Some(_) => Cow::Owned(
+                Geometry::of(self.meta, &self.meta.chunk_shape(idx))
+                    .unwrap_or_else(|| self.geometry.clone()),
+            ),
+        }
+    }
+
     fn local(&self, d: usize, j: u64, idx: &[u64]) -> u64 {
-        self.sel.start[d] + j * self.sel.stride[d] - idx[d] * self.meta.chunks[d]
+        self.sel.start[d] + j * self.sel.stride[d] - self.meta.chunk_start(d, idx[d])
     }
 
     /// Dimension `d` of this chunk covers the whole output extent and the
@@ -239,13 +312,13 @@ impl Plan<'_> {
             && hi == self.sel.count[d]
             && (self.sel.stride[d] == 1 || hi - lo == 1)
             && self.local(d, lo, idx) == 0
-            && hi - lo == self.meta.chunks[d]
+            && hi - lo == self.meta.chunk_len(d, idx[d])
     }
 
     /// Whether the chunk `picks` maps whole onto one contiguous output
     /// region laid out as the chunk is stored.
     fn is_direct(&self, picks: &[usize], idx: &[u64]) -> bool {
-        if self.meta.itemsize as usize != self.width || self.strings.is_some() {
+        if self.meta.itemsize as usize != self.width || self.items.is_some() {
             return false;
         }
         let rank = picks.len();
@@ -256,7 +329,7 @@ impl Plan<'_> {
         // Whole chunk selected, stride 1.
         for d in 0..rank {
             let (lo, hi) = ext(d);
-            if hi - lo != self.meta.chunks[d]
+            if hi - lo != self.meta.chunk_len(d, idx[d])
                 || self.local(d, lo, idx) != 0
                 || (self.sel.stride[d] != 1 && hi - lo > 1)
             {
@@ -277,10 +350,12 @@ impl Plan<'_> {
     /// Calls `f(out_cell, in_cell, cells)` for each run of the chunk's
     /// block: `out_cell` relative to `base` (in cells). With `out_only`
     /// the runs are contiguous in the output only (for fills).
+    #[allow(clippy::too_many_arguments)]
     fn runs(
         &self,
         picks: &[usize],
         idx: &[u64],
+        chunk_stride: &[u64],
         base: u64,
         out_only: bool,
         mut f: impl FnMut(usize, usize, usize),
@@ -320,7 +395,7 @@ impl Plan<'_> {
             for (d, &jd) in j.iter().enumerate() {
                 out_off += jd * self.out_stride[d];
                 if !out_only {
-                    in_off += self.local(d, jd, idx) * self.chunk_stride[d];
+                    in_off += self.local(d, jd, idx) * chunk_stride[d];
                 }
             }
             let o = (out_off - base) as usize;
@@ -328,7 +403,7 @@ impl Plan<'_> {
                 for jl in lo[last]..hi[last] {
                     let i = (in_off
                         + (self.local(last, jl, idx) - self.local(last, lo[last], idx))
-                            * self.chunk_stride[last]) as usize;
+                            * chunk_stride[last]) as usize;
                     f(o + (jl - lo[last]) as usize, i, 1);
                 }
             } else {
@@ -383,15 +458,17 @@ impl Plan<'_> {
             .cloned()
             .zip(picks.iter().map(|p| self.idx(p)))
             .collect();
-        let located = shards.locate(store, &leaves)?;
-        let raws = read_located(store, &located)?;
+        let store = shards.through(store);
+        let located = shards.locate(store.as_ref(), &leaves)?;
+        let raws = read_located(store.as_ref(), &located)?;
         Ok(keys.into_iter().zip(raws).collect())
     }
 
-    /// Reads, in one batch, the indexes of the shards holding the chunks
-    /// `tasks` (each one chunk's picks), as many shards as fit in half the
-    /// index cache, first tasks first: on a network store one round trip,
-    /// after which each fetch batch costs one (its chunks) instead of two.
+    /// Reads, in one batch, the indexes of the (plain) shards holding the
+    /// chunks `tasks` (each one chunk's picks), as many shards as fit in half
+    /// the index cache, first tasks first: on a network store one round
+    /// trip, after which each fetch batch costs one (its chunks) instead of
+    /// two.
     fn read_indexes<S: ReadableStore + ?Sized>(
         &self,
         store: &S,
@@ -425,11 +502,12 @@ impl Plan<'_> {
         scratch: &mut Vec<u8>,
     ) -> Result<(), ZarrError> {
         let idx = self.idx(picks);
+        let geometry = self.geometry(&idx);
         let w = self.width;
         let Some(raw) = raw else {
             if !self.fill_is_zero {
                 let mut out = lock(slab);
-                self.runs(picks, &idx, *base, true, |o, _, n| {
+                self.runs(picks, &idx, &geometry.strides, *base, true, |o, _, n| {
                     fill_pattern(&mut out[o * w..(o + n) * w], &self.meta.fill);
                 });
             }
@@ -437,26 +515,26 @@ impl Plan<'_> {
         };
         if alone && self.is_direct(picks, &idx) {
             let mut out = lock(slab);
-            if out.len() as u64 == self.chunk_bytes {
-                return decode_into(self.meta, key.as_ref(), &raw, self.chunk_bytes, &mut out);
+            if out.len() as u64 == geometry.bytes {
+                return decode_into(self.meta, key.as_ref(), &raw, geometry.bytes, &mut out);
             }
         }
-        let data = match &self.strings {
-            Some(strings) => {
-                self.decode_strings(key, &raw, strings, scratch)?;
+        let data = match &self.items {
+            Some(items) => {
+                self.decode_items(key, &raw, geometry.elems, items, scratch)?;
                 Cow::Borrowed(&scratch[..])
             }
             None => decode_chunk(
                 self.meta,
                 key.as_ref(),
                 &raw,
-                self.chunk_bytes,
-                self.chunk_elems,
+                geometry.bytes,
+                geometry.elems,
                 scratch,
             )?,
         };
         let mut out = lock(slab);
-        self.runs(picks, &idx, *base, false, |o, i, n| {
+        self.runs(picks, &idx, &geometry.strides, *base, false, |o, i, n| {
             out[o * w..(o + n) * w].copy_from_slice(&data[i * w..(i + n) * w]);
         });
         Ok(())
@@ -464,21 +542,17 @@ impl Plan<'_> {
 }
 
 impl Plan<'_> {
-    /// Decodes a chunk of vlen strings into `scratch` as the ids of its
-    /// strings, added to `strings`.
-    fn decode_strings(
+    /// Decodes a chunk of vlen items into `scratch` as the ids of its
+    /// items, added to `items`.
+    fn decode_items(
         &self,
         key: &StoreKey,
         raw: &[u8],
-        strings: &Mutex<Vec<String>>,
+        elems: u64,
+        items: &Mutex<Vec<Vec<u8>>>,
         scratch: &mut Vec<u8>,
     ) -> Result<(), ZarrError> {
-        if let Some(source) = &self.meta.codec_error {
-            return Err(ZarrError::Codec {
-                key: key.to_string(),
-                source: source.clone(),
-            });
-        }
+        self.meta.check_codecs()?;
         let decoded = match &self.meta.pipeline {
             None => Cow::Borrowed(raw),
             Some(p) => Cow::Owned(p.decode_unsized(raw, VLEN_CHUNK_LIMIT).map_err(|source| {
@@ -488,24 +562,32 @@ impl Plan<'_> {
                 }
             })?),
         };
-        let items =
-            vlen::decode(&decoded, self.chunk_elems).map_err(|reason| ZarrError::Chunk {
-                key: key.to_string(),
-                reason,
-            })?;
-        let mut all = strings
+        let chunk_error = |reason| ZarrError::Chunk {
+            key: key.to_string(),
+            reason,
+        };
+        let found: Vec<Vec<u8>> = if self.meta.json_items {
+            vlen::decode_json(&decoded, elems).map_err(chunk_error)?
+        } else {
+            vlen::decode(&decoded, elems)
+                .map_err(chunk_error)?
+                .into_iter()
+                .map(<[u8]>::to_vec)
+                .collect()
+        };
+        let mut all = items
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         scratch.clear();
-        for item in items {
+        for item in found {
             scratch.extend_from_slice(&(all.len() as u64).to_ne_bytes());
-            all.push(String::from_utf8_lossy(item).into_owned());
+            all.push(item);
         }
         Ok(())
     }
 }
 
-/// The most bytes one chunk of vlen strings may decode to.
+/// The most bytes one chunk of vlen items may decode to.
 const VLEN_CHUNK_LIMIT: usize = 1 << 30;
 
 /// Fetched chunks: (task number, key) and the value, `None` when missing.
@@ -639,6 +721,15 @@ fn read_located<S: ReadableStore + ?Sized>(
             key: key.to_string(),
             reason: "the shard disappeared while it was read".into(),
         })?;
+        if bytes.len() as u64 != span.end - span.start {
+            return Err(ZarrError::Chunk {
+                key: key.to_string(),
+                reason: format!(
+                    "asked for bytes {span:?}, the store gave {} bytes",
+                    bytes.len()
+                ),
+            });
+        }
         for i in members {
             let (_, r) = at(i);
             out[i] =
@@ -669,11 +760,11 @@ pub(crate) fn read_selection<S: ReadableStore + ?Sized>(
     let slabs = plan.slabs(out.bytes_mut());
     read_chunks(store, &plan, &slabs, var)?;
     drop(slabs);
-    let strings = plan.strings.map(|m| {
+    let items = plan.items.map(|m| {
         m.into_inner()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     });
-    Ok(out.finish(meta.cell, strings))
+    Ok(out.finish(meta.cell, items))
 }
 
 /// The error for a read of `var` whose `what` overflows.
@@ -706,32 +797,37 @@ impl<'a> Plan<'a> {
     fn new(meta: &'a ArrayMeta, sel: &'a Selection, var: &str) -> Result<Plan<'a>, ZarrError> {
         let rank = meta.shape.len();
         let per_dim: Vec<Vec<(u64, u64, u64)>> = (0..rank)
-            .map(|d| dim_chunks(sel.start[d], sel.count[d], sel.stride[d], meta.chunks[d]))
+            .map(|d| {
+                let regular;
+                let axis = match &meta.grid {
+                    Some(g) => &g[d],
+                    None => {
+                        regular = Axis::Regular(meta.chunks[d]);
+                        &regular
+                    }
+                };
+                dim_chunks(sel.start[d], sel.count[d], sel.stride[d], axis)
+            })
             .collect();
         let mut out_stride = vec![1u64; rank];
         for d in (0..rank.saturating_sub(1)).rev() {
             out_stride[d] = out_stride[d + 1] * sel.count[d + 1];
         }
-        let chunk_stride = meta.order.strides(&meta.chunks);
-        let chunk_elems = meta
-            .chunk_elems()
-            .ok_or_else(|| too_large(var, "chunk size"))?;
-        let chunk_bytes = chunk_elems
-            .checked_mul(meta.itemsize)
-            .ok_or_else(|| too_large(var, "chunk size in bytes"))?;
+        let geometry =
+            Geometry::of(meta, &meta.chunks).ok_or_else(|| too_large(var, "chunk size"))?;
         Ok(Plan {
             meta,
             sel,
             per_dim,
             out_stride,
-            chunk_stride,
-            chunk_bytes,
-            chunk_elems,
+            geometry,
             width: meta.cell.width(),
-            fill_is_zero: meta.cell == Cell::VlenString || meta.fill.iter().all(|&b| b == 0),
+            fill_is_zero: meta.cell.is_vlen() || meta.fill.iter().all(|&b| b == 0),
             c_order: meta.order.is_c(&meta.chunks),
-            strings: (meta.cell == Cell::VlenString)
-                .then(|| Mutex::new(vec![String::from_utf8_lossy(&meta.fill).into_owned()])),
+            items: meta
+                .cell
+                .is_vlen()
+                .then(|| Mutex::new(vec![meta.fill.clone()])),
         })
     }
 
@@ -807,10 +903,10 @@ fn read_chunks<S: ReadableStore + ?Sized>(
         }
     };
     if store.capabilities().fetch_ahead {
-        if let Some(shards) = &plan.meta.shards {
+        if let Some(shards) = plan.meta.shards.as_ref().filter(|s| s.plain()) {
             plan.read_indexes(store, shards, (0..n_tasks).map(picks_of))?;
         }
-        fetch_ahead(n_tasks, batch_len(plan.chunk_bytes), fetch, decode)?;
+        fetch_ahead(n_tasks, batch_len(plan.geometry.bytes), fetch, decode)?;
     } else {
         // Local storage: each task fetches its own chunk on the decoding
         // thread, while the bytes are hot in cache.
@@ -841,12 +937,7 @@ fn decode_into(
     chunk_bytes: u64,
     out: &mut [u8],
 ) -> Result<(), ZarrError> {
-    if let Some(source) = &meta.codec_error {
-        return Err(ZarrError::Codec {
-            key: key.to_string(),
-            source: source.clone(),
-        });
-    }
+    meta.check_codecs()?;
     match &meta.pipeline {
         None => {
             if raw.len() as u64 != chunk_bytes {
@@ -876,12 +967,7 @@ fn decode_chunk<'a>(
     chunk_elems: u64,
     scratch: &'a mut Vec<u8>,
 ) -> Result<Cow<'a, [u8]>, ZarrError> {
-    if let Some(source) = &meta.codec_error {
-        return Err(ZarrError::Codec {
-            key: key.to_string(),
-            source: source.clone(),
-        });
-    }
+    meta.check_codecs()?;
     let size_err = |actual: usize| ZarrError::ChunkSize {
         key: key.to_string(),
         expected: chunk_bytes,
@@ -930,14 +1016,18 @@ mod tests {
     #[test]
     fn chunks_per_dimension() {
         assert_eq!(
-            dim_chunks(0, 10, 1, 4),
+            dim_chunks(0, 10, 1, &Axis::Regular(4)),
             vec![(0, 0, 4), (1, 4, 8), (2, 8, 10)]
         );
         assert_eq!(
-            dim_chunks(3, 3, 5, 4),
+            dim_chunks(3, 3, 5, &Axis::Regular(4)),
             vec![(0, 0, 1), (2, 1, 2), (3, 2, 3)]
         );
-        assert_eq!(dim_chunks(5, 0, 1, 4), vec![]);
+        assert_eq!(dim_chunks(5, 0, 1, &Axis::Regular(4)), vec![]);
+        assert_eq!(
+            dim_chunks(0, 30, 1, &Axis::Bounds(vec![0, 16, 26, 30])),
+            vec![(0, 0, 16), (1, 16, 26), (2, 26, 30)]
+        );
     }
 
     #[test]

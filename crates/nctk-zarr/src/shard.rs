@@ -16,7 +16,9 @@ use std::collections::HashMap;
 use std::ops::Range;
 use std::sync::{Arc, Mutex};
 
-use nctk_store::kv::{ByteRange, ReadableStore, StoreKey};
+use bytes::Bytes;
+use nctk_codec::Pipeline;
+use nctk_store::kv::{ByteRange, ReadableStore, StoreError, StoreKey};
 
 use crate::ZarrError;
 
@@ -90,8 +92,123 @@ pub(crate) enum Located {
 pub(crate) struct Shards {
     /// The levels, outermost first.
     pub levels: Vec<ShardLevel>,
+    /// Codecs on whole shards (zarr-python writes them when a sharding
+    /// serializer keeps its default compressor): a shard is then read
+    /// whole and decoded before its index is read.
+    outer: Option<Pipeline>,
     /// Indexes read, by (shard key, start of the shard in it, level).
     cache: Mutex<HashMap<(String, u64, usize), Option<Index>>>,
+    /// Shards decoded with `outer`, by key (at most [`DECODED_BYTES`]).
+    decoded: Mutex<HashMap<String, Option<Bytes>>>,
+}
+
+/// The most bytes of decoded whole shards kept.
+const DECODED_BYTES: usize = 256 << 20;
+
+/// The most bytes one whole shard may decode to.
+const SHARD_LIMIT: usize = 1 << 31;
+
+/// A store whose shards are seen decoded (whole-shard codecs undone):
+/// ranges are cut from the decoded shard, kept for the next requests.
+struct Decoded<'a, S: ?Sized> {
+    store: &'a S,
+    shards: &'a Shards,
+    outer: &'a Pipeline,
+}
+
+impl<S: ReadableStore + ?Sized> Decoded<'_, S> {
+    /// The decoded shard at `key` (`None`: missing).
+    fn shard(&self, key: &StoreKey) -> Result<Option<Bytes>, StoreError> {
+        let lock = || {
+            self.shards
+                .decoded
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+        };
+        if let Some(hit) = lock().get(key.as_str()) {
+            return Ok(hit.clone());
+        }
+        let decoded = match self.store.get(key)? {
+            None => None,
+            Some(raw) => Some(Bytes::from(
+                self.outer
+                    .decode_unsized(&raw, SHARD_LIMIT)
+                    .map_err(|e| StoreError::Backend {
+                        key: key.to_string(),
+                        op: "decode the whole shard",
+                        source: e.into(),
+                    })?,
+            )),
+        };
+        let mut cache = lock();
+        let held: usize = cache.values().flatten().map(Bytes::len).sum();
+        if held + decoded.as_ref().map_or(0, Bytes::len) > DECODED_BYTES {
+            cache.clear();
+        }
+        cache.insert(key.as_str().to_string(), decoded.clone());
+        Ok(decoded)
+    }
+}
+
+impl<S: ReadableStore + ?Sized> ReadableStore for Decoded<'_, S> {
+    fn get(&self, key: &StoreKey) -> Result<Option<Bytes>, StoreError> {
+        self.shard(key)
+    }
+
+    fn capabilities(&self) -> nctk_store::kv::Capabilities {
+        self.store.capabilities()
+    }
+}
+
+impl Shards {
+    /// Whether inner-chunk reads see the stored shards themselves (no codec
+    /// acts on whole shards), so reading an index costs only its bytes.
+    pub(crate) fn plain(&self) -> bool {
+        self.outer.is_none()
+    }
+
+    /// The store `store` as inner-chunk reads see it: itself, or its
+    /// shards decoded when codecs act on whole shards.
+    pub(crate) fn through<'a, S: ReadableStore + ?Sized>(
+        &'a self,
+        store: &'a S,
+    ) -> Box<dyn ReadableStore + 'a> {
+        match &self.outer {
+            None => Box::new(Plain(store)),
+            Some(outer) => Box::new(Decoded {
+                store,
+                shards: self,
+                outer,
+            }),
+        }
+    }
+}
+
+/// A store seen as it is.
+struct Plain<'a, S: ?Sized>(&'a S);
+
+impl<S: ReadableStore + ?Sized> ReadableStore for Plain<'_, S> {
+    fn get(&self, key: &StoreKey) -> Result<Option<Bytes>, StoreError> {
+        self.0.get(key)
+    }
+    fn get_range(&self, key: &StoreKey, range: Range<u64>) -> Result<Option<Bytes>, StoreError> {
+        self.0.get_range(key, range)
+    }
+    fn size(&self, key: &StoreKey) -> Result<Option<u64>, StoreError> {
+        self.0.size(key)
+    }
+    fn get_many(&self, keys: &[StoreKey]) -> Result<Vec<Option<Bytes>>, StoreError> {
+        self.0.get_many(keys)
+    }
+    fn get_ranges(
+        &self,
+        requests: &[(StoreKey, ByteRange)],
+    ) -> Result<Vec<Option<Bytes>>, StoreError> {
+        self.0.get_ranges(requests)
+    }
+    fn capabilities(&self) -> nctk_store::kv::Capabilities {
+        self.0.capabilities()
+    }
 }
 
 /// Where the shard holding an inner chunk is at one level: its object and
@@ -102,7 +219,11 @@ impl Shards {
     /// Sharding with these levels (outermost first), checked: each level's
     /// inner chunks tile its shard exactly, and each inner level is the
     /// previous level's inner chunk.
-    pub(crate) fn new(levels: Vec<ShardLevel>, key: &str) -> Result<Shards, ZarrError> {
+    pub(crate) fn new(
+        levels: Vec<ShardLevel>,
+        outer: Option<Pipeline>,
+        key: &str,
+    ) -> Result<Shards, ZarrError> {
         for (k, l) in levels.iter().enumerate() {
             let tiles = l.shape.len() == l.inner.len()
                 && l.shape
@@ -128,7 +249,9 @@ impl Shards {
         }
         Ok(Shards {
             levels,
+            outer,
             cache: Mutex::default(),
+            decoded: Mutex::default(),
         })
     }
 
@@ -352,7 +475,7 @@ mod tests {
         let mut shard = b"xyz".to_vec();
         shard.extend(index(&[None, Some((0, 3))]));
         store.put(&key, shard.into()).unwrap();
-        let s = Shards::new(vec![level(&[4], &[2], false)], "a/zarr.json").unwrap();
+        let s = Shards::new(vec![level(&[4], &[2], false)], None, "a/zarr.json").unwrap();
         let got = s
             .locate(&store, &[(key.clone(), vec![0]), (key.clone(), vec![1])])
             .unwrap();
@@ -362,14 +485,14 @@ mod tests {
         let mut bad = b"xyz".to_vec();
         bad.extend(index(&[Some((1, 3)), Some((0, 3))]));
         store.put(&key, bad.into()).unwrap();
-        let fresh = Shards::new(vec![level(&[4], &[2], true)], "k").unwrap();
+        let fresh = Shards::new(vec![level(&[4], &[2], true)], None, "k").unwrap();
         let e = fresh.locate(&store, &[(key, vec![0])]).unwrap_err();
         assert!(e.to_string().contains("a/c/0"), "{e}");
     }
 
     #[test]
     fn refuses_inner_chunks_that_do_not_tile() {
-        assert!(Shards::new(vec![level(&[5], &[2], false)], "k").is_err());
-        assert!(Shards::new(vec![level(&[4], &[0], false)], "k").is_err());
+        assert!(Shards::new(vec![level(&[5], &[2], false)], None, "k").is_err());
+        assert!(Shards::new(vec![level(&[4], &[0], false)], None, "k").is_err());
     }
 }

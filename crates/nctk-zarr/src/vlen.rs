@@ -39,6 +39,25 @@ pub(crate) fn decode(buf: &[u8], expected: u64) -> Result<Vec<&[u8]>, String> {
     Ok(items)
 }
 
+/// The items of a chunk numcodecs' `json2` codec encoded (the JSON list
+/// of the items followed by the dtype and the shape) that must hold
+/// `expected` of them: strings as their UTF-8, other values as JSON text.
+pub(crate) fn decode_json(buf: &[u8], expected: u64) -> Result<Vec<Vec<u8>>, String> {
+    let list: Vec<serde_json::Value> =
+        serde_json::from_slice(buf).map_err(|e| format!("json2 chunk: {e}"))?;
+    let n = list.len().saturating_sub(2);
+    if n as u64 != expected {
+        return Err(format!("json2 chunk holds {n} items, expected {expected}"));
+    }
+    Ok(list[..n]
+        .iter()
+        .map(|v| match v {
+            serde_json::Value::String(s) => s.clone().into_bytes(),
+            other => other.to_string().into_bytes(),
+        })
+        .collect())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -53,6 +72,13 @@ mod tests {
         assert_eq!(decode(&b, 2).unwrap(), vec![&b"ab"[..], &b""[..]]);
         assert!(decode(&b, 3).is_err());
         assert!(decode(&b[..7], 2).is_err());
+        let j = br#"["a", "", 3, "|O", [3]]"#;
+        assert_eq!(
+            decode_json(j, 3).unwrap(),
+            vec![b"a".to_vec(), vec![], b"3".to_vec()]
+        );
+        assert!(decode_json(j, 2).is_err());
+        assert!(decode_json(b"[", 1).is_err());
         let huge = u32::MAX.to_le_bytes();
         assert!(decode(&huge, u64::from(u32::MAX)).is_err());
     }

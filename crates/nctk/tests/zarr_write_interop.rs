@@ -368,7 +368,7 @@ fn corpus_stores_read_back_through_nctk_and_python_peers() {
             match layout {
                 WriteLayout::NcZarr => newest.push(path),
                 WriteLayout::PureZarr { .. } => pure.push(path),
-                WriteLayout::NcZarr490 => {}
+                WriteLayout::NcZarr490 | WriteLayout::ZarrV3 { .. } => {}
             }
         }
     }

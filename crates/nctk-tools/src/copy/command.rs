@@ -69,6 +69,11 @@ pub struct CopyArgs {
     /// Chunking: "var:n1,n2,..." or "dim1/n1,dim2/n2,..." (netCDF-4 output only).
     #[cfg_attr(feature = "clap", arg(short = 'c', value_name = "chunkspec"))]
     pub chunkspecs: Vec<String>,
+    /// Zarr v3 sharding (`#mode=zarr,v3` / `#mode=nczarr,v3` outputs):
+    /// "var:n1,n2,..." or "dim1/n1,dim2/n2,..." as -c, each length rounded
+    /// up to whole chunks; the chunks become the shards' inner chunks.
+    #[cfg_attr(feature = "clap", arg(long = "shards", value_name = "shardspec"))]
+    pub shards: Vec<String>,
     /// Make unlimited dimensions fixed in the output.
     #[cfg_attr(feature = "clap", arg(short = 'u'))]
     pub fix_unlimited: bool,
@@ -212,6 +217,7 @@ impl CopyArgs {
                 .transpose()?,
             shuffle: self.shuffle && !compressed,
             chunkspecs: self.chunkspecs.clone(),
+            shards: self.shards.clone(),
             filters: self.filters.clone(),
             fix_unlimited: self.fix_unlimited,
             vars,

@@ -197,7 +197,7 @@ fn run(
     progress: &mut dyn Progress,
 ) -> Result<CopySummary, CopyError> {
     let schema = input.schema();
-    for spec in &opts.chunkspecs {
+    for spec in opts.chunkspecs.iter().chain(&opts.shards) {
         ChunkSpec::parse(spec, schema)?;
     }
     for spec in &opts.filters {

@@ -50,6 +50,10 @@ pub struct CopyOptions {
     pub chunkspecs: Vec<String>,
     /// `-F`: filter specifications (netCDF-4 outputs only).
     pub filters: Vec<String>,
+    /// `--shards`: shard specifications in the syntax of `-c` (`dim/n,...`
+    /// or `var:n1,n2,...`), lengths rounded up to whole chunks (Zarr v3
+    /// outputs only; others ignore them).
+    pub shards: Vec<String>,
     /// `-u`: unlimited dimensions become fixed at their current length.
     pub fix_unlimited: bool,
     /// `-v` / `-V`.
@@ -87,6 +91,7 @@ impl Default for CopyOptions {
             shuffle: false,
             chunkspecs: vec![],
             filters: vec![],
+            shards: vec![],
             fix_unlimited: false,
             vars: None,
             groups: None,

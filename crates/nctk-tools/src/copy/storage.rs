@@ -56,6 +56,11 @@ pub(crate) fn decide(schema: &Schema, opts: &CopyOptions) -> Result<Vec<VarStora
         .iter()
         .map(|f| FilterOption::parse(f))
         .collect::<Result<Vec<_>, _>>()?;
+    let shardspecs: Vec<ChunkSpec> = opts
+        .shards
+        .iter()
+        .filter_map(|s| ChunkSpec::parse(s, schema).ok())
+        .collect();
     schema
         .var_ids()
         .map(|v| {
@@ -64,6 +69,10 @@ pub(crate) fn decide(schema: &Schema, opts: &CopyOptions) -> Result<Vec<VarStora
             let layout = match var.dims.is_empty() {
                 true => Layout::Unset,
                 false => Layout::Chunked(chunks(schema, v, opts, &chunkspecs, !codecs.is_empty())),
+            };
+            let shards = match &layout {
+                Layout::Chunked(c) => shards(schema, v, c, &shardspecs),
+                _ => None,
             };
             Ok(VarStorage {
                 layout,
@@ -80,6 +89,7 @@ pub(crate) fn decide(schema: &Schema, opts: &CopyOptions) -> Result<Vec<VarStora
                 // A Zarr input's own fill_value, so missing chunks read
                 // the same and fill-only chunks stay out of the copy.
                 fill_value: var.storage.fill_value.clone(),
+                shards,
                 ..VarStorage::default()
             })
         })
@@ -130,14 +140,7 @@ fn chunks(
             let chosen: Vec<u64> = (0..dims.len())
                 .map(|i| {
                     let d = var.dims[i];
-                    let per_dim = specs.iter().rev().find_map(|s| match s {
-                        ChunkSpec::Dims(list) => list
-                            .iter()
-                            .rev()
-                            .find(|(name, _)| find_dim(schema, name) == Some(d))
-                            .map(|&(_, n)| n),
-                        _ => None,
-                    });
+                    let per_dim = dim_spec(schema, specs, d);
                     let (len, unlim) = dims[i];
                     let from_input = input.map(|c| {
                         if unlim {
@@ -173,6 +176,70 @@ fn chunks(
     } else {
         chunks
     }
+}
+
+/// The length the last `dim/n` spec naming dimension `d` asks for.
+fn dim_spec(schema: &Schema, specs: &[ChunkSpec], d: nctk_model::DimId) -> Option<u64> {
+    specs.iter().rev().find_map(|s| match s {
+        ChunkSpec::Dims(list) => list
+            .iter()
+            .rev()
+            .find(|(name, _)| find_dim(schema, name) == Some(d))
+            .map(|&(_, n)| n),
+        _ => None,
+    })
+}
+
+/// The shard lengths of `v` chunked as `chunks` (Zarr v3 outputs; others
+/// ignore them): per dimension a `--shards` length (`dim/n,...` or
+/// `var:n1,n2,...`, the syntax of `-c`) rounded up to whole chunks and cut
+/// to the chunks covering a fixed dimension, else the input's own shard
+/// length when it holds whole chunks, else one chunk. `None` when neither
+/// `--shards` nor the input shards the variable.
+fn shards(schema: &Schema, v: VarId, chunks: &[u64], specs: &[ChunkSpec]) -> Option<Vec<u64>> {
+    let var = schema.var(v);
+    let input = var
+        .storage
+        .shards
+        .as_ref()
+        .filter(|s| s.len() == chunks.len() && s.iter().zip(chunks).all(|(&s, &c)| s % c == 0));
+    let var_spec = specs.iter().rev().find_map(|s| match s {
+        ChunkSpec::Var {
+            var,
+            layout: VarLayout::Chunked(n),
+        } if schema.var_by_path(var) == Some(v) => Some(n.clone()),
+        _ => None,
+    });
+    let asked: Vec<Option<u64>> = (0..chunks.len())
+        .map(|i| {
+            let d = var.dims[i];
+            var_spec
+                .as_ref()
+                .map(|n| n[i])
+                .or_else(|| dim_spec(schema, specs, d))
+        })
+        .collect();
+    if input.is_none() && asked.iter().all(Option::is_none) {
+        return None;
+    }
+    let shard = (0..chunks.len())
+        .map(|i| {
+            let c = chunks[i];
+            let dim = schema.dim(var.dims[i]);
+            match asked[i] {
+                Some(n) => {
+                    let whole = n.div_ceil(c).max(1) * c;
+                    if dim.unlimited {
+                        whole
+                    } else {
+                        whole.min(dim.len.div_ceil(c).max(1) * c)
+                    }
+                }
+                None => input.map_or(c, |s| s[i]),
+            }
+        })
+        .collect();
+    Some(shard)
 }
 
 /// The input's codecs, sorted into what nccopy treats apart.
@@ -323,6 +390,30 @@ mod tests {
             Layout::Chunked(c) => Some(c.clone()),
             _ => None,
         }
+    }
+
+    #[test]
+    fn shards_hold_whole_chunks() {
+        assert!(with(|_| {}).iter().all(|s| s.shards.is_none()));
+        let d = with(|o| {
+            o.chunkspecs = vec!["time/1,x/100".into()];
+            o.shards = vec!["time/5,x/250".into(), "z:64,200".into()];
+        });
+        let (c, s) = (chunk_sizes(&d[0]).unwrap(), d[0].shards.clone().unwrap());
+        assert_eq!(c[0], 1);
+        // time as asked; y one chunk; x rounded up to whole chunks.
+        assert_eq!(s, vec![5, c[1], 300]);
+        // A var: spec, each length rounded up to whole chunks (z keeps its
+        // input's 32 along y; -c gives it 100 along x).
+        assert_eq!(chunk_sizes(&d[2]), Some(vec![32, 100]));
+        assert_eq!(d[2].shards, Some(vec![64, 200]));
+        // small(x): x/250 rounded to its chunks, cut to the whole length.
+        let small = chunk_sizes(&d[1]).unwrap();
+        let want = 250u64.div_ceil(small[0]) * small[0];
+        assert_eq!(
+            d[1].shards,
+            Some(vec![want.min(1440u64.div_ceil(small[0]) * small[0])])
+        );
     }
 
     #[test]

@@ -362,13 +362,7 @@ impl Builder<'_> {
                 v.dedup();
                 v
             }
-            None => self
-                .store
-                .list_dir(prefix)?
-                .prefixes
-                .iter()
-                .map(|p| p.name().to_string())
-                .collect(),
+            None => self.listed(prefix)?,
         };
         let children = names
             .iter()
@@ -385,6 +379,17 @@ impl Builder<'_> {
             }
         }
         Ok((arrays, groups))
+    }
+
+    /// The names of the prefixes directly under `prefix` in the store.
+    fn listed(&self, prefix: &StorePrefix) -> Result<Vec<String>, ZarrError> {
+        Ok(self
+            .store
+            .list_dir(prefix)?
+            .prefixes
+            .iter()
+            .map(|p| p.name().to_string())
+            .collect())
     }
 
     fn exists(&self, k: &StoreKey) -> Result<bool, ZarrError> {
@@ -404,8 +409,8 @@ impl Builder<'_> {
         let za = self.zarray(name, &zk)?;
         let (za, object) = without_vlen_filter(za, &zk)?;
         let (dtype_text, cell, itemsize) = match object {
-            true => ("|O", Cell::VlenString, 8),
-            false => {
+            Some(_) => ("|O", Cell::VlenString, 8),
+            None => {
                 let (text, dtype) = dtype_of(&za, &zk)?;
                 (text, Cell::for_dtype(dtype, !self.nczarr), dtype.itemsize())
             }
@@ -443,9 +448,11 @@ impl Builder<'_> {
             order,
             keys,
             shards: None,
+            grid: None,
+            json_items: object == Some("json2"),
             fill,
             pipeline,
-            codec_error,
+            codec_error: codec_error.map(|e| (zk.to_string(), e)),
         });
         Ok(())
     }
@@ -591,26 +598,37 @@ impl Builder<'_> {
                 Some(names) => names[k].as_str().unwrap_or_default().to_string(),
                 None => format!("_Anonymous_Dim_{len}"),
             };
-            let d = match self
-                .schema
-                .root()
-                .dims
-                .iter()
-                .copied()
-                .find(|&d| self.schema.dim(d).name == dname)
-            {
-                Some(d) => {
-                    self.fit_dim(d, len, zk)?;
-                    d
-                }
-                None => self
-                    .schema
-                    .add_dim(GroupId::ROOT, &dname, len, false)
-                    .map_err(|e| ZarrError::meta(zk, e.to_string()))?,
-            };
-            dims.push(d);
+            dims.push(self.shared_dim(GroupId::ROOT, &dname, len, zk)?);
         }
         Ok(dims)
+    }
+
+    /// The dimension `name` of `group` fitted to an array's extent `len`,
+    /// added when the group has none of that name.
+    fn shared_dim(
+        &mut self,
+        group: GroupId,
+        name: &str,
+        len: u64,
+        zk: &StoreKey,
+    ) -> Result<DimId, ZarrError> {
+        let found = self
+            .schema
+            .group(group)
+            .dims
+            .iter()
+            .copied()
+            .find(|&d| self.schema.dim(d).name == name);
+        match found {
+            Some(d) => {
+                self.fit_dim(d, len, zk)?;
+                Ok(d)
+            }
+            None => self
+                .schema
+                .add_dim(group, name, len, false)
+                .map_err(|e| ZarrError::meta(zk, e.to_string())),
+        }
     }
 
     /// Checks an array's extent against a shared dimension; an unlimited
@@ -654,14 +672,17 @@ fn dtype_of<'a>(za: &'a ZArray, zk: &StoreKey) -> Result<(&'a str, Dtype), ZarrE
 }
 
 /// The numcodecs filters that turn an object array's items into bytes.
-const VLEN_FILTERS: [&str; 2] = ["vlen-utf8", "vlen-bytes"];
+const VLEN_FILTERS: [&str; 3] = ["vlen-utf8", "vlen-bytes", "json2"];
 
 /// An object (`|O`) array's metadata without the vlen filter that
-/// serialises its items (xarray's strings with `zarr_format=2`), and
-/// whether it is one; an object array without one cannot be read.
-fn without_vlen_filter(mut za: ZArray, zk: &StoreKey) -> Result<(ZArray, bool), ZarrError> {
+/// serialises its items (xarray's strings with `zarr_format=2`), and that
+/// filter's id when it is one; an object array without one cannot be read.
+fn without_vlen_filter(
+    mut za: ZArray,
+    zk: &StoreKey,
+) -> Result<(ZArray, Option<&'static str>), ZarrError> {
     if za.dtype.as_str() != Some("|O") {
-        return Ok((za, false));
+        return Ok((za, None));
     }
     let id = |f: &Value| f.get("id").and_then(Value::as_str).map(str::to_string);
     let filters = za.filters.as_array().cloned().unwrap_or_default();
@@ -672,13 +693,16 @@ fn without_vlen_filter(mut za: ZArray, zk: &StoreKey) -> Result<(ZArray, bool), 
         return Err(ZarrError::UnsupportedDtype {
             key: zk.to_string(),
             dtype: "|O".into(),
-            reason: "an object array needs a vlen-utf8 or vlen-bytes filter",
+            reason: "an object array needs a vlen-utf8, vlen-bytes or json2 filter",
         });
     };
     let mut rest = filters;
-    rest.remove(at);
+    let filter = rest.remove(at);
+    let name = VLEN_FILTERS
+        .into_iter()
+        .find(|f| id(&filter).as_deref() == Some(*f));
     za.filters = Value::Array(rest);
-    Ok((za, true))
+    Ok((za, name))
 }
 
 /// The order of elements in a chunk, and how chunk keys are made.

@@ -18,7 +18,7 @@ use serde_json::{Map, Value};
 
 use super::{fill_attribute, fills, var_attributes, Builder};
 use crate::cell::Cell;
-use crate::layout::{ChunkKeys, ChunkOrder};
+use crate::layout::{Axis, ChunkKeys, ChunkOrder};
 use crate::nczarr;
 use crate::selection::ArrayMeta;
 use crate::shard::{ShardLevel, Shards};
@@ -41,14 +41,10 @@ fn check_extensions(node: &ZarrJson, key: &StoreKey) -> Result<(), ZarrError> {
             });
         }
     }
-    if node
-        .storage_transformers
-        .as_ref()
-        .is_some_and(|t| !t.is_empty())
-    {
+    if let Some(t) = node.storage_transformers.as_ref().and_then(|t| t.first()) {
         return Err(ZarrError::Unsupported {
             key: key.to_string(),
-            what: "a storage transformer".into(),
+            what: format!("the storage transformer {:?}", t.name),
         });
     }
     Ok(())
@@ -141,6 +137,8 @@ enum Maker {
         /// Bytes per value.
         size: usize,
     },
+    /// Variable-length bytes: a vlen type of `ubyte` in the root group.
+    VlenBytes,
 }
 
 fn number(dtype: DataType) -> Maker {
@@ -200,7 +198,7 @@ fn type_info(dt: &Named, alias: Option<&str>) -> Result<TypeInfo, &'static str> 
                 return Err("raw bits of a size that is not a whole number of bytes");
             }
             TypeInfo {
-                cell: Maker::Simple(|_| Cell::Char),
+                cell: Maker::Simple(|_| Cell::FixedBytes { n: 0 }),
                 itemsize: (bits / 8) as u64,
                 numpy: format!("|S{}", bits / 8),
                 units: None,
@@ -267,13 +265,34 @@ fn type_info(dt: &Named, alias: Option<&str>) -> Result<TypeInfo, &'static str> 
                 n: size,
             }
         }
-        ("string", _) => TypeInfo {
+        ("bytes" | "variable_length_bytes", _) => TypeInfo {
+            cell: Maker::VlenBytes,
+            itemsize: 8,
+            numpy: "|O".into(),
+            units: None,
+            n: 8,
+        },
+        ("string" | "variable_length_utf8", _) => TypeInfo {
             cell: Maker::Simple(|_| Cell::VlenString),
             itemsize: 8,
             numpy: "|O".into(),
             units: None,
             n: 8,
         },
+        ("null_terminated_bytes" | "fixed_length_ascii", _) => {
+            let n = dt
+                .get("length_bytes")
+                .and_then(Value::as_u64)
+                .filter(|b| *b > 0)
+                .ok_or("null_terminated_bytes needs length_bytes, a positive integer")?;
+            TypeInfo {
+                cell: Maker::Simple(|_| Cell::FixedBytes { n: 0 }),
+                itemsize: n,
+                numpy: format!("|S{n}"),
+                units: None,
+                n: n as usize,
+            }
+        }
         ("fixed_length_utf32", _) => {
             let bytes = dt
                 .get("length_bytes")
@@ -308,39 +327,129 @@ fn type_info(dt: &Named, alias: Option<&str>) -> Result<TypeInfo, &'static str> 
     })
 }
 
-/// The regular chunk grid's chunk shape.
-fn chunk_shape(node: &ZarrJson, rank: usize, key: &StoreKey) -> Result<Vec<u64>, ZarrError> {
+/// The most chunks a rectilinear grid may list along one axis.
+const MAX_LISTED_CHUNKS: usize = 1 << 24;
+
+/// The chunk grid: the chunk shape (for a rectilinear grid, each axis's
+/// longest chunk) and, for a rectilinear grid with listed lengths, its
+/// axes.
+fn chunk_grid(
+    node: &ZarrJson,
+    shape: &[u64],
+    key: &StoreKey,
+) -> Result<(Vec<u64>, Option<Vec<Axis>>), ZarrError> {
+    let rank = shape.len();
     let grid = node
         .chunk_grid
         .as_ref()
         .ok_or_else(|| ZarrError::meta(key, "an array without chunk_grid"))?;
-    if grid.name != "regular" {
-        return Err(ZarrError::Unsupported {
-            key: key.to_string(),
-            what: format!("the chunk grid {:?}", grid.name),
-        });
-    }
-    let shape: Vec<u64> = grid
-        .get("chunk_shape")
-        .and_then(Value::as_array)
-        .and_then(|a| a.iter().map(Value::as_u64).collect::<Option<Vec<_>>>())
-        .ok_or_else(|| ZarrError::meta(key, "chunk_grid: chunk_shape is not a list of integers"))?;
-    if shape.len() != rank {
+    let axes: Vec<Axis> = match grid.name.as_str() {
+        "regular" => grid
+            .get("chunk_shape")
+            .and_then(Value::as_array)
+            .and_then(|a| a.iter().map(Value::as_u64).collect::<Option<Vec<_>>>())
+            .ok_or_else(|| {
+                ZarrError::meta(key, "chunk_grid: chunk_shape is not a list of integers")
+            })?
+            .into_iter()
+            .map(Axis::Regular)
+            .collect(),
+        "rectilinear" => {
+            let list = grid
+                .get("chunk_shapes")
+                .and_then(Value::as_array)
+                .ok_or_else(|| {
+                    ZarrError::meta(key, "rectilinear chunk_grid without chunk_shapes")
+                })?;
+            if list.len() != rank {
+                return Err(ZarrError::meta(
+                    key,
+                    format!(
+                        "chunk_shapes has {} entries but shape has {rank}",
+                        list.len()
+                    ),
+                ));
+            }
+            list.iter()
+                .zip(shape)
+                .map(|(v, &len)| {
+                    rectilinear_axis(v, len)
+                        .map_err(|m| ZarrError::meta(key, format!("chunk_shapes: {m}")))
+                })
+                .collect::<Result<_, _>>()?
+        }
+        other => {
+            return Err(ZarrError::Unsupported {
+                key: key.to_string(),
+                what: format!("the chunk grid {other:?}"),
+            })
+        }
+    };
+    if axes.len() != rank {
         return Err(ZarrError::meta(
             key,
             format!(
                 "chunk_shape has {} entries but shape has {rank}",
-                shape.len()
+                axes.len()
             ),
         ));
     }
-    if let Some(d) = shape.iter().position(|&c| c == 0) {
+    if let Some(d) = axes.iter().position(|a| a.max_len() == 0) {
         return Err(ZarrError::meta(
             key,
             format!("chunk length 0 in dimension {d}"),
         ));
     }
-    Ok(shape)
+    let chunks = axes.iter().map(Axis::max_len).collect();
+    let listed = axes.iter().any(|a| matches!(a, Axis::Bounds(_)));
+    Ok((chunks, listed.then_some(axes)))
+}
+
+/// One axis of a rectilinear grid of an axis of length `len`: an integer
+/// (a regular step), or a list of lengths and run-length pairs `[v, n]`.
+fn rectilinear_axis(v: &Value, len: u64) -> Result<Axis, String> {
+    if let Some(step) = v.as_u64() {
+        return Ok(Axis::Regular(step));
+    }
+    let items = v
+        .as_array()
+        .ok_or_else(|| format!("{v} is neither an integer nor a list"))?;
+    let mut bounds = vec![0u64];
+    let mut push = |edge: u64, times: u64| -> Result<(), String> {
+        if edge == 0 || times == 0 {
+            return Err("edge lengths and repeat counts must be at least 1".into());
+        }
+        if (bounds.len() as u64).saturating_add(times) > MAX_LISTED_CHUNKS as u64 {
+            return Err(format!(
+                "more than {MAX_LISTED_CHUNKS} chunks along one axis"
+            ));
+        }
+        for _ in 0..times {
+            let last = *bounds.last().unwrap_or(&0);
+            bounds.push(last.checked_add(edge).ok_or("edge lengths overflow")?);
+        }
+        Ok(())
+    };
+    for item in items {
+        match (item.as_u64(), item.as_array().map(Vec::as_slice)) {
+            (Some(e), _) => push(e, 1)?,
+            (None, Some([e, n])) => push(
+                e.as_u64().ok_or("a run-length value is not an integer")?,
+                n.as_u64().ok_or("a run-length count is not an integer")?,
+            )?,
+            _ => {
+                return Err(format!(
+                    "{item} is neither a length nor a [length, count] pair"
+                ))
+            }
+        }
+    }
+    if bounds.last().copied().unwrap_or(0) < len {
+        return Err(format!(
+            "the lengths {v} do not cover the axis length {len}"
+        ));
+    }
+    Ok(Axis::Bounds(bounds))
 }
 
 fn chunk_keys(node: &ZarrJson, key: &StoreKey) -> Result<ChunkKeys, ZarrError> {
@@ -449,13 +558,7 @@ impl Builder<'_> {
                 v.sort();
                 v
             }
-            (None, None) => self
-                .store
-                .list_dir(prefix)?
-                .prefixes
-                .iter()
-                .map(|p| p.name().to_string())
-                .collect(),
+            (None, None) => self.listed(prefix)?,
         };
         let children = names
             .iter()
@@ -550,14 +653,14 @@ impl Builder<'_> {
             dtype: dt.name.clone(),
             reason,
         })?;
-        let grid_chunks = chunk_shape(&node, rank, key)?;
+        let (grid_chunks, grid) = chunk_grid(&node, &shape, key)?;
         let keys = chunk_keys(&node, key)?;
         let ctx = CodecContext {
             element_size: Some(ty.n.min(ty.itemsize as usize).max(1)),
             dtype: Some(&ty.numpy),
         };
         let chain = node.codecs.clone().unwrap_or_default();
-        let (codecs, codec_error) = match codecs::parse(&chain, rank, &grid_chunks, &ctx) {
+        let (codecs, codec_error) = match codecs::parse(&chain, rank, &grid_chunks, &ctx, true) {
             Ok(c) => (Some(c), None),
             Err(ChainError::Codec(e)) => (None, Some(e)),
             Err(ChainError::Invalid(m)) => return Err(ZarrError::meta(key, m)),
@@ -568,11 +671,13 @@ impl Builder<'_> {
         };
         let big = leaf.is_some_and(|l| l.big_endian);
         let mut cell = self.make_cell(ty.cell, big, key)?;
-        if let Cell::Utf32 { big, .. } = cell {
-            cell = Cell::Utf32 { n: ty.n, big };
+        match cell {
+            Cell::Utf32 { big, .. } => cell = Cell::Utf32 { n: ty.n, big },
+            Cell::FixedBytes { .. } => cell = Cell::FixedBytes { n: ty.n },
+            _ => {}
         }
         let vlen = leaf.is_some_and(|l| l.repr == Repr::Vlen);
-        if codec_error.is_none() && vlen != (cell == Cell::VlenString) {
+        if codec_error.is_none() && vlen != cell.is_vlen() {
             return Err(ZarrError::meta(
                 key,
                 format!(
@@ -588,7 +693,21 @@ impl Builder<'_> {
         super::check_sizes_of(&shape, &chunks, ty.itemsize, key)?;
         let shards = match levels.is_empty() {
             true => None,
-            false => Some(Shards::new(levels, key.as_str())?),
+            false if grid.is_some() => {
+                return Err(ZarrError::Unsupported {
+                    key: key.to_string(),
+                    what: "sharding on a rectilinear chunk grid".into(),
+                })
+            }
+            false => {
+                // Codecs after sharding act on whole shards.
+                let outer = codecs.as_ref().map(|c| c.pipeline.clone());
+                Some(Shards::new(
+                    levels,
+                    outer.filter(|p| !p.is_empty()),
+                    key.as_str(),
+                )?)
+            }
         };
 
         let dims = match ncz
@@ -629,7 +748,9 @@ impl Builder<'_> {
             (None, _) => return Err(ZarrError::meta(key, "an array without fill_value")),
         };
         let (fill, stored_fill) = fills(fill_attr, &fill_value, cell, key)?;
+        let shard_shape = shards.as_ref().map(|s| s.levels[0].shape.clone());
         self.schema.var_mut(vid).storage = VarStorage {
+            shards: shard_shape,
             layout: if rank == 0 {
                 Layout::Contiguous
             } else {
@@ -647,7 +768,7 @@ impl Builder<'_> {
             fill_value: stored_fill.map(|b| cell.decode(&b)),
             string_width: match cell {
                 Cell::Utf32 { n, .. } => n.checked_mul(4),
-                Cell::Char if ty.itemsize > 1 => Some(ty.itemsize as usize),
+                Cell::FixedBytes { n } => Some(n),
                 _ => None,
             },
             ..VarStorage::default()
@@ -663,9 +784,11 @@ impl Builder<'_> {
                 .unwrap_or_else(|| ChunkOrder::c(rank)),
             keys,
             shards,
+            grid,
+            json_items: false,
             fill,
             pipeline: leaf.map(|l| l.pipeline.clone()).filter(|p| !p.is_empty()),
-            codec_error,
+            codec_error: codec_error.map(|e| (key.to_string(), e)),
         });
         Ok(())
     }
@@ -699,6 +822,12 @@ impl Builder<'_> {
                 format!("_Raw{}_t", size * 8),
                 UserTypeKind::Opaque { size: size as u64 },
             ),
+            Maker::VlenBytes => (
+                "_Bytes_t".to_string(),
+                UserTypeKind::Vlen {
+                    base: DataType::UByte,
+                },
+            ),
         };
         let ty = match self.schema.type_by_name(GroupId::ROOT, &name) {
             Some(t) => t,
@@ -710,6 +839,7 @@ impl Builder<'_> {
         Ok(match maker {
             Maker::Complex { double } => Cell::Complex { ty, double, big },
             Maker::Raw { size } => Cell::Raw { ty, size },
+            Maker::VlenBytes => Cell::VlenBytes { ty },
             Maker::Simple(f) => f(big),
         })
     }
@@ -740,24 +870,7 @@ impl Builder<'_> {
                 Some(n) if self.opts.xarray => (gid, n.to_string()),
                 _ => (GroupId::ROOT, format!("_Anonymous_Dim_{len}")),
             };
-            let found = self
-                .schema
-                .group(group)
-                .dims
-                .iter()
-                .copied()
-                .find(|&d| self.schema.dim(d).name == dname);
-            let d = match found {
-                Some(d) => {
-                    self.fit_dim(d, len, key)?;
-                    d
-                }
-                None => self
-                    .schema
-                    .add_dim(group, &dname, len, false)
-                    .map_err(|e| ZarrError::meta(key, e.to_string()))?,
-            };
-            dims.push(d);
+            dims.push(self.shared_dim(group, &dname, len, key)?);
         }
         Ok(dims)
     }

@@ -46,22 +46,17 @@ pub(crate) enum ChainError {
     Invalid(String),
 }
 
-/// The numcodecs codecs that act on an array's elements (zarr-python's
-/// `ArrayArrayCodec`s): they come before the array-to-bytes codec.
-const ARRAY_FILTERS: [&str; 4] = [
-    "numcodecs.delta",
-    "numcodecs.fixedscaleoffset",
-    "numcodecs.bitround",
-    "numcodecs.quantize",
-];
-
 /// Reads the codec chain of an array of `rank` dimensions whose chunks
 /// are `chunk_shape`, with elements of `ctx`'s dtype.
+///
+/// Codecs after `sharding_indexed` act on whole shards (the pipeline of the
+/// result): allowed at the top level only (`top`).
 pub(crate) fn parse(
     codecs: &[Named],
     rank: usize,
     chunk_shape: &[u64],
     ctx: &CodecContext<'_>,
+    top: bool,
 ) -> Result<ChunkCodecs, ChainError> {
     let invalid = |m: String| ChainError::Invalid(m);
     let mut order: Option<ChunkOrder> = None;
@@ -88,12 +83,7 @@ pub(crate) fn parse(
                     Some(o) => o.then(&axes),
                 });
             }
-            (name, None) if ARRAY_FILTERS.contains(&name) => {
-                filters.push(
-                    nctk_codec::v3::from_v3(name, &c.configuration, ctx)
-                        .map_err(ChainError::Codec)?,
-                );
-            }
+
             ("bytes", None) => {
                 let big = match c.get("endian").and_then(Value::as_str) {
                     None | Some("little") => false,
@@ -118,15 +108,17 @@ pub(crate) fn parse(
                     c.name
                 )))
             }
-            (name, None) => {
-                return Err(match nctk_codec::v3::from_v3(name, &c.configuration, ctx) {
-                    Err(e) => ChainError::Codec(e),
-                    Ok(_) => invalid(format!("{name} before the array-to-bytes codec")),
-                })
-            }
-            (name, Some((Repr::Sharded(..), _))) => {
-                return Err(ChainError::Codec(CodecError::UnknownCodec {
-                    id: format!("{name} on a whole shard"),
+            // numcodecs' array filters (delta, ...) act on the elements,
+            // before the array-to-bytes codec.
+            (name, None) => match nctk_codec::v3::from_v3(name, &c.configuration, ctx) {
+                Ok(codec) if codec.is_array_to_array() => filters.push(codec),
+                Ok(_) => return Err(invalid(format!("{name} before the array-to-bytes codec"))),
+                Err(e) => return Err(ChainError::Codec(e)),
+            },
+            (name, Some((Repr::Sharded(..), _))) if !top => {
+                return Err(ChainError::Codec(CodecError::Unsupported {
+                    codec: "sharding_indexed",
+                    what: format!("{name} on whole inner shards"),
                 }))
             }
             (name, Some(_)) => after.push(
@@ -185,7 +177,7 @@ fn sharding(
         serde_json::from_value(c.get(field).cloned().unwrap_or(Value::Array(vec![])))
             .map_err(|e| invalid(format!("{field}: {e}")))
     };
-    let codecs = parse(&list("codecs")?, rank, &inner, ctx)?;
+    let codecs = parse(&list("codecs")?, rank, &inner, ctx, false)?;
     let index = list("index_codecs")?;
     let (index_big, index_crc) = match index.as_slice() {
         [b] if b.name == "bytes" => (

@@ -79,16 +79,17 @@ pub struct ChunkCache {
     queue: EncodeQueue,
 }
 
-/// The store key of a chunk.
+/// The store key of a chunk: `v/0.1` (`v/0` for a scalar) in Zarr v2,
+/// `v/c/0/1` (`v/c`) in Zarr v3's default encoding.
 pub fn chunk_key(plan: &ArrayPlan, index: &[u64]) -> Result<StoreKey, WriteError> {
-    let name = if index.is_empty() {
-        "0".to_string()
-    } else {
-        index
-            .iter()
-            .map(u64::to_string)
+    let coords = index.iter().map(u64::to_string);
+    let name = match (plan.v3.is_some(), index.is_empty()) {
+        (true, _) => std::iter::once("c".to_string())
+            .chain(coords)
             .collect::<Vec<_>>()
-            .join(".")
+            .join("/"),
+        (false, true) => "0".to_string(),
+        (false, false) => coords.collect::<Vec<_>>().join("."),
     };
     Ok(StoreKey::new(format!("{}/{name}", plan.prefix))?)
 }
@@ -229,7 +230,7 @@ impl ChunkCache {
             self.queue.wait_for(&key);
             if let Some(enc) = store.get(&key)? {
                 let buf = plan
-                    .pipeline
+                    .chain
                     .decode(&enc, size)
                     .map_err(|source| WriteError::Codec {
                         key: key.to_string(),

@@ -12,9 +12,9 @@
 use std::collections::HashSet;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
-use nctk_codec::Pipeline;
 use nctk_store::kv::{Bytes, StoreKey};
 
+use super::chain::ChunkChain;
 use super::{ReadWriteStore, WriteError};
 
 /// One chunk to encode and store.
@@ -80,7 +80,7 @@ impl Shared {
 /// see the [module docs](self).
 pub struct EncodeQueue {
     store: Arc<dyn ReadWriteStore>,
-    pipelines: Arc<[Pipeline]>,
+    pipelines: Arc<[ChunkChain]>,
     /// Per variable, the fill value's bytes (one element) when chunks
     /// holding only it are left out; `None` stores every chunk.
     empty: Arc<[Option<Vec<u8>>]>,
@@ -91,7 +91,7 @@ pub struct EncodeQueue {
 }
 
 /// True when `buf` is `fill` (one element) repeated.
-fn is_fill(buf: &[u8], fill: &[u8]) -> bool {
+pub(super) fn is_fill(buf: &[u8], fill: &[u8]) -> bool {
     match fill {
         [] => false,
         [b, rest @ ..] if rest.iter().all(|x| x == b) => buf.iter().all(|x| x == b),
@@ -104,7 +104,7 @@ fn is_fill(buf: &[u8], fill: &[u8]) -> bool {
 /// from the store instead.
 fn run(
     store: &dyn ReadWriteStore,
-    pipeline: &Pipeline,
+    pipeline: &ChunkChain,
     empty: Option<&[u8]>,
     job: Job,
 ) -> Result<(), WriteError> {
@@ -134,7 +134,7 @@ impl EncodeQueue {
     /// flight hold at most `memory` bytes (see [`cost`](Self::cost)).
     pub fn new(
         store: Arc<dyn ReadWriteStore>,
-        pipelines: Vec<Pipeline>,
+        pipelines: Vec<ChunkChain>,
         empty: Vec<Option<Vec<u8>>>,
         memory: usize,
     ) -> EncodeQueue {

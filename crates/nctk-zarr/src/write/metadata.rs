@@ -143,7 +143,8 @@ pub fn group_objects(schema: &Schema, g: GroupId, layout: WriteLayout) -> (Value
             });
             (Value::Object(zgroup), zattrs)
         }
-        WriteLayout::PureZarr { .. } => {
+        // Zarr v3 nodes are `v3meta`'s; a group's plain objects.
+        WriteLayout::PureZarr { .. } | WriteLayout::ZarrV3 { .. } => {
             let zattrs = (!attrs.is_empty()).then_some(Value::Object(attrs));
             (json!({"zarr_format": 2}), zattrs)
         }
@@ -228,6 +229,8 @@ pub fn array_objects(
                 attrs.insert("_ARRAY_DIMENSIONS".into(), json!(names));
             }
         }
+        // Zarr v3 nodes are `v3meta`'s.
+        WriteLayout::ZarrV3 { .. } => {}
     }
     (Value::Object(zarray), Value::Object(attrs))
 }

@@ -24,6 +24,7 @@
 //! 4.9.0 NCZarr, pure Zarr with or without `_ARRAY_DIMENSIONS`.
 
 mod cache;
+mod chain;
 mod encode;
 mod error;
 mod image;
@@ -32,6 +33,8 @@ mod metadata;
 mod options;
 mod plan;
 mod sink;
+mod v3chain;
+mod v3meta;
 
 use std::sync::Arc;
 
@@ -50,7 +53,11 @@ use plan::ArrayPlan;
 /// chunk shape, codecs, string width, fill) as [`ZarrWriter::create`]
 /// will, without a store: a define API refuses a bad setting at the call.
 pub fn check_storage(schema: &Schema, var: VarId) -> Result<(), WriteError> {
-    plan::plan(schema, var, WriteLayout::default()).map(|_| ())
+    plan::plan(schema, var, WriteLayout::default(), false)?;
+    if schema.var(var).storage.shards.is_some() {
+        plan::plan(schema, var, WriteLayout::ZarrV3 { nczarr: true }, false)?;
+    }
+    Ok(())
 }
 
 /// A store the writer can both read (to update partial chunks) and write.
@@ -100,12 +107,12 @@ impl ZarrWriter {
         check_attribute_text(schema)?;
         let mut plans = Vec::with_capacity(schema.num_vars());
         for v in schema.var_ids() {
-            plans.push(plan::plan(schema, v, opts.layout)?);
+            plans.push(plan::plan(schema, v, opts.layout, opts.write_empty_chunks)?);
         }
         if opts.layout == WriteLayout::NcZarr490 {
             check_490(schema)?;
         }
-        let pipelines = plans.iter().map(|p| p.pipeline.clone()).collect();
+        let pipelines = plans.iter().map(|p| p.chain.clone()).collect();
         let empty = plans
             .iter()
             .map(|p| (!opts.write_empty_chunks).then(|| p.fill_bytes.clone()))
@@ -120,7 +127,7 @@ impl ZarrWriter {
             cache: ChunkCache::new(opts.cache_bytes, queue),
             opts: opts.clone(),
         };
-        w.write_metadata()?;
+        w.write_metadata(false)?;
         Ok(w)
     }
 
@@ -423,27 +430,37 @@ impl ZarrWriter {
     /// the store ([`WritableStore::close`]: a staged zip writes its archive).
     pub fn finish(mut self) -> Result<(), WriteError> {
         self.cache.flush(&self.plans)?;
-        self.write_metadata()?;
+        self.write_metadata(true)?;
         self.store.close()?;
         Ok(())
     }
 
     fn put_json(&self, key: String, v: &Value) -> Result<(), WriteError> {
         let key = StoreKey::new(key)?;
-        self.store
-            .put(&key, Bytes::from(crate::json::to_bytes(v)))?;
+        // Zarr v3 metadata is UTF-8 JSON (zarr-python refuses anything
+        // else): bytes that are not UTF-8 stay as their code points.
+        let text = if self.layout.is_v3() {
+            serde_json::to_vec_pretty(v).unwrap_or_default()
+        } else {
+            crate::json::to_bytes(v)
+        };
+        self.store.put(&key, Bytes::from(text))?;
         Ok(())
     }
 
     /// Stores every group's and array's metadata objects and, when asked
     /// for, the consolidated `.zmetadata` holding all of them (the layout
-    /// zarr-python's `consolidate_metadata` writes).
-    fn write_metadata(&self) -> Result<(), WriteError> {
+    /// zarr-python's `consolidate_metadata` writes). A Zarr v3 root
+    /// `zarr.json`, which makes the store open as a dataset, is stored
+    /// only when `complete` (by [`finish`](Self::finish)), after the rest.
+    fn write_metadata(&self, complete: bool) -> Result<(), WriteError> {
         let objects = self.metadata_objects();
-        for (key, value) in &objects {
+        let v3 = self.layout.is_v3();
+        let count = objects.len() - usize::from(v3 && !complete);
+        for (key, value) in &objects[..count] {
             self.put_json(key.clone(), value)?;
         }
-        if self.consolidated {
+        if self.consolidated && !v3 {
             let all: serde_json::Map<String, Value> = objects.into_iter().collect();
             let consolidated = serde_json::json!({
                 "metadata": all,
@@ -454,17 +471,16 @@ impl ZarrWriter {
         Ok(())
     }
 
-    /// Every group's and array's metadata objects, keyed by store key.
+    /// Every group's and array's metadata objects, keyed by store key (in
+    /// Zarr v3, the root `zarr.json`, holding the others, last).
     fn metadata_objects(&self) -> Vec<(String, Value)> {
+        if let WriteLayout::ZarrV3 { nczarr } = self.layout {
+            return self.v3_objects(nczarr);
+        }
         let mut objects: Vec<(String, Value)> = vec![];
         for g in self.schema.group_ids() {
-            let path = self.schema.group_path(g);
-            let prefix = if path == "/" {
-                String::new()
-            } else {
-                format!("{}/", &path[1..])
-            };
             let (zgroup, zattrs) = metadata::group_objects(&self.schema, g, self.layout);
+            let prefix = self.group_prefix(g);
             objects.push((format!("{prefix}.zgroup"), zgroup));
             if let Some(a) = zattrs {
                 objects.push((format!("{prefix}.zattrs"), a));
@@ -479,11 +495,44 @@ impl ZarrWriter {
         objects
     }
 
+    /// The key prefix of group `g` (`""`, `"g/"`).
+    fn group_prefix(&self, g: nctk_model::GroupId) -> String {
+        let path = self.schema.group_path(g);
+        if path == "/" {
+            String::new()
+        } else {
+            format!("{}/", &path[1..])
+        }
+    }
+
+    /// The `zarr.json` of every array and subgroup, then the root's,
+    /// holding all of them as consolidated metadata.
+    fn v3_objects(&self, nczarr: bool) -> Vec<(String, Value)> {
+        let mut nodes = vec![];
+        for g in self.schema.group_ids().skip(1) {
+            let path = self.group_prefix(g).trim_end_matches('/').to_string();
+            nodes.push((path, v3meta::group(&self.schema, g, nczarr)));
+        }
+        for v in self.schema.var_ids() {
+            let plan = &self.plans[v.0 as usize];
+            let z = v3meta::array(&self.schema, v, plan, nczarr);
+            nodes.push((plan.prefix.clone(), z));
+        }
+        let root = v3meta::group(&self.schema, nctk_model::GroupId::ROOT, nczarr);
+        let root = v3meta::consolidate(root, &nodes);
+        nodes
+            .into_iter()
+            .map(|(path, z)| (format!("{path}/{V3_META}"), v3meta::to_json(&z)))
+            .chain([(V3_META.to_string(), v3meta::to_json(&root))])
+            .collect()
+    }
+
     /// Deletes every metadata object this writer stored, so that the store
     /// no longer opens as a dataset.
     fn delete_metadata(&self) -> Result<(), WriteError> {
         let keys = self.metadata_objects().into_iter().map(|(k, _)| k);
-        for key in keys.chain([CONSOLIDATED.to_string()]) {
+        let extra = (!self.layout.is_v3()).then(|| CONSOLIDATED.to_string());
+        for key in keys.chain(extra) {
             self.store.delete(&StoreKey::new(key)?)?;
         }
         Ok(())
@@ -526,6 +575,9 @@ impl ZarrWriter {
 
 /// The key of consolidated metadata.
 const CONSOLIDATED: &str = ".zmetadata";
+
+/// The metadata object of a Zarr v3 node.
+const V3_META: &str = "zarr.json";
 
 /// Copies the elements of one chunk's share of the selection, each row of
 /// the chunk prepared by `rows` (when it started as zeroed memory).

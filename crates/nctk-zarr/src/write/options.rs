@@ -22,6 +22,18 @@ pub enum WriteLayout {
         /// Write `_ARRAY_DIMENSIONS`.
         xarray: bool,
     },
+    /// Zarr v3 (URL mode `v3`): a `zarr.json` per group and array,
+    /// dimension names as `dimension_names`, chunk keys `c/0/1`, strings as
+    /// zarr-python's `string` data type, char as `uint8`, the consolidated
+    /// metadata inline in the root `zarr.json`.
+    ZarrV3 {
+        /// Add the annotations of netCDF-C's draft NCZarr v3 appendix
+        /// (`_nczarr_superblock`, `_nczarr_group`, `_nczarr_array`,
+        /// `_nczarr_attrs`), so groups, unlimited dimensions, char arrays
+        /// and attribute types survive a round trip (`#mode=nczarr,v3`);
+        /// false writes pure Zarr v3 (`#mode=zarr,v3`).
+        nczarr: bool,
+    },
 }
 
 impl WriteLayout {
@@ -31,11 +43,16 @@ impl WriteLayout {
     /// zarr-python); `None` too when `stem` is not usable as a key.
     pub fn zip_dir(&self, stem: &str) -> Option<String> {
         match self {
-            WriteLayout::PureZarr { .. } => None,
+            WriteLayout::PureZarr { .. } | WriteLayout::ZarrV3 { nczarr: false } => None,
             _ => nctk_store::kv::StoreKey::new(stem)
                 .is_ok()
                 .then(|| stem.to_string()),
         }
+    }
+
+    /// True for the Zarr v3 layouts.
+    pub fn is_v3(&self) -> bool {
+        matches!(self, WriteLayout::ZarrV3 { .. })
     }
 }
 
@@ -49,7 +66,8 @@ pub struct WriteOptions {
     /// is always held).
     pub cache_bytes: usize,
     /// Also write the consolidated `.zmetadata` (URL mode `consolidated`),
-    /// which zarr-python and xarray read in one request.
+    /// which zarr-python and xarray read in one request. Zarr v3 stores
+    /// always hold their consolidated metadata (in the root `zarr.json`).
     pub consolidated: bool,
     /// Store chunks that hold only the fill value too (default false: they
     /// are left out, and one already stored is removed, as zarr-python's

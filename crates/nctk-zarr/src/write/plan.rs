@@ -2,6 +2,9 @@
 //! codec pipeline.
 
 use nctk_codec::{parse_filter_attr, Codec, CodecContext, Pipeline};
+
+use super::chain::ChunkChain;
+use super::v3chain::{self, V3Array};
 use nctk_model::{
     ChunkCodec, DataType, Endianness, Layout, NativeRef, Schema, Values, VarId, VarStorage,
 };
@@ -32,7 +35,10 @@ pub struct ArrayPlan {
     /// The fill value's bytes (one element).
     pub fill_bytes: Vec<u8>,
     /// The codecs.
-    pub pipeline: Pipeline,
+    pub chain: ChunkChain,
+    /// Zarr v3: the data type and codecs of the `zarr.json` (`None` in the
+    /// v2 layouts).
+    pub v3: Option<V3Array>,
     /// The `.zarray` `compressor`.
     pub compressor: Value,
     /// The `.zarray` `filters`.
@@ -50,7 +56,8 @@ impl ArrayPlan {
     /// the element's width, `zlib`) and elements are little-endian (or one
     /// byte wide); `None` otherwise, and for a scalar.
     pub fn stored_codecs(&self) -> Option<Vec<ChunkCodec>> {
-        if self.chunks.is_empty() || (self.big && self.width > 1) {
+        let plain = matches!(self.chain, ChunkChain::Bytes(_));
+        if !plain || self.chunks.is_empty() || (self.big && self.width > 1) {
             return None;
         }
         let filters = match &self.filters {
@@ -163,8 +170,14 @@ fn var_path(schema: &Schema, v: VarId) -> String {
 }
 
 /// Builds the plan of `v`, its storage as `schema` gives it
-/// ([`VarStorage`]: unset fields take netCDF-C's defaults).
-pub fn plan(schema: &Schema, v: VarId, layout: WriteLayout) -> Result<ArrayPlan, WriteError> {
+/// ([`VarStorage`]: unset fields take netCDF-C's defaults); fill-only
+/// inner chunks of Zarr v3 shards are left out unless `write_empty_chunks`.
+pub fn plan(
+    schema: &Schema,
+    v: VarId,
+    layout: WriteLayout,
+    write_empty_chunks: bool,
+) -> Result<ArrayPlan, WriteError> {
     let var = schema.var(v);
     let opts = &var.storage;
     let prefix = var_path(schema, v);
@@ -174,7 +187,10 @@ pub fn plan(schema: &Schema, v: VarId, layout: WriteLayout) -> Result<ArrayPlan,
     };
     let big = opts.endianness == Some(Endianness::Big);
     let mut truncate_strings = false;
+    let v3 = layout.is_v3();
     let (dtype, width, max_strlen_attr) = match var.dtype {
+        // Zarr v3 has no one-byte text type every reader knows: uint8.
+        DataType::Char if v3 => ("|u1".to_string(), 1, None),
         DataType::Char if layout == WriteLayout::NcZarr490 => ("<U1".to_string(), 1, None),
         // zarr-python refuses a byte order on S; NCZarr marks char with `>`.
         DataType::Char if matches!(layout, WriteLayout::PureZarr { .. }) => {
@@ -197,7 +213,7 @@ pub fn plan(schema: &Schema, v: VarId, layout: WriteLayout) -> Result<ArrayPlan,
             (format!("|S{n}"), n, attr)
         }
         // zarr-python wants `|` on one-byte types; netCDF-C writes `<`.
-        t if t.size() == Some(1) && matches!(layout, WriteLayout::PureZarr { .. }) => {
+        t if t.size() == Some(1) && (v3 || matches!(layout, WriteLayout::PureZarr { .. })) => {
             (numeric_dtype(t, big).replace(['<', '>'], "|"), 1, None)
         }
         t if t.is_numeric() => (numeric_dtype(t, big), t.size().unwrap_or(1), None),
@@ -271,7 +287,8 @@ pub fn plan(schema: &Schema, v: VarId, layout: WriteLayout) -> Result<ArrayPlan,
         big,
         fill: fill.clone(),
         fill_bytes: vec![],
-        pipeline: Pipeline::default(),
+        chain: ChunkChain::Bytes(Pipeline::default()),
+        v3: None,
         compressor: Value::Null,
         filters: Value::Null,
         max_strlen_attr,
@@ -286,11 +303,48 @@ pub fn plan(schema: &Schema, v: VarId, layout: WriteLayout) -> Result<ArrayPlan,
         }
         _ => fill_plan.encode(&prefix, &fill, var.dtype)?,
     };
-    let codecs = codec_list(opts, width, var.dims.is_empty()).map_err(oerr)?;
+    let codecs = codec_list(opts, width, var.dims.is_empty() && !v3).map_err(oerr)?;
     let ctx = CodecContext {
         element_size: Some(width),
         dtype: Some(&dtype),
     };
+    if v3 {
+        let codecs = codecs
+            .iter()
+            .map(|c| Codec::from_json_with(c, &ctx))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| oerr(format!("codecs: {e}")))?;
+        let shape = v3chain::Shape {
+            chunks: &chunks,
+            shards: opts.shards.as_deref().filter(|_| !chunks.is_empty()),
+            width,
+            big,
+        };
+        let empty = v3chain::Empty {
+            fill: &fill_bytes,
+            skip: !write_empty_chunks,
+        };
+        let (chain, array) = v3chain::build(var.dtype, &shape, codecs, empty).map_err(oerr)?;
+        let chunks = opts
+            .shards
+            .clone()
+            .filter(|_| !chunks.is_empty())
+            .unwrap_or(chunks);
+        // The chain in v2 terms, so that `stored_codecs` can tell whose
+        // chunks it takes as they are.
+        let filters = match &chain {
+            ChunkChain::Bytes(p) => Value::Array(p.filters.iter().map(Codec::to_json).collect()),
+            _ => Value::Null,
+        };
+        return Ok(ArrayPlan {
+            fill_bytes,
+            chain,
+            filters,
+            v3: Some(array),
+            chunks,
+            ..fill_plan
+        });
+    }
     let (compressor, filters) = match codecs.split_last() {
         None => (Value::Null, Value::Null),
         Some((last, [])) => (last.clone(), Value::Null),
@@ -300,11 +354,51 @@ pub fn plan(schema: &Schema, v: VarId, layout: WriteLayout) -> Result<ArrayPlan,
         .map_err(|e| oerr(format!("codecs: {e}")))?;
     Ok(ArrayPlan {
         fill_bytes,
-        pipeline,
+        chain: ChunkChain::Bytes(pipeline),
         compressor,
         filters,
         ..fill_plan
     })
+}
+
+/// `_Codecs` entries in numcodecs' spelling: those in Zarr v3's (a v3
+/// store's chain, as its reader records it) become the codecs on bytes
+/// they name, those inside `sharding_indexed` for its inner chunks; the
+/// codecs that shape a chunk (`bytes`, `transpose`, `vlen-utf8`,
+/// `vlen-bytes`) are the writer's own and are left out.
+fn numcodecs_spelling(list: Vec<Value>, ctx: &CodecContext<'_>) -> Result<Vec<Value>, String> {
+    let mut out = vec![];
+    for c in list {
+        let Some(name) = c
+            .get("name")
+            .and_then(Value::as_str)
+            .filter(|_| c.get("id").is_none())
+        else {
+            out.push(c);
+            continue;
+        };
+        let config = c
+            .get("configuration")
+            .and_then(Value::as_object)
+            .cloned()
+            .unwrap_or_default();
+        match name {
+            "bytes" | "transpose" | "vlen-utf8" | "vlen-bytes" => {}
+            "sharding_indexed" => {
+                let inner = match config.get("codecs") {
+                    Some(Value::Array(l)) => l.clone(),
+                    _ => vec![],
+                };
+                out.extend(numcodecs_spelling(inner, ctx)?);
+            }
+            _ => {
+                let codec = nctk_codec::v3::from_v3(name, &config, ctx)
+                    .map_err(|e| format!("_Codecs: {e}"))?;
+                out.push(codec.to_json());
+            }
+        }
+    }
+    Ok(out)
 }
 
 /// The numcodecs JSON list of a variable: `_Codecs` as given, else shuffle,
@@ -316,11 +410,12 @@ fn codec_list(opts: &VarStorage, width: usize, scalar: bool) -> Result<Vec<Value
     if let Some(text) = &opts.codecs {
         let v: Value =
             serde_json::from_str(text).map_err(|e| format!("_Codecs is not JSON: {e}"))?;
-        return match v {
-            Value::Array(list) => Ok(list),
-            Value::Object(_) => Ok(vec![v]),
-            _ => Err("_Codecs must be a JSON list of codecs".into()),
+        let list = match v {
+            Value::Array(list) => list,
+            Value::Object(_) => vec![v],
+            _ => return Err("_Codecs must be a JSON list of codecs".into()),
         };
+        return numcodecs_spelling(list, &CodecContext::new(width));
     }
     let mut list = vec![];
     if opts.shuffle {

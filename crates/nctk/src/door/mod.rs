@@ -36,10 +36,16 @@ use object::ObjectLocation;
 #[cfg(feature = "cloud")]
 pub(crate) use object::{create_store as create_object_store, ObjectTarget};
 
-/// Top-level objects that make a prefix a Zarr v2 / NCZarr store, which an
-/// output may replace (`.nczarr` is netCDF-C 4.8's).
-pub(crate) const STORE_MARKERS: [&str; 5] =
-    [".zgroup", ".zarray", ".zattrs", ".zmetadata", ".nczarr"];
+/// Top-level objects that make a prefix a Zarr / NCZarr store, which an
+/// output may replace (`.nczarr` is netCDF-C 4.8's, `zarr.json` Zarr v3's).
+pub(crate) const STORE_MARKERS: [&str; 6] = [
+    ".zgroup",
+    ".zarray",
+    ".zattrs",
+    ".zmetadata",
+    ".nczarr",
+    "zarr.json",
+];
 
 /// The error for a target this build cannot reach: it needs `feature`.
 #[cfg(not(all(feature = "cloud", feature = "cdmremote")))]
@@ -301,12 +307,17 @@ fn is_zip(p: &Path) -> bool {
     p.extension().is_some_and(|e| e.eq_ignore_ascii_case("zip"))
 }
 
-/// The layout URL mode flags ask for: `zarr` (pure Zarr, with
+/// The layout URL mode flags ask for: `v3` (Zarr v3: pure with `zarr`,
+/// else NCZarr's v3 annotations), `zarr` (pure Zarr, with
 /// `_ARRAY_DIMENSIONS` unless `noxarray`), `nczarr490` (netCDF-C 4.9.0's
 /// layout), else `None` (the caller's choice, by default the newest NCZarr).
 fn layout_for_modes(modes: &[String]) -> Option<StoreLayout> {
     let has = |m: &str| modes.iter().any(|x| x == m);
-    if has("nczarr490") {
+    if has("v3") {
+        Some(StoreLayout::ZarrV3 {
+            nczarr: !has("zarr"),
+        })
+    } else if has("nczarr490") {
         Some(StoreLayout::NcZarr490)
     } else if has("zarr") {
         Some(StoreLayout::PureZarr {

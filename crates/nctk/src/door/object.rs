@@ -124,7 +124,7 @@ pub(crate) fn create_store(target: &ObjectTarget) -> Result<Arc<dyn ReadWriteSto
                 source: std::io::Error::new(
                     std::io::ErrorKind::AlreadyExists,
                     "not replacing it: it holds objects but is not a Zarr/NCZarr store (no \
-                     .zgroup, .zarray, .zattrs, .zmetadata or .nczarr at its top); delete them \
+                     .zgroup, .zarray, .zattrs, .zmetadata, .nczarr or zarr.json at its top); delete them \
                      or name another output",
                 ),
             });

@@ -14,14 +14,15 @@ use nctk_store::kv::{
 };
 use nctk_store_object::ObjectKvStore;
 
-/// The root object that makes a Zarr group (and so the dataset) visible:
-/// stored after every other root metadata object.
-const ROOT_GROUP: &str = ".zgroup";
+/// The root objects that make a Zarr group (and so the dataset) visible
+/// (v2, v3): stored after every other root metadata object.
+const ROOT_GROUP: [&str; 2] = [".zgroup", "zarr.json"];
 
 /// True for the metadata objects at the dataset's root (`.zgroup`,
-/// `.zattrs`, `.zmetadata`, netCDF-C 4.8's `.nczarr`, ...).
+/// `.zattrs`, `.zmetadata`, netCDF-C 4.8's `.nczarr`, ..., Zarr v3's
+/// `zarr.json`).
 fn is_root_metadata(key: &StoreKey) -> bool {
-    !key.as_str().contains('/') && key.as_str().starts_with('.')
+    !key.as_str().contains('/') && (key.as_str().starts_with('.') || key.as_str() == "zarr.json")
 }
 
 /// An object store output that appears only when closed; see the
@@ -116,7 +117,7 @@ impl WritableStore for PublishOnClose {
         self.inner.close()?;
         let mut root = self.held.keys();
         // `.zgroup` last (it sorts before `.zmetadata`).
-        root.sort_by_key(|k| k.as_str() == ROOT_GROUP);
+        root.sort_by_key(|k| ROOT_GROUP.contains(&k.as_str()));
         for key in root {
             if let Some(value) = self.held.get(&key)? {
                 self.inner.put(&key, value)?;

@@ -195,6 +195,7 @@ const KNOWN_MODES: &[&str] = &[
     "bytes",
     "consolidated",
     "v2",
+    "v3",
     // nctk's own: write netCDF-C 4.9.0's NCZarr layout (see docs/zarr.md).
     "nczarr490",
 ];
@@ -335,7 +336,6 @@ fn resolve_modes(s: &str, pairs: Pairs) -> Result<(Pairs, Vec<String>), UrlError
     );
     for m in &modes {
         match m.as_str() {
-            "v3" => return Err(url_err(s, "Zarr version 3 is not supported")),
             "dap2" | "dap4" => return Err(url_err(s, "DAP servers are not supported")),
             m if KNOWN_MODES.contains(&m) => {}
             other => return Err(url_err(s, format!("unknown mode {other:?}"))),
@@ -752,9 +752,15 @@ mod tests {
     }
 
     #[test]
+    fn v3_chooses_the_version() {
+        for url in ["file:///x#mode=zarr,v3", "file:///x#mode=nczarr,v3"] {
+            assert!(zarr(url).modes.iter().any(|m| m == "v3"), "{url}");
+        }
+    }
+
+    #[test]
     fn bad_urls() {
         assert!(parse("file:///x#mode=nczarr,bogus").is_err());
-        assert!(parse("file:///x#mode=zarr,v3").is_err());
         assert!(parse("ftp://x/y").is_err());
         assert!(parse("https://host/x").is_err());
         assert!(parse("s3://b/k#mode=zarr,file").is_err());

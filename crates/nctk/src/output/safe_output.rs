@@ -167,7 +167,7 @@ fn check_replaceable(target: &Path, kind: Kind) -> Result<(), OutputError> {
         Kind::DirectoryStore if empty || is_store_dir(target) => return Ok(()),
         Kind::DirectoryStore => {
             "it is a directory but not a Zarr/NCZarr store (no .zgroup, .zarray, .zattrs, \
-             .zmetadata or .nczarr at its top); remove it or name another output"
+             .zmetadata, .nczarr or zarr.json at its top); remove it or name another output"
         }
         Kind::File | Kind::ZipStore => {
             "it is a directory, and the output is a single file; remove it or name another output"
