@@ -3,7 +3,9 @@
 //! the output with contiguous-run copies. How chunks are fetched is the
 //! store's to say ([`Capabilities::fetch_ahead`]): a network store gets
 //! batches through `get_many` (its own concurrency, not capped at the core
-//! count) one batch ahead of decoding; local storage is read by each
+//! count) one batch ahead of decoding, the indexes of a sharded array's
+//! shards read first in one batch (as many as half the index cache
+//! holds); local storage is read by each
 //! decoding task itself, while the bytes are hot in cache.
 //!
 //! The output is split into disjoint slabs along the first dimension, one
@@ -32,7 +34,7 @@ use rayon::prelude::*;
 
 use crate::cell::{narrow_utf32, Cell};
 use crate::layout::{Axis, ChunkKeys, ChunkOrder};
-use crate::shard::{Located, Shards};
+use crate::shard::{Located, Shards, CACHED_INDEXES};
 use crate::{vlen, ZarrError};
 
 /// What the reader knows about one Zarr array.
@@ -462,6 +464,31 @@ impl Plan<'_> {
         Ok(keys.into_iter().zip(raws).collect())
     }
 
+    /// Reads, in one batch, the indexes of the (plain) shards holding the
+    /// chunks `tasks` (each one chunk's picks), as many shards as fit in half
+    /// the index cache, first tasks first: on a network store one round
+    /// trip, after which each fetch batch costs one (its chunks) instead of
+    /// two.
+    fn read_indexes<S: ReadableStore + ?Sized>(
+        &self,
+        store: &S,
+        shards: &Shards,
+        tasks: impl Iterator<Item = Vec<usize>>,
+    ) -> Result<(), ZarrError> {
+        let mut seen = std::collections::HashSet::new();
+        let mut leaves = vec![];
+        for picks in tasks {
+            let key = self.key(&picks)?;
+            if seen.insert(key.clone()) {
+                leaves.push((key, self.idx(&picks)));
+                if leaves.len() >= CACHED_INDEXES / 2 {
+                    break;
+                }
+            }
+        }
+        shards.locate(store, &leaves).map(drop)
+    }
+
     /// Decodes and places one fetched chunk (`None`: missing, read as fill)
     /// into `slab` (the output rows of its first-dimension chunk, starting
     /// at cell `base`).
@@ -876,6 +903,9 @@ fn read_chunks<S: ReadableStore + ?Sized>(
         }
     };
     if store.capabilities().fetch_ahead {
+        if let Some(shards) = plan.meta.shards.as_ref().filter(|s| s.plain()) {
+            plan.read_indexes(store, shards, (0..n_tasks).map(picks_of))?;
+        }
         fetch_ahead(n_tasks, batch_len(plan.geometry.bytes), fetch, decode)?;
     } else {
         // Local storage: each task fetches its own chunk on the decoding

@@ -76,7 +76,7 @@ impl ShardLevel {
 type Index = Arc<[Option<(u64, u64)>]>;
 
 /// The most indexes kept (the cache is emptied when it is full).
-const CACHED_INDEXES: usize = 4096;
+pub(crate) const CACHED_INDEXES: usize = 4096;
 
 /// Where an inner chunk's bytes are.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -161,6 +161,12 @@ impl<S: ReadableStore + ?Sized> ReadableStore for Decoded<'_, S> {
 }
 
 impl Shards {
+    /// Whether inner-chunk reads see the stored shards themselves (no codec
+    /// acts on whole shards), so reading an index costs only its bytes.
+    pub(crate) fn plain(&self) -> bool {
+        self.outer.is_none()
+    }
+
     /// The store `store` as inner-chunk reads see it: itself, or its
     /// shards decoded when codecs act on whole shards.
     pub(crate) fn through<'a, S: ReadableStore + ?Sized>(
