@@ -18,8 +18,15 @@
 //! of `to_zarr` (interpreter start and imports left out); its RSS is the
 //! whole process's.
 //!
+//! The Zarr v3 table (issue 25) copies to Zarr v3 with zstd level 1 and
+//! chunks (1, 721, 1440), unsharded and in shards (10, 721, 1440), beside
+//! xarray's `to_zarr` (`zarr_format=3`, the same codecs and shards) and
+//! tensorstore (the `zarr3` driver, the array read with netCDF4 then
+//! written), each timed from opening the source; the stores' values are
+//! compared by zarr-python.
+//!
 //! Run: `cargo bench -p nctk-cli --bench copy_speed` (`-- s3` for the S3
-//! tables only)
+//! tables only, `-- v3` for the Zarr v3 table only)
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -240,6 +247,11 @@ fn main() {
         s3_copies(&dir, &input_s, mb, &nctk, xarray);
         return;
     }
+    // `cargo bench -p nctk-cli --bench copy_speed -- v3`: the Zarr v3 table only.
+    if std::env::args().any(|a| a == "v3") {
+        zarr_v3_copies(&dir, &input_s, mb, &nctk, xarray);
+        return;
+    }
     // `cargo bench -p nctk-cli --bench copy_speed -- nc4`: the netCDF-4 table only.
     if std::env::args().any(|a| a == "nc4") {
         netcdf4_to_nczarr(&dir, &nctk, xarray);
@@ -380,8 +392,135 @@ fn main() {
         remove(&theirs);
     }
     netcdf4_to_nczarr(&dir, &nctk, xarray);
+    zarr_v3_copies(&dir, &input_s, mb, &nctk, xarray);
     s3_copies(&dir, &input_s, mb, &nctk, xarray);
     println!("\nChecked: classic outputs byte-identical to nccopy's; NCZarr chunks byte-identical to nccopy's; compressed stores equal to xarray's.");
+}
+
+/// xarray and tensorstore writing `temp` of argv[1] as Zarr v3 at argv[2]
+/// (argv[3]: `xarray` or `tensorstore`) with chunks (1, 721, 1440), zstd
+/// level 1, shards argv[4] time steps long (0: unsharded); prints the time
+/// from opening the source.
+const PY_V3: &str = r#"
+import sys, time
+src, out, who, shard = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+t0 = time.perf_counter()
+if who == 'xarray':
+    import xarray as xr
+    from zarr.codecs import ZstdCodec
+    enc = {'chunks': (1, 721, 1440), 'compressors': [ZstdCodec(level=1)]}
+    if shard:
+        enc['shards'] = (shard, 721, 1440)
+    ds = xr.open_dataset(src, engine='netcdf4', mask_and_scale=False)
+    ds[['temp']].to_zarr(out, mode='w', zarr_format=3, consolidated=True, encoding={'temp': enc})
+else:
+    import netCDF4, tensorstore as ts
+    with netCDF4.Dataset(src) as nc:
+        v = nc['temp']
+        v.set_auto_maskandscale(False)
+        data = v[:]
+    inner = [{'name': 'bytes', 'configuration': {'endian': 'little'}},
+             {'name': 'zstd', 'configuration': {'level': 1, 'checksum': False}}]
+    if shard:
+        chunks = [shard, 721, 1440]
+        codecs = [{'name': 'sharding_indexed', 'configuration': {
+            'chunk_shape': [1, 721, 1440], 'codecs': inner,
+            'index_codecs': [{'name': 'bytes', 'configuration': {'endian': 'little'}},
+                             {'name': 'crc32c'}],
+            'index_location': 'end'}}]
+    else:
+        chunks, codecs = [1, 721, 1440], inner
+    import os
+    os.makedirs(out)
+    with open(os.path.join(out, 'zarr.json'), 'w') as f:
+        f.write('{"zarr_format": 3, "node_type": "group"}')
+    a = ts.open({'driver': 'zarr3', 'kvstore': {'driver': 'file', 'path': out + '/temp'},
+                 'metadata': {'shape': list(data.shape), 'data_type': 'float32',
+                              'chunk_grid': {'name': 'regular', 'configuration': {'chunk_shape': chunks}},
+                              'codecs': codecs, 'fill_value': 9.969209968386869e36,
+                              'dimension_names': ['time', 'lat', 'lon']}},
+                create=True, delete_existing=True).result()
+    a.write(data).result()
+print(time.perf_counter() - t0)
+"#;
+
+/// Classic -> Zarr v3 (zstd level 1, chunks (1, 721, 1440)), unsharded and
+/// in shards of 10 time steps: `nctk copy` beside xarray and tensorstore,
+/// time and peak RSS; values compared by zarr-python.
+fn zarr_v3_copies(dir: &Path, input: &str, mb: f64, nctk: &str, python: bool) {
+    let tensorstore = python
+        && Command::new("python3")
+            .args(["-c", "import tensorstore"])
+            .output()
+            .is_ok_and(|o| o.status.success());
+    println!("\n| classic -> Zarr v3, zstd-1, chunks (1, 721, 1440), {mb:.0} MB | tool | best of {RUNS} | MB/s | peak RSS | |");
+    println!("| --- | --- | --- | --- | --- | --- |");
+    for (label, shard) in [("unsharded", 0u64), ("shards (10, 721, 1440)", 10)] {
+        let ours = dir.join("copy_nctk_v3.zarr");
+        let url = format!("file://{}#mode=zarr,v3", ours.display());
+        let mut a = vec!["copy", "-c", "temp:1,721,1440", "-F", "temp,zstd,1"];
+        let shards = format!("time/{shard}");
+        if shard > 0 {
+            a.extend(["--shards", &shards]);
+        }
+        a.extend([input, &url]);
+        let mut tools = vec![Tool {
+            name: "nctk copy",
+            program: nctk.to_string(),
+            args: a.iter().map(|s| s.to_string()).collect(),
+            inner_time: false,
+            output: ours.clone(),
+        }];
+        let peers: &[(&str, &str, bool)] = &[
+            ("xarray to_zarr", "xarray", python),
+            ("tensorstore", "tensorstore", tensorstore),
+        ];
+        for &(name, who, present) in peers {
+            if !present {
+                continue;
+            }
+            let out = dir.join(format!("copy_{who}_v3.zarr"));
+            tools.push(Tool {
+                name,
+                program: "python3".into(),
+                args: [
+                    "-c",
+                    PY_V3,
+                    input,
+                    out.to_str().unwrap(),
+                    who,
+                    &shard.to_string(),
+                ]
+                .iter()
+                .map(|s| s.to_string())
+                .collect(),
+                inner_time: true,
+                output: out,
+            });
+        }
+        let rows = race(&tools);
+        print_rows(label, mb, &tools, &rows);
+        for t in &tools[1..] {
+            let same = Command::new("python3")
+                .args([
+                    "-c",
+                    PY_SAME,
+                    ours.to_str().unwrap(),
+                    t.output.to_str().unwrap(),
+                ])
+                .output()
+                .unwrap();
+            assert_eq!(
+                String::from_utf8_lossy(&same.stdout).trim(),
+                "True",
+                "{label}: values differ from {}'s",
+                t.name
+            );
+        }
+        for t in &tools {
+            remove(&t.output);
+        }
+    }
 }
 
 /// netCDF-4 (written by nccopy: chunks (1, 721, 1440), zlib level 1 and
