@@ -135,10 +135,20 @@ impl ReadableStore for DirectoryStore {
             key: key.to_string(),
             len: range.end - range.start,
         })?;
-        let mut buf = vec![0u8; n];
+        // Read into spare capacity (not a zeroed buffer): the range was
+        // checked against the file's length, so `n` bytes are there.
+        let mut buf = Vec::with_capacity(n);
         f.seek(SeekFrom::Start(range.start))
-            .and_then(|_| f.read_exact(&mut buf))
+            .and_then(|_| (&mut f).take(n as u64).read_to_end(&mut buf))
             .map_err(|e| StoreError::io(key.as_str(), "read", e))?;
+        if buf.len() != n {
+            return Err(StoreError::RangeOutOfBounds {
+                key: key.to_string(),
+                start: range.start,
+                end: range.end,
+                len: range.start + buf.len() as u64,
+            });
+        }
         Ok(Some(Bytes::from(buf)))
     }
 
