@@ -327,6 +327,7 @@ pub fn plan(schema: &Schema, v: VarId, layout: WriteLayout) -> Result<ArrayPlan,
                 .iter()
                 .map(|&(len, unlimited)| if unlimited { u64::MAX } else { len })
                 .collect(),
+            width,
         });
         // The chain in v2 terms, so that `stored_codecs` can tell whose
         // chunks it takes as they are.

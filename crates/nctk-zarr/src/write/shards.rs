@@ -33,7 +33,12 @@ pub struct ShardLayout {
     /// How far along each dimension inner chunks hold data: the
     /// variable's length, or unbounded along unlimited dimensions.
     pub extent: Vec<u64>,
+    /// Bytes per element of an inner chunk before its codecs.
+    pub width: usize,
 }
+
+/// The most a shard's bytes reserve up front (see [`Assembly::append`]).
+const MAX_RESERVE: usize = 256 << 20;
 
 /// Where an inner chunk goes: its shard's grid index and its position in
 /// the shard's index (C order).
@@ -86,6 +91,18 @@ impl ShardLayout {
             .product::<u64>() as usize
     }
 
+    /// Room for shard `shard`'s bytes: its inner chunks inside the extent
+    /// at their decoded size, and the index.
+    fn reserve(&self, shard: &[u64]) -> usize {
+        let inner = self.inner.iter().product::<u64>() as usize;
+        let n = self.per().iter().product::<u64>() as usize;
+        self.expected(shard)
+            .saturating_mul(inner)
+            .saturating_mul(self.width)
+            .saturating_add(16 * n + 4)
+            .min(MAX_RESERVE)
+    }
+
     /// The index layout the reader checks a stored shard against.
     fn level(&self) -> ShardLevel {
         ShardLevel {
@@ -124,6 +141,8 @@ pub struct Assembly {
     out: Vec<u8>,
     /// The first position whose inner chunk is not in `out`.
     next: usize,
+    /// What `out` reserves when the first inner chunk is appended.
+    reserve: usize,
 }
 
 impl Assembly {
@@ -161,6 +180,7 @@ impl Assembly {
             pending: 0,
             out: Vec::new(),
             next: 0,
+            reserve: layout.reserve(&inner.shard),
         })
     }
 
@@ -198,9 +218,13 @@ impl Assembly {
                 Slot::Unset if !all => break,
                 Slot::Encoded(b) => {
                     if self.out.capacity() == 0 {
-                        // Room for the rest if they are alike, and the index.
-                        let rest = (n - self.next) * b.len();
-                        self.out.reserve_exact(rest + rest / 4 + 16 * n + 4);
+                        // The decoded size bounds what codecs leave in
+                        // all but rare cases, so the bytes are not copied
+                        // as they grow. Pages never written cost no
+                        // memory, and a reservation this large is mapped
+                        // apart from the heap and returned when freed,
+                        // rather than fragmenting it.
+                        self.out.reserve_exact(self.reserve);
                     }
                     let at = self.out.len();
                     self.out.extend_from_slice(b);
@@ -293,6 +317,7 @@ mod tests {
             shard: vec![4, 6],
             inner: vec![2, 3],
             extent: vec![3, u64::MAX],
+            width: 1,
         }
     }
 
