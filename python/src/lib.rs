@@ -1,0 +1,25 @@
+//! `nctk._nctk`: the native module of the nctk Python package.
+//!
+//! The package's Python classes (`nctk.Dataset`, `nctk.Variable`, the
+//! xarray engine) are thin: they hold a [`read::NativeDataset`] and ask it
+//! for the dataset's description (one nested dictionary built at open) and
+//! for values. Reads release the GIL, decode straight into the caller's
+//! numpy array and check for Ctrl-C between slabs; errors become the Python
+//! exception their kind calls for ([`errors`]); a panic becomes an nctk
+//! error, never a `PanicException`.
+
+mod describe;
+mod errors;
+mod read;
+mod values;
+
+use pyo3::prelude::*;
+
+/// The module `nctk._nctk`.
+#[pymodule]
+fn _nctk(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<read::NativeDataset>()?;
+    m.add_function(wrap_pyfunction!(read::open, m)?)?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}
