@@ -10,6 +10,7 @@ import numpy as np
 
 from . import _nctk
 from ._indexing import parse_key, read_outer
+from ._types import dtype_of
 
 __all__ = ["Dataset", "Group", "Variable", "Dimension", "open"]
 
@@ -102,7 +103,7 @@ class Variable:
         #: The numpy dtype of what reads return: a structured dtype for a
         #: compound, ``object`` for strings and vlens, ``S1`` for char, the
         #: base integer type for an enum, ``V<n>`` for opaque.
-        self.dtype: np.dtype = np.dtype(self._type["dtype"])
+        self.dtype: np.dtype = dtype_of(self._type["dtype"])
         #: The attributes, in definition order, typed as netCDF4-python
         #: gives them.
         self.attrs: dict[str, Any] = dict(desc["attrs"])

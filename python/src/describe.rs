@@ -6,6 +6,7 @@ use nctk::model::{DataType, Endianness, GroupId, Layout, Schema, UserTypeKind, V
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyTuple};
 
+use crate::layout::native_layout;
 use crate::values::attribute_value;
 
 /// The numpy type code of an atomic numeric type, in native byte order
@@ -83,8 +84,8 @@ pub fn type_description<'py>(
 
 /// What `numpy.dtype` takes for one value of `dtype`: a type code, or for a
 /// compound the `names`/`formats`/`offsets`/`itemsize` dictionary (array
-/// fields as `(format, shape)`), with the stored offsets as netCDF4-python
-/// gives them.
+/// fields as `(format, shape)`) of its native layout, as netCDF4-python
+/// gives it ([`native_layout`]; no offsets when a field has no fixed size).
 pub fn numpy_dtype_spec<'py>(
     py: Python<'py>,
     schema: &Schema,
@@ -94,7 +95,8 @@ pub fn numpy_dtype_spec<'py>(
         DataType::Char => Ok("S1".into_pyobject(py)?.into_any()),
         DataType::String => Ok("O".into_pyobject(py)?.into_any()),
         DataType::User(id) => match &schema.user_type(id).kind {
-            UserTypeKind::Compound { size, fields } => {
+            UserTypeKind::Compound { fields, .. } => {
+                let layout = native_layout(schema, dtype);
                 let names = PyList::empty(py);
                 let formats = PyList::empty(py);
                 let offsets = PyList::empty(py);
@@ -107,13 +109,17 @@ pub fn numpy_dtype_spec<'py>(
                         let shape = PyTuple::new(py, &f.dims)?;
                         formats.append(PyTuple::new(py, [inner, shape.into_any()])?)?;
                     }
-                    offsets.append(f.offset)?;
                 }
                 let d = PyDict::new(py);
                 d.set_item("names", names)?;
                 d.set_item("formats", formats)?;
-                d.set_item("offsets", offsets)?;
-                d.set_item("itemsize", size)?;
+                if let Some(layout) = layout {
+                    for offset in layout.offsets {
+                        offsets.append(offset)?;
+                    }
+                    d.set_item("offsets", offsets)?;
+                    d.set_item("itemsize", layout.size)?;
+                }
                 Ok(d.into_any())
             }
             UserTypeKind::Enum { base, .. } => numpy_dtype_spec(py, schema, *base),
@@ -124,6 +130,15 @@ pub fn numpy_dtype_spec<'py>(
             .unwrap_or("O")
             .into_pyobject(py)?
             .into_any()),
+    }
+}
+
+/// `path` from the root: `/` and then the path (`/v`, `/g/v`).
+fn full_path(path: &str) -> String {
+    if path.starts_with('/') {
+        path.to_string()
+    } else {
+        format!("/{path}")
     }
 }
 
@@ -179,7 +194,7 @@ fn variable<'py>(py: Python<'py>, schema: &Schema, id: VarId) -> PyResult<Bound<
     let d = PyDict::new(py);
     d.set_item("id", id.0)?;
     d.set_item("name", &v.name)?;
-    d.set_item("path", schema.var_path(id))?;
+    d.set_item("path", full_path(&schema.var_path(id)))?;
     let dims: Vec<&str> = v
         .dims
         .iter()
@@ -200,7 +215,7 @@ pub fn group<'py>(py: Python<'py>, schema: &Schema, id: GroupId) -> PyResult<Bou
     let g = schema.group(id);
     let d = PyDict::new(py);
     d.set_item("name", &g.name)?;
-    d.set_item("path", schema.group_path(id))?;
+    d.set_item("path", full_path(&schema.group_path(id)))?;
     let dims = PyList::empty(py);
     for &dim in &g.dims {
         let dim = schema.dim(dim);

@@ -10,6 +10,7 @@
 
 mod describe;
 mod errors;
+mod layout;
 mod read;
 mod values;
 

@@ -10,6 +10,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyList, PyString};
 
 use crate::describe::numpy_dtype_spec;
+use crate::layout::native_layout;
 
 /// `values` of type `dtype` as a flat numpy array (the caller reshapes).
 pub fn to_numpy<'py>(
@@ -53,13 +54,13 @@ pub fn to_numpy<'py>(
             out
         }
         compound @ Values::Compound { .. } => {
-            let size = schema.type_size(dtype).unwrap_or(0) as usize;
+            let size = native_layout(schema, dtype).map_or(0, |l| l.size);
             let n = compound.len();
             let mut buf = vec![0u8; size * n];
             let at: Vec<usize> = (0..n).map(|i| i * size).collect();
             pack(schema, dtype, &compound, &mut buf, &at)?;
             let spec = numpy_dtype_spec(py, schema, dtype)?;
-            let np_dtype = numpy.call_method1("dtype", (spec,))?;
+            let np_dtype = py.import("nctk._types")?.call_method1("dtype_of", (spec,))?;
             PyArray1::from_vec(py, buf).call_method1("view", (np_dtype,))?
         }
         other => {
@@ -83,22 +84,20 @@ fn pack(
 ) -> PyResult<()> {
     match values {
         Values::Compound { fields, .. } => {
-            let Some(UserTypeKind::Compound { fields: defs, .. }) = schema.user_kind(dtype) else {
-                return Err(PyNotImplementedError::new_err(
-                    "compound values without their compound type",
-                ));
+            let (Some(UserTypeKind::Compound { fields: defs, .. }), Some(layout)) =
+                (schema.user_kind(dtype), native_layout(schema, dtype))
+            else {
+                return Err(PyNotImplementedError::new_err(format!(
+                    "values of compound type {} (with variable-length fields) cannot be read into numpy",
+                    schema.type_name(dtype)
+                )));
             };
-            for (def, field) in defs.iter().zip(fields) {
+            for ((def, field), offset) in defs.iter().zip(fields).zip(layout.offsets) {
                 let count = def.count();
-                let width = schema.type_size(def.dtype).ok_or_else(|| {
-                    PyNotImplementedError::new_err(format!(
-                        "compound field {} of a variable-length type",
-                        def.name
-                    ))
-                })? as usize;
+                let width = native_layout(schema, def.dtype).map_or(0, |l| l.size);
                 let field_at: Vec<usize> = at
                     .iter()
-                    .flat_map(|&p| (0..count).map(move |k| p + def.offset as usize + k * width))
+                    .flat_map(|&p| (0..count).map(move |k| p + offset + k * width))
                     .collect();
                 pack(schema, def.dtype, field, buf, &field_at)?;
             }
@@ -134,6 +133,11 @@ pub fn attribute_value<'py>(
 ) -> PyResult<Bound<'py, PyAny>> {
     let dtype = attr.user_type.map_or(attr.value.dtype(), DataType::User);
     match &attr.value {
+        // netCDF4-python keeps a char `_FillValue` as bytes (the fill of
+        // a char variable), and turns other char attributes into text.
+        Values::Char(bytes) if attr.name == "_FillValue" => {
+            Ok(pyo3::types::PyBytes::new(py, bytes).into_any())
+        }
         Values::Char(bytes) => {
             let text = String::from_utf8_lossy(bytes).replace('\0', "");
             Ok(PyString::new(py, &text).into_any())
