@@ -15,15 +15,12 @@ use pyo3::prelude::*;
 
 /// An exception of `nctk._errors` named `class`, raised with `message`.
 fn nctk_exception(class: &str, message: String) -> PyErr {
-    Python::attach(|py| {
-        match py
-            .import("nctk._errors")
-            .and_then(|m| m.getattr(class))
-        {
+    Python::attach(
+        |py| match py.import("nctk._errors").and_then(|m| m.getattr(class)) {
             Ok(cls) => PyErr::from_type(cls.cast_into().expect("an exception class"), message),
             Err(e) => e,
-        }
-    })
+        },
+    )
 }
 
 /// The Python exception for an error of `kind` saying `message`.

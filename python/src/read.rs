@@ -183,7 +183,9 @@ impl NativeDataset {
             let width = dtype.size().unwrap_or(1) as u64;
             let n = selection.num_elements().unwrap_or(u64::MAX);
             let mut guard = out.readwrite();
-            let bytes = guard.as_slice_mut().map_err(|e| PyValueError::new_err(e.to_string()))?;
+            let bytes = guard
+                .as_slice_mut()
+                .map_err(|e| PyValueError::new_err(e.to_string()))?;
             if Some(bytes.len() as u64) != n.checked_mul(width) {
                 return Err(PyValueError::new_err(format!(
                     "the output holds {} bytes, the selection {} values of {} bytes",
@@ -201,7 +203,9 @@ impl NativeDataset {
                     let part = &mut bytes[at..at + len];
                     at += len;
                     let buffer = native_buffer(dtype, part).ok_or_else(|| {
-                        PyValueError::new_err("the output is not an aligned array of the variable's type")
+                        PyValueError::new_err(
+                            "the output is not an aligned array of the variable's type",
+                        )
                     })?;
                     dataset
                         .source()

@@ -60,7 +60,9 @@ pub fn to_numpy<'py>(
             let at: Vec<usize> = (0..n).map(|i| i * size).collect();
             pack(schema, dtype, &compound, &mut buf, &at)?;
             let spec = numpy_dtype_spec(py, schema, dtype)?;
-            let np_dtype = py.import("nctk._types")?.call_method1("dtype_of", (spec,))?;
+            let np_dtype = py
+                .import("nctk._types")?
+                .call_method1("dtype_of", (spec,))?;
             PyArray1::from_vec(py, buf).call_method1("view", (np_dtype,))?
         }
         other => {
