@@ -68,9 +68,8 @@ impl NativeDataset {
             )));
         }
         for d in 0..rank {
-            let last = start[d]
-                .checked_add(count[d].saturating_sub(1).saturating_mul(stride[d]))
-                .unwrap_or(u64::MAX);
+            let last =
+                start[d].saturating_add(count[d].saturating_sub(1).saturating_mul(stride[d]));
             if stride[d] == 0 || (count[d] > 0 && last >= shape[d]) {
                 return Err(PyIndexError::new_err(format!(
                     "selection start {} count {} stride {} is outside dimension {d} (length {}) of {}",
