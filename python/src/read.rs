@@ -1,11 +1,13 @@
 //! Opening datasets and reading their values: [`open`] and
 //! [`NativeDataset`], which `nctk.Dataset` wraps.
 
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{mpsc, Arc};
+use std::time::Duration;
 
 use nctk::model::{DataType, GroupId, Layout, NativeMut, Selection, VarId};
 use numpy::{PyArray1, PyArrayMethods};
-use pyo3::exceptions::{PyIndexError, PyValueError};
+use pyo3::exceptions::{PyIndexError, PyKeyboardInterrupt, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
@@ -13,9 +15,13 @@ use crate::describe;
 use crate::errors::{no_panic, to_py};
 use crate::values::to_numpy;
 
-/// A read reads at most about this many bytes between two checks for
-/// Ctrl-C (a `KeyboardInterrupt` stops it within a second).
+/// A read of more than this many bytes runs in slabs on a thread of its
+/// own (see [`NativeDataset::read_into`]), stopping between slabs when
+/// interrupted.
 const SLAB_BYTES: u64 = 32 << 20;
+
+/// How often a read waiting for its thread checks for Ctrl-C.
+const SIGNAL_POLL: Duration = Duration::from_millis(50);
 
 /// An open dataset: thread-safe, shared by every Python object made from
 /// it; reads from many Python threads run at once, with the GIL released.
@@ -90,8 +96,7 @@ impl NativeDataset {
 
     /// `selection` cut along its first axis of more than one index into
     /// slabs of about [`SLAB_BYTES`], each a whole number of the
-    /// variable's chunks along that axis: the places a read checks for
-    /// Ctrl-C.
+    /// variable's chunks along that axis: where an interrupted read stops.
     fn slabs(&self, var: VarId, selection: &Selection, width: u64) -> Vec<Selection> {
         let Some(axis) = selection.count.iter().position(|&c| c > 1) else {
             return vec![selection.clone()];
@@ -116,6 +121,41 @@ impl NativeDataset {
                 s
             })
             .collect()
+    }
+}
+
+/// One numeric read, slab by slab, into a byte buffer: what
+/// [`NativeDataset::read_into`] runs in place or on a thread of its own.
+struct SlabRead {
+    dataset: Arc<nctk::Dataset>,
+    var: VarId,
+    dtype: DataType,
+    width: u64,
+    slabs: Vec<Selection>,
+    /// Set when the caller was interrupted: stop at the next slab.
+    cancel: Arc<AtomicBool>,
+}
+
+impl SlabRead {
+    /// Reads every slab into `bytes` (exactly their values), in order.
+    fn run(&self, bytes: &mut [u8]) -> PyResult<()> {
+        let mut at = 0usize;
+        for slab in &self.slabs {
+            if self.cancel.load(Ordering::Relaxed) {
+                return Err(PyKeyboardInterrupt::new_err("read interrupted"));
+            }
+            let len = (slab.num_elements().unwrap_or(0) * self.width) as usize;
+            let part = &mut bytes[at..at + len];
+            at += len;
+            let buffer = native_buffer(self.dtype, part).ok_or_else(|| {
+                PyValueError::new_err("the output is not an aligned array of the variable's type")
+            })?;
+            self.dataset
+                .source()
+                .read_native(self.var, slab, buffer)
+                .map_err(|e| to_py(nctk::Error::Format(e)))?;
+        }
+        Ok(())
     }
 }
 
@@ -164,8 +204,10 @@ impl NativeDataset {
 
     /// Reads the selection of numeric variable `var` into `out`, a
     /// C-contiguous `uint8` view of an array of the variable's type holding
-    /// exactly the selection, with the GIL released, slab by slab,
-    /// stopping on Ctrl-C.
+    /// exactly the selection, with the GIL released. A read of more than
+    /// one slab runs on a thread of its own while this one waits, checking
+    /// for Ctrl-C every [`SIGNAL_POLL`]: an interrupt returns at once (the
+    /// reading thread stops at its next slab and lets the array go).
     fn read_into(
         &self,
         py: Python<'_>,
@@ -181,6 +223,7 @@ impl NativeDataset {
             let dtype = self.dataset.schema().var(var).dtype;
             let width = dtype.size().unwrap_or(1) as u64;
             let n = selection.num_elements().unwrap_or(u64::MAX);
+            let slabs = self.slabs(var, &selection, width);
             let mut guard = out.readwrite();
             let bytes = guard
                 .as_slice_mut()
@@ -193,29 +236,53 @@ impl NativeDataset {
                     width
                 )));
             }
-            let slabs = self.slabs(var, &selection, width);
-            let dataset = &self.dataset;
-            py.detach(|| {
-                let mut at = 0usize;
-                for slab in &slabs {
-                    let len = (slab.num_elements().unwrap_or(0) * width) as usize;
-                    let part = &mut bytes[at..at + len];
-                    at += len;
-                    let buffer = native_buffer(dtype, part).ok_or_else(|| {
-                        PyValueError::new_err(
-                            "the output is not an aligned array of the variable's type",
-                        )
-                    })?;
-                    dataset
-                        .source()
-                        .read_native(var, slab, buffer)
-                        .map_err(|e| to_py(nctk::Error::Format(e)))?;
-                    if slabs.len() > 1 {
-                        Python::attach(|py| py.check_signals())?;
+            let read = SlabRead {
+                dataset: Arc::clone(&self.dataset),
+                var,
+                dtype,
+                width,
+                slabs,
+                cancel: Arc::new(AtomicBool::new(false)),
+            };
+            if read.slabs.len() <= 1 {
+                return py.detach(|| read.run(bytes));
+            }
+            let (addr, len) = (bytes.as_mut_ptr() as usize, bytes.len());
+            drop(guard);
+            // The reading thread holds the array: its memory outlives the read.
+            let keep: Py<PyArray1<u8>> = out.clone().unbind();
+            let cancel = Arc::clone(&read.cancel);
+            let (done, answer) = mpsc::channel();
+            std::thread::spawn(move || {
+                // SAFETY: `keep` holds the array, so its `len` bytes at `addr`
+                // stay valid until this thread lets it go; nothing else
+                // writes them (the caller made the array for this read, and
+                // after an interrupt never sees it).
+                let bytes = unsafe { std::slice::from_raw_parts_mut(addr as *mut u8, len) };
+                let result = no_panic(|| read.run(bytes));
+                let _ = done.send(result);
+                Python::attach(|_| drop(keep));
+            });
+            let mut answer = answer;
+            loop {
+                let (received, back) =
+                    py.detach(move || (answer.recv_timeout(SIGNAL_POLL), answer));
+                answer = back;
+                match received {
+                    Ok(result) => return result,
+                    Err(mpsc::RecvTimeoutError::Timeout) => {
+                        if let Err(interrupt) = py.check_signals() {
+                            cancel.store(true, Ordering::Relaxed);
+                            return Err(interrupt);
+                        }
+                    }
+                    Err(mpsc::RecvTimeoutError::Disconnected) => {
+                        return Err(PyRuntimeError::new_err(
+                            "the reading thread ended without an answer",
+                        ));
                     }
                 }
-                Ok(())
-            })
+            }
         })
     }
 

@@ -42,3 +42,81 @@ def corpus() -> Path:
     if not path.is_dir():
         missing(f"the conformance corpus at {path}")
     return path
+
+
+class Moto:
+    """moto's S3 server on loopback, with a boto3 client of it."""
+
+    def __init__(self, endpoint: str, process) -> None:
+        self.endpoint = endpoint
+        self.process = process
+        boto3 = need("boto3")
+        self.client = boto3.client(
+            "s3",
+            endpoint_url=endpoint,
+            aws_access_key_id="testing",
+            aws_secret_access_key="testing",
+            region_name="us-east-1",
+        )
+
+    def bucket(self, name: str) -> str:
+        """Creates bucket ``name``; its URL (path style)."""
+        self.client.create_bucket(Bucket=name)
+        return f"{self.endpoint}/{name}"
+
+    def upload(self, path: Path, bucket: str, key: str) -> str:
+        """Uploads ``path`` as ``key``; the object's URL."""
+        self.client.upload_file(str(path), bucket, key)
+        return f"{self.endpoint}/{bucket}/{key}"
+
+
+@pytest.fixture(scope="session")
+def moto(tmp_path_factory):
+    """moto's S3 server (``moto_server``), started once for the session on a
+    free port, with the credentials nctk and boto3 read set in the
+    environment."""
+    import shutil
+    import socket
+    import subprocess
+    import time
+    import urllib.request
+
+    program = shutil.which("moto_server")
+    if program is None:
+        missing("moto_server (pip install 'moto[server]')")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    log = tmp_path_factory.mktemp("moto") / "moto.log"
+    with log.open("wb") as out:
+        process = subprocess.Popen(
+            [program, "-H", "127.0.0.1", "-p", str(port)], stdout=out, stderr=out
+        )
+    endpoint = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            urllib.request.urlopen(endpoint, timeout=1)
+            break
+        except Exception:
+            if process.poll() is not None or time.monotonic() > deadline:
+                process.kill()
+                pytest.fail(f"moto_server did not start: {log.read_text()}")
+            time.sleep(0.1)
+    env = {
+        "AWS_ACCESS_KEY_ID": "testing",
+        "AWS_SECRET_ACCESS_KEY": "testing",
+        "AWS_REGION": "us-east-1",
+    }
+    saved = {k: os.environ.get(k) for k in env}
+    os.environ.update(env)
+    try:
+        yield Moto(endpoint, process)
+    finally:
+        process.terminate()
+        process.wait(10)
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
