@@ -133,3 +133,39 @@ mod tests {
         assert!(try_as_bytes(&[true]).is_none());
     }
 }
+
+/// Fills `out` with copies of `pattern` (one value's bytes; the last copy
+/// cut short if `out` does not hold a whole number of them): a memset for
+/// zeros, else the pattern doubled by block copies, fast in debug builds
+/// too.
+pub fn fill_pattern(out: &mut [u8], pattern: &[u8]) {
+    if pattern.iter().all(|&b| b == 0) || out.is_empty() {
+        out.fill(0);
+        return;
+    }
+    let first = pattern.len().min(out.len());
+    out[..first].copy_from_slice(&pattern[..first]);
+    let mut done = first;
+    while done < out.len() {
+        let n = done.min(out.len() - done);
+        out.copy_within(0..n, done);
+        done += n;
+    }
+}
+
+#[cfg(test)]
+mod fill_tests {
+    use super::fill_pattern;
+
+    #[test]
+    fn fills_with_whole_and_cut_copies() {
+        for len in [0, 1, 3, 4, 7, 64, 1001] {
+            let mut out = vec![9u8; len];
+            fill_pattern(&mut out, &[1, 2, 3, 4]);
+            let expected: Vec<u8> = (0..len).map(|i| [1, 2, 3, 4][i % 4]).collect();
+            assert_eq!(out, expected, "{len}");
+            fill_pattern(&mut out, &[0, 0]);
+            assert!(out.iter().all(|&b| b == 0));
+        }
+    }
+}

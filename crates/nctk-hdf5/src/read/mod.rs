@@ -409,12 +409,5 @@ fn read_exact(
 
 /// Fills `out` with copies of `fill` (zeros when `None`).
 fn fill_bytes(fill: Option<&[u8]>, out: &mut [u8]) {
-    match fill {
-        Some(f) if f.iter().any(|&b| b != 0) => {
-            for c in out.chunks_mut(f.len()) {
-                c.copy_from_slice(&f[..c.len()]);
-            }
-        }
-        _ => out.fill(0),
-    }
+    nctk_model::bytes::fill_pattern(out, fill.unwrap_or(&[0]));
 }

@@ -198,9 +198,10 @@ fn fill_gaps(out: &mut [u8], fill: &[u8], covered: &[(u64, u64)]) {
     let n = (out.len() / size) as u64;
     let mut fill_to = |from: u64, to: u64| {
         if from < to {
-            for c in out[from as usize * size..to as usize * size].chunks_exact_mut(size) {
-                c.copy_from_slice(fill);
-            }
+            nctk_model::bytes::fill_pattern(
+                &mut out[from as usize * size..to as usize * size],
+                fill,
+            );
         }
     };
     let mut next = 0u64;
