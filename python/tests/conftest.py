@@ -120,3 +120,17 @@ def moto(tmp_path_factory):
                 os.environ.pop(k, None)
             else:
                 os.environ[k] = v
+
+
+@pytest.fixture(scope="session")
+def nctk_cli() -> Path:
+    """The ``nctk`` command-line tool of this workspace (``NCTK_BIN``, else
+    ``target/release/nctk`` or ``target/debug/nctk``, whichever is newer),
+    which writes the formats the tests read back."""
+    if os.environ.get("NCTK_BIN"):
+        return Path(os.environ["NCTK_BIN"])
+    target = Path(os.environ.get("CARGO_TARGET_DIR", REPO / "target"))
+    found = [p for p in (target / "release" / "nctk", target / "debug" / "nctk") if p.exists()]
+    if not found:
+        missing(f"the nctk tool (cargo build -p nctk-cli) under {target}")
+    return max(found, key=lambda p: p.stat().st_mtime)

@@ -41,7 +41,7 @@ def test_ctrl_c_stops_a_long_read_within_a_second(moto, tmp_path: Path) -> None:
         ds.createDimension("x", 1 << 20)
         ds.createVariable("v", "f4", ("t", "x"))[:] = np.ones((32, 1 << 20), "f4")
     moto.bucket("interrupt")
-    url = moto.upload(path, "interrupt", "big.nc") + "#mode=bytes"
+    url = moto.upload(path, "interrupt", "big.nc") + "#mode=bytes,s3"
     child = subprocess.Popen(
         [sys.executable, "-c", READER, url],
         stdout=subprocess.PIPE,
