@@ -4,6 +4,7 @@
 use std::sync::Arc;
 
 use nctk::model::{DataType, GroupId, Layout, NativeMut, Selection, VarId};
+use nctk::Container;
 use numpy::{PyArray1, PyArrayMethods};
 use pyo3::exceptions::{PyIndexError, PyValueError};
 use pyo3::prelude::*;
@@ -120,6 +121,19 @@ impl NativeDataset {
     }
 }
 
+/// The name `describe` gives `container` (`other` for a kind added later).
+fn container_name(container: Container) -> &'static str {
+    match container {
+        Container::Classic(_) => "classic",
+        Container::Hdf5 => "hdf5",
+        Container::Zarr => "zarr",
+        Container::NcStream => "ncstream",
+        Container::Compressed => "compressed",
+        Container::CdmRemote => "cdmremote",
+        _ => "other",
+    }
+}
+
 /// `bytes` as the native buffer of numeric type `dtype`; `None` when it is
 /// not one, or the buffer is not aligned for it.
 fn native_buffer(dtype: DataType, bytes: &mut [u8]) -> Option<NativeMut<'_>> {
@@ -151,13 +165,16 @@ fn native_buffer(dtype: DataType, bytes: &mut [u8]) -> Option<NativeMut<'_>> {
 
 #[pymethods]
 impl NativeDataset {
-    /// The dataset's description: `format` (as `ncdump -k` prints it) and
-    /// `root`, the root group (see `describe.rs`).
+    /// The dataset's description: `format` (as `ncdump -k` prints it),
+    /// `container` (what holds it: `classic`, `hdf5`, `zarr`, `ncstream`,
+    /// `compressed`, `cdmremote`, or `None`) and `root`, the root group
+    /// (see `describe.rs`).
     fn describe<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         no_panic(|| {
             let schema = self.dataset.schema();
             let d = PyDict::new(py);
             d.set_item("format", self.dataset.format().name())?;
+            d.set_item("container", self.dataset.container().map(container_name))?;
             d.set_item("root", describe::group(py, schema, GroupId::ROOT)?)?;
             Ok(d)
         })
@@ -183,7 +200,9 @@ impl NativeDataset {
             let width = dtype.size().unwrap_or(1) as u64;
             let n = selection.num_elements().unwrap_or(u64::MAX);
             let mut guard = out.readwrite();
-            let bytes = guard.as_slice_mut().map_err(|e| PyValueError::new_err(e.to_string()))?;
+            let bytes = guard
+                .as_slice_mut()
+                .map_err(|e| PyValueError::new_err(e.to_string()))?;
             if Some(bytes.len() as u64) != n.checked_mul(width) {
                 return Err(PyValueError::new_err(format!(
                     "the output holds {} bytes, the selection {} values of {} bytes",
@@ -201,7 +220,9 @@ impl NativeDataset {
                     let part = &mut bytes[at..at + len];
                     at += len;
                     let buffer = native_buffer(dtype, part).ok_or_else(|| {
-                        PyValueError::new_err("the output is not an aligned array of the variable's type")
+                        PyValueError::new_err(
+                            "the output is not an aligned array of the variable's type",
+                        )
                     })?;
                     dataset
                         .source()
