@@ -110,7 +110,8 @@ class Variable:
         #: How the variable is stored: ``layout`` (contiguous, chunked,
         #: compact), ``chunksizes``, ``shards``, ``deflate_level``,
         #: ``shuffle``, ``fletcher32``, ``filters`` (``_Filter`` text),
-        #: ``codecs`` (``_Codecs`` text), ``endianness``, ``no_fill``.
+        #: ``codecs`` (``_Codecs`` text), ``endianness``, ``no_fill``,
+        #: ``fill_value`` (a Zarr array's ``fill_value``, or ``None``).
         self.storage: dict[str, Any] = desc["storage"]
 
     # netCDF4-python's names for the same facts.
@@ -279,6 +280,10 @@ class Dataset(Group):
         #: The format as ``ncdump -k`` prints it (``classic``,
         #: ``64-bit offset``, ``cdf5``, ``netCDF-4``, ``netCDF-4 classic model``).
         self.format: str = desc["format"]
+        #: What holds the dataset: ``classic``, ``hdf5``, ``zarr`` (NCZarr
+        #: and Zarr v2/v3), ``ncstream``, ``compressed`` (block-compressed
+        #: classic), ``cdmremote`` or ``other``; ``None`` when unknown.
+        self.container: str | None = desc["container"]
         super().__init__(self, desc["root"], None)
 
     def _native_or_raise(self) -> Any:

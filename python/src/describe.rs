@@ -7,7 +7,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyTuple};
 
 use crate::layout::native_layout;
-use crate::values::attribute_value;
+use crate::values::{attribute_value, to_numpy};
 
 /// The numpy type code of an atomic numeric type, in native byte order
 /// (what reads return); `None` for the other types.
@@ -159,7 +159,9 @@ fn attributes<'py>(
 /// A variable's storage: `layout` (`contiguous`, `chunked`, `compact`),
 /// `chunksizes`, `shards`, `deflate_level`, `shuffle`, `fletcher32`,
 /// `filters` (the `_Filter` text), `codecs` (the `_Codecs` text),
-/// `endianness` (`little`, `big` or `None`), `no_fill`.
+/// `endianness` (`little`, `big` or `None`), `no_fill`, `fill_value` (the
+/// fill a format records apart from `_FillValue`, a Zarr array's
+/// `fill_value`, as a numpy scalar; `None` when there is none).
 fn storage<'py>(py: Python<'py>, schema: &Schema, var: VarId) -> PyResult<Bound<'py, PyDict>> {
     let s = &schema.var(var).storage;
     let d = PyDict::new(py);
@@ -184,6 +186,13 @@ fn storage<'py>(py: Python<'py>, schema: &Schema, var: VarId) -> PyResult<Bound<
         }),
     )?;
     d.set_item("no_fill", s.no_fill)?;
+    let fill = match &s.fill_value {
+        Some(v) if !v.is_empty() => {
+            Some(to_numpy(py, schema, schema.var(var).dtype, v.slice(0..1))?.get_item(0)?)
+        }
+        _ => None,
+    };
+    d.set_item("fill_value", fill)?;
     Ok(d)
 }
 

@@ -6,6 +6,7 @@ use std::sync::{mpsc, Arc};
 use std::time::Duration;
 
 use nctk::model::{DataType, GroupId, Layout, NativeMut, Selection, VarId};
+use nctk::Container;
 use numpy::{PyArray1, PyArrayMethods};
 use pyo3::exceptions::{PyIndexError, PyKeyboardInterrupt, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
@@ -159,6 +160,19 @@ impl SlabRead {
     }
 }
 
+/// The name `describe` gives `container` (`other` for a kind added later).
+fn container_name(container: Container) -> &'static str {
+    match container {
+        Container::Classic(_) => "classic",
+        Container::Hdf5 => "hdf5",
+        Container::Zarr => "zarr",
+        Container::NcStream => "ncstream",
+        Container::Compressed => "compressed",
+        Container::CdmRemote => "cdmremote",
+        _ => "other",
+    }
+}
+
 /// `bytes` as the native buffer of numeric type `dtype`; `None` when it is
 /// not one, or the buffer is not aligned for it.
 fn native_buffer(dtype: DataType, bytes: &mut [u8]) -> Option<NativeMut<'_>> {
@@ -190,13 +204,16 @@ fn native_buffer(dtype: DataType, bytes: &mut [u8]) -> Option<NativeMut<'_>> {
 
 #[pymethods]
 impl NativeDataset {
-    /// The dataset's description: `format` (as `ncdump -k` prints it) and
-    /// `root`, the root group (see `describe.rs`).
+    /// The dataset's description: `format` (as `ncdump -k` prints it),
+    /// `container` (what holds it: `classic`, `hdf5`, `zarr`, `ncstream`,
+    /// `compressed`, `cdmremote`, or `None`) and `root`, the root group
+    /// (see `describe.rs`).
     fn describe<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         no_panic(|| {
             let schema = self.dataset.schema();
             let d = PyDict::new(py);
             d.set_item("format", self.dataset.format().name())?;
+            d.set_item("container", self.dataset.container().map(container_name))?;
             d.set_item("root", describe::group(py, schema, GroupId::ROOT)?)?;
             Ok(d)
         })

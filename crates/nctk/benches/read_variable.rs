@@ -18,7 +18,9 @@ fn main() {
     let [file, var, rest @ ..] = args.as_slice() else {
         return;
     };
-    let runs: usize = rest.first().map_or(5, |r| r.parse().expect("RUNS: a number"));
+    let runs: usize = rest
+        .first()
+        .map_or(5, |r| r.parse().expect("RUNS: a number"));
     let ds = nctk::open(file).expect("open");
     let v = ds.variable(var).expect("no such variable");
     let mut best = f64::MAX;
