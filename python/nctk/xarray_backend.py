@@ -39,6 +39,7 @@ from xarray.core.variable import Variable
 from ._dataset import Dataset as NctkDataset
 from ._dataset import Group as NctkGroup
 from ._dataset import Variable as NctkVariable
+from ._dataset import _reopen
 
 if TYPE_CHECKING:
     from xarray.core.dataset import Dataset
@@ -71,16 +72,36 @@ class NctkBackendArray(BackendArray):
     applies the rest of a vectorized key in memory. No lock is taken.
     """
 
-    __slots__ = ("variable", "shape", "dtype")
+    __slots__ = ("_variable", "_source", "shape", "dtype")
 
-    def __init__(self, variable: NctkVariable) -> None:
-        self.variable = variable
-        self.shape = variable.shape
-        if variable.kind == "string":
-            # xarray's spelling of a vlen string: object with metadata.
-            self.dtype = create_vlen_dtype(str)
-        else:
-            self.dtype = variable.dtype
+    def __init__(self, variable: NctkVariable | None, source: tuple | None = None,
+                 shape: tuple | None = None, dtype: Any = None) -> None:
+        self._variable = variable
+        if variable is not None:
+            ds = variable._dataset
+            source = (ds.target, ds.options, variable.path)
+            shape = variable.shape
+            if variable.kind == "string":
+                # xarray's spelling of a vlen string: object with metadata.
+                dtype = create_vlen_dtype(str)
+            else:
+                dtype = variable.dtype
+        self._source = source
+        self.shape = shape
+        self.dtype = dtype
+
+    @property
+    def variable(self) -> NctkVariable:
+        """The nctk variable read; an array unpickled in another process
+        (a dask worker, or the client receiving the datasets its workers
+        opened) opens its dataset only when it is first read."""
+        if self._variable is None:
+            target, options, path = self._source
+            self._variable = _reopen(target, options)[path]
+        return self._variable
+
+    def __reduce__(self) -> tuple:
+        return (NctkBackendArray, (None, self._source, self.shape, self.dtype))
 
     def _getitem(self, key: tuple) -> np.ndarray:
         return self.variable[key]
@@ -129,6 +150,16 @@ class _Shared:
                 self.dataset.close()
 
 
+class _Unpickled:
+    """A data store unpickled in another process: it only closes (nothing)."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+
+    def close(self) -> None:
+        """Nothing to close: the arrays open their datasets themselves."""
+
+
 class NctkDataStore(AbstractDataStore):
     """One group of an nctk dataset as an xarray data store (read only).
 
@@ -171,6 +202,13 @@ class NctkDataStore(AbstractDataStore):
         """The store of ``group`` of the dataset at ``target``, opened with
         :func:`nctk.open`'s ``options``."""
         return cls(_Shared(NctkDataset(target, **options)), group, use_zarr_fill_value_as_mask)
+
+    def __reduce__(self) -> tuple:
+        # A store travels only as a dataset's closer (xarray's open_mfdataset
+        # with parallel=True sends the datasets its workers opened back to the
+        # client): there it has nothing to close, and opens nothing, since
+        # every array reopens its dataset when first read.
+        return (_Unpickled, (self.source,))
 
     @property
     def ds(self) -> NctkGroup:

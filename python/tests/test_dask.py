@@ -13,6 +13,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import nctk
+
 from conftest import need
 
 xr = need("xarray")
@@ -58,6 +60,9 @@ def test_open_mfdataset_on_a_cluster_over_s3(moto, files: list[Path]) -> None:
     ) as cluster, distributed.Client(cluster) as client:
         ds = xr.open_mfdataset(urls, engine="nctk", parallel=True, chunks={}, combine="by_coords")
         assert ds.sizes["time"] == 2 * N_FILES
+        # The workers opened the files; the client, which got their
+        # datasets back, opened none of them.
+        assert not nctk._dataset._REOPENED
         # The graph names files, not values: a few KB per file at most.
         graph = pickle.dumps(dict(ds["t2m"].data.__dask_graph__()))
         assert len(graph) < 8_000 * N_FILES, len(graph)
