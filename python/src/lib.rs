@@ -1,11 +1,11 @@
 //! `nctk._nctk`: the native module of the nctk Python package.
 //!
 //! The package's Python classes (`nctk.Dataset`, `nctk.Variable`, the
-//! xarray engine) are thin: they hold a [`read::NativeDataset`] and ask it
+//! xarray engine) are thin: they hold a `NativeDataset` (`read.rs`) and ask it
 //! for the dataset's description (one nested dictionary built at open) and
 //! for values. Reads release the GIL, decode straight into the caller's
 //! numpy array and check for Ctrl-C between slabs; errors become the Python
-//! exception their kind calls for ([`errors`]); a panic becomes an nctk
+//! exception their kind calls for (`errors.rs`); a panic becomes an nctk
 //! error, never a `PanicException`.
 
 mod describe;
