@@ -252,14 +252,17 @@ fn scattered_writes_through_a_tiny_cache_read_back_in_zarr_python() {
 
 /// `v(t, y, x)` float written one time step at a time into inner chunks of
 /// one step (64 KiB) in shards of 40 steps (2.5 MiB decoded), through a
-/// 512 KiB cache: the writer never holds a decoded shard, only the cache
-/// and the encoded inner chunks of the shards being assembled (the bound
-/// the `WriteOptions::cache_bytes` docs give), with some slack for the
-/// slabs written and the thread pool.
+/// 512 KiB cache: the writer holds the cache and the shards being
+/// assembled, each in a buffer reserving its decoded size of which only
+/// the encoded bytes are written (the bound the `WriteOptions::cache_bytes`
+/// docs give; the allocator counts reserved bytes, the kernel only those
+/// written), with some slack for the slabs written and the thread pool:
+/// never the decoded shards themselves beside them.
 #[test]
 fn a_sharded_write_holds_the_cache_and_the_encoded_shards() {
     let _serial = serial();
-    let (steps, ny, nx) = (80u64, 64u64, 256u64);
+    // Six shards: their decoded values (15 MiB) are well above the bound.
+    let (steps, ny, nx) = (240u64, 64u64, 256u64);
     let mut s = Schema::new();
     let r = GroupId::ROOT;
     let dims =
@@ -300,9 +303,8 @@ fn a_sharded_write_holds_the_cache_and_the_encoded_shards() {
     w.finish().unwrap();
     let peak = PEAK.load(Ordering::Relaxed) - base;
     let sizes = store.0.lock().unwrap();
-    let shards: Vec<usize> = ["v/c/0/0/0", "v/c/1/0/0"]
-        .iter()
-        .map(|k| sizes[*k])
+    let shards: Vec<usize> = (0..steps / 40)
+        .map(|i| sizes[&format!("v/c/{i}/0/0")])
         .collect();
     let decoded = (40 * ny * nx * 4) as usize;
     assert!(
@@ -310,7 +312,14 @@ fn a_sharded_write_holds_the_cache_and_the_encoded_shards() {
         "{shards:?}"
     );
     let slack = 512 << 10;
-    let bound = cache_bytes + 2 * shards[0].max(shards[1]) + slack;
+    // The reservations of at most two shards being assembled, and the
+    // encoded inner chunks waiting for those before them.
+    let largest = shards.iter().copied().max().unwrap();
+    let bound = cache_bytes + 2 * decoded + largest + slack;
+    assert!(
+        bound < shards.len() * decoded,
+        "the bound must be below what the data is"
+    );
     assert!(
         peak <= bound,
         "peak {peak} bytes above the bound {bound} (shards {shards:?}, decoded shard {decoded})"

@@ -67,7 +67,11 @@ pub struct WriteOptions {
     /// Zarr v3 array the chunks are its inner chunks, and memory is this
     /// plus the encoded bytes of the shards being assembled (a shard is
     /// stored as soon as all its inner chunks are encoded: one or two
-    /// shards for writes in order).
+    /// shards for writes in order). Each such shard reserves room for its
+    /// inner chunks' decoded size (at most 256 MiB) up front, so that it is
+    /// never copied as it grows and its memory goes back to the system
+    /// when stored; only the encoded bytes are ever written, and pages
+    /// never written are not resident.
     pub cache_bytes: usize,
     /// Also write the consolidated `.zmetadata` (URL mode `consolidated`),
     /// which zarr-python and xarray read in one request. Zarr v3 stores
