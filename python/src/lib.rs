@@ -8,10 +8,12 @@
 //! exception their kind calls for ([`errors`]); a panic becomes an nctk
 //! error, never a `PanicException`.
 
+mod copy;
 mod describe;
 mod errors;
 mod read;
 mod values;
+mod write;
 
 use pyo3::prelude::*;
 
@@ -20,6 +22,9 @@ use pyo3::prelude::*;
 fn _nctk(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<read::NativeDataset>()?;
     m.add_function(wrap_pyfunction!(read::open, m)?)?;
+    m.add_class::<write::NativeWriter>()?;
+    m.add_function(wrap_pyfunction!(write::create, m)?)?;
+    m.add_function(wrap_pyfunction!(copy::copy, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }
