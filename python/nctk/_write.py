@@ -27,8 +27,9 @@ from ._indexing import parse_key
 
 __all__ = ["WritableDataset", "WritableGroup", "WritableVariable", "create"]
 
-_CLASSIC = {"classic", "nc3", "1", "64-bit offset", "nc6", "2", "cdf5", "nc5", "5",
-            "64-bit-offset", "64-bit data", "64-bit-data"}
+# Formats whose data model is classic: Python ints are stored as int there
+# when they fit, as netCDF4-python stores them.
+_CLASSIC_MODEL = ("classic", "64-bit offset", "cdf5", "netCDF-4 classic model")
 
 
 def _is_store(target: str) -> bool:
@@ -91,7 +92,7 @@ def create(
         cache_bytes=cache_bytes,
         in_memory=in_memory,
     )
-    return WritableDataset(native, target, format)
+    return WritableDataset(native, target)
 
 
 def _type_code(dtype: Any) -> str:
@@ -426,10 +427,7 @@ class WritableGroup:
             string_width=string_width,
             no_fill=no_fill,
         )
-        defaults = dict(chunksizes=None, contiguous=False, deflate_level=None, shuffle=False,
-                        codecs=None, filters=None, fletcher32=False, endianness=None,
-                        string_width=None, no_fill=False)
-        if storage != defaults:
+        if any(v is not None and v is not False for v in storage.values()):
             self._native.set_storage(vid, **storage)
         if fill_value is not None:
             var.set_fill_value(fill_value)
@@ -466,13 +464,13 @@ class WritableDataset(WritableGroup):
     :meth:`end_define`, :meth:`sync`, :meth:`close` and :meth:`abort`.
     A context manager: closed when the block ends, aborted on an exception."""
 
-    def __init__(self, native: Any, target: str, format: str) -> None:
+    def __init__(self, native: Any, target: str) -> None:
         self._native_writer = native
         #: The path or URL being written.
         self.target = target
-        #: The format, as given to :func:`create`.
-        self.format = format
-        self._classic = format.lower() in _CLASSIC
+        #: The format, as ``ncdump -k`` names it.
+        self.format: str = native.format
+        self._classic = self.format in _CLASSIC_MODEL
         super().__init__(self, 0, "/", None)
 
     def end_define(self) -> None:

@@ -146,6 +146,8 @@ enum State {
 #[pyclass(frozen, module = "nctk._nctk")]
 pub struct NativeWriter {
     target: String,
+    /// The format, as `ncdump -k` names it.
+    format: &'static str,
     state: Mutex<State>,
 }
 
@@ -195,6 +197,7 @@ pub fn create(
             .map_err(to_py)?;
         Ok(NativeWriter {
             target,
+            format: format.name(),
             state: Mutex::new(State::Define(def)),
         })
     })
@@ -524,6 +527,12 @@ impl NativeWriter {
             *state = State::Closed;
             Ok(())
         })
+    }
+
+    /// The format, as `ncdump -k` names it.
+    #[getter]
+    fn format(&self) -> &'static str {
+        self.format
     }
 
     /// True until closed or aborted.
