@@ -10,11 +10,15 @@ C library underneath::
         temp = ds["temp"][0, :, ::2]
 
 ``xr.open_dataset(path, engine="nctk")`` reads through nctk in xarray.
+``nctk.create`` writes datasets with the define API; ``nctk.copy`` copies
+them as nccopy does, or a collection of files into one Zarr store.
 """
 
+from ._copy import copy
 from ._dataset import Dataset, Dimension, Group, Variable, open
 from ._errors import CorruptDataError, NctkError
 from ._nctk import __version__
+from ._write import WritableDataset, WritableGroup, WritableVariable, create
 
 __all__ = [
     "CorruptDataError",
@@ -23,6 +27,11 @@ __all__ = [
     "Group",
     "NctkError",
     "Variable",
+    "WritableDataset",
+    "WritableGroup",
+    "WritableVariable",
     "__version__",
+    "copy",
+    "create",
     "open",
 ]

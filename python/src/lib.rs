@@ -8,11 +8,13 @@
 //! exception their kind calls for (`errors.rs`); a panic becomes an nctk
 //! error, never a `PanicException`.
 
+mod copy;
 mod describe;
 mod errors;
 mod layout;
 mod read;
 mod values;
+mod write;
 
 use pyo3::prelude::*;
 
@@ -21,6 +23,9 @@ use pyo3::prelude::*;
 fn _nctk(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<read::NativeDataset>()?;
     m.add_function(wrap_pyfunction!(read::open, m)?)?;
+    m.add_class::<write::NativeWriter>()?;
+    m.add_function(wrap_pyfunction!(write::create, m)?)?;
+    m.add_function(wrap_pyfunction!(copy::copy, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -445,6 +445,19 @@ impl DatasetDef {
         Ok(VarDef::new(self, id))
     }
 
+    /// The variable `var`, defined earlier, to set more of its attributes
+    /// or its storage.
+    pub fn variable(&mut self, var: VarId) -> Result<VarDef<'_>, Error> {
+        if var.0 as usize >= self.schema().num_vars() {
+            return Err(ModelError::NotFound {
+                kind: "variable",
+                name: format!("id {}", var.0),
+            }
+            .into());
+        }
+        Ok(VarDef::new(self, var))
+    }
+
     /// Sets a global attribute (of the root group); text becomes a `char`
     /// attribute.
     pub fn put_attribute(&mut self, name: &str, value: impl Into<AttrValue>) -> Result<(), Error> {

@@ -81,6 +81,10 @@ pub struct ZarrWriter {
     /// The options it was created with, for definitions given again
     /// before any variable ([`DataSink::define`](nctk_model::DataSink::define)).
     opts: WriteOptions,
+    /// Opened on a store that already holds the dataset
+    /// ([`open_existing`](Self::open_existing)): its metadata is never
+    /// written, replaced or deleted.
+    existing: bool,
 }
 
 impl std::fmt::Debug for ZarrWriter {
@@ -103,6 +107,19 @@ impl ZarrWriter {
         store: Arc<dyn ReadWriteStore>,
         schema: &Schema,
         opts: &WriteOptions,
+    ) -> Result<ZarrWriter, WriteError> {
+        let w = ZarrWriter::new(store, schema, opts, false)?;
+        w.write_metadata(false)?;
+        Ok(w)
+    }
+
+    /// A writer of `schema` into `store`, its definitions checked and its
+    /// arrays planned; nothing is stored yet.
+    fn new(
+        store: Arc<dyn ReadWriteStore>,
+        schema: &Schema,
+        opts: &WriteOptions,
+        existing: bool,
     ) -> Result<ZarrWriter, WriteError> {
         let schema = &schema.writable()?;
         for v in schema.var_ids() {
@@ -132,9 +149,66 @@ impl ZarrWriter {
             plans,
             cache: ChunkCache::new(opts.cache_bytes, queue),
             opts: opts.clone(),
+            existing,
         };
-        w.write_metadata(false)?;
         Ok(w)
+    }
+
+    /// Opens `store`, which already holds `schema`'s dataset as this
+    /// writer lays it out with `opts` (an earlier [`create`](Self::create)
+    /// and [`finish`](Self::finish) with the same definitions made it), to
+    /// write values into its arrays: every array's metadata object must be
+    /// the one this writer would store (else [`WriteError::Schema`] names
+    /// the first that differs), and none is written, replaced or deleted
+    /// ([`finish`](Self::finish) stores the chunks and closes the store;
+    /// [`abort`](Self::abort) drops the chunks not yet stored).
+    ///
+    /// Many writers may so fill disjoint regions of one store at once,
+    /// from threads or processes, as long as no two touch the same chunk
+    /// (a chunk written in part is read back, merged and stored again,
+    /// which two writers at once would race on).
+    pub fn open_existing(
+        store: Arc<dyn ReadWriteStore>,
+        schema: &Schema,
+        opts: &WriteOptions,
+    ) -> Result<ZarrWriter, WriteError> {
+        let w = ZarrWriter::new(store, schema, opts, true)?;
+        w.check_metadata()?;
+        Ok(w)
+    }
+
+    /// Checks that the store holds the metadata object (`.zarray`, or a
+    /// Zarr v3 `zarr.json`) of every array as this writer would store it.
+    fn check_metadata(&self) -> Result<(), WriteError> {
+        for v in self.schema.var_ids() {
+            let plan = &self.plans[v.0 as usize];
+            let (key, expected) = match self.layout {
+                WriteLayout::ZarrV3 { nczarr } => {
+                    let z = v3meta::array(&self.schema, v, plan, nczarr);
+                    (format!("{}/{V3_META}", plan.prefix), v3meta::to_json(&z))
+                }
+                _ => {
+                    let (zarray, _) = metadata::array_objects(&self.schema, v, plan, self.layout);
+                    (format!("{}/.zarray", plan.prefix), zarray)
+                }
+            };
+            let stored = self.store.get(&StoreKey::new(key.clone())?)?;
+            let found: Option<Value> = stored.and_then(|b| serde_json::from_slice(&b).ok());
+            if found.as_ref() != Some(&expected) {
+                let reason = match found {
+                    None => "the store does not hold this array",
+                    Some(_) => {
+                        "the store's array differs from the definitions given (shape, chunks, \
+                         type, codecs or fill value)"
+                    }
+                };
+                return Err(WriteError::Schema {
+                    name: key,
+                    reason: reason.into(),
+                });
+            }
+        }
+        Ok(())
     }
 
     /// The dataset's schema, unlimited dimensions at the length written so far.
@@ -436,7 +510,9 @@ impl ZarrWriter {
     /// the store ([`WritableStore::close`]: a staged zip writes its archive).
     pub fn finish(mut self) -> Result<(), WriteError> {
         self.cache.flush(&self.plans)?;
-        self.write_metadata(true)?;
+        if !self.existing {
+            self.write_metadata(true)?;
+        }
         self.store.close()?;
         Ok(())
     }
@@ -551,6 +627,10 @@ impl ZarrWriter {
     /// directory goes with it). Chunks already stored stay, for the owner of the store to
     /// remove.
     pub fn abort(self) -> Result<(), WriteError> {
+        if self.existing {
+            drop(self);
+            return Ok(());
+        }
         let deleted = self.delete_metadata();
         drop(self);
         deleted
@@ -564,7 +644,7 @@ impl ZarrWriter {
         if nctk_model::same_definitions(&self.schema, schema) {
             return Ok(());
         }
-        if self.schema.num_vars() > 0 || self.schema.group_ids().count() > 1 {
+        if self.existing || self.schema.num_vars() > 0 || self.schema.group_ids().count() > 1 {
             return Err(WriteError::Schema {
                 name: "/".into(),
                 reason: "a Zarr store takes its definitions once, before its first variable: \

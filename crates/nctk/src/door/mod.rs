@@ -355,6 +355,25 @@ pub fn create_store(
     Ok(Arc::new(staged))
 }
 
+/// Opens the store `target` names, which must exist (a directory or an
+/// object store; a zip archive is refused), to write into its arrays in
+/// place ([`crate::StoreOptions::existing`]).
+pub fn open_store_for_write(target: &StoreTarget) -> Result<Arc<dyn ReadWriteStore>, Error> {
+    let name = target.path.display().to_string();
+    #[cfg(feature = "cloud")]
+    if let Some(object) = &target.object {
+        return object::open_store(object);
+    }
+    if target.zip {
+        return Err(unsupported(
+            &name,
+            "a zip store cannot be written in place: write a directory or an object store",
+        ));
+    }
+    let dir = DirectoryStore::open(&target.path).map_err(|e| open_error(&name, e))?;
+    Ok(Arc::new(dir))
+}
+
 /// The bytes of the single file at `path`, whatever they hold (for
 /// checkers such as `nctk validate`, which read files that do not open).
 pub fn read_file(path: &Path) -> Result<Arc<dyn ByteSource>, ByteError> {

@@ -106,6 +106,16 @@ pub(super) fn store_target(
     }
 }
 
+/// Opens the store already at `target` to write into its arrays in place
+/// (nothing is deleted, nothing held back: see
+/// [`crate::StoreOptions::existing`]).
+pub(crate) fn open_store(target: &ObjectTarget) -> Result<Arc<dyn ReadWriteStore>, Error> {
+    let url = &target.url;
+    let settings = RemoteOptions::from_env().map_err(|e| open_error(url, e))?;
+    let store = ObjectKvStore::new(remote(&target.location, url, Access::Write, settings)?);
+    Ok(Arc::new(store))
+}
+
 /// Makes an empty store at `target` for writing: a Zarr/NCZarr store
 /// already there is deleted (anything else under the prefix is refused, as
 /// a local directory that is not a store is); the new one is visible only

@@ -213,7 +213,11 @@ pub(crate) fn create_output(
         let mut store_opts = opts.store_options();
         store_opts.layout = store.layout.or(store_opts.layout);
         store_opts.consolidated |= store.consolidated;
+        let existing = store_opts.existing;
         opts = opts.store(store_opts);
+        if existing {
+            return open_existing_output(output, &store, schema, &opts);
+        }
         #[cfg(feature = "cloud")]
         if let Some(object) = &store.object {
             return create_object_output(output, object, schema, &opts);
@@ -231,6 +235,24 @@ pub(crate) fn create_output(
     Ok(Output {
         sink: Some(sink),
         safe,
+        in_place: false,
+    })
+}
+
+/// The store already at `store`, written in place
+/// ([`StoreOptions::existing`]): a dropped output aborts its writer, which
+/// leaves the store's metadata and the chunks already stored.
+fn open_existing_output(
+    output: &Path,
+    store: &door::StoreTarget,
+    schema: &Schema,
+    opts: &CreateOptions,
+) -> Result<Output, OutputError> {
+    let kv = door::open_store_for_write(store).map_err(|e| e.into_output(output))?;
+    let sink = writer::store_sink(kv, output, schema, opts)?;
+    Ok(Output {
+        sink: Some(sink),
+        safe: SafeOutput::in_place(output),
         in_place: false,
     })
 }

@@ -94,6 +94,14 @@ pub struct StoreOptions {
     /// Store chunks holding only the fill value too (by default they are
     /// left out, as zarr-python leaves them out).
     pub write_empty_chunks: bool,
+    /// Write into the arrays of the store already at the target (a
+    /// directory or an object store), which an earlier create with the
+    /// very same definitions and layout made: its metadata is checked,
+    /// never written, and values go in place (no temporary name, no
+    /// rename; an abort leaves the chunks already stored). Many writers may
+    /// so fill disjoint regions of one store at once, from threads or
+    /// processes, as long as no two write the same chunk.
+    pub existing: bool,
 }
 
 /// How an ncstream is written.

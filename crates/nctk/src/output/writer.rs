@@ -192,8 +192,12 @@ pub(crate) fn store_sink(
         path: path.display().to_string(),
         source,
     };
-    let writer =
-        crate::StoreWriter::create(store, schema, &store_opts).map_err(|e| err(e.into()))?;
+    let writer = if given.existing {
+        crate::StoreWriter::open_existing(store, schema, &store_opts)
+    } else {
+        crate::StoreWriter::create(store, schema, &store_opts)
+    };
+    let writer = writer.map_err(|e| err(e.into()))?;
     Ok(Sink::Other(Box::new(writer)))
 }
 
