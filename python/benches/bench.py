@@ -85,9 +85,9 @@ def bench_read() -> None:
     for engine in ("nctk", "hidefix"):
         np.testing.assert_array_equal(read(engine)(), expected)
     del expected
-    rows = [(engine, best(read(engine), 3)) for engine in ("nctk", "netcdf4", "hidefix")]
+    rows = [(engine, best(read(engine), 5)) for engine in ("nctk", "netcdf4", "hidefix")]
     crate = subprocess.run(
-        ["cargo", "bench", "-q", "-p", "nctk", "--bench", "read_variable", "--", str(field), "temp", "3"],
+        ["cargo", "bench", "-q", "-p", "nctk", "--bench", "read_variable", "--", str(field), "temp", "5"],
         cwd=REPO,
         check=True,
         capture_output=True,
