@@ -286,7 +286,7 @@ def bench_copy() -> None:
                 target = out / "xarray.zarr"
                 shutil.rmtree(target, ignore_errors=True)
                 with xr.open_mfdataset(files, engine=PEER_ENGINE, parallel=True, combine="by_coords") as ds:
-                    ds.to_zarr(target, zarr_format=2, compute=True)
+                    ds.to_zarr(target, zarr_format=3, compute=True)
 
             ours()
             theirs()
