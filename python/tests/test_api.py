@@ -131,3 +131,30 @@ def test_attributes_and_storage(sample: Path) -> None:
         assert v.storage["shuffle"] == filters["shuffle"]
         assert ds.dimensions["t"].isunlimited() and len(ds.dimensions["t"]) == 12
         assert ds.format == "netCDF-4"
+
+
+def test_access_refused_is_permission_error() -> None:
+    """A server that answers 403 (an HTTP server on loopback): the URL and
+    the refusal in a PermissionError."""
+    import http.server
+    import threading
+
+    class Refuse(http.server.BaseHTTPRequestHandler):
+        def _refuse(self) -> None:
+            self.send_response(403)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        do_GET = do_HEAD = _refuse
+
+        def log_message(self, *args) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Refuse)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{server.server_port}/private.nc#mode=bytes"
+        with pytest.raises(PermissionError, match="private.nc"):
+            nctk.open(url)
+    finally:
+        server.shutdown()
