@@ -593,77 +593,78 @@ const VLEN_CHUNK_LIMIT: usize = 1 << 30;
 /// Fetched chunks: (task number, key) and the value, `None` when missing.
 type Fetched = Vec<((u64, StoreKey), Option<Bytes>)>;
 
-/// Raw chunk bytes fetched in one batch (about: at least one chunk per
-/// rayon worker and [`FETCH_BATCH_MIN_CHUNKS`] chunks). One batch is
-/// decoded while the next is fetched, so this bounds the fetched bytes held
-/// at once to about twice as much.
-const FETCH_BATCH_BYTES: u64 = 32 << 20;
-/// The most chunks fetched in one batch.
-const FETCH_BATCH_CHUNKS: u64 = 1024;
+/// Decoded bytes one fetch asks for (about, and at least one chunk): small,
+/// so that decoding starts as the first requests land and keeps pace with
+/// the transfer, large enough that small chunks go many to a request.
+const FETCH_GROUP_BYTES: u64 = 4 << 20;
+/// The most chunks one fetch asks for.
+const FETCH_GROUP_CHUNKS: u64 = 1024;
+/// Decoded bytes of the groups fetched at once: this bounds the fetched
+/// bytes held at once (in flight, or waiting for a decoder) to about twice
+/// as much.
+const FETCH_BYTES_AT_ONCE: u64 = 64 << 20;
+/// The most fetches in flight: enough to cover a network store's latency
+/// with chunks of a few megabytes.
+const FETCHERS_MAX: u64 = 16;
 
-/// The fewest chunks fetched in one batch: enough keys, with the other
-/// fetcher's batch, to keep a network store's requests busy (the object
-/// stores keep 32 in flight).
-const FETCH_BATCH_MIN_CHUNKS: u64 = 16;
-
-/// Batches fetched at once, each by a thread of its own: a batch waits for
-/// its slowest request, so a second one keeps requests in flight meanwhile.
-const FETCHERS: u64 = 2;
-
-/// Chunks per fetch batch for chunks of `chunk_bytes` decoded bytes.
-fn batch_len(chunk_bytes: u64) -> u64 {
-    (FETCH_BATCH_BYTES / chunk_bytes.max(1))
-        .max(FETCH_BATCH_MIN_CHUNKS)
-        .max(rayon::current_num_threads() as u64)
-        .clamp(1, FETCH_BATCH_CHUNKS)
+/// Chunks per fetch for chunks of `chunk_bytes` decoded bytes.
+fn group_len(chunk_bytes: u64) -> u64 {
+    (FETCH_GROUP_BYTES / chunk_bytes.max(1)).clamp(1, FETCH_GROUP_CHUNKS)
 }
 
-/// Runs `fetch` over consecutive batches of `per` tasks of `0..n` and
-/// `consume` on each result, in order. With more than one batch, fetching
-/// runs on [`FETCHERS`] threads of their own (batch `i` on fetcher
-/// `i % FETCHERS`), ahead of `consume` on the caller's thread; the first
-/// error of any stops all.
-fn fetch_ahead<T: Send>(
+/// Fetches in flight for groups of `group_bytes` decoded bytes.
+fn fetchers(group_bytes: u64) -> u64 {
+    (FETCH_BYTES_AT_ONCE / group_bytes.max(1)).clamp(2, FETCHERS_MAX)
+}
+
+/// Runs `fetch` over the groups of `per` consecutive tasks of `0..n` and
+/// `consume` on each result as it arrives, in any order. With more than one
+/// group, `fetchers` threads of their own fetch (each taking the next group
+/// when its last one is handed over) while rayon's workers consume, so
+/// fetching and decoding overlap continuously; the first error stops all.
+fn fetch_streaming<T: Send>(
     n: u64,
     per: u64,
+    fetchers: u64,
     fetch: impl Fn(Range<u64>) -> Result<T, ZarrError> + Sync,
-    mut consume: impl FnMut(T) -> Result<(), ZarrError>,
+    consume: impl Fn(T) -> Result<(), ZarrError> + Sync,
 ) -> Result<(), ZarrError> {
+    use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
     let per = per.max(1);
     if n <= per {
         return consume(fetch(0..n)?);
     }
-    let batches = n.div_ceil(per);
+    let groups = n.div_ceil(per);
+    let fetchers = fetchers.clamp(1, groups);
+    let next = AtomicU64::new(0);
+    let stop = AtomicBool::new(false);
     std::thread::scope(|s| {
-        let fetch = &fetch;
-        // Rendezvous channels: each fetcher holds at most one batch that
-        // `consume` has not taken yet.
-        let receivers: Vec<_> = (0..FETCHERS.min(batches))
-            .map(|first| {
-                let (tx, rx) = std::sync::mpsc::sync_channel(0);
-                s.spawn(move || {
-                    for b in (first..batches).step_by(FETCHERS as usize) {
-                        let lo = b * per;
-                        let got = fetch(lo..(lo + per).min(n));
-                        let failed = got.is_err();
-                        if tx.send(got).is_err() || failed {
-                            break;
-                        }
-                    }
-                });
-                rx
-            })
-            .collect();
-        // Returning early drops the receivers, which stops the fetchers.
-        for b in 0..batches {
-            // A fetcher stops without sending only when it panicked, and
-            // the scope re-raises that panic as it ends.
-            let Ok(got) = receivers[(b % FETCHERS) as usize].recv() else {
-                break;
-            };
-            consume(got?)?;
+        // Each fetcher holds at most one fetched group that no consumer has
+        // taken yet.
+        let (tx, rx) = std::sync::mpsc::sync_channel(fetchers as usize);
+        for _ in 0..fetchers {
+            let (tx, fetch, next, stop) = (tx.clone(), &fetch, &next, &stop);
+            s.spawn(move || loop {
+                let g = next.fetch_add(1, Ordering::Relaxed);
+                if g >= groups || stop.load(Ordering::Relaxed) {
+                    break;
+                }
+                let lo = g * per;
+                let got = fetch(lo..(lo + per).min(n));
+                let failed = got.is_err();
+                if tx.send(got).is_err() || failed {
+                    break;
+                }
+            });
         }
-        Ok(())
+        drop(tx);
+        // The channel ends when every fetcher has stopped. A failure stops
+        // the fetchers at their next group, which ends the channel for the
+        // consumers still waiting on it.
+        rx.into_iter().par_bridge().try_for_each(|got| {
+            got.and_then(&consume)
+                .inspect_err(|_| stop.store(true, Ordering::Relaxed))
+        })
     })
 }
 
@@ -906,7 +907,9 @@ fn read_chunks<S: ReadableStore + ?Sized>(
         if let Some(shards) = plan.meta.shards.as_ref().filter(|s| s.plain()) {
             plan.read_indexes(store, shards, (0..n_tasks).map(picks_of))?;
         }
-        fetch_ahead(n_tasks, batch_len(plan.geometry.bytes), fetch, decode)?;
+        let per = group_len(plan.geometry.bytes);
+        let fetchers = fetchers(per.saturating_mul(plan.geometry.bytes));
+        fetch_streaming(n_tasks, per, fetchers, fetch, decode)?;
     } else {
         // Local storage: each task fetches its own chunk on the decoding
         // thread, while the bytes are hot in cache.
@@ -1037,45 +1040,59 @@ mod tests {
         assert_eq!(b, [1, 2, 1, 2, 1, 2, 1, 2, 1, 2, 1, 2, 1, 2]);
     }
 
-    /// Every batch is consumed once, in order, whatever fetcher fetched
-    /// it; a failing batch stops the read with its error.
+    /// Every task is consumed once, whatever fetcher fetched its group; a
+    /// failing group stops the read with its error, and the fetchers stop
+    /// taking groups.
     #[test]
-    fn fetch_ahead_consumes_every_batch_in_order() {
-        for (n, per) in [(100, 7), (5, 7), (14, 7), (15, 7), (1, 1), (33, 16)] {
-            let mut seen = vec![];
-            fetch_ahead(
+    fn fetch_streaming_consumes_every_task_once() {
+        for (n, per, fetchers) in [
+            (100, 7, 3),
+            (5, 7, 2),
+            (14, 7, 16),
+            (15, 7, 2),
+            (1, 1, 2),
+            (33, 1, 16),
+        ] {
+            let seen = Mutex::new(vec![]);
+            fetch_streaming(
                 n,
                 per,
+                fetchers,
                 |r| Ok(r.collect::<Vec<u64>>()),
                 |b| {
-                    seen.extend(b);
+                    seen.lock().unwrap().extend(b);
                     Ok(())
                 },
             )
             .unwrap();
+            let mut seen = seen.into_inner().unwrap();
+            seen.sort_unstable();
             assert_eq!(seen, (0..n).collect::<Vec<_>>(), "n={n} per={per}");
         }
-        let mut consumed = 0;
-        let err = fetch_ahead(
-            100,
-            7,
+        let fetched = std::sync::atomic::AtomicU64::new(0);
+        let err = fetch_streaming(
+            10_000,
+            1,
+            2,
             |r| {
-                if r.contains(&50) {
+                fetched.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                if r.start == 50 {
                     Err(ZarrError::NotZarr {
                         key: "50".into(),
                         reason: "test",
                     })
                 } else {
-                    Ok(r.end - r.start)
+                    Ok(())
                 }
             },
-            |k| {
-                consumed += k;
-                Ok(())
-            },
+            |()| Ok(()),
         )
         .unwrap_err();
         assert!(err.to_string().contains("50"), "{err}");
-        assert_eq!(consumed, 49, "the batches before the failing one");
+        let fetched = fetched.into_inner();
+        assert!(
+            fetched < 10_000,
+            "every group was fetched after the failure"
+        );
     }
 }
