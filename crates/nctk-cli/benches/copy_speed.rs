@@ -25,8 +25,17 @@
 //! written), each timed from opening the source; the stores' values are
 //! compared by zarr-python.
 //!
+//! The netCDF-4 write tables (issue 27) copy the classic file to
+//! netCDF-4/HDF5 with chunks (1, 721, 1440), zlib-1 + shuffle and
+//! uncompressed, beside nccopy with the same flags and beside a floor each
+//! (the chunks' shuffle + deflate alone on two threads; the bytes copied
+//! into one file), then a netCDF-4 file to netCDF-4 with its storage
+//! unchanged; nctk's files must hold nccopy's values (h5py) and storage
+//! facts (`ncdump -hs`).
+//!
 //! Run: `cargo bench -p nctk-cli --bench copy_speed` (`-- s3` for the S3
-//! tables only, `-- v3` for the Zarr v3 table only)
+//! tables only, `-- v3` for the Zarr v3 table only, `-- nc4w` for the
+//! netCDF-4 write tables only)
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -199,32 +208,73 @@ fn same_chunks(a: &Path, b: &Path) -> bool {
 /// directory, split over two threads, with no format work at all. Best of
 /// `RUNS`, each after `sync` as the tools' runs.
 fn io_floor(input: &Path, out_dir: &Path, files: u64) -> f64 {
+    let floor = split_copy(
+        input,
+        files,
+        out_dir,
+        |_| std::fs::create_dir(out_dir),
+        |i, _, bytes| std::fs::write(out_dir.join(i.to_string()), bytes),
+    );
+    remove(out_dir);
+    floor
+}
+
+/// The floor of an uncompressed copy into one file: as [`io_floor`], the
+/// `pieces` written at their offsets of the one file `out`.
+fn file_floor(input: &Path, out: &Path, pieces: u64) -> f64 {
+    use std::os::unix::fs::FileExt;
+    let file = std::sync::OnceLock::new();
+    let floor = split_copy(
+        input,
+        pieces,
+        out,
+        |_| {
+            let _ = file.set(std::fs::File::create(out)?);
+            file.get().unwrap().set_len(0)
+        },
+        |_, start, bytes| file.get().unwrap().write_all_at(bytes, start),
+    );
+    remove(out);
+    floor
+}
+
+/// Copies `input` in `pieces` pieces of equal size on two threads, each
+/// piece read at its offset and handed to `put` (number, offset, bytes),
+/// after `begin` on a fresh `out`; best of `RUNS` wall times, each after
+/// `sync`.
+fn split_copy(
+    input: &Path,
+    pieces: u64,
+    out: &Path,
+    begin: impl Fn(&Path) -> std::io::Result<()>,
+    put: impl Fn(u64, u64, &[u8]) -> std::io::Result<()> + Sync,
+) -> f64 {
     use std::os::unix::fs::FileExt;
     let len = std::fs::metadata(input).unwrap().len();
-    let size = len.div_ceil(files);
+    let size = len.div_ceil(pieces);
     let mut best = f64::INFINITY;
     for _ in 0..RUNS {
-        remove(out_dir);
+        remove(out);
         let _ = Command::new("sync").status();
         let t0 = Instant::now();
-        std::fs::create_dir(out_dir).unwrap();
+        begin(out).unwrap();
         std::thread::scope(|s| {
             for part in 0..2u64 {
+                let put = &put;
                 s.spawn(move || {
                     let file = std::fs::File::open(input).unwrap();
                     let mut buf = vec![0u8; size as usize];
-                    for i in (part..files).step_by(2) {
+                    for i in (part..pieces).step_by(2) {
                         let start = i * size;
                         let n = size.min(len - start) as usize;
                         file.read_exact_at(&mut buf[..n], start).unwrap();
-                        std::fs::write(out_dir.join(i.to_string()), &buf[..n]).unwrap();
+                        put(i, start, &buf[..n]).unwrap();
                     }
                 });
             }
         });
         best = best.min(t0.elapsed().as_secs_f64());
     }
-    remove(out_dir);
     best
 }
 
@@ -250,6 +300,12 @@ fn main() {
     // `cargo bench -p nctk-cli --bench copy_speed -- v3`: the Zarr v3 table only.
     if std::env::args().any(|a| a == "v3") {
         zarr_v3_copies(&dir, &input_s, mb, &nctk, xarray);
+        return;
+    }
+    // `cargo bench -p nctk-cli --bench copy_speed -- nc4w`: the netCDF-4
+    // write tables only.
+    if std::env::args().any(|a| a == "nc4w") {
+        netcdf4_writes(&dir, &input_s, &nctk, xarray);
         return;
     }
     // `cargo bench -p nctk-cli --bench copy_speed -- nc4`: the netCDF-4 table only.
@@ -392,6 +448,7 @@ fn main() {
         remove(&theirs);
     }
     netcdf4_to_nczarr(&dir, &nctk, xarray);
+    netcdf4_writes(&dir, &input_s, &nctk, xarray);
     zarr_v3_copies(&dir, &input_s, mb, &nctk, xarray);
     s3_copies(&dir, &input_s, mb, &nctk, xarray);
     println!("\nChecked: classic outputs byte-identical to nccopy's; NCZarr chunks byte-identical to nccopy's; compressed stores equal to xarray's.");
@@ -584,6 +641,203 @@ fn netcdf4_to_nczarr(dir: &Path, nctk: &str, python: bool) {
             "True",
             "netCDF-4 -> NCZarr: values differ from nccopy's"
         );
+    }
+    remove(&ours);
+    remove(&theirs);
+}
+
+/// Reads `temp` from two netCDF-4 files with h5py, then prints whether the
+/// values are equal.
+const PY_SAME_NC4: &str = r#"
+import sys, numpy as np, h5py
+with h5py.File(sys.argv[1], 'r') as a, h5py.File(sys.argv[2], 'r') as b:
+    print(np.array_equal(a['temp'][:], b['temp'][:]))
+"#;
+
+/// `ncdump -hs` of a file without its `_NCProperties` line: the storage
+/// facts nctk's file and nccopy's must share.
+fn storage_facts(path: &Path) -> String {
+    let out = Command::new("ncdump")
+        .arg("-hs")
+        .arg(path)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "ncdump -hs {}", path.display());
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .skip(1)
+        .filter(|l| !l.contains(":_NCProperties"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Checks that nctk's netCDF-4 file `ours` holds nccopy's values (h5py) and
+/// storage facts (`ncdump -hs`).
+fn check_netcdf4(ours: &Path, theirs: &Path, python: bool) {
+    assert_eq!(
+        storage_facts(ours),
+        storage_facts(theirs),
+        "storage facts differ: ncdump -hs {} {}",
+        ours.display(),
+        theirs.display()
+    );
+    if python {
+        let same = Command::new("python3")
+            .arg("-c")
+            .arg(PY_SAME_NC4)
+            .args([ours, theirs])
+            .output()
+            .unwrap();
+        assert_eq!(
+            String::from_utf8_lossy(&same.stdout).trim(),
+            "True",
+            "values differ from nccopy's: {}",
+            String::from_utf8_lossy(&same.stderr)
+        );
+    }
+}
+
+/// The compression floor: the 100 time steps of `temp` (little-endian, as
+/// nctk writes them) shuffled and deflated at level 1 by nctk's codecs
+/// into memory on two threads, nothing else; best of `RUNS`.
+fn deflate_floor(input: &str) -> f64 {
+    use rayon::prelude::*;
+    let values: Vec<f32> = nctk::open(input)
+        .unwrap()
+        .variable("temp")
+        .unwrap()
+        .get_values(..)
+        .unwrap();
+    let step = 721 * 1440;
+    let chunks: Vec<Vec<u8>> = values
+        .chunks(step)
+        .map(|c| c.iter().flat_map(|x| x.to_le_bytes()).collect())
+        .collect();
+    drop(values);
+    let pipeline = nctk_codec::Pipeline::from_zarr_json(
+        &serde_json::json!({"id": "zlib", "level": 1}),
+        &serde_json::json!([{"id": "shuffle", "elementsize": 4}]),
+        &nctk_codec::CodecContext::from_dtype("<f4"),
+    )
+    .unwrap();
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(2)
+        .build()
+        .unwrap();
+    let mut best = f64::INFINITY;
+    for _ in 0..RUNS {
+        let t0 = Instant::now();
+        let encoded: Vec<Vec<u8>> = pool.install(|| {
+            chunks
+                .par_iter()
+                .map(|c| pipeline.encode(c).unwrap())
+                .collect()
+        });
+        best = best.min(t0.elapsed().as_secs_f64());
+        std::hint::black_box(encoded);
+    }
+    best
+}
+
+/// Issue 27's tables: the classic file to netCDF-4/HDF5 with chunks (1,
+/// 721, 1440), zlib-1 + shuffle and uncompressed, nctk beside nccopy
+/// (time, peak RSS) and beside the floor of each (the chunks' compression
+/// alone on two threads; the bytes copied into one file); then a
+/// netCDF-4 file copied to netCDF-4 with its storage unchanged. Every
+/// output is checked against nccopy's: the same values (h5py) and storage
+/// facts (`ncdump -hs`).
+fn netcdf4_writes(dir: &Path, input: &str, nctk: &str, python: bool) {
+    let mb = (NT * 721 * 1440 * 4) as f64 / 1e6;
+    println!("\n| classic -> netCDF-4, {mb:.0} MB of values | tool | best of {RUNS} | MB/s | peak RSS | |");
+    println!("| --- | --- | --- | --- | --- | --- |");
+    let ours = dir.join("write_nctk.nc");
+    let theirs = dir.join("write_nccopy.nc");
+    let (o, t) = (ours.to_str().unwrap(), theirs.to_str().unwrap());
+    for (label, flags) in [
+        (
+            "zlib-1 + shuffle, chunks (1, 721, 1440)",
+            &["-d", "1", "-s"][..],
+        ),
+        ("uncompressed, chunks (1, 721, 1440)", &[][..]),
+    ] {
+        let args = |out: &str, ours: bool| -> Vec<String> {
+            let mut a: Vec<&str> = if ours { vec!["copy"] } else { vec![] };
+            a.extend(["-k", "nc4", "-c", "temp:1,721,1440"]);
+            a.extend(flags);
+            a.extend([input, out]);
+            a.into_iter().map(String::from).collect()
+        };
+        let tools = [
+            Tool {
+                name: "nctk copy",
+                program: nctk.to_string(),
+                args: args(o, true),
+                inner_time: false,
+                output: ours.clone(),
+            },
+            Tool {
+                name: "nccopy",
+                program: "nccopy".into(),
+                args: args(t, false),
+                inner_time: false,
+                output: theirs.clone(),
+            },
+        ];
+        let rows = race(&tools);
+        print_rows(label, mb, &tools, &rows);
+        if rows[1].is_some() {
+            check_netcdf4(&ours, &theirs, python);
+        }
+        let (what, floor) = if flags.is_empty() {
+            (
+                "floor: the bytes copied into one file",
+                file_floor(Path::new(input), &dir.join("write_floor.nc"), 100),
+            )
+        } else {
+            (
+                "floor: the chunks' shuffle + deflate alone",
+                deflate_floor(input),
+            )
+        };
+        let nctk_time = rows[0].map_or(f64::NAN, |r| r.time);
+        println!(
+            "| {label} | {what} | {floor:.2} s | {:.0} | | nctk / floor {:.2}x |",
+            mb / floor,
+            nctk_time / floor
+        );
+        remove(&ours);
+        remove(&theirs);
+    }
+    let Some(nc4) = netcdf4_file("nc4_temp_zlib1_shuffle.nc", &["-d1", "-s"]) else {
+        println!("\nnetCDF-4 -> netCDF-4: no netCDF-4 input (nccopy is not installed)");
+        return;
+    };
+    let i = nc4.to_str().unwrap();
+    let tools = [
+        Tool {
+            name: "nctk copy",
+            program: nctk.to_string(),
+            args: ["copy", "-k", "nc4", i, o].map(String::from).to_vec(),
+            inner_time: false,
+            output: ours.clone(),
+        },
+        Tool {
+            name: "nccopy",
+            program: "nccopy".into(),
+            args: ["-k", "nc4", i, t].map(String::from).to_vec(),
+            inner_time: false,
+            output: theirs.clone(),
+        },
+    ];
+    let rows = race(&tools);
+    print_rows(
+        "netCDF-4 (zlib-1 + shuffle) -> netCDF-4, storage unchanged",
+        mb,
+        &tools,
+        &rows,
+    );
+    if rows[1].is_some() {
+        check_netcdf4(&ours, &theirs, python);
     }
     remove(&ours);
     remove(&theirs);
