@@ -26,6 +26,7 @@ pub mod netcdf4;
 pub mod object_header;
 pub mod read;
 pub mod superblock;
+pub mod write;
 
 pub use attribute::Attribute;
 pub use dataspace::{Dataspace, DataspaceKind};

@@ -1,0 +1,71 @@
+//! The attribute message (type 12), version 3, and the attribute info
+//! message (type 21) of an object whose attributes are all compact.
+
+use super::encode::{Enc, UNDEFINED};
+use super::error::{WriteError, WriteResult};
+use super::{dataspace, datatype};
+use crate::dataspace::Dataspace;
+use crate::datatype::Datatype;
+
+/// An attribute to write: its name, type, shape and raw value (file
+/// byte order; for variable-length data, the heap references).
+#[derive(Debug, Clone, PartialEq)]
+pub struct AttributeSpec {
+    /// The attribute's name.
+    pub name: String,
+    /// Its datatype.
+    pub datatype: Datatype,
+    /// Its shape.
+    pub dataspace: Dataspace,
+    /// The stored bytes.
+    pub raw: Vec<u8>,
+}
+
+/// The largest message body an object header holds.
+const MAX_BODY: usize = u16::MAX as usize;
+
+/// The encoded attribute message body of `attr` (name in UTF-8, as
+/// netCDF-C names attributes).
+pub fn encode(attr: &AttributeSpec) -> WriteResult<Vec<u8>> {
+    let dt = datatype::encode(&attr.datatype)?;
+    let ds = dataspace::encode(&attr.dataspace);
+    let name_size = attr.name.len() + 1;
+    let mut e = Enc::new();
+    e.u8(3)
+        .u8(0)
+        .u16(size16(name_size, &attr.name)?)
+        .u16(size16(dt.len(), &attr.name)?)
+        .u16(size16(ds.len(), &attr.name)?)
+        .u8(1)
+        .bytes(attr.name.as_bytes())
+        .u8(0)
+        .bytes(&dt)
+        .bytes(&ds)
+        .bytes(&attr.raw);
+    if e.len() > MAX_BODY {
+        return Err(WriteError::Unsupported(format!(
+            "attribute {:?} of {} bytes (dense attribute storage, over 64 KiB)",
+            attr.name,
+            attr.raw.len()
+        )));
+    }
+    Ok(e.into_bytes())
+}
+
+fn size16(n: usize, name: &str) -> WriteResult<u16> {
+    u16::try_from(n)
+        .map_err(|_| WriteError::Unsupported(format!("attribute {name:?}: a field over 64 KiB")))
+}
+
+/// The attribute info message body of an object with `count` compact
+/// attributes, creation order tracked and indexed.
+pub fn encode_info(count: usize) -> Vec<u8> {
+    let mut e = Enc::new();
+    e.u8(0)
+        .u8(3)
+        .u16(count as u16) // the next creation order to give
+        .u64(UNDEFINED) // fractal heap: none
+        .u64(UNDEFINED) // name index: none
+        .u64(UNDEFINED); // creation order index: none
+    e.into_bytes()
+}

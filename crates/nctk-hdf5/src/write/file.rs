@@ -1,0 +1,398 @@
+//! [`Hdf5Writer`]: an HDF5 file made over a [`ByteSink`]. Data goes to
+//! the sink as it is written (contiguous blocks allocated on first write,
+//! chunks appended); the metadata (chunk B-trees, object headers, the
+//! superblock) is written by [`Hdf5Writer::finish`], headers after the
+//! data and the superblock last, so a file whose `finish` did not end
+//! has no valid superblock.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use nctk_codec::{Codec, CodecContext, Pipeline};
+use nctk_store::bytes::ByteSink;
+
+use super::attribute::{self, AttributeSpec};
+use super::error::{WriteError, WriteResult};
+use super::layout::{self, StoredLayout};
+use super::object_header::{self, Message};
+use super::{btree, dataspace, datatype, fill, link, superblock};
+use crate::dataspace::Dataspace;
+use crate::datatype::Datatype;
+use crate::fill::FillValue;
+use crate::filter::Filter;
+use crate::object_header::kind;
+
+/// An object (group or dataset) of the file being written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ObjectId(usize);
+
+impl ObjectId {
+    /// The root group.
+    pub const ROOT: ObjectId = ObjectId(0);
+}
+
+/// How a dataset is stored.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Storage {
+    /// One block, allocated when first written.
+    Contiguous,
+    /// Chunks of `chunk` elements, each passed through `filters` in order.
+    Chunked {
+        /// The chunk lengths.
+        chunk: Vec<u64>,
+        /// The filter pipeline.
+        filters: Vec<Filter>,
+    },
+}
+
+/// A dataset's definition.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DatasetSpec {
+    /// Its element type.
+    pub datatype: Datatype,
+    /// Its shape (simple, with maximum dimensions when unlimited).
+    pub dataspace: Dataspace,
+    /// Its fill value settings.
+    pub fill: FillValue,
+    /// How it is stored.
+    pub storage: Storage,
+}
+
+#[derive(Debug)]
+struct Object {
+    name: String,
+    attributes: Vec<AttributeSpec>,
+    body: Body,
+}
+
+#[derive(Debug)]
+enum Body {
+    Group(Vec<ObjectId>),
+    Dataset(Box<Dataset>),
+}
+
+#[derive(Debug)]
+struct Dataset {
+    spec: DatasetSpec,
+    element_size: u64,
+    /// The contiguous block's address, once allocated.
+    block: Option<u64>,
+    pipeline: Option<Pipeline>,
+    chunks: BTreeMap<Vec<u64>, btree::ChunkEntry>,
+    btree: u64,
+}
+
+/// An HDF5 file being written: groups, datasets and attributes defined
+/// in any order, data written by byte ranges or whole chunks.
+pub struct Hdf5Writer {
+    sink: Arc<dyn ByteSink>,
+    eof: u64,
+    objects: Vec<Object>,
+}
+
+impl Hdf5Writer {
+    /// A new file over `sink` (which should be empty) with an empty root group.
+    pub fn new(sink: Arc<dyn ByteSink>) -> Hdf5Writer {
+        Hdf5Writer {
+            sink,
+            eof: superblock::SIZE,
+            objects: vec![Object {
+                name: String::new(),
+                attributes: Vec::new(),
+                body: Body::Group(Vec::new()),
+            }],
+        }
+    }
+
+    /// Adds a group `name` in `parent`.
+    pub fn add_group(&mut self, parent: ObjectId, name: &str) -> WriteResult<ObjectId> {
+        self.add(parent, name, Body::Group(Vec::new()))
+    }
+
+    /// Adds a dataset `name` in `parent`.
+    pub fn add_dataset(
+        &mut self,
+        parent: ObjectId,
+        name: &str,
+        spec: DatasetSpec,
+    ) -> WriteResult<ObjectId> {
+        datatype::encode(&spec.datatype)?;
+        let element_size = u64::from(spec.datatype.size());
+        let pipeline = match &spec.storage {
+            Storage::Contiguous => None,
+            Storage::Chunked { chunk, filters } => {
+                if chunk.len() != spec.dataspace.dims.len() || chunk.contains(&0) {
+                    return Err(WriteError::Invalid(format!(
+                        "dataset {name:?}: chunk {chunk:?} for shape {:?}",
+                        spec.dataspace.dims
+                    )));
+                }
+                let ctx = CodecContext::new(element_size as usize);
+                let filters = filters
+                    .iter()
+                    .map(|f| Codec::from_hdf5(u32::from(f.id), &f.params, &ctx))
+                    .collect::<Result<Vec<_>, _>>()?;
+                Some(Pipeline {
+                    filters,
+                    compressor: None,
+                })
+            }
+        };
+        let ds = Dataset {
+            spec,
+            element_size,
+            block: None,
+            pipeline,
+            chunks: BTreeMap::new(),
+            btree: super::encode::UNDEFINED,
+        };
+        self.add(parent, name, Body::Dataset(Box::new(ds)))
+    }
+
+    fn add(&mut self, parent: ObjectId, name: &str, body: Body) -> WriteResult<ObjectId> {
+        if name.is_empty() || name.contains('/') || name == "." {
+            return Err(WriteError::Invalid(format!("object name {name:?}")));
+        }
+        let id = ObjectId(self.objects.len());
+        let taken = self
+            .children(parent)?
+            .iter()
+            .any(|c| self.objects[c.0].name == name);
+        if taken {
+            return Err(WriteError::Invalid(format!(
+                "a second object named {name:?}"
+            )));
+        }
+        self.objects.push(Object {
+            name: name.to_string(),
+            attributes: Vec::new(),
+            body,
+        });
+        if let Body::Group(children) = &mut self.objects[parent.0].body {
+            children.push(id);
+        }
+        Ok(id)
+    }
+
+    fn children(&self, group: ObjectId) -> WriteResult<&[ObjectId]> {
+        match self.objects.get(group.0).map(|o| &o.body) {
+            Some(Body::Group(c)) => Ok(c),
+            _ => Err(WriteError::Invalid(format!("{group:?} is not a group"))),
+        }
+    }
+
+    /// Adds an attribute to `object`, after those given before (its
+    /// creation order).
+    pub fn add_attribute(&mut self, object: ObjectId, attr: AttributeSpec) -> WriteResult<()> {
+        attribute::encode(&attr)?;
+        let obj = self
+            .objects
+            .get_mut(object.0)
+            .ok_or_else(|| WriteError::Invalid(format!("no object {object:?}")))?;
+        if obj.attributes.iter().any(|a| a.name == attr.name) {
+            return Err(WriteError::Invalid(format!(
+                "a second attribute {:?}",
+                attr.name
+            )));
+        }
+        obj.attributes.push(attr);
+        Ok(())
+    }
+
+    fn dataset(&mut self, id: ObjectId) -> WriteResult<&mut Dataset> {
+        match self.objects.get_mut(id.0).map(|o| &mut o.body) {
+            Some(Body::Dataset(d)) => Ok(d),
+            _ => Err(WriteError::Invalid(format!("{id:?} is not a dataset"))),
+        }
+    }
+
+    fn alloc(&mut self, len: u64) -> u64 {
+        let at = self.eof;
+        self.eof += len;
+        at
+    }
+
+    fn put(&self, at: u64, bytes: &[u8], what: &str) -> WriteResult<()> {
+        self.sink
+            .write_at(at, bytes)
+            .map_err(|source| WriteError::Io {
+                what: what.to_string(),
+                source,
+            })
+    }
+
+    /// Writes `bytes` (file byte order) at byte `offset` of the contiguous
+    /// dataset `id`, allocating its block on the first write.
+    pub fn write_contiguous(&mut self, id: ObjectId, offset: u64, bytes: &[u8]) -> WriteResult<()> {
+        let ds = self.dataset(id)?;
+        if ds.spec.storage != Storage::Contiguous {
+            return Err(WriteError::Invalid(
+                "a contiguous write to a chunked dataset".into(),
+            ));
+        }
+        let total = ds.spec.dataspace.element_count().unwrap_or(u64::MAX) * ds.element_size;
+        if offset
+            .checked_add(bytes.len() as u64)
+            .is_none_or(|end| end > total)
+        {
+            return Err(WriteError::Invalid(format!(
+                "{} bytes at {offset} of a {total}-byte dataset",
+                bytes.len()
+            )));
+        }
+        let block = ds.block;
+        let at = match block {
+            Some(a) => a,
+            None => {
+                let a = self.alloc(total);
+                self.dataset(id)?.block = Some(a);
+                a
+            }
+        };
+        self.put(at + offset, bytes, "contiguous data")
+    }
+
+    /// Writes one whole chunk of dataset `id` whose first element is at
+    /// `offset`: `bytes` (file byte order, the full chunk's lengths)
+    /// passed through the dataset's filters and appended to the file.
+    pub fn write_chunk(&mut self, id: ObjectId, offset: &[u64], bytes: &[u8]) -> WriteResult<()> {
+        let ds = self.dataset(id)?;
+        let Storage::Chunked { chunk, .. } = &ds.spec.storage else {
+            return Err(WriteError::Invalid(
+                "a chunk of a contiguous dataset".into(),
+            ));
+        };
+        let expected = chunk.iter().product::<u64>() * ds.element_size;
+        let aligned =
+            offset.len() == chunk.len() && offset.iter().zip(chunk).all(|(o, c)| o % c == 0);
+        if !aligned || bytes.len() as u64 != expected {
+            return Err(WriteError::Invalid(format!(
+                "chunk at {offset:?} of {} bytes (chunks of {chunk:?}, {expected} bytes)",
+                bytes.len()
+            )));
+        }
+        let encoded = match &ds.pipeline {
+            Some(p) => p.encode(bytes)?,
+            None => bytes.to_vec(),
+        };
+        let size = u32::try_from(encoded.len())
+            .map_err(|_| WriteError::Unsupported("a chunk of 4 GiB or more".into()))?;
+        let at = self.alloc(encoded.len() as u64);
+        self.put(at, &encoded, "chunk")?;
+        let entry = btree::ChunkEntry {
+            offset: offset.to_vec(),
+            size,
+            mask: 0,
+            addr: at,
+        };
+        self.dataset(id)?.chunks.insert(offset.to_vec(), entry);
+        Ok(())
+    }
+
+    /// Changes the current dimensions of dataset `id` (an unlimited
+    /// dimension grown by the records written).
+    pub fn set_dims(&mut self, id: ObjectId, dims: &[u64]) -> WriteResult<()> {
+        let ds = self.dataset(id)?;
+        if dims.len() != ds.spec.dataspace.dims.len() {
+            return Err(WriteError::Invalid(format!("dimensions {dims:?}")));
+        }
+        ds.spec.dataspace.dims = dims.to_vec();
+        Ok(())
+    }
+
+    /// Writes the chunk indexes, the object headers and the superblock,
+    /// and flushes the sink.
+    pub fn finish(mut self) -> WriteResult<()> {
+        for i in 0..self.objects.len() {
+            let at = self.eof;
+            let Body::Dataset(ds) = &mut self.objects[i].body else {
+                continue;
+            };
+            let Storage::Chunked { chunk, .. } = &ds.spec.storage else {
+                continue;
+            };
+            let entries: Vec<_> = ds.chunks.values().cloned().collect();
+            let (nodes, root) = btree::encode(&entries, chunk, at);
+            ds.btree = root;
+            self.eof += nodes.len() as u64;
+            self.put(at, &nodes, "chunk B-tree")?;
+        }
+        // Headers are sized first (addresses are fixed-width), then encoded
+        // with every object's address known.
+        let placeholder = vec![0; self.objects.len()];
+        let mut addrs = Vec::with_capacity(self.objects.len());
+        let mut at = self.eof;
+        for i in 0..self.objects.len() {
+            addrs.push(at);
+            at += self.header(i, &placeholder)?.len() as u64;
+        }
+        let mut headers = Vec::with_capacity((at - self.eof) as usize);
+        for i in 0..self.objects.len() {
+            headers.extend(self.header(i, &addrs)?);
+        }
+        let start = self.eof;
+        self.put(start, &headers, "object headers")?;
+        self.put(0, &superblock::encode(at, addrs[0]), "superblock")?;
+        self.sink.flush().map_err(|source| WriteError::Io {
+            what: "flush".into(),
+            source,
+        })
+    }
+
+    fn header(&self, i: usize, addrs: &[u64]) -> WriteResult<Vec<u8>> {
+        let obj = &self.objects[i];
+        let mut msgs = Vec::new();
+        match &obj.body {
+            Body::Group(children) => {
+                msgs.push(Message::new(
+                    kind::LINK_INFO,
+                    link::encode_link_info(children.len()),
+                ));
+                msgs.push(Message::new(kind::GROUP_INFO, link::encode_group_info()));
+                for (order, c) in children.iter().enumerate() {
+                    let body =
+                        link::encode_hard_link(&self.objects[c.0].name, order as u64, addrs[c.0]);
+                    msgs.push(Message::new(kind::LINK, body));
+                }
+            }
+            Body::Dataset(ds) => {
+                let spec = &ds.spec;
+                msgs.push(Message::new(
+                    kind::DATASPACE,
+                    dataspace::encode(&spec.dataspace),
+                ));
+                msgs.push(
+                    Message::new(kind::DATATYPE, datatype::encode(&spec.datatype)?).constant(),
+                );
+                msgs.push(Message::new(kind::FILL, fill::encode(&spec.fill)).constant());
+                let stored = match &spec.storage {
+                    Storage::Contiguous => StoredLayout::Contiguous {
+                        addr: ds.block.unwrap_or(super::encode::UNDEFINED),
+                        size: spec.dataspace.element_count().unwrap_or(0) * ds.element_size,
+                    },
+                    Storage::Chunked { chunk, filters } => {
+                        if !filters.is_empty() {
+                            msgs.push(Message::new(kind::FILTER, layout::encode_filters(filters)));
+                        }
+                        StoredLayout::Chunked {
+                            btree: ds.btree,
+                            chunk: chunk.iter().map(|&c| c as u32).collect(),
+                            element_size: ds.element_size as u32,
+                        }
+                    }
+                };
+                msgs.push(Message::new(kind::LAYOUT, layout::encode(&stored)));
+            }
+        }
+        msgs.push(Message::new(
+            kind::ATTRIBUTE_INFO,
+            attribute::encode_info(obj.attributes.len()),
+        ));
+        for (order, a) in obj.attributes.iter().enumerate() {
+            let mut m = Message::new(kind::ATTRIBUTE, attribute::encode(a)?);
+            m.order = order as u16;
+            msgs.push(m);
+        }
+        Ok(object_header::encode(&msgs, obj.attributes.len()))
+    }
+}
