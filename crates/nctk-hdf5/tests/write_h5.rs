@@ -6,7 +6,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use nctk_hdf5::write::{AttributeSpec, DatasetSpec, Hdf5Writer, ObjectId, Storage};
+use nctk_hdf5::write::{AttrValue, AttributeSpec, DatasetSpec, Hdf5Writer, ObjectId, Storage};
 use nctk_hdf5::{Dataspace, DataspaceKind, Datatype, FillValue, Filter, StringPadding};
 use nctk_store::bytes::FileSink;
 use nctk_test_support::{peer, require};
@@ -24,6 +24,17 @@ fn int(size: u32, signed: bool) -> Datatype {
         size,
         signed,
         big_endian: false,
+    }
+}
+
+/// HDF5's default fill settings: allocated late, filled if set, the
+/// default value (zeros).
+fn library_default_fill() -> FillValue {
+    FillValue {
+        alloc_time: 2,
+        fill_time: 2,
+        defined: true,
+        value: None,
     }
 }
 
@@ -59,7 +70,7 @@ fn write_sample(path: &Path) {
                 dims: vec![],
                 max_dims: None,
             },
-            raw: b"hello".to_vec(),
+            value: AttrValue::Bytes(b"hello".to_vec()),
         },
     )
     .unwrap();
@@ -91,7 +102,7 @@ fn write_sample(path: &Path) {
             name,
             datatype: int(4, false),
             dataspace: simple(&[2], None),
-            raw,
+            value: AttrValue::Bytes(raw),
         };
         w.add_attribute(a, attr).unwrap();
     }
@@ -130,7 +141,7 @@ fn write_sample(path: &Path) {
             DatasetSpec {
                 datatype: int(8, true),
                 dataspace: simple(&[300], None),
-                fill: FillValue::default(),
+                fill: library_default_fill(),
                 storage: Storage::Chunked {
                     chunk: vec![2],
                     filters: vec![],
@@ -144,6 +155,76 @@ fn write_sample(path: &Path) {
         w.write_chunk(many, &[c * 2], &le(&vals, i64::to_le_bytes))
             .unwrap();
     }
+    // A dimension scale "x" attached to "t"'s second dimension and to
+    // "many"'s only one: references both ways.
+    let x = w
+        .add_dataset(
+            root,
+            "x",
+            DatasetSpec {
+                datatype: int(4, true),
+                dataspace: simple(&[4], None),
+                fill: library_default_fill(),
+                storage: Storage::Contiguous,
+            },
+        )
+        .unwrap();
+    let text = |s: &str| AttributeSpec {
+        name: String::new(),
+        datatype: Datatype::String {
+            size: s.len() as u32 + 1,
+            padding: StringPadding::NullTerminate,
+            utf8: false,
+        },
+        dataspace: Dataspace {
+            kind: DataspaceKind::Scalar,
+            dims: vec![],
+            max_dims: None,
+        },
+        value: AttrValue::Bytes([s.as_bytes(), &[0]].concat()),
+    };
+    for (name, value) in [("CLASS", "DIMENSION_SCALE"), ("NAME", "x")] {
+        let attr = AttributeSpec {
+            name: name.into(),
+            ..text(value)
+        };
+        w.add_attribute(x, attr).unwrap();
+    }
+    let reference = Datatype::Reference {
+        size: 8,
+        kind: nctk_hdf5::ReferenceKind::Object,
+    };
+    let ref_list = Datatype::Compound {
+        size: 16,
+        members: vec![
+            nctk_hdf5::CompoundMember {
+                name: "dataset".into(),
+                offset: 0,
+                datatype: reference.clone(),
+            },
+            nctk_hdf5::CompoundMember {
+                name: "dimension".into(),
+                offset: 8,
+                datatype: int(4, true),
+            },
+        ],
+    };
+    let attr = AttributeSpec {
+        name: "REFERENCE_LIST".into(),
+        datatype: ref_list,
+        dataspace: simple(&[1], None),
+        value: AttrValue::ReferenceList(vec![(t, 1)]),
+    };
+    w.add_attribute(x, attr).unwrap();
+    let attr = AttributeSpec {
+        name: "DIMENSION_LIST".into(),
+        datatype: Datatype::VarLen {
+            base: Box::new(reference),
+        },
+        dataspace: simple(&[2], None),
+        value: AttrValue::ReferenceSequences(vec![vec![], vec![x]]),
+    };
+    w.add_attribute(t, attr).unwrap();
     w.finish().unwrap();
 }
 
@@ -179,6 +260,9 @@ print(json.dumps({
   "t_chunks": list(t.chunks),
   "t_filters": [t.compression, t.compression_opts, t.shuffle, t.fletcher32],
   "many": f["many"][...].tolist(),
+  "x": f["x"][...].tolist(),
+  "scale": [t.dims[1][0].name, len(t.dims[0]), f["x"].attrs["REFERENCE_LIST"][0][1].item()],
+  "ref_target": f[f["x"].attrs["REFERENCE_LIST"][0][0]].name,
 }))
 "#;
     let Some(out) = require::python_output(&["h5py"], script, [&path]) else {
@@ -187,7 +271,7 @@ print(json.dumps({
     let got: serde_json::Value = serde_json::from_str(&out).unwrap();
     let want = serde_json::json!({
         "title": "hello",
-        "root": ["g", "t", "many"],
+        "root": ["g", "t", "many", "x"],
         "a": [[1, -2, 3], [4, 5, 6]],
         "a_fill": -7,
         "a_attrs": (0..10).map(|i| format!("z{}", 9 - i)).collect::<Vec<_>>(),
@@ -197,6 +281,9 @@ print(json.dumps({
         "t_chunks": [2, 4],
         "t_filters": ["gzip", 4, true, true],
         "many": (0..300).collect::<Vec<i64>>(),
+        "x": [0, 0, 0, 0],
+        "scale": ["/x", 0, 1],
+        "ref_target": "/t",
     });
     assert_eq!(got, want);
 }
@@ -210,5 +297,5 @@ fn nctk_reads_back_what_was_written() {
     let file = nctk_hdf5::Hdf5File::open(Arc::new(source)).unwrap();
     let root = file.group(file.root_addr()).unwrap();
     let names: Vec<_> = root.links.iter().map(|l| l.name.clone()).collect();
-    assert_eq!(names, ["g", "t", "many"]);
+    assert_eq!(names, ["g", "t", "many", "x"]);
 }

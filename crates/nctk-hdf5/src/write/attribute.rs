@@ -3,12 +3,11 @@
 
 use super::encode::{Enc, UNDEFINED};
 use super::error::{WriteError, WriteResult};
-use super::{dataspace, datatype};
+use super::{dataspace, datatype, ObjectId};
 use crate::dataspace::Dataspace;
 use crate::datatype::Datatype;
 
-/// An attribute to write: its name, type, shape and raw value (file
-/// byte order; for variable-length data, the heap references).
+/// An attribute to write: its name, type, shape and value.
 #[derive(Debug, Clone, PartialEq)]
 pub struct AttributeSpec {
     /// The attribute's name.
@@ -17,16 +16,41 @@ pub struct AttributeSpec {
     pub datatype: Datatype,
     /// Its shape.
     pub dataspace: Dataspace,
-    /// The stored bytes.
-    pub raw: Vec<u8>,
+    /// Its value.
+    pub value: AttrValue,
+}
+
+/// An attribute's value: bytes, or references to objects of the file,
+/// whose addresses are known when the file is finished.
+#[derive(Debug, Clone, PartialEq)]
+pub enum AttrValue {
+    /// The stored bytes (file byte order).
+    Bytes(Vec<u8>),
+    /// Elements of a dimension scale's `REFERENCE_LIST`: the compound
+    /// `{dataset: object reference, dimension: int32}` of 16 bytes.
+    ReferenceList(Vec<(ObjectId, i32)>),
+    /// Elements of a dataset's `DIMENSION_LIST`: variable-length
+    /// sequences of object references (in the global heap).
+    ReferenceSequences(Vec<Vec<ObjectId>>),
+}
+
+impl AttrValue {
+    /// The stored size in bytes.
+    pub fn stored_len(&self) -> usize {
+        match self {
+            AttrValue::Bytes(b) => b.len(),
+            AttrValue::ReferenceList(r) => 16 * r.len(),
+            AttrValue::ReferenceSequences(s) => 16 * s.len(),
+        }
+    }
 }
 
 /// The largest message body an object header holds.
 const MAX_BODY: usize = u16::MAX as usize;
 
-/// The encoded attribute message body of `attr` (name in UTF-8, as
-/// netCDF-C names attributes).
-pub fn encode(attr: &AttributeSpec) -> WriteResult<Vec<u8>> {
+/// The encoded attribute message body of `attr` whose value is stored as
+/// `raw` (name in UTF-8, as netCDF-C names attributes).
+pub fn encode(attr: &AttributeSpec, raw: &[u8]) -> WriteResult<Vec<u8>> {
     let dt = datatype::encode(&attr.datatype)?;
     let ds = dataspace::encode(&attr.dataspace);
     let name_size = attr.name.len() + 1;
@@ -41,12 +65,12 @@ pub fn encode(attr: &AttributeSpec) -> WriteResult<Vec<u8>> {
         .u8(0)
         .bytes(&dt)
         .bytes(&ds)
-        .bytes(&attr.raw);
+        .bytes(raw);
     if e.len() > MAX_BODY {
         return Err(WriteError::Unsupported(format!(
             "attribute {:?} of {} bytes (dense attribute storage, over 64 KiB)",
             attr.name,
-            attr.raw.len()
+            raw.len()
         )));
     }
     Ok(e.into_bytes())

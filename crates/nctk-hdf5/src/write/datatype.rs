@@ -1,10 +1,11 @@
-//! The datatype message (type 3), version 1, for the classes netCDF's
-//! atomic types use: fixed-point integers, IEEE floats, fixed-length and
-//! variable-length strings.
+//! The datatype message (type 3) for the classes netCDF's atomic types
+//! and dimension scales use: fixed-point integers, IEEE floats,
+//! fixed-length and variable-length strings, object references,
+//! variable-length sequences (version 1) and compounds (version 3).
 
 use super::encode::Enc;
 use super::error::{WriteError, WriteResult};
-use crate::datatype::{Datatype, StringPadding};
+use crate::datatype::{Datatype, ReferenceKind, StringPadding};
 
 /// The encoded datatype message body of `dt`.
 pub fn encode(dt: &Datatype) -> WriteResult<Vec<u8>> {
@@ -53,6 +54,24 @@ pub fn encode(dt: &Datatype) -> WriteResult<Vec<u8>> {
                 utf8: *utf8,
             };
             e.bytes(&encode(&base)?);
+        }
+        Datatype::Reference {
+            size: 8,
+            kind: ReferenceKind::Object,
+        } => header(&mut e, 7, [0, 0, 0], 8),
+        Datatype::VarLen { base } => {
+            header(&mut e, 9, [0, 0, 0], 16);
+            e.bytes(&encode(base)?);
+        }
+        Datatype::Compound { size, members } => {
+            let count = u16::try_from(members.len()).map_err(|_| unsupported(dt))?;
+            e.u8(0x30 | 6).u16(count).u8(0).u32(*size);
+            let width = (size.max(&1).ilog2() / 8 + 1) as usize;
+            for m in members {
+                e.bytes(m.name.as_bytes()).u8(0);
+                e.uint(u64::from(m.offset), width);
+                e.bytes(&encode(&m.datatype)?);
+            }
         }
         _ => return Err(unsupported(dt)),
     }
@@ -117,6 +136,32 @@ mod tests {
             size: 7,
             padding: StringPadding::NullTerminate,
             utf8: false,
+        });
+        let reference = Datatype::Reference {
+            size: 8,
+            kind: ReferenceKind::Object,
+        };
+        round_trip(Datatype::VarLen {
+            base: Box::new(reference.clone()),
+        });
+        round_trip(Datatype::Compound {
+            size: 16,
+            members: vec![
+                crate::CompoundMember {
+                    name: "dataset".into(),
+                    offset: 0,
+                    datatype: reference,
+                },
+                crate::CompoundMember {
+                    name: "dimension".into(),
+                    offset: 8,
+                    datatype: Datatype::Integer {
+                        size: 4,
+                        signed: true,
+                        big_endian: false,
+                    },
+                },
+            ],
         });
         round_trip(Datatype::VarString {
             padding: StringPadding::NullTerminate,

@@ -11,11 +11,11 @@ use std::sync::Arc;
 use nctk_codec::{Codec, CodecContext, Pipeline};
 use nctk_store::bytes::ByteSink;
 
-use super::attribute::{self, AttributeSpec};
+use super::attribute::{self, AttrValue, AttributeSpec};
 use super::error::{WriteError, WriteResult};
 use super::layout::{self, StoredLayout};
 use super::object_header::{self, Message};
-use super::{btree, dataspace, datatype, fill, link, superblock};
+use super::{btree, dataspace, datatype, fill, heap, link, superblock};
 use crate::dataspace::Dataspace;
 use crate::datatype::Datatype;
 use crate::fill::FillValue;
@@ -184,7 +184,24 @@ impl Hdf5Writer {
     /// Adds an attribute to `object`, after those given before (its
     /// creation order).
     pub fn add_attribute(&mut self, object: ObjectId, attr: AttributeSpec) -> WriteResult<()> {
-        attribute::encode(&attr)?;
+        let expected =
+            attr.dataspace.element_count().unwrap_or(u64::MAX) * u64::from(attr.datatype.size());
+        if attr.value.stored_len() as u64 != expected {
+            return Err(WriteError::Invalid(format!(
+                "attribute {:?}: {} bytes for {expected}",
+                attr.name,
+                attr.value.stored_len()
+            )));
+        }
+        attribute::encode(&attr, &vec![0; attr.value.stored_len()])?;
+        if let Some(bad) = self
+            .referenced(&attr.value)
+            .find(|r| r.0 >= self.objects.len())
+        {
+            return Err(WriteError::Invalid(format!(
+                "a reference to no object ({bad:?})"
+            )));
+        }
         let obj = self
             .objects
             .get_mut(object.0)
@@ -197,6 +214,14 @@ impl Hdf5Writer {
         }
         obj.attributes.push(attr);
         Ok(())
+    }
+
+    fn referenced<'a>(&self, value: &'a AttrValue) -> Box<dyn Iterator<Item = ObjectId> + 'a> {
+        match value {
+            AttrValue::Bytes(_) => Box::new(std::iter::empty()),
+            AttrValue::ReferenceList(r) => Box::new(r.iter().map(|(o, _)| *o)),
+            AttrValue::ReferenceSequences(s) => Box::new(s.iter().flatten().copied()),
+        }
     }
 
     fn dataset(&mut self, id: ObjectId) -> WriteResult<&mut Dataset> {
@@ -317,6 +342,46 @@ impl Hdf5Writer {
             self.eof += nodes.len() as u64;
             self.put(at, &nodes, "chunk B-tree")?;
         }
+        // The references' sequences go in one global heap collection,
+        // sized now and encoded once the objects' addresses are known.
+        let sequences: Vec<&[ObjectId]> = self
+            .objects
+            .iter()
+            .flat_map(|o| &o.attributes)
+            .filter_map(|a| match &a.value {
+                AttrValue::ReferenceSequences(s) => Some(s),
+                _ => None,
+            })
+            .flatten()
+            .filter(|s| !s.is_empty())
+            .map(Vec::as_slice)
+            .collect();
+        if sequences.len() > usize::from(u16::MAX) {
+            return Err(WriteError::Unsupported(
+                "more than 65535 dimension lists (a second global heap collection)".into(),
+            ));
+        }
+        let heap = (!sequences.is_empty()).then(|| {
+            let at = self.eof;
+            (
+                at,
+                heap::collection_size(sequences.iter().map(|s| 8 * s.len())),
+            )
+        });
+        if let Some((_, size)) = heap {
+            self.eof += size as u64;
+        }
+        let heap_addr = heap.map_or(0, |(a, _)| a);
+        let mut first_heap_index = Vec::with_capacity(self.objects.len());
+        let mut count = 0u32;
+        for o in &self.objects {
+            first_heap_index.push(count);
+            for a in &o.attributes {
+                if let AttrValue::ReferenceSequences(s) = &a.value {
+                    count += s.iter().filter(|s| !s.is_empty()).count() as u32;
+                }
+            }
+        }
         // Headers are sized first (addresses are fixed-width), then encoded
         // with every object's address known.
         let placeholder = vec![0; self.objects.len()];
@@ -324,14 +389,23 @@ impl Hdf5Writer {
         let mut at = self.eof;
         for i in 0..self.objects.len() {
             addrs.push(at);
-            at += self.header(i, &placeholder)?.len() as u64;
+            at += self
+                .header(i, &placeholder, heap_addr, &first_heap_index)?
+                .len() as u64;
         }
         let mut headers = Vec::with_capacity((at - self.eof) as usize);
         for i in 0..self.objects.len() {
-            headers.extend(self.header(i, &addrs)?);
+            headers.extend(self.header(i, &addrs, heap_addr, &first_heap_index)?);
         }
         let start = self.eof;
         self.put(start, &headers, "object headers")?;
+        if let Some((heap_at, _)) = heap {
+            let objects: Vec<Vec<u8>> = sequences
+                .iter()
+                .map(|s| s.iter().flat_map(|o| addrs[o.0].to_le_bytes()).collect())
+                .collect();
+            self.put(heap_at, &heap::encode(&objects), "global heap")?;
+        }
         self.put(0, &superblock::encode(at, addrs[0]), "superblock")?;
         self.sink.flush().map_err(|source| WriteError::Io {
             what: "flush".into(),
@@ -339,7 +413,18 @@ impl Hdf5Writer {
         })
     }
 
-    fn header(&self, i: usize, addrs: &[u64]) -> WriteResult<Vec<u8>> {
+    /// The object header of object `i`, given every object's address, the
+    /// global heap collection's and the number of heap objects before
+    /// object `i`'s (numbered from 1 in the order of the objects and their
+    /// attributes).
+    fn header(
+        &self,
+        i: usize,
+        addrs: &[u64],
+        heap_addr: u64,
+        first_heap_index: &[u32],
+    ) -> WriteResult<Vec<u8>> {
+        let mut heap_index = first_heap_index[i];
         let obj = &self.objects[i];
         let mut msgs = Vec::new();
         match &obj.body {
@@ -389,10 +474,37 @@ impl Hdf5Writer {
             attribute::encode_info(obj.attributes.len()),
         ));
         for (order, a) in obj.attributes.iter().enumerate() {
-            let mut m = Message::new(kind::ATTRIBUTE, attribute::encode(a)?);
+            let raw = resolve(&a.value, addrs, heap_addr, &mut heap_index);
+            let mut m = Message::new(kind::ATTRIBUTE, attribute::encode(a, &raw)?);
             m.order = order as u16;
             msgs.push(m);
         }
         Ok(object_header::encode(&msgs, obj.attributes.len()))
     }
+}
+
+/// The stored bytes of `value`: references as the objects' addresses,
+/// sequences as (length, collection address, object index), numbering
+/// the heap objects on from `heap_index`.
+fn resolve(value: &AttrValue, addrs: &[u64], heap_addr: u64, heap_index: &mut u32) -> Vec<u8> {
+    let mut e = super::encode::Enc::new();
+    match value {
+        AttrValue::Bytes(b) => return b.clone(),
+        AttrValue::ReferenceList(r) => {
+            for (o, dim) in r {
+                e.u64(addrs[o.0]).u32(*dim as u32).u32(0);
+            }
+        }
+        AttrValue::ReferenceSequences(seqs) => {
+            for s in seqs {
+                if s.is_empty() {
+                    e.zeros(16);
+                } else {
+                    *heap_index += 1;
+                    e.u32(s.len() as u32).u64(heap_addr).u32(*heap_index);
+                }
+            }
+        }
+    }
+    e.into_bytes()
 }

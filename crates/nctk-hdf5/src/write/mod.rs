@@ -17,12 +17,13 @@ pub mod encode;
 mod error;
 mod file;
 pub mod fill;
+pub mod heap;
 pub mod layout;
 pub mod link;
 pub mod object_header;
 pub mod superblock;
 
-pub use attribute::AttributeSpec;
+pub use attribute::{AttrValue, AttributeSpec};
 pub use error::{WriteError, WriteResult};
 pub use file::{DatasetSpec, Hdf5Writer, ObjectId, Storage};
 
