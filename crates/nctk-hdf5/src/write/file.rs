@@ -270,11 +270,36 @@ impl Hdf5Writer {
             Some(a) => a,
             None => {
                 let a = self.alloc(total);
-                self.dataset(id)?.block = Some(a);
+                let ds = self.dataset(id)?;
+                ds.block = Some(a);
+                let fill = ds.spec.fill.clone();
+                self.fill_block(a, total, &fill)?;
                 a
             }
         };
         self.put(at + offset, bytes, "contiguous data")
+    }
+
+    /// Writes the fill value over a block allocated at `at`, as HDF5 does
+    /// unless the fill time is never or the value is the default (zeros,
+    /// which a new block of the sink already reads as).
+    fn fill_block(&self, at: u64, len: u64, fill: &FillValue) -> WriteResult<()> {
+        let Some(value) = fill.value.as_ref().filter(|v| !v.is_empty()) else {
+            return Ok(());
+        };
+        if fill.fill_time == 1 || value.iter().all(|&b| b == 0) {
+            return Ok(());
+        }
+        const PIECE: u64 = 1 << 20;
+        let per = (PIECE / value.len() as u64).max(1);
+        let piece = value.repeat(per as usize);
+        let mut done = 0;
+        while done < len {
+            let n = (len - done).min(piece.len() as u64);
+            self.put(at + done, &piece[..n as usize], "fill value")?;
+            done += n;
+        }
+        Ok(())
     }
 
     /// Writes one whole chunk of dataset `id` whose first element is at
