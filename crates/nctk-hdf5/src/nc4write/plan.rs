@@ -96,11 +96,17 @@ fn refuse_outside_slice(schema: &Schema) -> WriteResult<()> {
     if schema.group_ids().count() > 1 {
         return Err(not_yet("groups"));
     }
-    if schema.var_ids().any(|v| {
+    // netCDF-C stores such a variable as `_nc4_non_coord_<name>`.
+    for v in schema.var_ids() {
         let var = schema.var(v);
-        var.dims.len() > 1 && schema.dim(var.dims[0]).name == var.name
-    }) {
-        return Err(not_yet("a multidimensional coordinate variable"));
+        if let Some(d) = schema.dim_by_name(var.group, &var.name) {
+            if var.dims != [d] {
+                return Err(not_yet(&format!(
+                    "variable {:?} named as a dimension it is not the coordinate variable of",
+                    var.name
+                )));
+            }
+        }
     }
     Ok(())
 }
