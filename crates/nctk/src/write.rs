@@ -99,13 +99,15 @@ pub fn create_with(
     }
     check_writable(target, container)?;
     if container == Container::Hdf5 && format != Format::Netcdf4 {
-        return Err(Error::Unsupported {
+        return Err(OutputError::Unsupported {
             path: target.display().to_string(),
+            format: "netCDF-4/HDF5",
             reason: format!(
                 "{} files are not written yet (only netCDF-4: -k nc4, Format::Netcdf4)",
                 format.name()
             ),
-        });
+        }
+        .into());
     }
     if let Some(reason) = opts.mismatch(container) {
         return Err(Error::Options {
