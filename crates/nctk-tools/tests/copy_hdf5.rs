@@ -231,3 +231,39 @@ fn flags_not_taken_yet_are_refused_and_leave_nothing() {
     assert!(err.contains("-c is not taken yet"), "{err}");
     assert!(!out.exists());
 }
+
+#[test]
+fn netcdf_c_appends_records_and_attributes_to_nctks_file() {
+    if !require::tools(&["ncgen"]) {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let cdl = tmp.path().join("coords.cdl");
+    std::fs::write(&cdl, COORDS).unwrap();
+    let input = tmp.path().join("coords.nc");
+    let args = ["-k", "nc3", "-o"].map(String::from);
+    let paths = [input.display().to_string(), cdl.display().to_string()];
+    peer::run("ncgen", args.into_iter().chain(paths)).unwrap();
+    let out = tmp.path().join("out.nc");
+    copy(&input, &out, &options(Some(1), true), &mut NoProgress).unwrap();
+    let script = r#"
+import sys, netCDF4, numpy as np
+with netCDF4.Dataset(sys.argv[1], "a") as d:
+    d["time"][2] = 12
+    d["temp"][2] = np.full((2, 3), 7.5)
+    d.added = "yes"
+    d["lat"].more = 1.5
+with netCDF4.Dataset(sys.argv[1]) as d:
+    d.set_auto_mask(False)
+    print(d["time"][:].tolist(), d["temp"][1].tolist(), d["temp"][2].tolist(),
+          d.added, float(d["lat"].more), d.dimensions["time"].size)
+"#;
+    let Some(got) = require::python_output(&["netCDF4", "numpy"], script, [&out]) else {
+        return;
+    };
+    assert_eq!(
+        got.trim(),
+        "[0, 6, 12] [[7.0, 8.0, -999.0], [10.0, 11.0, 12.0]] \
+         [[7.5, 7.5, 7.5], [7.5, 7.5, 7.5]] yes 1.5 3"
+    );
+}
