@@ -199,6 +199,49 @@ fn a_generated_dataset_copies_as_nccopy_copies_it_with_and_without_deflate() {
     .unwrap();
 }
 
+#[test]
+fn a_netcdf4_input_keeps_its_storage_as_nccopy_keeps_it() {
+    if !peers() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let cdl = tmp.path().join("nc4.cdl");
+    std::fs::write(&cdl, NC4_INPUT).unwrap();
+    let input = tmp.path().join("nc4.nc");
+    let args = ["-k", "nc4", "-o"].map(String::from);
+    let paths = [input.display().to_string(), cdl.display().to_string()];
+    peer::run("ncgen", args.into_iter().chain(paths)).unwrap();
+    compare(&input, tmp.path(), "nc4", &options(None, false), &[]).unwrap();
+    compare(
+        &input,
+        tmp.path(),
+        "nc4.d0",
+        &options(Some(0), false),
+        &["-d", "0"],
+    )
+    .unwrap();
+}
+
+/// Scalars, an empty dimension, a variable never written, big-endian
+/// storage, the netCDF-4 number types, chunks too small to keep (nccopy's
+/// threshold), deflate with fletcher32, `_NoFill`.
+const NC4_INPUT: &str = r#"netcdf nc4 {
+dimensions: z = 0 ; u = UNLIMITED ; k = 3 ; big = 5000 ;
+variables:
+  int s ; s:a = 1 ;
+  float nz(z) ;
+  double never(k) ;
+  int be(k) ; be:_Endianness = "big" ;
+  uint64 q(k) ; ubyte ub(k) ; ushort us(u, k) ; int64 i8(u) ;
+  float many(big) ; many:_ChunkSizes = 7 ; many:_DeflateLevel = 2 ; many:_Fletcher32 = "true" ;
+  float kept(u, big) ; kept:_ChunkSizes = 1, 2500 ; kept:_DeflateLevel = 1 ; kept:_Shuffle = "true" ;
+  short nofill(k) ; nofill:_NoFill = "true" ;
+data:
+  s = 5 ; be = 1, 2, 3 ; q = 18446744073709551615, 0, 1 ; ub = 255, 0, 1 ;
+  us = 1, 2, 3, 4, 5, 6 ; i8 = -1, 9223372036854775807 ; nofill = 4, 5, 6 ;
+}
+"#;
+
 const COORDS: &str = r#"netcdf coords {
 dimensions: time = UNLIMITED ; lat = 2 ; lon = 3 ; nv = 2 ;
 variables:
