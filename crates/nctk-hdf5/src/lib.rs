@@ -5,6 +5,11 @@
 //! Every address, size, count and heap offset read from a file is checked
 //! against the file's length before it is used ([`io::FileCtx`]); bad input
 //! is an [`Hdf5Error`] naming the file, the offset and the reason.
+//!
+//! The write side: [`write::Hdf5Writer`] lays out HDF5 files over a
+//! [`ByteSink`](nctk_store::bytes::ByteSink) (the structures HDF5 1.10
+//! writes for netCDF-C), and [`Netcdf4Writer`] writes the netCDF-4 mapping
+//! behind the model's [`DataSink`](nctk_model::DataSink).
 
 pub mod attribute;
 pub mod btree;
