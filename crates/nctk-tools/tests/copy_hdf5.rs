@@ -224,11 +224,11 @@ fn a_netcdf4_input_keeps_its_storage_as_nccopy_keeps_it() {
 
 /// Scalars, an empty dimension, a variable never written, big-endian
 /// storage, the netCDF-4 number types, chunks too small to keep (nccopy's
-/// threshold), deflate with fletcher32, `_NoFill`.
+/// threshold), deflate with fletcher32, `_NoFill`, string attributes.
 const NC4_INPUT: &str = r#"netcdf nc4 {
 dimensions: z = 0 ; u = UNLIMITED ; k = 3 ; big = 5000 ;
 variables:
-  int s ; s:a = 1 ;
+  int s ; s:a = 1 ; string s:one = "abc" ; string s:two = "x", "yz", "" ;
   float nz(z) ;
   double never(k) ;
   int be(k) ; be:_Endianness = "big" ;

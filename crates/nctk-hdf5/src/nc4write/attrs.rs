@@ -1,5 +1,6 @@
 //! netCDF attributes as HDF5 attributes, as netCDF-C stores them: text as
-//! one fixed-length null-terminated string (a scalar), numbers as a
+//! one fixed-length null-terminated string (a scalar), strings as a
+//! one-dimensional array of variable-length UTF-8 strings, numbers as a
 //! one-dimensional array of their type; and the hidden attributes of the
 //! netCDF-4 mapping.
 
@@ -112,6 +113,16 @@ pub fn user(attr: &Attribute) -> WriteResult<AttributeSpec> {
     let dtype = attr.dtype();
     match &attr.value {
         Values::Char(bytes) => Ok(text(&attr.name, bytes)),
+        // netCDF-C: variable-length UTF-8 strings, null-terminated.
+        Values::String(strings) => Ok(AttributeSpec {
+            name: attr.name.clone(),
+            datatype: Datatype::VarString {
+                padding: StringPadding::NullTerminate,
+                utf8: true,
+            },
+            dataspace: vector(strings.len() as u64),
+            value: AttrValue::VarStrings(strings.iter().map(|s| s.as_bytes().to_vec()).collect()),
+        }),
         v => {
             let raw = little_endian_bytes(v)
                 .ok_or_else(|| not_yet(&format!("attribute {:?} of type {dtype}", attr.name)))?;

@@ -32,6 +32,9 @@ pub enum AttrValue {
     /// Elements of a dataset's `DIMENSION_LIST`: variable-length
     /// sequences of object references (in the global heap).
     ReferenceSequences(Vec<Vec<ObjectId>>),
+    /// Variable-length strings (their bytes, without a terminator; in the
+    /// global heap).
+    VarStrings(Vec<Vec<u8>>),
 }
 
 impl AttrValue {
@@ -41,6 +44,7 @@ impl AttrValue {
             AttrValue::Bytes(b) => b.len(),
             AttrValue::ReferenceList(r) => 16 * r.len(),
             AttrValue::ReferenceSequences(s) => 16 * s.len(),
+            AttrValue::VarStrings(s) => 16 * s.len(),
         }
     }
 }

@@ -221,6 +221,7 @@ impl Hdf5Writer {
             AttrValue::Bytes(_) => Box::new(std::iter::empty()),
             AttrValue::ReferenceList(r) => Box::new(r.iter().map(|(o, _)| *o)),
             AttrValue::ReferenceSequences(s) => Box::new(s.iter().flatten().copied()),
+            AttrValue::VarStrings(_) => Box::new(std::iter::empty()),
         }
     }
 
@@ -367,31 +368,23 @@ impl Hdf5Writer {
             self.eof += nodes.len() as u64;
             self.put(at, &nodes, "chunk B-tree")?;
         }
-        // The references' sequences go in one global heap collection,
-        // sized now and encoded once the objects' addresses are known.
-        let sequences: Vec<&[ObjectId]> = self
+        // Variable-length values (reference sequences, strings) go in one
+        // global heap collection, sized now and encoded once the objects'
+        // addresses are known.
+        let items: Vec<HeapItem<'_>> = self
             .objects
             .iter()
             .flat_map(|o| &o.attributes)
-            .filter_map(|a| match &a.value {
-                AttrValue::ReferenceSequences(s) => Some(s),
-                _ => None,
-            })
-            .flatten()
-            .filter(|s| !s.is_empty())
-            .map(Vec::as_slice)
+            .flat_map(|a| heap_items(&a.value))
             .collect();
-        if sequences.len() > usize::from(u16::MAX) {
+        if items.len() > usize::from(u16::MAX) {
             return Err(WriteError::Unsupported(
-                "more than 65535 dimension lists (a second global heap collection)".into(),
+                "more than 65535 variable-length values (a second global heap collection)".into(),
             ));
         }
-        let heap = (!sequences.is_empty()).then(|| {
+        let heap = (!items.is_empty()).then(|| {
             let at = self.eof;
-            (
-                at,
-                heap::collection_size(sequences.iter().map(|s| 8 * s.len())),
-            )
+            (at, heap::collection_size(items.iter().map(HeapItem::len)))
         });
         if let Some((_, size)) = heap {
             self.eof += size as u64;
@@ -402,9 +395,7 @@ impl Hdf5Writer {
         for o in &self.objects {
             first_heap_index.push(count);
             for a in &o.attributes {
-                if let AttrValue::ReferenceSequences(s) = &a.value {
-                    count += s.iter().filter(|s| !s.is_empty()).count() as u32;
-                }
+                count += heap_items(&a.value).count() as u32;
             }
         }
         // Headers are sized first (addresses are fixed-width), then encoded
@@ -425,10 +416,7 @@ impl Hdf5Writer {
         let start = self.eof;
         self.put(start, &headers, "object headers")?;
         if let Some((heap_at, _)) = heap {
-            let objects: Vec<Vec<u8>> = sequences
-                .iter()
-                .map(|s| s.iter().flat_map(|o| addrs[o.0].to_le_bytes()).collect())
-                .collect();
+            let objects: Vec<Vec<u8>> = items.iter().map(|i| i.bytes(&addrs)).collect();
             self.put(heap_at, &heap::encode(&objects), "global heap")?;
         }
         self.put(0, &superblock::encode(at, addrs[0]), "superblock")?;
@@ -520,6 +508,12 @@ fn resolve(value: &AttrValue, addrs: &[u64], heap_addr: u64, heap_index: &mut u3
                 e.u64(addrs[o.0]).u32(*dim as u32).u32(0);
             }
         }
+        AttrValue::VarStrings(strings) => {
+            for s in strings {
+                *heap_index += 1;
+                e.u32(s.len() as u32).u64(heap_addr).u32(*heap_index);
+            }
+        }
         AttrValue::ReferenceSequences(seqs) => {
             for s in seqs {
                 if s.is_empty() {
@@ -532,4 +526,42 @@ fn resolve(value: &AttrValue, addrs: &[u64], heap_addr: u64, heap_index: &mut u3
         }
     }
     e.into_bytes()
+}
+
+/// One object of the global heap: a sequence of references (resolved to
+/// the objects' addresses) or the bytes of a string.
+enum HeapItem<'a> {
+    References(&'a [ObjectId]),
+    Bytes(&'a [u8]),
+}
+
+impl HeapItem<'_> {
+    fn len(&self) -> usize {
+        match self {
+            HeapItem::References(r) => 8 * r.len(),
+            HeapItem::Bytes(b) => b.len(),
+        }
+    }
+
+    fn bytes(&self, addrs: &[u64]) -> Vec<u8> {
+        match self {
+            HeapItem::References(r) => r.iter().flat_map(|o| addrs[o.0].to_le_bytes()).collect(),
+            HeapItem::Bytes(b) => b.to_vec(),
+        }
+    }
+}
+
+/// The heap objects of `value`, in the order [`resolve`] numbers them:
+/// each non-empty reference sequence, each string (an empty one too, as
+/// HDF5 stores it).
+fn heap_items(value: &AttrValue) -> Box<dyn Iterator<Item = HeapItem<'_>> + '_> {
+    match value {
+        AttrValue::Bytes(_) | AttrValue::ReferenceList(_) => Box::new(std::iter::empty()),
+        AttrValue::ReferenceSequences(s) => Box::new(
+            s.iter()
+                .filter(|s| !s.is_empty())
+                .map(|s| HeapItem::References(s)),
+        ),
+        AttrValue::VarStrings(s) => Box::new(s.iter().map(|s| HeapItem::Bytes(s))),
+    }
 }
