@@ -5,6 +5,11 @@
 //! Every address, size, count and heap offset read from a file is checked
 //! against the file's length before it is used ([`io::FileCtx`]); bad input
 //! is an [`Hdf5Error`] naming the file, the offset and the reason.
+//!
+//! The write side: [`write::Hdf5Writer`] lays out HDF5 files over a
+//! [`ByteSink`](nctk_store::bytes::ByteSink) (the structures HDF5 1.10
+//! writes for netCDF-C), and [`Netcdf4Writer`] writes the netCDF-4 mapping
+//! behind the model's [`DataSink`](nctk_model::DataSink).
 
 pub mod attribute;
 pub mod btree;
@@ -22,10 +27,12 @@ pub mod io;
 pub mod layout;
 pub mod message;
 pub mod meta;
+pub mod nc4write;
 pub mod netcdf4;
 pub mod object_header;
 pub mod read;
 pub mod superblock;
+pub mod write;
 
 pub use attribute::Attribute;
 pub use dataspace::{Dataspace, DataspaceKind};
@@ -36,5 +43,6 @@ pub use fill::FillValue;
 pub use filter::{Filter, FilterPipeline};
 pub use group::{Group, Link, LinkTarget};
 pub use layout::{ChunkIndexKind, Layout};
+pub use nc4write::Netcdf4Writer;
 pub use read::DatasetReader;
 pub use superblock::Superblock;

@@ -153,7 +153,7 @@ fn in_memory_input_and_output_give_the_same_bytes() {
 }
 
 #[test]
-fn netcdf4_outputs_are_refused_clearly_and_netcdf4_flags_ignored_for_classic() {
+fn netcdf4_outputs_not_written_yet_are_refused_clearly_and_netcdf4_flags_ignored_for_classic() {
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join("in.nc");
     let out = dir.path().join("out.nc");
@@ -166,17 +166,23 @@ fn netcdf4_outputs_are_refused_clearly_and_netcdf4_flags_ignored_for_classic() {
         );
         assert!(!out.exists());
     };
-    refused(kind(Format::Netcdf4));
+    // netCDF-4 (HDF5) is written; its classic model is not yet.
+    copy(&input, &out, &kind(Format::Netcdf4), &mut NoProgress).unwrap();
+    std::fs::remove_file(&out).unwrap();
     refused(kind(Format::Netcdf4Classic));
     // -d 5 with no -k: nccopy would write netCDF-4 classic model.
     refused(CopyOptions {
         deflate: Some(5),
         ..CopyOptions::default()
     });
-    refused(CopyOptions {
+    // -F with no -k: netCDF-4, whose writer does not take -F yet.
+    let opts = CopyOptions {
         filters: vec!["t,1,5".into()],
         ..CopyOptions::default()
-    });
+    };
+    let err = copy(&input, &out, &opts, &mut NoProgress).unwrap_err();
+    assert!(err.to_string().contains("-F is not taken yet"), "{err}");
+    assert!(!out.exists());
     // With a classic kind they are checked, then ignored.
     let opts = CopyOptions {
         deflate: Some(5),

@@ -51,8 +51,9 @@ pub fn create_with_fill(
 /// written as an NCZarr / Zarr store when `target` names one (as `nctk
 /// copy` and `nctk gen` decide): a path ending in `.zarr` (a directory) or
 /// `.zip`, or a netCDF-C URL (`file:///abs/x.zarr#mode=nczarr,file`,
-/// `...#mode=zarr,zip`) whose modes choose the layout. netCDF-4/HDF5 files
-/// cannot be written. With [`ClassicOptions::compress`](crate::ClassicOptions::compress), a classic format is
+/// `...#mode=zarr,zip`) whose modes choose the layout, else as a
+/// netCDF-4/HDF5 file ([`Format::Netcdf4`] only so far: the classic
+/// model, groups, strings and user-defined types are refused, named). With [`ClassicOptions::compress`](crate::ClassicOptions::compress), a classic format is
 /// written as a block-compressed classic file (a local path only).
 ///
 /// Nothing appears at `target` before [`DatasetMut::close`]: the dataset is
@@ -97,6 +98,17 @@ pub fn create_with(
         }
     }
     check_writable(target, container)?;
+    if container == Container::Hdf5 && format != Format::Netcdf4 {
+        return Err(OutputError::Unsupported {
+            path: target.display().to_string(),
+            format: "netCDF-4/HDF5",
+            reason: format!(
+                "{} files are not written yet (only netCDF-4: -k nc4, Format::Netcdf4)",
+                format.name()
+            ),
+        }
+        .into());
+    }
     if let Some(reason) = opts.mismatch(container) {
         return Err(Error::Options {
             path: target.display().to_string(),

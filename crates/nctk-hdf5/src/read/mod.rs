@@ -5,7 +5,7 @@
 //! cores straight into the output where a chunk's part of it is one run.
 
 mod chunked;
-mod runs;
+pub(crate) mod runs;
 
 use crate::chunk_index::ChunkGrid;
 use crate::error::Result;

@@ -34,6 +34,7 @@ pub mod command;
 pub mod compressed;
 mod error;
 mod filterspec;
+mod hdf5_storage;
 mod input;
 mod options;
 mod passthrough;
@@ -245,7 +246,12 @@ fn run(
             plan.schema.var_mut(v).storage = Default::default();
         }
     }
-    if holds_storage {
+    if container == Container::Hdf5 {
+        let decided = hdf5_storage::decide(&plan.schema, opts, input.kind().is_cdf())?;
+        for (&v, storage) in ids.iter().zip(decided) {
+            plan.schema.var_mut(v).storage = storage;
+        }
+    } else if holds_storage {
         let decided = storage::decide(&plan.schema, opts)?;
         for (&v, storage) in ids.iter().zip(decided) {
             plan.schema.var_mut(v).storage = storage;

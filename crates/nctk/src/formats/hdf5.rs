@@ -6,8 +6,9 @@ use std::sync::Arc;
 use nctk_model::Format;
 use nctk_store::bytes::ByteSource;
 
-use super::FormatEntry;
+use super::{CreateRequest, FormatEntry};
 use crate::output::OutputError;
+use crate::output::Sink;
 use crate::{Container, Dataset, Error};
 
 /// The HDF5 entry.
@@ -29,15 +30,27 @@ impl FormatEntry for Hdf5 {
         bytes.starts_with(&SIGNATURE).then_some(Container::Hdf5)
     }
 
+    /// netCDF-4 files are written by `nctk_hdf5`'s [`Netcdf4Writer`]
+    /// (the slice it writes so far; it names what it does not).
+    ///
+    /// [`Netcdf4Writer`]: nctk_hdf5::Netcdf4Writer
+    #[cfg(feature = "hdf5")]
+    fn check_writable(&self, _path: &Path) -> Result<(), OutputError> {
+        Ok(())
+    }
+
+    #[cfg(not(feature = "hdf5"))]
     fn check_writable(&self, path: &Path) -> Result<(), OutputError> {
         Err(OutputError::Unsupported {
             path: path.display().to_string(),
             format: "netCDF-4",
-            reason: "nctk does not write HDF5; name the output as an NCZarr store \
-                     (a URL such as file:///abs/out.zarr#mode=nczarr,file, or a path \
-                     ending in .zarr or .zip), or give -k classic, 64-bit offset or cdf5"
-                .into(),
+            reason: "nctk was built without its HDF5 support (feature `hdf5`)".into(),
         })
+    }
+
+    #[cfg(feature = "hdf5")]
+    fn create(&self, request: &CreateRequest<'_>) -> Result<Sink, OutputError> {
+        crate::output::create_hdf5(request)
     }
 
     /// netCDF-C also finds HDF5 after a user block (offset 512, 1024, ...).

@@ -29,6 +29,8 @@ pub use options::{ClassicOptions, CreateOptions, FormatOptions, NcStreamOptions,
 pub use safe_output::remove_temporaries;
 pub(crate) use safe_output::SafeOutput;
 pub(crate) use writer::check_writable;
+#[cfg(feature = "hdf5")]
+pub(crate) use writer::create_hdf5;
 pub(crate) use writer::{
     classic_version, create_classic, create_store_output, create_writer, Sink,
 };

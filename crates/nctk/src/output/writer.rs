@@ -8,7 +8,8 @@ use std::sync::Arc;
 
 use nctk_classic::{ClassicWriter, FillMode, Version};
 use nctk_model::{
-    ChunkCodec, DataSink, HasErrorKind, NativeRef, Schema, Selection, SinkError, Values, VarId,
+    ChunkCodec, DataSink, HasErrorKind, NativeRef, Schema, Selection, SinkError, SourceError,
+    Values, VarId,
 };
 use nctk_store::bytes::MemSink;
 use nctk_zarr::write::ReadWriteStore;
@@ -198,6 +199,29 @@ pub(crate) fn store_sink(
         crate::StoreWriter::create(store, schema, &store_opts)
     };
     let writer = writer.map_err(|e| err(e.into()))?;
+    Ok(Sink::Other(Box::new(writer)))
+}
+
+/// A netCDF-4 file written by [`nctk_hdf5::Netcdf4Writer`] at the
+/// request's path; without fill ([`CreateOptions::fill`] false), every
+/// variable is `_NoFill`, as netCDF-C's `nc_set_fill(NC_NOFILL)` makes it.
+#[cfg(feature = "hdf5")]
+pub(crate) fn create_hdf5(request: &CreateRequest<'_>) -> Result<Sink, OutputError> {
+    let path = request.path;
+    let err = |source: SourceError| OutputError::Output {
+        path: path.display().to_string(),
+        source,
+    };
+    let file = crate::door::create_file(path).map_err(|e| err(e.into()))?;
+    let mut schema = request.schema.clone();
+    if !request.options.fill {
+        let vars: Vec<_> = schema.var_ids().collect();
+        for v in vars {
+            schema.var_mut(v).storage.no_fill = true;
+        }
+    }
+    let mut writer = nctk_hdf5::Netcdf4Writer::new(file);
+    writer.define(&schema).map_err(err)?;
     Ok(Sink::Other(Box::new(writer)))
 }
 

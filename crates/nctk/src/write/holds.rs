@@ -4,12 +4,12 @@
 //! netCDF-4 feature in a classic file, `NC_ESTRICTNC3` in the netCDF-4
 //! classic model).
 //!
-//! | | classic files | NCZarr store | NCZarr store, classic model | ncstream |
-//! | --- | --- | --- | --- | --- |
-//! | groups, strings | no | yes | no | yes (netCDF-4) |
-//! | user-defined types | no | no (netCDF-C's NCZarr has none) | no | yes (netCDF-4) |
-//! | chunking, filters, byte order, string width | no | yes | yes | no |
-//! | per-variable no-fill | no | yes (recorded) | yes (recorded) | no |
+//! | | classic files | NCZarr store | NCZarr store, classic model | ncstream | netCDF-4/HDF5 file |
+//! | --- | --- | --- | --- | --- | --- |
+//! | groups, strings | no | yes | no | yes (netCDF-4) | not written yet |
+//! | user-defined types | no | no (netCDF-C's NCZarr has none) | no | yes (netCDF-4) | not written yet |
+//! | chunking, filters, byte order, string width | no | yes | yes | no | yes (the writer names those it lacks) |
+//! | per-variable no-fill | no | yes (recorded) | yes (recorded) | no | yes |
 
 use std::path::Path;
 
@@ -64,7 +64,7 @@ impl Holds {
         let enhanced = self.format == Format::Netcdf4;
         match (self.container, feature) {
             (Container::Zarr, Feature::Groups | Feature::Strings) => enhanced,
-            (Container::Zarr, Feature::Storage(_) | Feature::NoFill) => true,
+            (Container::Zarr | Container::Hdf5, Feature::Storage(_) | Feature::NoFill) => true,
             (Container::NcStream, Feature::Groups | Feature::Strings | Feature::UserTypes) => {
                 enhanced
             }
@@ -91,6 +91,9 @@ impl Holds {
         }
         let why = match (self.container, feature) {
             (Container::Zarr, Feature::UserTypes) => "netCDF-C's NCZarr stores none",
+            (Container::Hdf5, _) if self.format == Format::Netcdf4 => {
+                "nctk's netCDF-4/HDF5 writer does not write them yet"
+            }
             _ if self.format.is_cdf() => "netCDF-C: NC_ENOTNC4, not a netCDF-4 file",
             (_, Feature::Groups | Feature::Strings | Feature::UserTypes)
                 if self.format == Format::Netcdf4Classic =>
@@ -136,5 +139,9 @@ mod tests {
         assert!(strict.check(at, "v", Feature::Storage("chunking")).is_ok());
         assert!(stream.check(at, "t", Feature::UserTypes).is_ok());
         assert!(stream.check(at, "v", Feature::Storage("chunking")).is_err());
+        let hdf5 = Holds::new(Container::Hdf5, Format::Netcdf4);
+        assert!(hdf5.check(at, "v", Feature::Storage("chunking")).is_ok());
+        let e = hdf5.check(at, "g", Feature::Groups).unwrap_err();
+        assert!(e.to_string().contains("does not write them yet"), "{e}");
     }
 }

@@ -1,0 +1,175 @@
+//! [`Netcdf4Writer`]: netCDF-4 files (HDF5) made as netCDF-C makes them,
+//! behind the model's [`DataSink`]. This slice writes the root group of
+//! the classic data model plus the netCDF-4 atomic number types; groups,
+//! strings and user-defined types are refused with an error naming them.
+
+mod attrs;
+mod data;
+mod plan;
+
+use std::sync::Arc;
+
+use nctk_model::{
+    same_definitions, DataSink, DataType, Schema, Selection, SinkError, Values, VarId,
+};
+use nctk_store::bytes::ByteSink;
+
+use crate::write::{Hdf5Writer, WriteError, WriteResult};
+use plan::VarPlan;
+
+/// A netCDF-4 file being written over a [`ByteSink`] (which should be
+/// empty): definitions first ([`DataSink::define`]), then slabs, then
+/// [`DataSink::finish`], which writes the metadata.
+pub struct Netcdf4Writer {
+    sink: Arc<dyn ByteSink>,
+    writer: Option<Hdf5Writer>,
+    schema: Schema,
+    plans: Vec<VarPlan>,
+    chunks: data::Chunks,
+}
+
+impl Netcdf4Writer {
+    /// A writer of a new file over `sink`.
+    pub fn new(sink: Arc<dyn ByteSink>) -> Netcdf4Writer {
+        Netcdf4Writer {
+            writer: Some(Hdf5Writer::new(sink.clone())),
+            sink,
+            schema: Schema::new(),
+            plans: Vec::new(),
+            chunks: data::Chunks::default(),
+        }
+    }
+
+    fn writer(&mut self) -> &mut Hdf5Writer {
+        self.writer.as_mut().expect("the writer lives until finish")
+    }
+
+    fn define_schema(&mut self, schema: &Schema) -> WriteResult<()> {
+        if !self.plans.is_empty() || self.schema.num_vars() > 0 || self.schema.num_dims() > 0 {
+            if same_definitions(&self.schema, schema) {
+                return Ok(());
+            }
+            return Err(attrs::not_yet("a redefinition"));
+        }
+        let plans = plan::build(self.writer(), schema)?;
+        self.plans = plans;
+        self.schema = schema.clone();
+        Ok(())
+    }
+
+    fn write_values(&mut self, var: VarId, sel: &Selection, values: &Values) -> WriteResult<()> {
+        let i = var.0 as usize;
+        let plan = self
+            .plans
+            .get(i)
+            .cloned()
+            .ok_or_else(|| WriteError::Invalid(format!("no variable {}", var.0)))?;
+        let v = self.schema.var(var);
+        let name = v.name.clone();
+        let bad = |reason: String| WriteError::Invalid(format!("variable {name:?}: {reason}"));
+        let dtype = v.dtype;
+        let dims = v.dims.clone();
+        let scalar = dims.is_empty();
+        let sel = if scalar {
+            Selection::all(&[1])
+        } else {
+            sel.clone()
+        };
+        let mut shape = if scalar {
+            vec![1]
+        } else {
+            self.schema.shape(var)
+        };
+        let growable = !scalar && self.schema.dim(dims[0]).unlimited;
+        sel.check(&shape, growable)
+            .map_err(|e| bad(e.to_string()))?;
+        let n = sel
+            .num_elements()
+            .ok_or_else(|| bad("selection size overflows".into()))?;
+        if n != values.len() as u64 {
+            return Err(bad(format!(
+                "selection holds {n} values but {} were given",
+                values.len()
+            )));
+        }
+        if n == 0 {
+            return Ok(());
+        }
+        let converted;
+        let values = if values.dtype() == dtype {
+            values
+        } else if values.dtype().is_numeric() && dtype.is_numeric() {
+            converted =
+                nctk_model::convert::convert(values, dtype).map_err(|e| bad(e.to_string()))?;
+            &converted
+        } else {
+            return Err(bad(format!(
+                "cannot write {} values to a {dtype} variable",
+                values.dtype()
+            )));
+        };
+        let mut bytes = attrs::little_endian_bytes(values)
+            .ok_or_else(|| attrs::not_yet(&format!("values of type {dtype}")))?;
+        if plan.big_endian && dtype != DataType::Char {
+            bytes
+                .chunks_mut(plan.element_size)
+                .for_each(<[u8]>::reverse);
+        }
+        if growable {
+            let end = sel.start[0] + (sel.count[0] - 1) * sel.stride[0] + 1;
+            if end > shape[0] {
+                shape[0] = end;
+                self.schema.dim_mut(dims[0]).len = end;
+            }
+        }
+        let w = self.writer.as_mut().expect("the writer lives until finish");
+        data::write(w, &mut self.chunks, i, &plan, &shape, &sel, &bytes)
+    }
+
+    fn finish_file(mut self) -> WriteResult<()> {
+        let mut w = self.writer.take().expect("the writer lives until finish");
+        data::flush(&mut w, &mut self.chunks, &self.plans)?;
+        for v in self.schema.var_ids() {
+            if self.schema.is_record_var(v) {
+                w.set_dims(self.plans[v.0 as usize].id, &self.schema.shape(v))?;
+            }
+        }
+        w.finish()
+    }
+}
+
+impl DataSink for Netcdf4Writer {
+    fn schema(&self) -> &Schema {
+        &self.schema
+    }
+
+    fn define(&mut self, schema: &Schema) -> Result<(), SinkError> {
+        Ok(self.define_schema(schema)?)
+    }
+
+    fn write(
+        &mut self,
+        var: VarId,
+        selection: &Selection,
+        values: &Values,
+    ) -> Result<(), SinkError> {
+        Ok(self.write_values(var, selection, values)?)
+    }
+
+    fn chunk_shape(&self, var: VarId) -> Option<Vec<u64>> {
+        self.plans.get(var.0 as usize)?.chunk.clone()
+    }
+
+    fn finish(self: Box<Self>) -> Result<(), SinkError> {
+        Ok(self.finish_file()?)
+    }
+
+    /// Empties the file: with no superblock it does not open as HDF5.
+    fn abort(self: Box<Self>) -> Result<(), SinkError> {
+        self.sink.set_len(0).map_err(|source| WriteError::Io {
+            what: "abort".into(),
+            source,
+        })?;
+        Ok(())
+    }
+}

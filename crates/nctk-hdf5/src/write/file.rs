@@ -1,0 +1,567 @@
+//! [`Hdf5Writer`]: an HDF5 file made over a [`ByteSink`]. Data goes to
+//! the sink as it is written (contiguous blocks allocated on first write,
+//! chunks appended); the metadata (chunk B-trees, object headers, the
+//! superblock) is written by [`Hdf5Writer::finish`], headers after the
+//! data and the superblock last, so a file whose `finish` did not end
+//! has no valid superblock.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use nctk_codec::{Codec, CodecContext, Pipeline};
+use nctk_store::bytes::ByteSink;
+
+use super::attribute::{self, AttrValue, AttributeSpec};
+use super::error::{WriteError, WriteResult};
+use super::layout::{self, StoredLayout};
+use super::object_header::{self, Message};
+use super::{btree, dataspace, datatype, fill, heap, link, superblock};
+use crate::dataspace::Dataspace;
+use crate::datatype::Datatype;
+use crate::fill::FillValue;
+use crate::filter::Filter;
+use crate::object_header::kind;
+
+/// An object (group or dataset) of the file being written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ObjectId(usize);
+
+impl ObjectId {
+    /// The root group.
+    pub const ROOT: ObjectId = ObjectId(0);
+}
+
+/// How a dataset is stored.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Storage {
+    /// One block, allocated when first written.
+    Contiguous,
+    /// Chunks of `chunk` elements, each passed through `filters` in order.
+    Chunked {
+        /// The chunk lengths.
+        chunk: Vec<u64>,
+        /// The filter pipeline.
+        filters: Vec<Filter>,
+    },
+}
+
+/// A dataset's definition.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DatasetSpec {
+    /// Its element type.
+    pub datatype: Datatype,
+    /// Its shape (simple, with maximum dimensions when unlimited).
+    pub dataspace: Dataspace,
+    /// Its fill value settings.
+    pub fill: FillValue,
+    /// How it is stored.
+    pub storage: Storage,
+}
+
+#[derive(Debug)]
+struct Object {
+    name: String,
+    attributes: Vec<AttributeSpec>,
+    body: Body,
+}
+
+#[derive(Debug)]
+enum Body {
+    Group(Vec<ObjectId>),
+    Dataset(Box<Dataset>),
+}
+
+#[derive(Debug)]
+struct Dataset {
+    spec: DatasetSpec,
+    element_size: u64,
+    /// The contiguous block's address, once allocated.
+    block: Option<u64>,
+    pipeline: Option<Pipeline>,
+    chunks: BTreeMap<Vec<u64>, btree::ChunkEntry>,
+    btree: u64,
+}
+
+/// An HDF5 file being written: groups, datasets and attributes defined
+/// in any order, data written by byte ranges or whole chunks.
+pub struct Hdf5Writer {
+    sink: Arc<dyn ByteSink>,
+    eof: u64,
+    objects: Vec<Object>,
+}
+
+impl Hdf5Writer {
+    /// A new file over `sink` (which should be empty) with an empty root group.
+    pub fn new(sink: Arc<dyn ByteSink>) -> Hdf5Writer {
+        Hdf5Writer {
+            sink,
+            eof: superblock::SIZE,
+            objects: vec![Object {
+                name: String::new(),
+                attributes: Vec::new(),
+                body: Body::Group(Vec::new()),
+            }],
+        }
+    }
+
+    /// Adds a group `name` in `parent`.
+    pub fn add_group(&mut self, parent: ObjectId, name: &str) -> WriteResult<ObjectId> {
+        self.add(parent, name, Body::Group(Vec::new()))
+    }
+
+    /// Adds a dataset `name` in `parent`.
+    pub fn add_dataset(
+        &mut self,
+        parent: ObjectId,
+        name: &str,
+        spec: DatasetSpec,
+    ) -> WriteResult<ObjectId> {
+        datatype::encode(&spec.datatype)?;
+        let element_size = u64::from(spec.datatype.size());
+        let pipeline = match &spec.storage {
+            Storage::Contiguous => None,
+            Storage::Chunked { chunk, filters } => {
+                if chunk.len() != spec.dataspace.dims.len() || chunk.contains(&0) {
+                    return Err(WriteError::Invalid(format!(
+                        "dataset {name:?}: chunk {chunk:?} for shape {:?}",
+                        spec.dataspace.dims
+                    )));
+                }
+                let ctx = CodecContext::new(element_size as usize);
+                let filters = filters
+                    .iter()
+                    .map(|f| Codec::from_hdf5(u32::from(f.id), &f.params, &ctx))
+                    .collect::<Result<Vec<_>, _>>()?;
+                Some(Pipeline {
+                    filters,
+                    compressor: None,
+                })
+            }
+        };
+        let ds = Dataset {
+            spec,
+            element_size,
+            block: None,
+            pipeline,
+            chunks: BTreeMap::new(),
+            btree: super::encode::UNDEFINED,
+        };
+        self.add(parent, name, Body::Dataset(Box::new(ds)))
+    }
+
+    fn add(&mut self, parent: ObjectId, name: &str, body: Body) -> WriteResult<ObjectId> {
+        if name.is_empty() || name.contains('/') || name == "." {
+            return Err(WriteError::Invalid(format!("object name {name:?}")));
+        }
+        let id = ObjectId(self.objects.len());
+        let taken = self
+            .children(parent)?
+            .iter()
+            .any(|c| self.objects[c.0].name == name);
+        if taken {
+            return Err(WriteError::Invalid(format!(
+                "a second object named {name:?}"
+            )));
+        }
+        self.objects.push(Object {
+            name: name.to_string(),
+            attributes: Vec::new(),
+            body,
+        });
+        if let Body::Group(children) = &mut self.objects[parent.0].body {
+            children.push(id);
+        }
+        Ok(id)
+    }
+
+    fn children(&self, group: ObjectId) -> WriteResult<&[ObjectId]> {
+        match self.objects.get(group.0).map(|o| &o.body) {
+            Some(Body::Group(c)) => Ok(c),
+            _ => Err(WriteError::Invalid(format!("{group:?} is not a group"))),
+        }
+    }
+
+    /// Adds an attribute to `object`, after those given before (its
+    /// creation order).
+    pub fn add_attribute(&mut self, object: ObjectId, attr: AttributeSpec) -> WriteResult<()> {
+        let expected =
+            attr.dataspace.element_count().unwrap_or(u64::MAX) * u64::from(attr.datatype.size());
+        if attr.value.stored_len() as u64 != expected {
+            return Err(WriteError::Invalid(format!(
+                "attribute {:?}: {} bytes for {expected}",
+                attr.name,
+                attr.value.stored_len()
+            )));
+        }
+        attribute::encode(&attr, &vec![0; attr.value.stored_len()])?;
+        if let Some(bad) = self
+            .referenced(&attr.value)
+            .find(|r| r.0 >= self.objects.len())
+        {
+            return Err(WriteError::Invalid(format!(
+                "a reference to no object ({bad:?})"
+            )));
+        }
+        let obj = self
+            .objects
+            .get_mut(object.0)
+            .ok_or_else(|| WriteError::Invalid(format!("no object {object:?}")))?;
+        if obj.attributes.iter().any(|a| a.name == attr.name) {
+            return Err(WriteError::Invalid(format!(
+                "a second attribute {:?}",
+                attr.name
+            )));
+        }
+        obj.attributes.push(attr);
+        Ok(())
+    }
+
+    fn referenced<'a>(&self, value: &'a AttrValue) -> Box<dyn Iterator<Item = ObjectId> + 'a> {
+        match value {
+            AttrValue::Bytes(_) => Box::new(std::iter::empty()),
+            AttrValue::ReferenceList(r) => Box::new(r.iter().map(|(o, _)| *o)),
+            AttrValue::ReferenceSequences(s) => Box::new(s.iter().flatten().copied()),
+            AttrValue::VarStrings(_) => Box::new(std::iter::empty()),
+        }
+    }
+
+    fn dataset(&mut self, id: ObjectId) -> WriteResult<&mut Dataset> {
+        match self.objects.get_mut(id.0).map(|o| &mut o.body) {
+            Some(Body::Dataset(d)) => Ok(d),
+            _ => Err(WriteError::Invalid(format!("{id:?} is not a dataset"))),
+        }
+    }
+
+    fn alloc(&mut self, len: u64) -> u64 {
+        let at = self.eof;
+        self.eof += len;
+        at
+    }
+
+    fn put(&self, at: u64, bytes: &[u8], what: &str) -> WriteResult<()> {
+        self.sink
+            .write_at(at, bytes)
+            .map_err(|source| WriteError::Io {
+                what: what.to_string(),
+                source,
+            })
+    }
+
+    /// Writes `bytes` (file byte order) at byte `offset` of the contiguous
+    /// dataset `id`, allocating its block on the first write.
+    pub fn write_contiguous(&mut self, id: ObjectId, offset: u64, bytes: &[u8]) -> WriteResult<()> {
+        let ds = self.dataset(id)?;
+        if ds.spec.storage != Storage::Contiguous {
+            return Err(WriteError::Invalid(
+                "a contiguous write to a chunked dataset".into(),
+            ));
+        }
+        let total = ds.spec.dataspace.element_count().unwrap_or(u64::MAX) * ds.element_size;
+        if offset
+            .checked_add(bytes.len() as u64)
+            .is_none_or(|end| end > total)
+        {
+            return Err(WriteError::Invalid(format!(
+                "{} bytes at {offset} of a {total}-byte dataset",
+                bytes.len()
+            )));
+        }
+        let block = ds.block;
+        let at = match block {
+            Some(a) => a,
+            None => {
+                let a = self.alloc(total);
+                let ds = self.dataset(id)?;
+                ds.block = Some(a);
+                let fill = ds.spec.fill.clone();
+                self.fill_block(a, total, &fill)?;
+                a
+            }
+        };
+        self.put(at + offset, bytes, "contiguous data")
+    }
+
+    /// Writes the fill value over a block allocated at `at`, as HDF5 does
+    /// unless the fill time is never or the value is the default (zeros,
+    /// which a new block of the sink already reads as).
+    fn fill_block(&self, at: u64, len: u64, fill: &FillValue) -> WriteResult<()> {
+        let Some(value) = fill.value.as_ref().filter(|v| !v.is_empty()) else {
+            return Ok(());
+        };
+        if fill.fill_time == 1 || value.iter().all(|&b| b == 0) {
+            return Ok(());
+        }
+        const PIECE: u64 = 1 << 20;
+        let per = (PIECE / value.len() as u64).max(1);
+        let piece = value.repeat(per as usize);
+        let mut done = 0;
+        while done < len {
+            let n = (len - done).min(piece.len() as u64);
+            self.put(at + done, &piece[..n as usize], "fill value")?;
+            done += n;
+        }
+        Ok(())
+    }
+
+    /// Writes one whole chunk of dataset `id` whose first element is at
+    /// `offset`: `bytes` (file byte order, the full chunk's lengths)
+    /// passed through the dataset's filters and appended to the file.
+    pub fn write_chunk(&mut self, id: ObjectId, offset: &[u64], bytes: &[u8]) -> WriteResult<()> {
+        let ds = self.dataset(id)?;
+        let Storage::Chunked { chunk, .. } = &ds.spec.storage else {
+            return Err(WriteError::Invalid(
+                "a chunk of a contiguous dataset".into(),
+            ));
+        };
+        let expected = chunk.iter().product::<u64>() * ds.element_size;
+        let aligned =
+            offset.len() == chunk.len() && offset.iter().zip(chunk).all(|(o, c)| o % c == 0);
+        if !aligned || bytes.len() as u64 != expected {
+            return Err(WriteError::Invalid(format!(
+                "chunk at {offset:?} of {} bytes (chunks of {chunk:?}, {expected} bytes)",
+                bytes.len()
+            )));
+        }
+        let encoded = match &ds.pipeline {
+            Some(p) => p.encode(bytes)?,
+            None => bytes.to_vec(),
+        };
+        let size = u32::try_from(encoded.len())
+            .map_err(|_| WriteError::Unsupported("a chunk of 4 GiB or more".into()))?;
+        let at = self.alloc(encoded.len() as u64);
+        self.put(at, &encoded, "chunk")?;
+        let entry = btree::ChunkEntry {
+            offset: offset.to_vec(),
+            size,
+            mask: 0,
+            addr: at,
+        };
+        self.dataset(id)?.chunks.insert(offset.to_vec(), entry);
+        Ok(())
+    }
+
+    /// Changes the current dimensions of dataset `id` (an unlimited
+    /// dimension grown by the records written).
+    pub fn set_dims(&mut self, id: ObjectId, dims: &[u64]) -> WriteResult<()> {
+        let ds = self.dataset(id)?;
+        if dims.len() != ds.spec.dataspace.dims.len() {
+            return Err(WriteError::Invalid(format!("dimensions {dims:?}")));
+        }
+        ds.spec.dataspace.dims = dims.to_vec();
+        Ok(())
+    }
+
+    /// Writes the chunk indexes, the object headers and the superblock,
+    /// and flushes the sink.
+    pub fn finish(mut self) -> WriteResult<()> {
+        for i in 0..self.objects.len() {
+            let at = self.eof;
+            let Body::Dataset(ds) = &mut self.objects[i].body else {
+                continue;
+            };
+            let Storage::Chunked { chunk, .. } = &ds.spec.storage else {
+                continue;
+            };
+            let entries: Vec<_> = ds.chunks.values().cloned().collect();
+            let (nodes, root) = btree::encode(&entries, chunk, at);
+            ds.btree = root;
+            self.eof += nodes.len() as u64;
+            self.put(at, &nodes, "chunk B-tree")?;
+        }
+        // Variable-length values (reference sequences, strings) go in one
+        // global heap collection, sized now and encoded once the objects'
+        // addresses are known.
+        let items: Vec<HeapItem<'_>> = self
+            .objects
+            .iter()
+            .flat_map(|o| &o.attributes)
+            .flat_map(|a| heap_items(&a.value))
+            .collect();
+        if items.len() > usize::from(u16::MAX) {
+            return Err(WriteError::Unsupported(
+                "more than 65535 variable-length values (a second global heap collection)".into(),
+            ));
+        }
+        let heap = (!items.is_empty()).then(|| {
+            let at = self.eof;
+            (at, heap::collection_size(items.iter().map(HeapItem::len)))
+        });
+        if let Some((_, size)) = heap {
+            self.eof += size as u64;
+        }
+        let heap_addr = heap.map_or(0, |(a, _)| a);
+        let mut first_heap_index = Vec::with_capacity(self.objects.len());
+        let mut count = 0u32;
+        for o in &self.objects {
+            first_heap_index.push(count);
+            for a in &o.attributes {
+                count += heap_items(&a.value).count() as u32;
+            }
+        }
+        // Headers are sized first (addresses are fixed-width), then encoded
+        // with every object's address known.
+        let placeholder = vec![0; self.objects.len()];
+        let mut addrs = Vec::with_capacity(self.objects.len());
+        let mut at = self.eof;
+        for i in 0..self.objects.len() {
+            addrs.push(at);
+            at += self
+                .header(i, &placeholder, heap_addr, &first_heap_index)?
+                .len() as u64;
+        }
+        let mut headers = Vec::with_capacity((at - self.eof) as usize);
+        for i in 0..self.objects.len() {
+            headers.extend(self.header(i, &addrs, heap_addr, &first_heap_index)?);
+        }
+        let start = self.eof;
+        self.put(start, &headers, "object headers")?;
+        if let Some((heap_at, _)) = heap {
+            let objects: Vec<Vec<u8>> = items.iter().map(|i| i.bytes(&addrs)).collect();
+            self.put(heap_at, &heap::encode(&objects), "global heap")?;
+        }
+        self.put(0, &superblock::encode(at, addrs[0]), "superblock")?;
+        self.sink.flush().map_err(|source| WriteError::Io {
+            what: "flush".into(),
+            source,
+        })
+    }
+
+    /// The object header of object `i`, given every object's address, the
+    /// global heap collection's and the number of heap objects before
+    /// object `i`'s (numbered from 1 in the order of the objects and their
+    /// attributes).
+    fn header(
+        &self,
+        i: usize,
+        addrs: &[u64],
+        heap_addr: u64,
+        first_heap_index: &[u32],
+    ) -> WriteResult<Vec<u8>> {
+        let mut heap_index = first_heap_index[i];
+        let obj = &self.objects[i];
+        let mut msgs = Vec::new();
+        match &obj.body {
+            Body::Group(children) => {
+                msgs.push(Message::new(
+                    kind::LINK_INFO,
+                    link::encode_link_info(children.len()),
+                ));
+                msgs.push(Message::new(kind::GROUP_INFO, link::encode_group_info()));
+                for (order, c) in children.iter().enumerate() {
+                    let body =
+                        link::encode_hard_link(&self.objects[c.0].name, order as u64, addrs[c.0]);
+                    msgs.push(Message::new(kind::LINK, body));
+                }
+            }
+            Body::Dataset(ds) => {
+                let spec = &ds.spec;
+                msgs.push(Message::new(
+                    kind::DATASPACE,
+                    dataspace::encode(&spec.dataspace),
+                ));
+                msgs.push(
+                    Message::new(kind::DATATYPE, datatype::encode(&spec.datatype)?).constant(),
+                );
+                msgs.push(Message::new(kind::FILL, fill::encode(&spec.fill)).constant());
+                let stored = match &spec.storage {
+                    Storage::Contiguous => StoredLayout::Contiguous {
+                        addr: ds.block.unwrap_or(super::encode::UNDEFINED),
+                        size: spec.dataspace.element_count().unwrap_or(0) * ds.element_size,
+                    },
+                    Storage::Chunked { chunk, filters } => {
+                        if !filters.is_empty() {
+                            msgs.push(Message::new(kind::FILTER, layout::encode_filters(filters)));
+                        }
+                        StoredLayout::Chunked {
+                            btree: ds.btree,
+                            chunk: chunk.iter().map(|&c| c as u32).collect(),
+                            element_size: ds.element_size as u32,
+                        }
+                    }
+                };
+                msgs.push(Message::new(kind::LAYOUT, layout::encode(&stored)));
+            }
+        }
+        msgs.push(Message::new(
+            kind::ATTRIBUTE_INFO,
+            attribute::encode_info(obj.attributes.len()),
+        ));
+        for (order, a) in obj.attributes.iter().enumerate() {
+            let raw = resolve(&a.value, addrs, heap_addr, &mut heap_index);
+            let mut m = Message::new(kind::ATTRIBUTE, attribute::encode(a, &raw)?);
+            m.order = order as u16;
+            msgs.push(m);
+        }
+        Ok(object_header::encode(&msgs, obj.attributes.len()))
+    }
+}
+
+/// The stored bytes of `value`: references as the objects' addresses,
+/// sequences as (length, collection address, object index), numbering
+/// the heap objects on from `heap_index`.
+fn resolve(value: &AttrValue, addrs: &[u64], heap_addr: u64, heap_index: &mut u32) -> Vec<u8> {
+    let mut e = super::encode::Enc::new();
+    match value {
+        AttrValue::Bytes(b) => return b.clone(),
+        AttrValue::ReferenceList(r) => {
+            for (o, dim) in r {
+                e.u64(addrs[o.0]).u32(*dim as u32).u32(0);
+            }
+        }
+        AttrValue::VarStrings(strings) => {
+            for s in strings {
+                *heap_index += 1;
+                e.u32(s.len() as u32).u64(heap_addr).u32(*heap_index);
+            }
+        }
+        AttrValue::ReferenceSequences(seqs) => {
+            for s in seqs {
+                if s.is_empty() {
+                    e.zeros(16);
+                } else {
+                    *heap_index += 1;
+                    e.u32(s.len() as u32).u64(heap_addr).u32(*heap_index);
+                }
+            }
+        }
+    }
+    e.into_bytes()
+}
+
+/// One object of the global heap: a sequence of references (resolved to
+/// the objects' addresses) or the bytes of a string.
+enum HeapItem<'a> {
+    References(&'a [ObjectId]),
+    Bytes(&'a [u8]),
+}
+
+impl HeapItem<'_> {
+    fn len(&self) -> usize {
+        match self {
+            HeapItem::References(r) => 8 * r.len(),
+            HeapItem::Bytes(b) => b.len(),
+        }
+    }
+
+    fn bytes(&self, addrs: &[u64]) -> Vec<u8> {
+        match self {
+            HeapItem::References(r) => r.iter().flat_map(|o| addrs[o.0].to_le_bytes()).collect(),
+            HeapItem::Bytes(b) => b.to_vec(),
+        }
+    }
+}
+
+/// The heap objects of `value`, in the order [`resolve`] numbers them:
+/// each non-empty reference sequence, each string (an empty one too, as
+/// HDF5 stores it).
+fn heap_items(value: &AttrValue) -> Box<dyn Iterator<Item = HeapItem<'_>> + '_> {
+    match value {
+        AttrValue::Bytes(_) | AttrValue::ReferenceList(_) => Box::new(std::iter::empty()),
+        AttrValue::ReferenceSequences(s) => Box::new(
+            s.iter()
+                .filter(|s| !s.is_empty())
+                .map(|s| HeapItem::References(s)),
+        ),
+        AttrValue::VarStrings(s) => Box::new(s.iter().map(|s| HeapItem::Bytes(s))),
+    }
+}
