@@ -231,6 +231,28 @@ pub(crate) fn built_without(path: &str, what: &str, feature: &str) -> Error {
     }
 }
 
+/// The references of `var` through the reader of `dataset`, whose
+/// offsets are the file's own (the entries of containers read from their
+/// own bytes call it).
+fn source_chunk_refs(dataset: &Dataset, var: VarId) -> Result<ChunkRefs, Error> {
+    dataset
+        .source()
+        .chunk_refs(var)
+        .map_err(|e| open_error(dataset.name(), e))
+}
+
+/// Where the stored bytes of each chunk of `var` are in the file
+/// `dataset` was opened from, through its container's entry.
+pub(crate) fn chunk_refs(dataset: &Dataset, var: VarId) -> Result<ChunkRefs, Error> {
+    match dataset.container() {
+        Some(container) => entry(container).chunk_refs(dataset, var),
+        None => Err(Error::Unsupported {
+            path: dataset.name().to_string(),
+            reason: "references need a dataset opened from a file".into(),
+        }),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -273,27 +295,5 @@ mod tests {
         assert_eq!(recognise(&[0xab, 0xec, 0xce, 0xba]), None);
         assert_eq!(recognise(b"PK\x03\x04"), Some(Container::Zarr));
         assert_eq!(recognise(b""), None);
-    }
-}
-
-/// The references of `var` through the reader of `dataset`, whose
-/// offsets are the file's own (the entries of containers read from their
-/// own bytes call it).
-fn source_chunk_refs(dataset: &Dataset, var: VarId) -> Result<ChunkRefs, Error> {
-    dataset
-        .source()
-        .chunk_refs(var)
-        .map_err(|e| open_error(dataset.name(), e))
-}
-
-/// Where the stored bytes of each chunk of `var` are in the file
-/// `dataset` was opened from, through its container's entry.
-pub(crate) fn chunk_refs(dataset: &Dataset, var: VarId) -> Result<ChunkRefs, Error> {
-    match dataset.container() {
-        Some(container) => entry(container).chunk_refs(dataset, var),
-        None => Err(Error::Unsupported {
-            path: dataset.name().to_string(),
-            reason: "references need a dataset opened from a file".into(),
-        }),
     }
 }
