@@ -1,0 +1,74 @@
+"""Inputs for tests/refs.rs, written by netCDF4-python (netCDF-C) into
+sys.argv[1]: netCDF-4 files with every storage nctk references (chunked
+with zlib + shuffle, fletcher32, contiguous, compact-sized scalars,
+chunks never written, an unlimited dimension, big-endian, a group) and
+classic CDF-1, CDF-2 and CDF-5 files with interleaved record variables."""
+import os
+import sys
+
+import netCDF4
+import numpy as np
+
+out = sys.argv[1]
+rng = np.random.default_rng(28)
+
+
+def nc4(name, contiguous):
+    ds = netCDF4.Dataset(os.path.join(out, name), "w", format="NETCDF4")
+    ds.title = "references test"
+    ds.createDimension("time", None)
+    ds.createDimension("y", 6)
+    ds.createDimension("x", 10)
+    t = ds.createVariable("time", "f8", ("time",))
+    t.units = "days since 2000-01-01"
+    t[:] = np.arange(5.0)
+    x = ds.createVariable("x", "i4", ("x",), contiguous=contiguous)
+    x[:] = np.arange(10) * 3
+    kw = {} if contiguous else {"zlib": True, "shuffle": True, "chunksizes": (2, 3, 4)}
+    temp = ds.createVariable("temp", "f4", ("time", "y", "x"), fill_value=-999.0, **kw)
+    temp.units = "K"
+    temp.valid_range = np.array([0.0, 400.0], "f4")
+    temp[:] = rng.normal(280, 10, (5, 6, 10)).astype("f4")
+    big = ds.createVariable("big", "i2", ("y", "x"), endian="big", contiguous=contiguous)
+    big[:] = np.arange(60, dtype="i2").reshape(6, 10) - 30
+    s = ds.createVariable("scalar", "f8", ())
+    s[...] = 3.25
+    if not contiguous:
+        sparse = ds.createVariable("sparse", "i4", ("y", "x"), chunksizes=(3, 5), fill_value=-1)
+        sparse[0:3, 0:5] = np.arange(15).reshape(3, 5)
+        f = ds.createVariable("checked", "u2", ("y", "x"), fletcher32=True, chunksizes=(6, 5))
+        f[:] = np.arange(60, dtype="u2").reshape(6, 10)
+    g = ds.createGroup("forecast")
+    g.createDimension("lead", 3)
+    w = g.createVariable("wind", "f4", ("lead", "x"), contiguous=contiguous)
+    w.long_name = "wind speed"
+    w[:] = np.linspace(0, 1, 30, dtype="f4").reshape(3, 10)
+    ds.close()
+
+
+def classic(name, fmt):
+    ds = netCDF4.Dataset(os.path.join(out, name), "w", format=fmt)
+    ds.history = "classic references"
+    ds.createDimension("time", None)
+    ds.createDimension("lat", 3)
+    ds.createDimension("lon", 4)
+    lat = ds.createVariable("lat", "f4", ("lat",))
+    lat[:] = [10.0, 20.0, 30.0]
+    a = ds.createVariable("a", "f8", ("time", "lat", "lon"), fill_value=1e20)
+    a.units = "m"
+    a[:] = rng.normal(0, 1, (4, 3, 4))
+    b = ds.createVariable("b", "i2", ("time", "lon"))
+    b[:] = np.arange(16, dtype="i2").reshape(4, 4)
+    c = ds.createVariable("c", "i1", ("time",))
+    c[:] = [1, -2, 3, -4]
+    if fmt == "NETCDF3_64BIT_DATA":
+        u = ds.createVariable("u", "u8", ("lat",))
+        u[:] = [1, 2**40, 2**63]
+    ds.close()
+
+
+nc4("nc4_chunked.nc", contiguous=False)
+nc4("nc4_contiguous.nc", contiguous=True)
+classic("cdf1.nc", "NETCDF3_CLASSIC")
+classic("cdf2.nc", "NETCDF3_64BIT_OFFSET")
+classic("cdf5.nc", "NETCDF3_64BIT_DATA")
