@@ -46,6 +46,9 @@ def check_kerchunk(path, refs):
     arrays = {k.rsplit("/", 1)[0] for k in theirs if k.endswith("/.zarray")}
     theirs = {k: list(v) for k, v in chunk_refs(theirs).items()}
     ours = {k: v for k, v in chunk_refs(refs).items() if k.rsplit("/", 1)[0] in arrays}
+    # kerchunk leaves compact data out at inline_threshold 0 (its array
+    # then reads as fill): nctk's inline chunks are checked by the values
+    ours = {k: v for k, v in ours.items() if k in theirs or not isinstance(v, str)}
     if ours != theirs:
         only_ours = sorted(set(ours) - set(theirs))
         only_theirs = sorted(set(theirs) - set(ours))

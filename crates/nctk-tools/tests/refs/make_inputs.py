@@ -72,3 +72,40 @@ nc4("nc4_contiguous.nc", contiguous=True)
 classic("cdf1.nc", "NETCDF3_CLASSIC")
 classic("cdf2.nc", "NETCDF3_64BIT_OFFSET")
 classic("cdf5.nc", "NETCDF3_64BIT_DATA")
+
+
+def low_level(f, name, data, layout, chunks=None, early=False):
+    """A dataset made with HDF5's own property lists (compact layout,
+    early allocation: what h5py's high-level API does not ask for)."""
+    dcpl = h5py.h5p.create(h5py.h5p.DATASET_CREATE)
+    dcpl.set_layout(layout)
+    if chunks:
+        dcpl.set_chunk(chunks)
+    if early:
+        dcpl.set_alloc_time(h5py.h5d.ALLOC_TIME_EARLY)
+    space = h5py.h5s.create_simple(data.shape)
+    tid = h5py.h5t.py_create(data.dtype)
+    ds = h5py.h5d.create(f.id, name.encode(), tid, space, dcpl=dcpl)
+    ds.write(h5py.h5s.ALL, h5py.h5s.ALL, np.ascontiguousarray(data))
+
+
+def chunk_indexes(name, libver):
+    """Every chunk index HDF5 writes for `libver`: the latest format's
+    single chunk, implicit, fixed array, extensible array and version-2
+    B-tree; the earliest's version-1 B-tree. Plus compact data."""
+    with h5py.File(os.path.join(out, name), "w", libver=libver) as f:
+        grid = np.arange(120, dtype="f8").reshape(10, 12)
+        f.create_dataset("fixed", data=grid, chunks=(4, 5), compression="gzip")
+        f.create_dataset("single", data=grid, chunks=(10, 12), compression="gzip")
+        f.create_dataset(
+            "extensible", data=grid, chunks=(3, 12), maxshape=(None, 12), shuffle=True
+        )
+        f.create_dataset("btree2", data=grid, chunks=(4, 4), maxshape=(None, None))
+        low_level(f, "implicit", grid, h5py.h5d.CHUNKED, chunks=(5, 6), early=True)
+        low_level(f, "compact", np.arange(6, dtype="i4"), h5py.h5d.COMPACT)
+
+
+import h5py  # noqa: E402  (only the HDF5 files below need it)
+
+chunk_indexes("h5_latest.h5", "latest")
+chunk_indexes("h5_earliest.h5", "earliest")
