@@ -142,3 +142,37 @@ fn a_block_compressed_file_has_no_references_into_its_bytes() {
     assert_eq!(err.kind(), ErrorKind::Unsupported, "{err}");
     assert!(err.to_string().contains("packed.ncz"), "{err}");
 }
+
+const MAKE_PLUGINS: &str = include_str!("refs/make_plugins.py");
+
+#[test]
+fn plugin_filters_are_numcodecs_codecs_or_errors_naming_the_variable() {
+    let tmp = tempfile::tempdir().unwrap();
+    let modules = [MODULES, &["hdf5plugin"]].concat();
+    if require::python_output(&modules, MAKE_PLUGINS, [tmp.path()]).is_none() {
+        return;
+    }
+    let at = |name: &str| tmp.path().join(name);
+    // zstd, blosc, bzip2: read through numcodecs as netCDF-C reads the file
+    let plugins = at("plugins.h5");
+    let out = at("plugins.json");
+    refs(plugins.to_str().unwrap(), &out).unwrap();
+    let report = require::python_output(&modules, CHECK, [&plugins, &out]).unwrap();
+    assert!(report.trim_end().ends_with("agree"), "{report}");
+    // HDF5's LZ4 framing, a chunk that skipped its filter: no reference
+    // could be decoded right, so none is written
+    for (file, var, says) in [
+        ("lz4.h5", "packed", "filter 32004"),
+        ("skipped.h5", "mixed", "chunk [1, 0]"),
+    ] {
+        let out = at("bad.json");
+        let err = refs(at(file).to_str().unwrap(), &out).unwrap_err();
+        let text = err.to_string();
+        assert!(
+            text.contains(file) && text.contains(var) && text.contains(says),
+            "{text}"
+        );
+        assert_eq!(err.kind(), ErrorKind::Unsupported, "{text}");
+        assert!(!out.exists());
+    }
+}
