@@ -10,7 +10,7 @@
 use std::path::Path;
 
 use base64::Engine;
-use nctk::model::{ChunkRef, ChunkRefs, DataType, Endianness, GroupId, Schema, VarId};
+use nctk::model::{ChunkRef, ChunkRefs, DataType, Endianness, GroupId, Schema, Values, VarId};
 use nctk::{Dataset, Error, OutputError};
 use nctk_zarr::write::{jsonval, numeric_dtype};
 use serde_json::{json, Map, Value};
@@ -90,7 +90,7 @@ pub fn kerchunk_json(ds: &Dataset, url: &str) -> Result<(Value, RefsSummary), Re
         let attrs: Map<String, Value> = group
             .attributes
             .iter()
-            .map(|a| (a.name.clone(), jsonval::attribute(&a.value)))
+            .map(|a| (a.name.clone(), attribute(&a.value)))
             .collect();
         refs.insert(
             format!("{prefix}.zattrs"),
@@ -176,7 +176,7 @@ fn array(
         .collect();
     attrs.insert("_ARRAY_DIMENSIONS".into(), json!(dims));
     for a in var.attributes.iter().filter(|a| a.name != "_FillValue") {
-        attrs.insert(a.name.clone(), jsonval::attribute(&a.value));
+        attrs.insert(a.name.clone(), attribute(&a.value));
     }
     refs.insert(
         format!("{name}/.zattrs"),
@@ -202,6 +202,19 @@ fn array(
         refs.insert(format!("{name}/{key}"), value);
     }
     Ok(chunks.chunks.len())
+}
+
+/// An attribute's value as JSON for readers that do not know its type
+/// (xarray over Zarr, which reads numbers as float64 or int64): a float
+/// is written as the float64 it is exactly, so that a float32
+/// `missing_value` of 1e36 still equals the float32 data it marks.
+fn attribute(value: &Values) -> Value {
+    match value {
+        Values::Float(x) => {
+            jsonval::attribute(&Values::Double(x.iter().map(|&v| f64::from(v)).collect()))
+        }
+        other => jsonval::attribute(other),
+    }
 }
 
 /// The Zarr v2 (NumPy) dtype of elements of `t` stored in `order`: `|`

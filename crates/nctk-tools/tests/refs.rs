@@ -176,3 +176,36 @@ fn plugin_filters_are_numcodecs_codecs_or_errors_naming_the_variable() {
         assert!(!out.exists());
     }
 }
+
+/// Corpus classic files written by netCDF-C (ncgen: every classic type,
+/// char arrays, scalars, record variables; CDF-1, CDF-2, CDF-5) and by
+/// netCDF-Java.
+const CORPUS: &[&str] = &[
+    "generated/from-cdl/netcdf-c/ncgen/c0.nc3.nc",
+    "generated/from-cdl/netcdf-c/ncgen/c0.nc6.nc",
+    "generated/from-cdl/netcdf-c/ncgen/c0.nc5.nc",
+    "netcdf-java/cdm/core/src/test/data/ncml/nested/1981/Test19981.nc",
+];
+
+#[test]
+fn corpus_classic_files_read_through_their_references() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut args = vec![];
+    for (i, rel) in CORPUS.iter().enumerate() {
+        let Some(path) = require::corpus_path(rel) else {
+            return;
+        };
+        let out = tmp.path().join(format!("{i}.json"));
+        refs(path.to_str().unwrap(), &out).unwrap_or_else(|e| panic!("{rel}: {e}"));
+        args.push(path);
+        args.push(out);
+    }
+    let Some(report) = require::python_output(MODULES, CHECK, &args) else {
+        return;
+    };
+    let agreed = report
+        .lines()
+        .filter(|l| l.ends_with("values agree"))
+        .count();
+    assert_eq!(agreed, CORPUS.len(), "{report}");
+}
