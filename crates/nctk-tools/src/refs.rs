@@ -144,11 +144,15 @@ fn array(
         .zip(&chunks.chunk_shape)
         .map(|(n, c)| n.div_ceil(*c))
         .product();
-    // `_FillValue` when the variable has one; else netCDF's default fill
-    // where chunks were never written (they read as it), else none, so
+    // `_FillValue` when the variable has one; else, where chunks were
+    // never written, what they read as (the fill the format records, as
+    // HDF5's fill value message, else netCDF's default); else none, so
     // xarray masks only what netCDF calls missing.
-    let fill = if var.attribute("_FillValue").is_some() || (chunks.chunks.len() as u64) < grid {
+    let fill = if var.attribute("_FillValue").is_some() {
         jsonval::fill_value(&schema.fill_value(v), true)
+    } else if (chunks.chunks.len() as u64) < grid {
+        let recorded = var.storage.fill_value.as_ref().filter(|f| !f.is_empty());
+        jsonval::fill_value(recorded.unwrap_or(&schema.fill_value(v)), true)
     } else {
         Value::Null
     };

@@ -92,7 +92,9 @@ def low_level(f, name, data, layout, chunks=None, early=False):
 def chunk_indexes(name, libver):
     """Every chunk index HDF5 writes for `libver`: the latest format's
     single chunk, implicit, fixed array, extensible array and version-2
-    B-tree; the earliest's version-1 B-tree. Plus compact data."""
+    B-tree; the earliest's version-1 B-tree. Plus compact data, and
+    chunks never written of a dataset with a fill value but no
+    `_FillValue` attribute."""
     with h5py.File(os.path.join(out, name), "w", libver=libver) as f:
         grid = np.arange(120, dtype="f8").reshape(10, 12)
         f.create_dataset("fixed", data=grid, chunks=(4, 5), compression="gzip")
@@ -103,6 +105,8 @@ def chunk_indexes(name, libver):
         f.create_dataset("btree2", data=grid, chunks=(4, 4), maxshape=(None, None))
         low_level(f, "implicit", grid, h5py.h5d.CHUNKED, chunks=(5, 6), early=True)
         low_level(f, "compact", np.arange(6, dtype="i4"), h5py.h5d.COMPACT)
+        holes = f.create_dataset("holes", shape=(10, 12), chunks=(5, 6), dtype="i2", fillvalue=-7)
+        holes[0:5, 0:6] = 1
 
 
 import h5py  # noqa: E402  (only the HDF5 files below need it)
