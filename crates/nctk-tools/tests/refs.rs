@@ -39,7 +39,7 @@ fn references_read_as_the_files_do_and_list_kerchunks_chunks() {
     let Some(files) = inputs(tmp.path()) else {
         return;
     };
-    assert_eq!(files.len(), 7, "{files:?}");
+    assert_eq!(files.len(), 8, "{files:?}");
     let mut args = vec![];
     for file in &files {
         let out = file.with_extension("json");
@@ -60,7 +60,7 @@ fn references_read_as_the_files_do_and_list_kerchunks_chunks() {
             .lines()
             .filter(|l| l.ends_with("and kerchunk agree"))
             .count(),
-        4,
+        5,
         "every HDF5 input checked against kerchunk: {report}"
     );
 }
@@ -127,6 +127,28 @@ fn a_damaged_netcdf4_file_is_an_error_naming_it() {
     let err = refs(nc.to_str().unwrap(), &out).unwrap_err();
     assert!(err.to_string().contains("nc4_chunked.nc"), "{err}");
     assert_eq!(err.kind(), ErrorKind::InvalidData, "{err}");
+    assert!(!out.exists());
+}
+
+#[test]
+fn a_chunk_past_a_short_datasets_extent_without_fill_is_an_error() {
+    let tmp = tempfile::tempdir().unwrap();
+    if inputs(tmp.path()).is_none() {
+        return;
+    }
+    // written with nc_set_fill(NC_NOFILL): the bytes of the last chunk of
+    // "short" past its 3 records are not netCDF's fill
+    let nc = tmp.path().join("nc4_short_nofill.nc4");
+    let out = tmp.path().join("nofill.json");
+    let err = refs(nc.to_str().unwrap(), &out).unwrap_err();
+    let text = err.to_string();
+    assert!(
+        text.contains("nc4_short_nofill.nc4")
+            && text.contains("short")
+            && text.contains("chunk [1]"),
+        "{text}"
+    );
+    assert_eq!(err.kind(), ErrorKind::Unsupported, "{text}");
     assert!(!out.exists());
 }
 

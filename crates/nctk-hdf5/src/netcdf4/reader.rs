@@ -262,7 +262,13 @@ impl DataSource for Nc4Reader {
     fn chunk_refs(&self, var: VarId) -> Result<ChunkRefs, SourceError> {
         let src = self.source(var)?;
         let path = self.schema.var_path(var);
-        Ok(super::refs::chunk_refs(self.file.ctx().name(), &path, src)?)
+        let shape = self.schema.shape(var);
+        Ok(super::refs::chunk_refs(
+            self.file.ctx().name(),
+            &path,
+            &shape,
+            src,
+        )?)
     }
 
     fn stored_chunks(

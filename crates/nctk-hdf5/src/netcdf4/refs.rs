@@ -26,9 +26,14 @@ const WITH_NUMCODECS: [u32; 6] = [
     H5Z_FILTER_BLOSC,
 ];
 
-/// The references of the variable read through `src` (`path` names it in
-/// errors; `file` is the file's name).
-pub(crate) fn chunk_refs(file: &str, path: &str, src: &VarSource) -> Result<ChunkRefs, Nc4Error> {
+/// The references of the variable of `shape` read through `src` (`path`
+/// names it in errors; `file` is the file's name).
+pub(crate) fn chunk_refs(
+    file: &str,
+    path: &str,
+    shape: &[u64],
+    src: &VarSource,
+) -> Result<ChunkRefs, Nc4Error> {
     let unsupported = |reason: String| Nc4Error::Unsupported {
         file: file.to_string(),
         object: path.to_string(),
@@ -115,6 +120,22 @@ pub(crate) fn chunk_refs(file: &str, path: &str, src: &VarSource) -> Result<Chun
                 (1u32 << filters.len()) - 1
             };
             for c in all {
+                // a dataset shorter than its variable (an unlimited
+                // dimension grown by another): netCDF reads the part of a
+                // chunk past the dataset's extent as fill, which the
+                // chunk's bytes hold only when the dataset has a fill value
+                let straddles = (0..shape.len()).any(|d| {
+                    let (start, end) = (c.coords[d] * chunk[d], (c.coords[d] + 1) * chunk[d]);
+                    src.extent[d] < shape[d] && start < src.extent[d] && src.extent[d] < end
+                });
+                if straddles && !src.reader.has_fill() {
+                    return Err(unsupported(format!(
+                        "references: chunk {:?} reaches past the dataset's extent {:?} inside the \
+                         variable's shape {shape:?}, and the dataset has no fill value for the \
+                         elements there",
+                        c.coords, src.extent
+                    )));
+                }
                 if c.mask & used != 0 || (c.unfiltered_edge && !filters.is_empty()) {
                     return Err(unsupported(format!(
                         "references: chunk {:?} skipped filters the other chunks went through \

@@ -216,6 +216,12 @@ impl DatasetReader {
         self.ctx.span(addr, len, what)
     }
 
+    /// Whether the dataset has a fill value of its own (a chunk's elements
+    /// never written then hold it).
+    pub fn has_fill(&self) -> bool {
+        self.fill.is_some()
+    }
+
     /// The filter pipeline, if the dataset has one.
     pub fn filters(&self) -> Option<&FilterPipeline> {
         self.filters.as_ref()

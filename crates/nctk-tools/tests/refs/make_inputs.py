@@ -67,7 +67,23 @@ def classic(name, fmt):
     ds.close()
 
 
+def short(name, fill):
+    """A variable shorter than its unlimited dimension (another variable
+    has more records), its last chunk reaching past its own extent."""
+    ds = netCDF4.Dataset(os.path.join(out, name), "w", format="NETCDF4")
+    if not fill:
+        ds.set_fill_off()
+    ds.createDimension("time", None)
+    long = ds.createVariable("long", "i4", ("time",), chunksizes=(2,))
+    long[:] = np.arange(5)
+    short = ds.createVariable("short", "f4", ("time",), chunksizes=(2,))
+    short[0:3] = [1.5, 2.5, 3.5]
+    ds.close()
+
+
 nc4("nc4_chunked.nc", contiguous=False)
+short("nc4_short.nc", fill=True)
+short("nc4_short_nofill.nc4", fill=False)
 nc4("nc4_contiguous.nc", contiguous=True)
 classic("cdf1.nc", "NETCDF3_CLASSIC")
 classic("cdf2.nc", "NETCDF3_64BIT_OFFSET")
