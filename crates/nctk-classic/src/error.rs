@@ -73,6 +73,17 @@ pub enum ClassicError {
         /// What is wrong.
         reason: &'static str,
     },
+    /// A variable's data cannot be given as references to the file's
+    /// bytes (the file ends before the data its header describes).
+    #[error("{file}: variable {var:?}: references: {reason}")]
+    Refs {
+        /// The file.
+        file: String,
+        /// The variable's name.
+        var: String,
+        /// Why.
+        reason: String,
+    },
 }
 
 /// Result type of this crate.
@@ -84,7 +95,7 @@ pub type Result<T, E = ClassicError> = std::result::Result<T, E>;
 impl HasErrorKind for ClassicError {
     fn kind(&self) -> ErrorKind {
         match self {
-            ClassicError::Header { .. } => ErrorKind::InvalidData,
+            ClassicError::Header { .. } | ClassicError::Refs { .. } => ErrorKind::InvalidData,
             ClassicError::Io(e) => e.kind(),
             ClassicError::Data { source, .. } => source.kind(),
             ClassicError::TypeNotSupported { .. } => ErrorKind::Unsupported,

@@ -29,6 +29,7 @@ pub mod header;
 pub mod layout;
 mod native;
 mod reader;
+mod refs;
 mod sink;
 mod validate;
 mod version;

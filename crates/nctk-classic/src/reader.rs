@@ -516,4 +516,19 @@ impl DataSource for ClassicReader {
     fn data_ends_at(&self) -> Option<u64> {
         ClassicReader::data_ends_at(self)
     }
+
+    /// One chunk per fixed variable, one per record of a record variable
+    /// (a record's part of the variable is one run of the file whatever
+    /// the other record variables), big-endian, no codecs.
+    fn chunk_refs(&self, var: VarId) -> Result<nctk_model::ChunkRefs, SourceError> {
+        self.check_var(var)?;
+        Ok(crate::refs::chunk_refs(
+            &self.name,
+            &self.schema.var(var).name,
+            &self.schema.shape(var),
+            &self.layout,
+            &self.layout.vars[var.0 as usize],
+            self.file_len,
+        )?)
+    }
 }

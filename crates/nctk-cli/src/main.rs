@@ -7,6 +7,7 @@ use clap::{Parser, Subcommand};
 use nctk_tools::copy::command::{run_copy, CopyArgs};
 use nctk_tools::dump::{dump_file, DumpArgs};
 use nctk_tools::gen::{gen, GenArgs, GenError};
+use nctk_tools::refs::refs;
 use nctk_tools::validate::run_validate;
 
 mod progress;
@@ -35,6 +36,14 @@ enum Command {
     Validate {
         /// The file to check.
         file: String,
+    },
+    /// Write kerchunk references (JSON, version 1) to a netCDF file's chunks: the file as virtual Zarr.
+    Refs {
+        /// The netCDF file (a path or URL); the references point at it as given.
+        input: String,
+        /// The reference file to write.
+        #[arg(short = 'o', long = "output")]
+        output: std::path::PathBuf,
     },
     /// Serve the datasets under a directory to cdmremote clients (netCDF-Java, siphon).
     Serve(ServeCli),
@@ -188,7 +197,9 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Dump(_) | Command::Validate { .. } => die_on_broken_pipe(),
-        Command::Gen(_) | Command::Copy(_) => remove_temporaries_on_signals(),
+        Command::Gen(_) | Command::Copy(_) | Command::Refs { .. } => {
+            remove_temporaries_on_signals()
+        }
         Command::Serve(_) => {}
     }
     let stdout = std::io::stdout();
@@ -202,6 +213,9 @@ fn main() -> ExitCode {
             .map(|_| true)
             .map_err(|e| e.to_string()),
         Command::Validate { file } => run_validate(file, &mut out).map_err(|e| e.to_string()),
+        Command::Refs { input, output } => {
+            refs(input, output).map(|_| true).map_err(|e| e.to_string())
+        }
         Command::Serve(args) => run_serve(args, &mut out),
     };
     let flushed = out.flush().map_err(|e| e.to_string());

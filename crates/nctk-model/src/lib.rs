@@ -61,6 +61,7 @@ mod format;
 pub mod name;
 mod native_mut;
 mod native_ref;
+mod refs;
 mod schema;
 mod selection;
 mod sink;
@@ -81,6 +82,7 @@ pub use error_kind::{ErrorKind, HasErrorKind};
 pub use format::{Format, KindNames};
 pub use native_mut::NativeMut;
 pub use native_ref::NativeRef;
+pub use refs::{grid_coordinates, ChunkRef, ChunkRefs};
 pub use schema::{
     Attribute, DimId, Dimension, Endianness, Group, GroupId, Layout, Schema, VarId, VarStorage,
     Variable,

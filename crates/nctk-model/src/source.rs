@@ -1,4 +1,7 @@
-use crate::{ChunkCodec, Format, NativeMut, Schema, Selection, SourceError, Values, VarId};
+use crate::{
+    ChunkCodec, ChunkRefs, ErrorKind, Format, NativeMut, Schema, Selection, SourceError, Values,
+    VarId,
+};
 
 /// Facts about the file a dataset is stored in, as `ncdump -s` shows them
 /// among the global attributes (`_NCProperties`, `_SuperblockVersion`,
@@ -98,5 +101,20 @@ pub trait DataSource: Send + Sync {
     ) -> Result<Vec<Option<Vec<u8>>>, SourceError> {
         let _ = var;
         Ok(vec![None; chunks.len()])
+    }
+
+    /// Where the stored bytes of each chunk of `var` are
+    /// ([`ChunkRefs`]): offsets into the bytes this source reads, so that
+    /// a Zarr reader can read the variable from them without this reader.
+    /// An error naming the variable when its storage cannot be described
+    /// so (a filter with no numcodecs codec, a chunk that skipped a
+    /// filter, a type with no fixed-width Zarr dtype). The default: an
+    /// `Unsupported` error.
+    fn chunk_refs(&self, var: VarId) -> Result<ChunkRefs, SourceError> {
+        let name = self.schema().var_path(var);
+        Err(SourceError::new(
+            ErrorKind::Unsupported,
+            format!("variable {name:?}: this reader gives no references to stored chunks"),
+        ))
     }
 }

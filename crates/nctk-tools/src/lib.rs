@@ -1,6 +1,6 @@
 //! The logic of the `nctk` tools as library functions: `dump` (ncdump),
 //! `gen` (ncgen), `copy` (nccopy, with the copier itself in [`copy`]) and
-//! `validate`. Each subcommand is a function that writes to `impl Write`,
+//! `validate`, and `refs` (kerchunk references to a file's chunks). Each subcommand is a function that writes to `impl Write`,
 //! so tests call it directly; the `nctk` binary only parses arguments and
 //! calls these.
 
@@ -8,6 +8,7 @@ pub mod copy;
 pub mod dump;
 mod enhanced;
 pub mod gen;
+pub mod refs;
 pub mod validate;
 
 /// Removes the temporaries of outputs being written (`nctk gen`, `nctk

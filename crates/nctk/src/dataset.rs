@@ -266,6 +266,17 @@ impl<'a> Variable<'a> {
         self.dataset.schema().shape(self.id)
     }
 
+    /// Where the stored bytes of each of the variable's chunks are in the
+    /// file the dataset was opened from (offsets into the file itself,
+    /// for kerchunk references: `nctk refs`), with the chunk grid and the
+    /// chunks' codecs as numcodecs JSON. An error naming the file and the
+    /// variable when its storage cannot be described so, or when the
+    /// container holds no such bytes (a block-compressed classic file, a
+    /// store).
+    pub fn chunk_refs(&self) -> Result<nctk_model::ChunkRefs, Error> {
+        crate::formats::chunk_refs(self.dataset, self.id)
+    }
+
     /// The names of the variable's dimensions.
     pub fn dimension_names(&self) -> Vec<&'a str> {
         let schema = self.dataset.schema();

@@ -9,6 +9,7 @@ mod error;
 mod facts;
 mod hidden;
 mod reader;
+mod refs;
 mod stored;
 mod types;
 mod walk;

@@ -3,8 +3,8 @@
 use std::sync::Arc;
 
 use nctk_model::{
-    with_fixed_values, with_native_mut, ChunkCodec, DataSource, FileFacts, Format, NativeMut,
-    Schema, Selection, SourceError, Values, VarId,
+    with_fixed_values, with_native_mut, ChunkCodec, ChunkRefs, DataSource, FileFacts, Format,
+    NativeMut, Schema, Selection, SourceError, Values, VarId,
 };
 use nctk_store::bytes::ByteSource;
 
@@ -257,6 +257,18 @@ impl DataSource for Nc4Reader {
 
     fn stored_chunk_codecs(&self, var: VarId) -> Option<Vec<ChunkCodec>> {
         super::stored::codecs(self.vars.get(var.0 as usize)?)
+    }
+
+    fn chunk_refs(&self, var: VarId) -> Result<ChunkRefs, SourceError> {
+        let src = self.source(var)?;
+        let path = self.schema.var_path(var);
+        let shape = self.schema.shape(var);
+        Ok(super::refs::chunk_refs(
+            self.file.ctx().name(),
+            &path,
+            &shape,
+            src,
+        )?)
     }
 
     fn stored_chunks(

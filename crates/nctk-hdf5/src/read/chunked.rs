@@ -446,6 +446,50 @@ fn check_stored(c: &Chunked<'_>, s: &StoredChunk) -> Result<()> {
     Ok(())
 }
 
+/// Where one written chunk's stored bytes are in the source.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LocatedChunk {
+    /// Chunk-grid coordinates.
+    pub coords: Vec<u64>,
+    /// Absolute byte offset in the source (checked against its length).
+    pub offset: u64,
+    /// Stored (filtered) bytes.
+    pub size: u64,
+    /// Bit `i` set: filter `i` was skipped for this chunk.
+    pub mask: u32,
+    /// A partial edge chunk the layout stores unfiltered (layout version
+    /// 4's flag), whatever the pipeline says.
+    pub unfiltered_edge: bool,
+}
+
+/// Every written chunk of the current extent's grid, row major, each
+/// looked up in the index once; chunks never written are left out.
+pub(crate) fn locate_all(c: &Chunked<'_>) -> Result<Vec<LocatedChunk>> {
+    let grid = c.grid;
+    let counts = grid.counts();
+    let wanted: Vec<Vec<u64>> = nctk_model::grid_coordinates(&counts).collect();
+    let found = lookup(c.ctx, c.index, c.index_addr, grid, &wanted)?;
+    let mut out = Vec::with_capacity(found.chunks.len().min(wanted.len()));
+    for w in wanted {
+        let Some(s) = found.chunks.get(&w) else {
+            continue;
+        };
+        check_stored(c, s)?;
+        let edge = w
+            .iter()
+            .zip(grid.chunk.iter().zip(&grid.shape))
+            .any(|(i, (ch, sh))| (i + 1).saturating_mul(*ch) > *sh);
+        out.push(LocatedChunk {
+            offset: c.ctx.span(s.addr, s.size, "chunk")?,
+            size: s.size,
+            mask: s.mask,
+            unfiltered_edge: edge && c.unfiltered_edges,
+            coords: w,
+        });
+    }
+    Ok(out)
+}
+
 /// A chunk's bytes as the file stores them, with its filter mask.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RawChunk {

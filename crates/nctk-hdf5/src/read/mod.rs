@@ -14,7 +14,7 @@ use crate::filter::{Decoder, FilterPipeline};
 use crate::io::FileCtx;
 use crate::layout::Layout;
 
-pub use chunked::RawChunk;
+pub use chunked::{LocatedChunk, RawChunk};
 use runs::{copy_run, for_each_run, strides, Run};
 
 /// Reads hyperslabs of one dataset.
@@ -200,6 +200,26 @@ impl DatasetReader {
             Layout::Chunked { .. } => self.with_chunked(|c| chunked::read_stored(c, wanted)),
             _ => Err(bad("stored chunks of a dataset that is not chunked".into())),
         }
+    }
+
+    /// Every written chunk of a chunked dataset (its current extent's
+    /// grid, row major) with where its stored bytes are in the source;
+    /// chunks never written are left out. An error for a dataset that is
+    /// not chunked.
+    pub fn chunk_locations(&self) -> Result<Vec<LocatedChunk>> {
+        self.with_chunked(chunked::locate_all)
+    }
+
+    /// The absolute offset in the source of `len` bytes at relative
+    /// address `addr`, checked against the source's length.
+    pub fn span(&self, addr: u64, len: u64, what: &str) -> Result<u64> {
+        self.ctx.span(addr, len, what)
+    }
+
+    /// Whether the dataset has a fill value of its own (a chunk's elements
+    /// never written then hold it).
+    pub fn has_fill(&self) -> bool {
+        self.fill.is_some()
     }
 
     /// The filter pipeline, if the dataset has one.

@@ -32,7 +32,7 @@ mod chain;
 mod encode;
 mod error;
 mod image;
-mod jsonval;
+pub mod jsonval;
 mod metadata;
 mod options;
 mod plan;
@@ -48,6 +48,7 @@ use nctk_store::kv::{Bytes, ReadableStore, StoreKey, WritableStore};
 use serde_json::Value;
 
 pub use error::WriteError;
+pub use metadata::numeric_dtype;
 pub use options::{WriteLayout, WriteOptions};
 
 use cache::{ChunkCache, ChunkWrite, Rows};

@@ -44,6 +44,14 @@ impl FormatEntry for Classic {
         open_classic(source, name)
     }
 
+    fn chunk_refs(
+        &self,
+        dataset: &Dataset,
+        var: nctk_model::VarId,
+    ) -> Result<nctk_model::ChunkRefs, Error> {
+        super::source_chunk_refs(dataset, var)
+    }
+
     fn open_bytes(&self, bytes: bytes_crate::Bytes, name: &str) -> Result<Dataset, Error> {
         let source: Arc<dyn ByteSource> =
             Arc::new(nctk_store::bytes::MemSource::new(bytes.clone()).with_name(name));

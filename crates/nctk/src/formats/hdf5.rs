@@ -79,6 +79,14 @@ impl FormatEntry for Hdf5 {
 
     /// Only the superblock and the root group are read (the root's
     /// `_nc3_strict` attribute marks the classic model, as netCDF-C decides).
+    fn chunk_refs(
+        &self,
+        dataset: &Dataset,
+        var: nctk_model::VarId,
+    ) -> Result<nctk_model::ChunkRefs, Error> {
+        super::source_chunk_refs(dataset, var)
+    }
+
     #[cfg(feature = "hdf5")]
     fn kind(&self, source: Arc<dyn ByteSource>, name: &str) -> Result<Format, Error> {
         nctk_hdf5::netcdf4::format_of(source).map_err(|e| super::open_error(name, e))

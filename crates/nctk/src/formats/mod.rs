@@ -21,7 +21,7 @@ mod zarr;
 use std::path::Path;
 use std::sync::Arc;
 
-use nctk_model::{Format, Schema};
+use nctk_model::{ChunkRefs, Format, Schema, VarId};
 use nctk_store::bytes::{ByteSource, MemSource};
 
 use crate::output::{CreateOptions, OutputError, Sink};
@@ -64,6 +64,22 @@ pub(crate) trait FormatEntry: Sync {
     /// needs (by default: the opened dataset's).
     fn kind(&self, source: Arc<dyn ByteSource>, name: &str) -> Result<Format, Error> {
         self.open(source, name).map(|d| d.format())
+    }
+
+    /// Where the stored bytes of each chunk of `var` are in the file
+    /// `dataset` was opened from ([`crate::chunk_refs`]). Only an entry
+    /// whose reader reads the file's own bytes (not a decoded view of
+    /// them, as block-compressed classic) answers; by default the
+    /// container has no references.
+    fn chunk_refs(&self, dataset: &Dataset, var: VarId) -> Result<ChunkRefs, Error> {
+        let _ = var;
+        Err(Error::Unsupported {
+            path: dataset.name().to_string(),
+            reason: format!(
+                "references to the chunks of a {} dataset are not supported",
+                self.name()
+            ),
+        })
     }
 
     /// Refuses an output at `path` before any work (as nccopy refuses
@@ -212,6 +228,28 @@ pub(crate) fn built_without(path: &str, what: &str, feature: &str) -> Error {
             "{what}: this nctk was built without the `{feature}` feature \
              (enable it in Cargo.toml: nctk = {{ features = [\"{feature}\"] }})"
         ),
+    }
+}
+
+/// The references of `var` through the reader of `dataset`, whose
+/// offsets are the file's own (the entries of containers read from their
+/// own bytes call it).
+fn source_chunk_refs(dataset: &Dataset, var: VarId) -> Result<ChunkRefs, Error> {
+    dataset
+        .source()
+        .chunk_refs(var)
+        .map_err(|e| open_error(dataset.name(), e))
+}
+
+/// Where the stored bytes of each chunk of `var` are in the file
+/// `dataset` was opened from, through its container's entry.
+pub(crate) fn chunk_refs(dataset: &Dataset, var: VarId) -> Result<ChunkRefs, Error> {
+    match dataset.container() {
+        Some(container) => entry(container).chunk_refs(dataset, var),
+        None => Err(Error::Unsupported {
+            path: dataset.name().to_string(),
+            reason: "references need a dataset opened from a file".into(),
+        }),
     }
 }
 

@@ -355,6 +355,28 @@ impl Drop for SafeOutput {
     }
 }
 
+/// Writes a whole file at `target` under a temporary name beside it,
+/// renamed over the target only when `write` has written it all (the
+/// outputs of `nctk refs`); an error from `write` or from the file system
+/// removes the temporary and names the target.
+pub fn write_file_safely(
+    target: &Path,
+    write: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
+) -> Result<(), OutputError> {
+    let safe = SafeOutput::new(target)?;
+    let file = std::fs::OpenOptions::new()
+        .write(true)
+        .truncate(true)
+        .open(safe.temp_path())
+        .map_err(io(target, "create"))?;
+    let mut out = std::io::BufWriter::new(file);
+    write(&mut out)
+        .and_then(|()| std::io::Write::flush(&mut out))
+        .map_err(io(target, "write"))?;
+    drop(out);
+    safe.commit()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,0 +1,262 @@
+//! `nctk refs`: a netCDF file as virtual Zarr, kerchunk's reference JSON
+//! (version 1) pointing at the file's own bytes. Every group is a Zarr
+//! group (`.zgroup`, `.zattrs` with its attributes), every variable a Zarr
+//! v2 array (`.zarray` with the chunk grid, dtype, codecs and fill value;
+//! `.zattrs` with its attributes and xarray's `_ARRAY_DIMENSIONS`), every
+//! stored chunk a reference `[url, offset, length]` (or its bytes inline,
+//! `"base64:..."`, for HDF5 compact data). Where each chunk is comes from
+//! the readers ([`nctk::Variable::chunk_refs`]).
+
+use std::path::Path;
+
+use base64::Engine;
+use nctk::model::{ChunkRef, ChunkRefs, DataType, Endianness, GroupId, Schema, Values, VarId};
+use nctk::{Dataset, Error, OutputError};
+use nctk_zarr::write::{jsonval, numeric_dtype};
+use serde_json::{json, Map, Value};
+
+/// An error making references: the input's (opening it, a variable whose
+/// storage has no reference form) or the output's.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum RefsError {
+    /// Opening or reading the input, or a variable the readers cannot
+    /// describe as references (the message names the file and variable).
+    #[error(transparent)]
+    Input(#[from] Error),
+    /// A variable whose type has no Zarr v2 dtype.
+    #[error("{file}: variable {var:?}: references: type {dtype} has no Zarr dtype")]
+    Type {
+        /// The input.
+        file: String,
+        /// The variable's path.
+        var: String,
+        /// Its type.
+        dtype: DataType,
+    },
+    /// Writing the output.
+    #[error(transparent)]
+    Output(#[from] OutputError),
+}
+
+impl nctk::HasErrorKind for RefsError {
+    fn kind(&self) -> nctk::ErrorKind {
+        match self {
+            RefsError::Input(e) => e.kind(),
+            RefsError::Type { .. } => nctk::ErrorKind::Unsupported,
+            RefsError::Output(e) => e.kind(),
+        }
+    }
+}
+
+/// What [`refs`] wrote.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RefsSummary {
+    /// Variables (Zarr arrays) referenced.
+    pub variables: usize,
+    /// Chunk references (inline chunks included).
+    pub chunks: usize,
+}
+
+/// Writes the kerchunk references of `input` (a path or URL nctk opens)
+/// to `output`, under a temporary name renamed into place when complete.
+/// The references point at `input` as given.
+pub fn refs(input: &str, output: &Path) -> Result<RefsSummary, RefsError> {
+    let ds = nctk::open(input)?;
+    let (doc, summary) = kerchunk_json(&ds, input)?;
+    nctk::write_file_safely(output, |w| {
+        serde_json::to_writer(&mut *w, &doc).map_err(std::io::Error::from)
+    })?;
+    Ok(summary)
+}
+
+/// The kerchunk reference document (`{"version": 1, "refs": {...}}`) of
+/// every group and variable of `ds`, its chunks referenced as bytes of
+/// `url`.
+pub fn kerchunk_json(ds: &Dataset, url: &str) -> Result<(Value, RefsSummary), RefsError> {
+    let schema = ds.schema();
+    let mut refs = Map::new();
+    let mut summary = RefsSummary {
+        variables: 0,
+        chunks: 0,
+    };
+    for g in schema.group_ids() {
+        let prefix = group_prefix(schema, g);
+        let group = schema.group(g);
+        refs.insert(
+            format!("{prefix}.zgroup"),
+            Value::from(json!({"zarr_format": 2}).to_string()),
+        );
+        let attrs: Map<String, Value> = group
+            .attributes
+            .iter()
+            .map(|a| (a.name.clone(), attribute(&a.value)))
+            .collect();
+        refs.insert(
+            format!("{prefix}.zattrs"),
+            Value::from(Value::Object(attrs).to_string()),
+        );
+        for &v in &group.vars {
+            let path = schema.var_path(v);
+            let var = ds
+                .variable(&path)
+                .unwrap_or_else(|| unreachable!("the schema's variable {path} is the dataset's"));
+            let chunks = var.chunk_refs()?;
+            let name = format!("{prefix}{}", schema.var(v).name);
+            summary.chunks += array(ds, v, &name, &chunks, url, &mut refs)?;
+            summary.variables += 1;
+        }
+    }
+    Ok((json!({"version": 1, "refs": refs}), summary))
+}
+
+/// The key prefix of group `g`: empty for the root, `a/b/` below it.
+fn group_prefix(schema: &Schema, g: GroupId) -> String {
+    let path = schema.group_path(g);
+    let path = path.trim_start_matches('/');
+    if path.is_empty() {
+        String::new()
+    } else {
+        format!("{path}/")
+    }
+}
+
+/// Puts the keys of variable `v` (named `name` in the references) into
+/// `refs`; the number of chunks referenced.
+fn array(
+    ds: &Dataset,
+    v: VarId,
+    name: &str,
+    chunks: &ChunkRefs,
+    url: &str,
+    refs: &mut Map<String, Value>,
+) -> Result<usize, RefsError> {
+    let schema = ds.schema();
+    let var = schema.var(v);
+    let shape = schema.shape(v);
+    let dtype = zarr_dtype(var.dtype, chunks.endianness).ok_or_else(|| RefsError::Type {
+        file: ds.name().to_string(),
+        var: schema.var_path(v),
+        dtype: var.dtype,
+    })?;
+    let grid: u64 = shape
+        .iter()
+        .zip(&chunks.chunk_shape)
+        .map(|(n, c)| n.div_ceil(*c))
+        .product();
+    // `_FillValue` when the variable has one; else, where chunks were
+    // never written, what they read as (the fill the format records, as
+    // HDF5's fill value message, else netCDF's default); else none, so
+    // xarray masks only what netCDF calls missing.
+    let fill = if var.attribute("_FillValue").is_some() {
+        jsonval::fill_value(&schema.fill_value(v), true)
+    } else if (chunks.chunks.len() as u64) < grid {
+        let recorded = var.storage.fill_value.as_ref().filter(|f| !f.is_empty());
+        jsonval::fill_value(recorded.unwrap_or(&schema.fill_value(v)), true)
+    } else {
+        Value::Null
+    };
+    let filters: Vec<Value> = chunks
+        .codecs
+        .iter()
+        .map(|c| serde_json::from_str(c).unwrap_or(Value::Null))
+        .collect();
+    let zarray = json!({
+        "chunks": chunks.chunk_shape,
+        "compressor": null,
+        "dtype": dtype,
+        "fill_value": fill,
+        "filters": if filters.is_empty() { Value::Null } else { Value::from(filters) },
+        "order": "C",
+        "shape": shape,
+        "zarr_format": 2,
+    });
+    refs.insert(format!("{name}/.zarray"), Value::from(zarray.to_string()));
+    let mut attrs = Map::new();
+    let dims: Vec<&str> = var
+        .dims
+        .iter()
+        .map(|&d| schema.dim(d).name.as_str())
+        .collect();
+    attrs.insert("_ARRAY_DIMENSIONS".into(), json!(dims));
+    for a in var.attributes.iter().filter(|a| a.name != "_FillValue") {
+        attrs.insert(a.name.clone(), attribute(&a.value));
+    }
+    refs.insert(
+        format!("{name}/.zattrs"),
+        Value::from(Value::Object(attrs).to_string()),
+    );
+    for (coords, r) in &chunks.chunks {
+        let key = if coords.is_empty() {
+            "0".to_string()
+        } else {
+            coords
+                .iter()
+                .map(u64::to_string)
+                .collect::<Vec<_>>()
+                .join(".")
+        };
+        let value = match r {
+            ChunkRef::Range { offset, length } => json!([url, offset, length]),
+            ChunkRef::Inline(bytes) => Value::from(format!(
+                "base64:{}",
+                base64::engine::general_purpose::STANDARD.encode(bytes)
+            )),
+        };
+        refs.insert(format!("{name}/{key}"), value);
+    }
+    Ok(chunks.chunks.len())
+}
+
+/// An attribute's value as JSON for readers that do not know its type
+/// (xarray over Zarr, which reads numbers as float64 or int64): a float
+/// is written as the float64 it is exactly, so that a float32
+/// `missing_value` of 1e36 still equals the float32 data it marks.
+fn attribute(value: &Values) -> Value {
+    match value {
+        Values::Float(x) => {
+            jsonval::attribute(&Values::Double(x.iter().map(|&v| f64::from(v)).collect()))
+        }
+        other => jsonval::attribute(other),
+    }
+}
+
+/// The Zarr v2 (NumPy) dtype of elements of `t` stored in `order`: `|`
+/// for one-byte types, `|S1` for chars; `None` for types with no
+/// fixed-width NumPy dtype (strings, user types).
+fn zarr_dtype(t: DataType, order: Endianness) -> Option<String> {
+    match t {
+        DataType::Char => Some("|S1".into()),
+        t if t.is_numeric() && t.size() == Some(1) => {
+            Some(numeric_dtype(t, false).replace('<', "|"))
+        }
+        t if t.is_numeric() => Some(numeric_dtype(t, order == Endianness::Big)),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dtypes_say_their_byte_order() {
+        assert_eq!(
+            zarr_dtype(DataType::Float, Endianness::Big).as_deref(),
+            Some(">f4")
+        );
+        assert_eq!(
+            zarr_dtype(DataType::Int64, Endianness::Little).as_deref(),
+            Some("<i8")
+        );
+        assert_eq!(
+            zarr_dtype(DataType::Byte, Endianness::Big).as_deref(),
+            Some("|i1")
+        );
+        assert_eq!(
+            zarr_dtype(DataType::Char, Endianness::Big).as_deref(),
+            Some("|S1")
+        );
+        assert_eq!(zarr_dtype(DataType::String, Endianness::Little), None);
+    }
+}

@@ -1,0 +1,233 @@
+//! `nctk refs`: kerchunk references to a file's own chunks. The inputs are
+//! written by netCDF-C (netCDF4-python, `refs/make_inputs.py`); the truth
+//! is xarray reading each file itself (engine `netcdf4`) and kerchunk's
+//! `SingleHdf5ToZarr` listing an HDF5 file's chunks (`refs/check.py`).
+//! The HDF5 inputs hold every chunk index HDF5 writes (single chunk,
+//! implicit, fixed array, extensible array, B-trees v1 and v2), compact,
+//! contiguous and never-written data, and the filters deflate, shuffle
+//! and fletcher32.
+
+use std::path::{Path, PathBuf};
+
+use nctk::{ErrorKind, HasErrorKind};
+use nctk_test_support::require;
+use nctk_tools::refs::{refs, RefsError};
+
+const MAKE_INPUTS: &str = include_str!("refs/make_inputs.py");
+const CHECK: &str = include_str!("refs/check.py");
+
+/// The Python modules the scripts import.
+const MODULES: &[&str] = &[
+    "netCDF4", "numpy", "xarray", "zarr", "fsspec", "kerchunk", "h5py",
+];
+
+/// The inputs of `make_inputs.py`, written into `dir`; `None` when a peer is missing.
+fn inputs(dir: &Path) -> Option<Vec<PathBuf>> {
+    require::python_output(MODULES, MAKE_INPUTS, [dir])?;
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "nc" || e == "h5"))
+        .collect();
+    files.sort();
+    Some(files)
+}
+
+#[test]
+fn references_read_as_the_files_do_and_list_kerchunks_chunks() {
+    let tmp = tempfile::tempdir().unwrap();
+    let Some(files) = inputs(tmp.path()) else {
+        return;
+    };
+    assert_eq!(files.len(), 8, "{files:?}");
+    let mut args = vec![];
+    for file in &files {
+        let out = file.with_extension("json");
+        let input = file.to_str().unwrap();
+        let summary = refs(input, &out).unwrap_or_else(|e| panic!("{input}: {e}"));
+        assert!(
+            summary.variables > 0 && summary.chunks > 0,
+            "{input}: {summary:?}"
+        );
+        args.push(file.clone());
+        args.push(out);
+    }
+    let report = require::python_output(MODULES, CHECK, &args).expect("the peers were found above");
+    let agreed = report.lines().filter(|l| l.ends_with("agree")).count();
+    assert_eq!(agreed, files.len(), "{report}");
+    assert_eq!(
+        report
+            .lines()
+            .filter(|l| l.ends_with("and kerchunk agree"))
+            .count(),
+        5,
+        "every HDF5 input checked against kerchunk: {report}"
+    );
+}
+
+/// A classic file with two record variables (interleaved records) and
+/// three records, written by nctk; its length.
+fn classic_with_records(path: &Path) -> u64 {
+    let mut def = nctk::create(path, nctk::Format::Classic).unwrap();
+    let t = def.add_unlimited_dimension("time").unwrap();
+    let x = def.add_dimension("x", 5).unwrap();
+    def.add_variable::<f64>("a", &[t, x]).unwrap();
+    def.add_variable::<i32>("b", &[t]).unwrap();
+    let mut ds = def.end_define().unwrap();
+    let a: Vec<f64> = (0..15).map(f64::from).collect();
+    ds.put_values("a", (0..3, ..), &a).unwrap();
+    ds.put_values("b", (0..3,), &[1i32, 2, 3]).unwrap();
+    ds.close().unwrap();
+    std::fs::metadata(path).unwrap().len()
+}
+
+#[test]
+fn a_truncated_file_is_an_error_naming_it_and_leaves_no_output() {
+    let tmp = tempfile::tempdir().unwrap();
+    let nc = tmp.path().join("short.nc");
+    let len = classic_with_records(&nc);
+    let out = tmp.path().join("short.json");
+    // whole: every record referenced
+    let summary = refs(nc.to_str().unwrap(), &out).unwrap();
+    assert_eq!((summary.variables, summary.chunks), (2, 6));
+    std::fs::remove_file(&out).unwrap();
+    // the last record cut short: its references would point past the end
+    let file = std::fs::OpenOptions::new().write(true).open(&nc).unwrap();
+    file.set_len(len - 10).unwrap();
+    let err = refs(nc.to_str().unwrap(), &out).unwrap_err();
+    let text = err.to_string();
+    assert!(
+        text.contains("short.nc") && text.contains("\"a\""),
+        "{text}"
+    );
+    assert_eq!(err.kind(), ErrorKind::InvalidData, "{text}");
+    assert!(!out.exists());
+    let left: Vec<_> = std::fs::read_dir(tmp.path()).unwrap().collect();
+    assert_eq!(left.len(), 1, "no temporary left: {left:?}");
+}
+
+#[test]
+fn a_damaged_netcdf4_file_is_an_error_naming_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let Some(files) = inputs(tmp.path()) else {
+        return;
+    };
+    let nc = files
+        .iter()
+        .find(|f| f.ends_with("nc4_chunked.nc"))
+        .unwrap();
+    let len = std::fs::metadata(nc).unwrap().len();
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(nc)
+        .unwrap()
+        .set_len(len / 2)
+        .unwrap();
+    let out = tmp.path().join("damaged.json");
+    let err = refs(nc.to_str().unwrap(), &out).unwrap_err();
+    assert!(err.to_string().contains("nc4_chunked.nc"), "{err}");
+    assert_eq!(err.kind(), ErrorKind::InvalidData, "{err}");
+    assert!(!out.exists());
+}
+
+#[test]
+fn a_chunk_past_a_short_datasets_extent_without_fill_is_an_error() {
+    let tmp = tempfile::tempdir().unwrap();
+    if inputs(tmp.path()).is_none() {
+        return;
+    }
+    // written with nc_set_fill(NC_NOFILL): the bytes of the last chunk of
+    // "short" past its 3 records are not netCDF's fill
+    let nc = tmp.path().join("nc4_short_nofill.nc4");
+    let out = tmp.path().join("nofill.json");
+    let err = refs(nc.to_str().unwrap(), &out).unwrap_err();
+    let text = err.to_string();
+    assert!(
+        text.contains("nc4_short_nofill.nc4")
+            && text.contains("short")
+            && text.contains("chunk [1]"),
+        "{text}"
+    );
+    assert_eq!(err.kind(), ErrorKind::Unsupported, "{text}");
+    assert!(!out.exists());
+}
+
+#[test]
+fn a_block_compressed_file_has_no_references_into_its_bytes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let nc = tmp.path().join("plain.nc");
+    classic_with_records(&nc);
+    let packed = tmp.path().join("packed.ncz");
+    nctk::compress_classic(&nc, &packed, &nctk::CompressOptions::default()).unwrap();
+    let err = refs(packed.to_str().unwrap(), &tmp.path().join("p.json")).unwrap_err();
+    assert!(matches!(err, RefsError::Input(_)), "{err:?}");
+    assert_eq!(err.kind(), ErrorKind::Unsupported, "{err}");
+    assert!(err.to_string().contains("packed.ncz"), "{err}");
+}
+
+const MAKE_PLUGINS: &str = include_str!("refs/make_plugins.py");
+
+#[test]
+fn plugin_filters_are_numcodecs_codecs_or_errors_naming_the_variable() {
+    let tmp = tempfile::tempdir().unwrap();
+    let modules = [MODULES, &["hdf5plugin"]].concat();
+    if require::python_output(&modules, MAKE_PLUGINS, [tmp.path()]).is_none() {
+        return;
+    }
+    let at = |name: &str| tmp.path().join(name);
+    // zstd, blosc, bzip2: read through numcodecs as netCDF-C reads the file
+    let plugins = at("plugins.h5");
+    let out = at("plugins.json");
+    refs(plugins.to_str().unwrap(), &out).unwrap();
+    let report = require::python_output(&modules, CHECK, [&plugins, &out]).unwrap();
+    assert!(report.trim_end().ends_with("agree"), "{report}");
+    // HDF5's LZ4 framing, a chunk that skipped its filter: no reference
+    // could be decoded right, so none is written
+    for (file, var, says) in [
+        ("lz4.h5", "packed", "filter 32004"),
+        ("skipped.h5", "mixed", "chunk [1, 0]"),
+    ] {
+        let out = at("bad.json");
+        let err = refs(at(file).to_str().unwrap(), &out).unwrap_err();
+        let text = err.to_string();
+        assert!(
+            text.contains(file) && text.contains(var) && text.contains(says),
+            "{text}"
+        );
+        assert_eq!(err.kind(), ErrorKind::Unsupported, "{text}");
+        assert!(!out.exists());
+    }
+}
+
+/// Corpus classic files written by netCDF-C (ncgen: every classic type,
+/// char arrays, scalars, record variables; CDF-1, CDF-2, CDF-5) and by
+/// netCDF-Java.
+const CORPUS: &[&str] = &[
+    "generated/from-cdl/netcdf-c/ncgen/c0.nc3.nc",
+    "generated/from-cdl/netcdf-c/ncgen/c0.nc6.nc",
+    "generated/from-cdl/netcdf-c/ncgen/c0.nc5.nc",
+    "netcdf-java/cdm/core/src/test/data/ncml/nested/1981/Test19981.nc",
+];
+
+#[test]
+fn corpus_classic_files_read_through_their_references() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut args = vec![];
+    for (i, rel) in CORPUS.iter().enumerate() {
+        let Some(path) = require::corpus_path(rel) else {
+            return;
+        };
+        let out = tmp.path().join(format!("{i}.json"));
+        refs(path.to_str().unwrap(), &out).unwrap_or_else(|e| panic!("{rel}: {e}"));
+        args.push(path);
+        args.push(out);
+    }
+    let Some(report) = require::python_output(MODULES, CHECK, &args) else {
+        return;
+    };
+    let agreed = report
+        .lines()
+        .filter(|l| l.ends_with("values agree"))
+        .count();
+    assert_eq!(agreed, CORPUS.len(), "{report}");
+}
