@@ -6,8 +6,11 @@ use std::sync::Arc;
 use nctk_model::Format;
 use nctk_store::bytes::ByteSource;
 
-use super::{CreateRequest, FormatEntry};
+#[cfg(feature = "hdf5")]
+use super::CreateRequest;
+use super::FormatEntry;
 use crate::output::OutputError;
+#[cfg(feature = "hdf5")]
 use crate::output::Sink;
 use crate::{Container, Dataset, Error};
 

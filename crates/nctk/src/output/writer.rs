@@ -8,8 +8,7 @@ use std::sync::Arc;
 
 use nctk_classic::{ClassicWriter, FillMode, Version};
 use nctk_model::{
-    ChunkCodec, DataSink, HasErrorKind, NativeRef, Schema, Selection, SinkError, SourceError,
-    Values, VarId,
+    ChunkCodec, DataSink, HasErrorKind, NativeRef, Schema, Selection, SinkError, Values, VarId,
 };
 use nctk_store::bytes::MemSink;
 use nctk_zarr::write::ReadWriteStore;
@@ -208,7 +207,7 @@ pub(crate) fn store_sink(
 #[cfg(feature = "hdf5")]
 pub(crate) fn create_hdf5(request: &CreateRequest<'_>) -> Result<Sink, OutputError> {
     let path = request.path;
-    let err = |source: SourceError| OutputError::Output {
+    let err = |source: nctk_model::SourceError| OutputError::Output {
         path: path.display().to_string(),
         source,
     };
