@@ -161,3 +161,21 @@ pub fn dump_body_as(path: &Path, format: Option<Format>) -> String {
     text.split_once('\n')
         .map_or(text.clone(), |(_, rest)| rest.to_string())
 }
+
+/// netCDF-C's `ncdump args path` from its second line on (the first
+/// names the file), without `_NCProperties` (which names the writer).
+pub fn peer_dump_body(args: &[&str], path: &Path) -> String {
+    let out = nctk_test_support::peer::run(
+        "ncdump",
+        args.iter()
+            .copied()
+            .map(String::from)
+            .chain([path.display().to_string()]),
+    )
+    .unwrap_or_else(|e| panic!("ncdump {args:?} {}: {e}", path.display()));
+    out.lines()
+        .skip(1)
+        .filter(|l| !l.contains(":_NCProperties = "))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
