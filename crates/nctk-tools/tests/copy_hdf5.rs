@@ -10,7 +10,7 @@ mod copy_support;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use copy_support::sample;
+use copy_support::{peer_dump_body as dump, sample};
 use nctk::Format;
 use nctk_classic::Version;
 use nctk_model::DataType;
@@ -27,24 +27,6 @@ fn options(deflate: Option<u32>, shuffle: bool) -> CopyOptions {
         shuffle,
         ..CopyOptions::default()
     }
-}
-
-/// `ncdump args path` without its first line (the dataset's name) and
-/// without `_NCProperties` (which names the writer).
-fn dump(args: &[&str], path: &Path) -> String {
-    let out = peer::run(
-        "ncdump",
-        args.iter()
-            .copied()
-            .map(String::from)
-            .chain([path.display().to_string()]),
-    )
-    .unwrap_or_else(|e| panic!("ncdump {args:?} {}: {e}", path.display()));
-    out.lines()
-        .skip(1)
-        .filter(|l| !l.contains(":_NCProperties = "))
-        .collect::<Vec<_>>()
-        .join("\n")
 }
 
 /// Compares nctk's copy of `input` with nccopy's, with `flags` (nccopy's
