@@ -53,9 +53,10 @@ def create(
 ) -> "WritableDataset":
     """Creates the dataset ``target`` in define mode (Rust: ``nctk::create_with``).
 
-    ``target`` is a path or a netCDF-C URL: a classic file, or an NCZarr /
-    Zarr store for a netCDF-4 ``format`` (a path ending in ``.zarr`` or
-    ``.zip``, ``file:///abs/x.zarr#mode=zarr,v3``, ``s3://bucket/key#mode=zarr,s3``).
+    ``target`` is a path or a netCDF-C URL: a classic or netCDF-4/HDF5 file,
+    or an NCZarr / Zarr store for a netCDF-4 ``format`` (a path ending in
+    ``.zarr`` or ``.zip``, ``file:///abs/x.zarr#mode=zarr,v3``,
+    ``s3://bucket/key#mode=zarr,s3``).
     ``format`` is named as nccopy's ``-k`` names it: ``classic``,
     ``64-bit offset``, ``cdf5``, ``netCDF-4``, ``netCDF-4 classic model``
     (or ``nc3``, ``nc6``, ``nc5``, ``nc4``, ``nc7``); the default is
