@@ -7,7 +7,7 @@ use clap::{Parser, Subcommand};
 use nctk_tools::copy::command::{run_copy, CopyArgs};
 use nctk_tools::dump::{dump_file, DumpArgs};
 use nctk_tools::gen::{gen, GenArgs, GenError};
-use nctk_tools::refs::refs;
+use nctk_tools::refs::{refs, RefsOptions};
 use nctk_tools::validate::run_validate;
 
 mod progress;
@@ -37,13 +37,17 @@ enum Command {
         /// The file to check.
         file: String,
     },
-    /// Write kerchunk references (JSON, version 1) to a netCDF file's chunks: the file as virtual Zarr.
+    /// Write kerchunk references (JSON, version 1) to netCDF files' chunks: the files as one virtual Zarr dataset.
     Refs {
-        /// The netCDF file (a path or URL); the references point at it as given.
-        input: String,
+        /// The netCDF files (paths or URLs); the references point at them as given.
+        #[arg(required = true)]
+        inputs: Vec<String>,
         /// The reference file to write.
         #[arg(short = 'o', long = "output")]
         output: std::path::PathBuf,
+        /// The dimension several inputs are combined along (default: the first input's unlimited dimension).
+        #[arg(long = "concat-dim")]
+        concat_dim: Option<String>,
     },
     /// Serve the datasets under a directory to cdmremote clients (netCDF-Java, siphon).
     Serve(ServeCli),
@@ -213,8 +217,17 @@ fn main() -> ExitCode {
             .map(|_| true)
             .map_err(|e| e.to_string()),
         Command::Validate { file } => run_validate(file, &mut out).map_err(|e| e.to_string()),
-        Command::Refs { input, output } => {
-            refs(input, output).map(|_| true).map_err(|e| e.to_string())
+        Command::Refs {
+            inputs,
+            output,
+            concat_dim,
+        } => {
+            let options = RefsOptions {
+                concat_dim: concat_dim.clone(),
+            };
+            refs(inputs, output, &options)
+                .map(|_| true)
+                .map_err(|e| e.to_string())
         }
         Command::Serve(args) => run_serve(args, &mut out),
     };

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 use nctk::{ErrorKind, HasErrorKind};
 use nctk_test_support::require;
-use nctk_tools::refs::{refs, RefsError};
+use nctk_tools::refs::{refs, RefsError, RefsOptions};
 
 const MAKE_INPUTS: &str = include_str!("refs/make_inputs.py");
 const CHECK: &str = include_str!("refs/check.py");
@@ -44,7 +44,8 @@ fn references_read_as_the_files_do_and_list_kerchunks_chunks() {
     for file in &files {
         let out = file.with_extension("json");
         let input = file.to_str().unwrap();
-        let summary = refs(input, &out).unwrap_or_else(|e| panic!("{input}: {e}"));
+        let summary = refs(&[input], &out, &RefsOptions::default())
+            .unwrap_or_else(|e| panic!("{input}: {e}"));
         assert!(
             summary.variables > 0 && summary.chunks > 0,
             "{input}: {summary:?}"
@@ -88,13 +89,13 @@ fn a_truncated_file_is_an_error_naming_it_and_leaves_no_output() {
     let len = classic_with_records(&nc);
     let out = tmp.path().join("short.json");
     // whole: every record referenced
-    let summary = refs(nc.to_str().unwrap(), &out).unwrap();
+    let summary = refs(&[nc.to_str().unwrap()], &out, &RefsOptions::default()).unwrap();
     assert_eq!((summary.variables, summary.chunks), (2, 6));
     std::fs::remove_file(&out).unwrap();
     // the last record cut short: its references would point past the end
     let file = std::fs::OpenOptions::new().write(true).open(&nc).unwrap();
     file.set_len(len - 10).unwrap();
-    let err = refs(nc.to_str().unwrap(), &out).unwrap_err();
+    let err = refs(&[nc.to_str().unwrap()], &out, &RefsOptions::default()).unwrap_err();
     let text = err.to_string();
     assert!(
         text.contains("short.nc") && text.contains("\"a\""),
@@ -124,7 +125,7 @@ fn a_damaged_netcdf4_file_is_an_error_naming_it() {
         .set_len(len / 2)
         .unwrap();
     let out = tmp.path().join("damaged.json");
-    let err = refs(nc.to_str().unwrap(), &out).unwrap_err();
+    let err = refs(&[nc.to_str().unwrap()], &out, &RefsOptions::default()).unwrap_err();
     assert!(err.to_string().contains("nc4_chunked.nc"), "{err}");
     assert_eq!(err.kind(), ErrorKind::InvalidData, "{err}");
     assert!(!out.exists());
@@ -140,7 +141,7 @@ fn a_chunk_past_a_short_datasets_extent_without_fill_is_an_error() {
     // "short" past its 3 records are not netCDF's fill
     let nc = tmp.path().join("nc4_short_nofill.nc4");
     let out = tmp.path().join("nofill.json");
-    let err = refs(nc.to_str().unwrap(), &out).unwrap_err();
+    let err = refs(&[nc.to_str().unwrap()], &out, &RefsOptions::default()).unwrap_err();
     let text = err.to_string();
     assert!(
         text.contains("nc4_short_nofill.nc4")
@@ -159,7 +160,12 @@ fn a_block_compressed_file_has_no_references_into_its_bytes() {
     classic_with_records(&nc);
     let packed = tmp.path().join("packed.ncz");
     nctk::compress_classic(&nc, &packed, &nctk::CompressOptions::default()).unwrap();
-    let err = refs(packed.to_str().unwrap(), &tmp.path().join("p.json")).unwrap_err();
+    let err = refs(
+        &[packed.to_str().unwrap()],
+        &tmp.path().join("p.json"),
+        &RefsOptions::default(),
+    )
+    .unwrap_err();
     assert!(matches!(err, RefsError::Input(_)), "{err:?}");
     assert_eq!(err.kind(), ErrorKind::Unsupported, "{err}");
     assert!(err.to_string().contains("packed.ncz"), "{err}");
@@ -178,7 +184,7 @@ fn plugin_filters_are_numcodecs_codecs_or_errors_naming_the_variable() {
     // zstd, blosc, bzip2: read through numcodecs as netCDF-C reads the file
     let plugins = at("plugins.h5");
     let out = at("plugins.json");
-    refs(plugins.to_str().unwrap(), &out).unwrap();
+    refs(&[plugins.to_str().unwrap()], &out, &RefsOptions::default()).unwrap();
     let report = require::python_output(&modules, CHECK, [&plugins, &out]).unwrap();
     assert!(report.trim_end().ends_with("agree"), "{report}");
     // HDF5's LZ4 framing, a chunk that skipped its filter: no reference
@@ -188,7 +194,7 @@ fn plugin_filters_are_numcodecs_codecs_or_errors_naming_the_variable() {
         ("skipped.h5", "mixed", "chunk [1, 0]"),
     ] {
         let out = at("bad.json");
-        let err = refs(at(file).to_str().unwrap(), &out).unwrap_err();
+        let err = refs(&[at(file).to_str().unwrap()], &out, &RefsOptions::default()).unwrap_err();
         let text = err.to_string();
         assert!(
             text.contains(file) && text.contains(var) && text.contains(says),
@@ -218,7 +224,8 @@ fn corpus_classic_files_read_through_their_references() {
             return;
         };
         let out = tmp.path().join(format!("{i}.json"));
-        refs(path.to_str().unwrap(), &out).unwrap_or_else(|e| panic!("{rel}: {e}"));
+        refs(&[path.to_str().unwrap()], &out, &RefsOptions::default())
+            .unwrap_or_else(|e| panic!("{rel}: {e}"));
         args.push(path);
         args.push(out);
     }
@@ -230,4 +237,67 @@ fn corpus_classic_files_read_through_their_references() {
         .filter(|l| l.ends_with("values agree"))
         .count();
     assert_eq!(agreed, CORPUS.len(), "{report}");
+}
+
+const MAKE_SERIES: &str = include_str!("refs/make_series.py");
+const CHECK_SERIES: &str = include_str!("refs/check_series.py");
+
+/// The files of `make_series.py` written into `dir` (`None` when a peer
+/// is missing) and a function naming one of them.
+fn series(dir: &Path) -> Option<impl Fn(&str) -> String + '_> {
+    require::python_output(MODULES, MAKE_SERIES, [dir])?;
+    Some(move |name: &str| dir.join(name).to_str().unwrap().to_string())
+}
+
+#[test]
+fn files_along_time_read_as_open_mfdataset_reads_them() {
+    let tmp = tempfile::tempdir().unwrap();
+    let Some(at) = series(tmp.path()) else {
+        return;
+    };
+    // the unlimited dimension by default, and named
+    for (prefix, concat_dim) in [("nc4", None), ("cdf", Some("time".to_string()))] {
+        let files: Vec<String> = (0..4).map(|i| at(&format!("{prefix}_{i}.nc"))).collect();
+        let out = tmp.path().join(format!("{prefix}.json"));
+        let options = RefsOptions { concat_dim };
+        let summary = refs(&files, &out, &options).unwrap();
+        assert_eq!(summary.variables, 4, "{prefix}: {summary:?}");
+        let args = std::iter::once(out.to_str().unwrap().to_string()).chain(files);
+        let report = require::python_output(MODULES, CHECK_SERIES, args)
+            .expect("the peers were found above");
+        assert_eq!(report.trim(), "agree", "{prefix}");
+    }
+}
+
+#[test]
+fn files_that_do_not_line_up_are_an_error_naming_the_file_and_variable() {
+    let tmp = tempfile::tempdir().unwrap();
+    let Some(at) = series(tmp.path()) else {
+        return;
+    };
+    let out = tmp.path().join("bad.json");
+    for (odd, var) in [
+        ("nc4_other_chunks.nc", "\"temp\""),
+        ("nc4_no_temp.nc", "\"temp\""),
+        ("cdf_1.nc", "\"temp\""),
+    ] {
+        let files = [at("nc4_0.nc"), at(odd)];
+        let err = refs(&files, &out, &RefsOptions::default()).unwrap_err();
+        let text = err.to_string();
+        assert!(matches!(err, RefsError::Mismatch { .. }), "{odd}: {err:?}");
+        assert!(
+            text.starts_with(&at(odd)) && text.contains(var),
+            "{odd}: {text}"
+        );
+        assert_eq!(err.kind(), ErrorKind::InvalidInput, "{text}");
+        assert!(!out.exists());
+    }
+    // no such dimension to combine along
+    let files = [at("nc4_0.nc"), at("nc4_1.nc")];
+    let options = RefsOptions {
+        concat_dim: Some("level".into()),
+    };
+    let err = refs(&files, &out, &options).unwrap_err();
+    assert!(err.to_string().contains("\"level\""), "{err}");
+    assert!(!out.exists());
 }

@@ -1,79 +1,25 @@
-//! `nctk refs`: a netCDF file as virtual Zarr, kerchunk's reference JSON
-//! (version 1) pointing at the file's own bytes. Every group is a Zarr
-//! group (`.zgroup`, `.zattrs` with its attributes), every variable a Zarr
-//! v2 array (`.zarray` with the chunk grid, dtype, codecs and fill value;
+//! kerchunk's reference JSON (version 1): every group a Zarr group
+//! (`.zgroup`, `.zattrs` with its attributes), every variable a Zarr v2
+//! array (`.zarray` with the chunk grid, dtype, codecs and fill value;
 //! `.zattrs` with its attributes and xarray's `_ARRAY_DIMENSIONS`), every
 //! stored chunk a reference `[url, offset, length]` (or its bytes inline,
-//! `"base64:..."`, for HDF5 compact data). Where each chunk is comes from
-//! the readers ([`nctk::Variable::chunk_refs`]).
-
-use std::path::Path;
+//! `"base64:..."`, for HDF5 compact data).
 
 use base64::Engine;
-use nctk::model::{ChunkRef, ChunkRefs, DataType, Endianness, GroupId, Schema, Values, VarId};
-use nctk::{Dataset, Error, OutputError};
+use nctk::model::{ChunkRef, DataType, Endianness, GroupId, Schema, Values, VarId};
+use nctk::Dataset;
 use nctk_zarr::write::{jsonval, numeric_dtype};
 use serde_json::{json, Map, Value};
 
-/// An error making references: the input's (opening it, a variable whose
-/// storage has no reference form) or the output's.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum RefsError {
-    /// Opening or reading the input, or a variable the readers cannot
-    /// describe as references (the message names the file and variable).
-    #[error(transparent)]
-    Input(#[from] Error),
-    /// A variable whose type has no Zarr v2 dtype.
-    #[error("{file}: variable {var:?}: references: type {dtype} has no Zarr dtype")]
-    Type {
-        /// The input.
-        file: String,
-        /// The variable's path.
-        var: String,
-        /// Its type.
-        dtype: DataType,
-    },
-    /// Writing the output.
-    #[error(transparent)]
-    Output(#[from] OutputError),
-}
-
-impl nctk::HasErrorKind for RefsError {
-    fn kind(&self) -> nctk::ErrorKind {
-        match self {
-            RefsError::Input(e) => e.kind(),
-            RefsError::Type { .. } => nctk::ErrorKind::Unsupported,
-            RefsError::Output(e) => e.kind(),
-        }
-    }
-}
-
-/// What [`refs`] wrote.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct RefsSummary {
-    /// Variables (Zarr arrays) referenced.
-    pub variables: usize,
-    /// Chunk references (inline chunks included).
-    pub chunks: usize,
-}
-
-/// Writes the kerchunk references of `input` (a path or URL nctk opens)
-/// to `output`, under a temporary name renamed into place when complete.
-/// The references point at `input` as given.
-pub fn refs(input: &str, output: &Path) -> Result<RefsSummary, RefsError> {
-    let ds = nctk::open(input)?;
-    let (doc, summary) = kerchunk_json(&ds, input)?;
-    nctk::write_file_safely(output, |w| {
-        serde_json::to_writer(&mut *w, &doc).map_err(std::io::Error::from)
-    })?;
-    Ok(summary)
-}
+use super::combine::{self, Collection, VarRefs};
+use super::{RefsError, RefsSummary};
 
 /// The kerchunk reference document (`{"version": 1, "refs": {...}}`) of
-/// every group and variable of `ds`, its chunks referenced as bytes of
-/// `url`.
-pub fn kerchunk_json(ds: &Dataset, url: &str) -> Result<(Value, RefsSummary), RefsError> {
+/// every group and variable of the collection (the first input's groups,
+/// variables and attributes; each chunk referenced as bytes of its
+/// input's URL).
+pub fn kerchunk_json(inputs: &Collection<'_>) -> Result<(Value, RefsSummary), RefsError> {
+    let ds = inputs.first();
     let schema = ds.schema();
     let mut refs = Map::new();
     let mut summary = RefsSummary {
@@ -97,13 +43,9 @@ pub fn kerchunk_json(ds: &Dataset, url: &str) -> Result<(Value, RefsSummary), Re
             Value::from(Value::Object(attrs).to_string()),
         );
         for &v in &group.vars {
-            let path = schema.var_path(v);
-            let var = ds
-                .variable(&path)
-                .unwrap_or_else(|| unreachable!("the schema's variable {path} is the dataset's"));
-            let chunks = var.chunk_refs()?;
+            let var_refs = combine::variable(inputs, v)?;
             let name = format!("{prefix}{}", schema.var(v).name);
-            summary.chunks += array(ds, v, &name, &chunks, url, &mut refs)?;
+            summary.chunks += array(ds, v, &name, &var_refs, inputs, &mut refs)?;
             summary.variables += 1;
         }
     }
@@ -121,19 +63,20 @@ fn group_prefix(schema: &Schema, g: GroupId) -> String {
     }
 }
 
-/// Puts the keys of variable `v` (named `name` in the references) into
-/// `refs`; the number of chunks referenced.
+/// Puts the keys of variable `v` of `ds` (named `name` in the
+/// references, its chunks `chunks` across the inputs) into `refs`; the
+/// number of chunks referenced.
 fn array(
     ds: &Dataset,
     v: VarId,
     name: &str,
-    chunks: &ChunkRefs,
-    url: &str,
+    chunks: &VarRefs,
+    inputs: &Collection<'_>,
     refs: &mut Map<String, Value>,
 ) -> Result<usize, RefsError> {
     let schema = ds.schema();
     let var = schema.var(v);
-    let shape = schema.shape(v);
+    let shape = &chunks.shape;
     let dtype = zarr_dtype(var.dtype, chunks.endianness).ok_or_else(|| RefsError::Type {
         file: ds.name().to_string(),
         var: schema.var_path(v),
@@ -186,7 +129,8 @@ fn array(
         format!("{name}/.zattrs"),
         Value::from(Value::Object(attrs).to_string()),
     );
-    for (coords, r) in &chunks.chunks {
+    for (coords, input, r) in &chunks.chunks {
+        let url = inputs.url(*input);
         let key = if coords.is_empty() {
             "0".to_string()
         } else {

@@ -1,0 +1,106 @@
+//! `nctk refs`: netCDF files as virtual Zarr, kerchunk's reference JSON
+//! (version 1) pointing at the files' own bytes. Where each chunk is
+//! comes from the readers ([`nctk::Variable::chunk_refs`]); several
+//! inputs become one dataset along a dimension ([`combine`]); the
+//! references are written as kerchunk's JSON ([`kerchunk`]).
+
+mod combine;
+mod kerchunk;
+
+use std::path::Path;
+
+use nctk::model::DataType;
+use nctk::{Dataset, Error, OutputError};
+use rayon::prelude::*;
+
+pub use combine::Collection;
+pub use kerchunk::kerchunk_json;
+
+/// An error making references: the input's (opening it, a variable whose
+/// storage has no reference form, inputs that do not line up) or the
+/// output's.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum RefsError {
+    /// Opening or reading the input, or a variable the readers cannot
+    /// describe as references (the message names the file and variable).
+    #[error(transparent)]
+    Input(#[from] Error),
+    /// A variable whose type has no Zarr v2 dtype.
+    #[error("{file}: variable {var:?}: references: type {dtype} has no Zarr dtype")]
+    Type {
+        /// The input.
+        file: String,
+        /// The variable's path.
+        var: String,
+        /// Its type.
+        dtype: DataType,
+    },
+    /// Several inputs that cannot be combined into one dataset.
+    #[error("{file}: {}cannot be combined with the other inputs: {reason}",
+        var.as_ref().map(|v| format!("variable {v:?}: ")).unwrap_or_default())]
+    Mismatch {
+        /// The input that does not line up.
+        file: String,
+        /// The variable, when one is at fault.
+        var: Option<String>,
+        /// What does not line up.
+        reason: String,
+    },
+    /// No input was given.
+    #[error("references: no input")]
+    NoInputs,
+    /// Writing the output.
+    #[error(transparent)]
+    Output(#[from] OutputError),
+}
+
+impl nctk::HasErrorKind for RefsError {
+    fn kind(&self) -> nctk::ErrorKind {
+        match self {
+            RefsError::Input(e) => e.kind(),
+            RefsError::Type { .. } => nctk::ErrorKind::Unsupported,
+            RefsError::Mismatch { .. } | RefsError::NoInputs => nctk::ErrorKind::InvalidInput,
+            RefsError::Output(e) => e.kind(),
+        }
+    }
+}
+
+/// What [`refs`] wrote.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RefsSummary {
+    /// Variables (Zarr arrays) referenced.
+    pub variables: usize,
+    /// Chunk references (inline chunks included).
+    pub chunks: usize,
+}
+
+/// How [`refs`] combines its inputs.
+#[derive(Debug, Clone, Default)]
+pub struct RefsOptions {
+    /// The dimension several inputs are combined along (kerchunk's
+    /// `concat_dims`); by default the first input's unlimited dimension.
+    pub concat_dim: Option<String>,
+}
+
+/// Writes the kerchunk references of `inputs` (paths or URLs nctk opens,
+/// opened concurrently) as one dataset to `output`, under a temporary
+/// name renamed into place when complete. The references point at the
+/// inputs as given.
+pub fn refs<S: AsRef<str> + Sync>(
+    inputs: &[S],
+    output: &Path,
+    options: &RefsOptions,
+) -> Result<RefsSummary, RefsError> {
+    let urls: Vec<String> = inputs.iter().map(|s| s.as_ref().to_string()).collect();
+    let datasets = urls
+        .par_iter()
+        .map(nctk::open)
+        .collect::<Result<Vec<Dataset>, Error>>()?;
+    let collection = Collection::new(&datasets, &urls, options.concat_dim.as_deref())?;
+    let (doc, summary) = kerchunk_json(&collection)?;
+    nctk::write_file_safely(output, |w| {
+        serde_json::to_writer(&mut *w, &doc).map_err(std::io::Error::from)
+    })?;
+    Ok(summary)
+}
