@@ -11,12 +11,14 @@ C library underneath::
 
 ``xr.open_dataset(path, engine="nctk")`` reads through nctk in xarray.
 ``nctk.create`` writes datasets with the define API; ``nctk.copy`` copies
-them as nccopy does, or a collection of files into one Zarr store.
+them as nccopy does, or a collection of files into one Zarr store;
+``nctk.refs`` publishes files as virtual Zarr (kerchunk references).
 """
 
 from ._copy import copy
 from ._dataset import Dataset, Dimension, Group, Variable, open
 from ._errors import CorruptDataError, NctkError
+from ._refs import refs
 from ._nctk import __version__
 from ._write import WritableDataset, WritableGroup, WritableVariable, create
 
@@ -34,4 +36,5 @@ __all__ = [
     "copy",
     "create",
     "open",
+    "refs",
 ]

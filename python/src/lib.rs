@@ -13,6 +13,7 @@ mod describe;
 mod errors;
 mod layout;
 mod read;
+mod refs;
 mod values;
 mod write;
 
@@ -26,6 +27,7 @@ fn _nctk(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<write::NativeWriter>()?;
     m.add_function(wrap_pyfunction!(write::create, m)?)?;
     m.add_function(wrap_pyfunction!(copy::copy, m)?)?;
+    m.add_function(wrap_pyfunction!(refs::refs, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

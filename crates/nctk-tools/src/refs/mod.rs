@@ -86,21 +86,47 @@ pub struct RefsOptions {
 /// Writes the kerchunk references of `inputs` (paths or URLs nctk opens,
 /// opened concurrently) as one dataset to `output`, under a temporary
 /// name renamed into place when complete. The references point at the
-/// inputs as given.
+/// inputs as given ([`reference_url`]).
 pub fn refs<S: AsRef<str> + Sync>(
     inputs: &[S],
     output: &Path,
     options: &RefsOptions,
 ) -> Result<RefsSummary, RefsError> {
-    let urls: Vec<String> = inputs.iter().map(|s| s.as_ref().to_string()).collect();
-    let datasets = urls
+    let datasets = inputs
         .par_iter()
-        .map(nctk::open)
+        .map(|input| nctk::open(input.as_ref()))
         .collect::<Result<Vec<Dataset>, Error>>()?;
+    let urls: Vec<String> = inputs.iter().map(|s| reference_url(s.as_ref())).collect();
     let collection = Collection::new(&datasets, &urls, options.concat_dim.as_deref())?;
     let (doc, summary) = kerchunk_json(&collection)?;
     nctk::write_file_safely(output, |w| {
         serde_json::to_writer(&mut *w, &doc).map_err(std::io::Error::from)
     })?;
     Ok(summary)
+}
+
+/// What the references to `input`'s bytes name: the input as given, but
+/// for a URL without netCDF-C's `#mode=...` fragment, which only nctk and
+/// netCDF-C read (`https://host/bucket/key#mode=bytes,s3` is referenced
+/// as `https://host/bucket/key`, which fsspec reads with range requests).
+pub fn reference_url(input: &str) -> String {
+    match input.split_once('#') {
+        Some((url, _)) if url.contains("://") => url.to_string(),
+        _ => input.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::reference_url;
+
+    #[test]
+    fn urls_lose_their_mode_fragment_and_paths_stay_as_given() {
+        assert_eq!(
+            reference_url("http://127.0.0.1:9000/b/k.nc#mode=bytes,s3"),
+            "http://127.0.0.1:9000/b/k.nc"
+        );
+        assert_eq!(reference_url("s3://b/k.nc"), "s3://b/k.nc");
+        assert_eq!(reference_url("/data/a#1.nc"), "/data/a#1.nc");
+    }
 }

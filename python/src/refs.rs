@@ -1,0 +1,31 @@
+//! Virtual Zarr references: [`refs`], `nctk refs` (kerchunk's reference
+//! JSON to the inputs' own bytes) from Python.
+
+use nctk_tools::refs::RefsOptions;
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+use crate::errors::{no_panic, to_py};
+
+/// Writes the kerchunk references of `inputs` (paths or URLs), combined
+/// along `concat_dim` when there are several, to `output`, with the GIL
+/// released. Returns the summary: `variables`, `chunks`.
+#[pyfunction]
+#[pyo3(signature = (inputs, output, *, concat_dim = None))]
+pub fn refs<'py>(
+    py: Python<'py>,
+    inputs: Vec<String>,
+    output: std::path::PathBuf,
+    concat_dim: Option<String>,
+) -> PyResult<Bound<'py, PyDict>> {
+    no_panic(|| {
+        let options = RefsOptions { concat_dim };
+        let summary = py
+            .detach(|| nctk_tools::refs::refs(&inputs, &output, &options))
+            .map_err(to_py)?;
+        let d = PyDict::new(py);
+        d.set_item("variables", summary.variables)?;
+        d.set_item("chunks", summary.chunks)?;
+        Ok(d)
+    })
+}
