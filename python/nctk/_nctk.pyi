@@ -109,6 +109,9 @@ def copy(input: str, output: str, **options: Any) -> dict[str, Any]:
     """``nctk copy``: nccopy's options by name (see ``nctk.copy``); a
     summary of what was copied."""
 
-def refs(inputs: list[str], output: str, *, concat_dim: str | None = None) -> dict[str, int]:
+def refs(
+    inputs: list[str], output: str, *, concat_dim: str | None = None,
+    chunk_bytes: int | None = None,
+) -> dict[str, int]:
     """``nctk refs``: kerchunk references of ``inputs`` (see ``nctk.refs``);
     the number of variables and chunks referenced."""

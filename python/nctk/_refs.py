@@ -16,6 +16,7 @@ def refs(
     output: str | os.PathLike,
     *,
     concat_dim: str | None = None,
+    chunk_bytes: int | None = None,
 ) -> dict[str, int]:
     """Writes kerchunk's reference JSON (version 1) for ``inputs`` to
     ``output`` (Rust: ``nctk_tools::refs::refs``; the CLI's ``nctk refs``).
@@ -31,9 +32,13 @@ def refs(
     Several inputs are one dataset along ``concat_dim`` (default: the first
     input's unlimited dimension), as kerchunk's ``MultiZarrToZarr`` combines
     them; inputs that do not line up raise ``ValueError`` naming the file
-    and the variable. The output is written under a temporary name and
+    and the variable. ``chunk_bytes`` cuts a variable stored whole and raw
+    (a classic file's fixed variable, an HDF5 contiguous dataset) into
+    chunks of at most that many bytes along its first dimension, so that a
+    reader fetches a part of it. The output is written under a temporary name and
     renamed when complete. Returns ``{"variables": ..., "chunks": ...}``.
     """
     if isinstance(inputs, (str, os.PathLike)):
         inputs = [inputs]
-    return _nctk.refs([os.fspath(i) for i in inputs], os.fspath(output), concat_dim=concat_dim)
+    return _nctk.refs([os.fspath(i) for i in inputs], os.fspath(output), concat_dim=concat_dim,
+                       chunk_bytes=chunk_bytes)

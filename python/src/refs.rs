@@ -8,18 +8,23 @@ use pyo3::types::PyDict;
 use crate::errors::{no_panic, to_py};
 
 /// Writes the kerchunk references of `inputs` (paths or URLs), combined
-/// along `concat_dim` when there are several, to `output`, with the GIL
+/// along `concat_dim` when there are several, variables stored whole cut
+/// into chunks of at most `chunk_bytes`, to `output`, with the GIL
 /// released. Returns the summary: `variables`, `chunks`.
 #[pyfunction]
-#[pyo3(signature = (inputs, output, *, concat_dim = None))]
+#[pyo3(signature = (inputs, output, *, concat_dim = None, chunk_bytes = None))]
 pub fn refs<'py>(
     py: Python<'py>,
     inputs: Vec<String>,
     output: std::path::PathBuf,
     concat_dim: Option<String>,
+    chunk_bytes: Option<u64>,
 ) -> PyResult<Bound<'py, PyDict>> {
     no_panic(|| {
-        let options = RefsOptions { concat_dim };
+        let options = RefsOptions {
+            concat_dim,
+            chunk_bytes,
+        };
         let summary = py
             .detach(|| nctk_tools::refs::refs(&inputs, &output, &options))
             .map_err(to_py)?;

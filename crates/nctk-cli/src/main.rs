@@ -5,6 +5,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use nctk_tools::copy::command::{run_copy, CopyArgs};
+use nctk_tools::copy::parse_size_named;
 use nctk_tools::dump::{dump_file, DumpArgs};
 use nctk_tools::gen::{gen, GenArgs, GenError};
 use nctk_tools::refs::{refs, RefsOptions};
@@ -48,6 +49,9 @@ enum Command {
         /// The dimension several inputs are combined along (default: the first input's unlimited dimension).
         #[arg(long = "concat-dim")]
         concat_dim: Option<String>,
+        /// Cut variables stored whole and raw into chunks of at most this size along their first dimension (K, M, G suffixes as nccopy's -m).
+        #[arg(long = "chunk-bytes")]
+        chunk_bytes: Option<String>,
     },
     /// Serve the datasets under a directory to cdmremote clients (netCDF-Java, siphon).
     Serve(ServeCli),
@@ -197,6 +201,26 @@ fn die_on_broken_pipe() {
     }
 }
 
+/// `nctk refs`.
+fn run_refs(
+    inputs: &[String],
+    output: &std::path::Path,
+    concat_dim: &Option<String>,
+    chunk_bytes: Option<&str>,
+) -> Result<bool, String> {
+    let chunk_bytes = chunk_bytes
+        .map(|s| parse_size_named(s, "--chunk-bytes").map(|n| n as u64))
+        .transpose()
+        .map_err(|e| e.to_string())?;
+    let options = RefsOptions {
+        concat_dim: concat_dim.clone(),
+        chunk_bytes,
+    };
+    refs(inputs, output, &options)
+        .map(|_| true)
+        .map_err(|e| e.to_string())
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
@@ -221,14 +245,8 @@ fn main() -> ExitCode {
             inputs,
             output,
             concat_dim,
-        } => {
-            let options = RefsOptions {
-                concat_dim: concat_dim.clone(),
-            };
-            refs(inputs, output, &options)
-                .map(|_| true)
-                .map_err(|e| e.to_string())
-        }
+            chunk_bytes,
+        } => run_refs(inputs, output, concat_dim, chunk_bytes.as_deref()),
         Command::Serve(args) => run_serve(args, &mut out),
     };
     let flushed = out.flush().map_err(|e| e.to_string());

@@ -19,16 +19,19 @@ pub struct Collection<'a> {
     datasets: &'a [Dataset],
     urls: &'a [String],
     concat_dim: Option<String>,
+    cut_bytes: Option<u64>,
 }
 
 impl<'a> Collection<'a> {
     /// The inputs `datasets` opened from `urls` (as many, at least one),
     /// combined along `concat_dim` or, when none is named and there are
-    /// several inputs, the first input's unlimited dimension.
+    /// several inputs, the first input's unlimited dimension; a variable
+    /// stored whole and raw cut into pieces of at most `cut_bytes`.
     pub fn new(
         datasets: &'a [Dataset],
         urls: &'a [String],
         concat_dim: Option<&str>,
+        cut_bytes: Option<u64>,
     ) -> Result<Collection<'a>, RefsError> {
         assert_eq!(datasets.len(), urls.len(), "one URL per dataset");
         let first = datasets.first().ok_or(RefsError::NoInputs)?;
@@ -70,6 +73,7 @@ impl<'a> Collection<'a> {
             datasets,
             urls,
             concat_dim,
+            cut_bytes,
         })
     }
 
@@ -77,6 +81,16 @@ impl<'a> Collection<'a> {
     /// combined dataset has.
     pub fn first(&self) -> &'a Dataset {
         &self.datasets[0]
+    }
+
+    /// The chunk references of `var`, cut as asked.
+    fn chunk_refs(&self, var: &nctk::Variable<'_>) -> Result<nctk::model::ChunkRefs, RefsError> {
+        let refs = var.chunk_refs()?;
+        let size = var.dtype().size().unwrap_or(1) as u64;
+        Ok(match self.cut_bytes {
+            Some(target) => super::cut::cut(refs, &var.shape(), size, target),
+            None => refs,
+        })
     }
 
     /// The URL of input `i`.
@@ -124,7 +138,7 @@ pub fn variable(inputs: &Collection<'_>, v: VarId) -> Result<VarRefs, RefsError>
         let var = first
             .variable(&path)
             .unwrap_or_else(|| unreachable!("the schema's variable {path} is the dataset's"));
-        let refs = var.chunk_refs()?;
+        let refs = inputs.chunk_refs(&var)?;
         return Ok(VarRefs {
             shape: var.shape(),
             chunk_shape: refs.chunk_shape,
@@ -136,7 +150,7 @@ pub fn variable(inputs: &Collection<'_>, v: VarId) -> Result<VarRefs, RefsError>
     let mut parts = Vec::with_capacity(inputs.datasets.len());
     for ds in inputs.datasets {
         let var = lined_up(first, v, ds, k)?;
-        parts.push((var.shape(), var.chunk_refs()?));
+        parts.push((var.shape(), inputs.chunk_refs(&var)?));
     }
     let unaligned = parts[..parts.len() - 1]
         .iter()

@@ -5,6 +5,7 @@
 //! references are written as kerchunk's JSON ([`kerchunk`]).
 
 mod combine;
+mod cut;
 mod kerchunk;
 
 use std::path::Path;
@@ -81,6 +82,11 @@ pub struct RefsOptions {
     /// The dimension several inputs are combined along (kerchunk's
     /// `concat_dims`); by default the first input's unlimited dimension.
     pub concat_dim: Option<String>,
+    /// Variables stored whole and raw (a classic file's fixed variable, an
+    /// HDF5 contiguous dataset) larger than this many bytes are cut along
+    /// their first dimension into chunks of at most this size; by
+    /// default one chunk each.
+    pub chunk_bytes: Option<u64>,
 }
 
 /// Writes the kerchunk references of `inputs` (paths or URLs nctk opens,
@@ -97,7 +103,12 @@ pub fn refs<S: AsRef<str> + Sync>(
         .map(|input| nctk::open(input.as_ref()))
         .collect::<Result<Vec<Dataset>, Error>>()?;
     let urls: Vec<String> = inputs.iter().map(|s| reference_url(s.as_ref())).collect();
-    let collection = Collection::new(&datasets, &urls, options.concat_dim.as_deref())?;
+    let collection = Collection::new(
+        &datasets,
+        &urls,
+        options.concat_dim.as_deref(),
+        options.chunk_bytes,
+    )?;
     let (doc, summary) = kerchunk_json(&collection)?;
     nctk::write_file_safely(output, |w| {
         serde_json::to_writer(&mut *w, &doc).map_err(std::io::Error::from)

@@ -54,6 +54,8 @@ def classic(name, fmt):
     ds.createDimension("lon", 4)
     lat = ds.createVariable("lat", "f4", ("lat",))
     lat[:] = [10.0, 20.0, 30.0]
+    grid = ds.createVariable("grid", "f8", ("lat", "lon"))
+    grid[:] = np.arange(12.0).reshape(3, 4) / 8
     a = ds.createVariable("a", "f8", ("time", "lat", "lon"), fill_value=1e20)
     a.units = "m"
     a[:] = rng.normal(0, 1, (4, 3, 4))
