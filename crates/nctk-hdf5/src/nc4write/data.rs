@@ -180,7 +180,7 @@ fn put_in_chunk(
     );
     if buf.count == elements {
         let buf = chunks.open.remove(&key).expect("the chunk is open");
-        w.write_chunk(plan.id, origin, &buf.bytes)?;
+        w.write_chunk(plan.id, origin, buf.bytes)?;
         chunks.done.insert(key);
     }
     Ok(())
@@ -191,7 +191,7 @@ pub fn flush(w: &mut Hdf5Writer, chunks: &mut Chunks, plans: &[VarPlan]) -> Writ
     let mut open: Vec<_> = chunks.open.drain().collect();
     open.sort_by(|a, b| a.0.cmp(&b.0));
     for ((var, origin), buf) in open {
-        w.write_chunk(plans[var].id, &origin, &buf.bytes)?;
+        w.write_chunk(plans[var].id, &origin, buf.bytes)?;
         chunks.done.insert((var, origin));
     }
     Ok(())

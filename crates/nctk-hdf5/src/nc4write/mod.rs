@@ -164,8 +164,10 @@ impl DataSink for Netcdf4Writer {
         Ok(self.finish_file()?)
     }
 
-    /// Empties the file: with no superblock it does not open as HDF5.
-    fn abort(self: Box<Self>) -> Result<(), SinkError> {
+    /// Empties the file (once the chunks being written have landed): with
+    /// no superblock it does not open as HDF5.
+    fn abort(mut self: Box<Self>) -> Result<(), SinkError> {
+        drop(self.writer.take());
         self.sink.set_len(0).map_err(|source| WriteError::Io {
             what: "abort".into(),
             source,

@@ -1,17 +1,17 @@
 //! [`Hdf5Writer`]: an HDF5 file made over a [`ByteSink`]. Data goes to
 //! the sink as it is written (contiguous blocks allocated on first write,
-//! chunks appended); the metadata (chunk B-trees, object headers, the
-//! superblock) is written by [`Hdf5Writer::finish`], headers after the
-//! data and the superblock last, so a file whose `finish` did not end
-//! has no valid superblock.
+//! chunks encoded on every core and appended, [`super::chunks`]); the
+//! metadata (chunk B-trees, object headers, the superblock) is written
+//! by [`Hdf5Writer::finish`], headers after the data and the superblock
+//! last, so a file whose `finish` did not end has no valid superblock.
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use nctk_codec::{Codec, CodecContext, Pipeline};
 use nctk_store::bytes::ByteSink;
 
 use super::attribute::{self, AttrValue, AttributeSpec};
+use super::chunks::{ChunkQueue, DEFAULT_MEMORY};
 use super::error::{WriteError, WriteResult};
 use super::layout::{self, StoredLayout};
 use super::object_header::{self, Message};
@@ -77,23 +77,53 @@ struct Dataset {
     element_size: u64,
     /// The contiguous block's address, once allocated.
     block: Option<u64>,
-    pipeline: Option<Pipeline>,
-    chunks: BTreeMap<Vec<u64>, btree::ChunkEntry>,
+    pipeline: Option<Arc<Pipeline>>,
     btree: u64,
+}
+
+impl Dataset {
+    /// The bytes of a whole chunk at `offset` (a chunked dataset's,
+    /// aligned on its chunk grid), else an error.
+    fn chunk_bytes(&self, offset: &[u64]) -> WriteResult<u64> {
+        let Storage::Chunked { chunk, .. } = &self.spec.storage else {
+            return Err(WriteError::Invalid(
+                "a chunk of a contiguous dataset".into(),
+            ));
+        };
+        let aligned =
+            offset.len() == chunk.len() && offset.iter().zip(chunk).all(|(o, c)| o % c == 0);
+        if !aligned {
+            return Err(WriteError::Invalid(format!(
+                "chunk at {offset:?} (chunks of {chunk:?})"
+            )));
+        }
+        Ok(chunk.iter().product::<u64>() * self.element_size)
+    }
 }
 
 /// An HDF5 file being written: groups, datasets and attributes defined
 /// in any order, data written by byte ranges or whole chunks.
 pub struct Hdf5Writer {
     sink: Arc<dyn ByteSink>,
+    /// The end of the file, once the chunks have landed (until then the
+    /// chunk queue allocates).
     eof: u64,
     objects: Vec<Object>,
+    chunks: ChunkQueue,
 }
 
 impl Hdf5Writer {
     /// A new file over `sink` (which should be empty) with an empty root group.
     pub fn new(sink: Arc<dyn ByteSink>) -> Hdf5Writer {
+        Hdf5Writer::with_memory(sink, DEFAULT_MEMORY)
+    }
+
+    /// A new file over `sink` whose chunks being encoded hold at most
+    /// `memory` bytes (decoded, working and encoded copies; one chunk
+    /// always may be in flight).
+    pub fn with_memory(sink: Arc<dyn ByteSink>, memory: usize) -> Hdf5Writer {
         Hdf5Writer {
+            chunks: ChunkQueue::new(sink.clone(), superblock::SIZE, memory),
             sink,
             eof: superblock::SIZE,
             objects: vec![Object {
@@ -132,10 +162,10 @@ impl Hdf5Writer {
                     .iter()
                     .map(|f| Codec::from_hdf5(u32::from(f.id), &f.params, &ctx))
                     .collect::<Result<Vec<_>, _>>()?;
-                Some(Pipeline {
+                Some(Arc::new(Pipeline {
                     filters,
                     compressor: None,
-                })
+                }))
             }
         };
         let ds = Dataset {
@@ -143,7 +173,6 @@ impl Hdf5Writer {
             element_size,
             block: None,
             pipeline,
-            chunks: BTreeMap::new(),
             btree: super::encode::UNDEFINED,
         };
         self.add(parent, name, Body::Dataset(Box::new(ds)))
@@ -233,9 +262,7 @@ impl Hdf5Writer {
     }
 
     fn alloc(&mut self, len: u64) -> u64 {
-        let at = self.eof;
-        self.eof += len;
-        at
+        self.chunks.alloc(len)
     }
 
     fn put(&self, at: u64, bytes: &[u8], what: &str) -> WriteResult<()> {
@@ -305,39 +332,34 @@ impl Hdf5Writer {
 
     /// Writes one whole chunk of dataset `id` whose first element is at
     /// `offset`: `bytes` (file byte order, the full chunk's lengths)
-    /// passed through the dataset's filters and appended to the file.
-    pub fn write_chunk(&mut self, id: ObjectId, offset: &[u64], bytes: &[u8]) -> WriteResult<()> {
+    /// passed through the dataset's filters and appended to the file, on
+    /// another core when one is free. An error of an earlier chunk may be
+    /// returned here.
+    pub fn write_chunk(&mut self, id: ObjectId, offset: &[u64], bytes: Vec<u8>) -> WriteResult<()> {
         let ds = self.dataset(id)?;
-        let Storage::Chunked { chunk, .. } = &ds.spec.storage else {
-            return Err(WriteError::Invalid(
-                "a chunk of a contiguous dataset".into(),
-            ));
-        };
-        let expected = chunk.iter().product::<u64>() * ds.element_size;
-        let aligned =
-            offset.len() == chunk.len() && offset.iter().zip(chunk).all(|(o, c)| o % c == 0);
-        if !aligned || bytes.len() as u64 != expected {
+        let expected = ds.chunk_bytes(offset)?;
+        if bytes.len() as u64 != expected {
             return Err(WriteError::Invalid(format!(
-                "chunk at {offset:?} of {} bytes (chunks of {chunk:?}, {expected} bytes)",
+                "chunk at {offset:?} of {} bytes for {expected}",
                 bytes.len()
             )));
         }
-        let encoded = match &ds.pipeline {
-            Some(p) => p.encode(bytes)?,
-            None => bytes.to_vec(),
-        };
-        let size = u32::try_from(encoded.len())
-            .map_err(|_| WriteError::Unsupported("a chunk of 4 GiB or more".into()))?;
-        let at = self.alloc(encoded.len() as u64);
-        self.put(at, &encoded, "chunk")?;
-        let entry = btree::ChunkEntry {
-            offset: offset.to_vec(),
-            size,
-            mask: 0,
-            addr: at,
-        };
-        self.dataset(id)?.chunks.insert(offset.to_vec(), entry);
-        Ok(())
+        let pipeline = ds.pipeline.clone();
+        self.chunks.submit(id, offset.to_vec(), bytes, pipeline, 0)
+    }
+
+    /// Writes one chunk of dataset `id` whose first element is at
+    /// `offset` as it is stored elsewhere: `bytes` already passed through
+    /// the dataset's filters (those of `mask` skipped), appended as they are.
+    pub fn write_stored_chunk(
+        &mut self,
+        id: ObjectId,
+        offset: &[u64],
+        bytes: Vec<u8>,
+        mask: u32,
+    ) -> WriteResult<()> {
+        self.dataset(id)?.chunk_bytes(offset)?;
+        self.chunks.submit(id, offset.to_vec(), bytes, None, mask)
     }
 
     /// Changes the current dimensions of dataset `id` (an unlimited
@@ -354,6 +376,8 @@ impl Hdf5Writer {
     /// Writes the chunk indexes, the object headers and the superblock,
     /// and flushes the sink.
     pub fn finish(mut self) -> WriteResult<()> {
+        let mut index;
+        (index, self.eof) = self.chunks.finish()?;
         for i in 0..self.objects.len() {
             let at = self.eof;
             let Body::Dataset(ds) = &mut self.objects[i].body else {
@@ -362,7 +386,10 @@ impl Hdf5Writer {
             let Storage::Chunked { chunk, .. } = &ds.spec.storage else {
                 continue;
             };
-            let entries: Vec<_> = ds.chunks.values().cloned().collect();
+            let entries: Vec<_> = index
+                .remove(&ObjectId(i))
+                .map(|c| c.into_values().collect())
+                .unwrap_or_default();
             let (nodes, root) = btree::encode(&entries, chunk, at);
             ds.btree = root;
             self.eof += nodes.len() as u64;

@@ -7,12 +7,14 @@
 //! bytes (default 8192) in a variable without unlimited dimensions are
 //! not kept (nccopy's `CHUNK_THRESHOLD`); what is not chunked then is left
 //! to the writer (contiguous unless filtered or unlimited, else chunked
-//! with netCDF-C's default chunk sizes). `-c`, `-F` and shards are not
-//! taken yet: they are refused, named.
+//! with netCDF-C's default chunk sizes). `-c` asks for a layout
+//! ([`asked_layout`]). `-F` and shards are not taken yet: they are
+//! refused, named.
 
-use nctk_model::{Layout, Schema, VarStorage};
+use nctk_model::{Layout, Schema, VarId, VarStorage};
 
-use super::storage::DEFAULT_MIN_CHUNK_BYTES;
+use super::chunkspec::{ChunkSpec, VarLayout};
+use super::storage::{self, DEFAULT_MIN_CHUNK_BYTES};
 use super::{CopyError, CopyOptions};
 
 /// The storage of every variable of `schema` (the output's, each
@@ -24,15 +26,21 @@ pub(crate) fn decide(
     from_cdf: bool,
 ) -> Result<Vec<VarStorage>, CopyError> {
     let refused = [
-        (!opts.chunkspecs.is_empty(), "-c"),
         (!opts.filters.is_empty(), "-F"),
         (!opts.shards.is_empty(), "shards"),
     ];
     if let Some((_, flag)) = refused.iter().find(|(given, _)| *given) {
         return Err(CopyError::Option(format!(
-            "{flag} is not taken yet for a netCDF-4/HDF5 output (nctk takes -d, -s and -M so far)"
+            "{flag} is not taken yet for a netCDF-4/HDF5 output (nctk takes -c, -d, -s and -M so far)"
         )));
     }
+    // Specifications were checked against the input; one naming something
+    // the output lacks (left out by -V or -G) does not apply.
+    let chunkspecs: Vec<ChunkSpec> = opts
+        .chunkspecs
+        .iter()
+        .filter_map(|s| ChunkSpec::parse(s, schema).ok())
+        .collect();
     Ok(schema
         .var_ids()
         .map(|v| {
@@ -64,6 +72,10 @@ pub(crate) fn decide(
             }
             let var = schema.var(v);
             let unlimited = var.dims.iter().any(|&d| schema.dim(d).unlimited);
+            let filtered = st.deflate_level.is_some();
+            if let Some(layout) = asked_layout(schema, v, opts, &chunkspecs, filtered) {
+                st.layout = layout;
+            }
             let min = opts.min_chunk_bytes.unwrap_or(DEFAULT_MIN_CHUNK_BYTES) as u64;
             if let Layout::Chunked(c) = &st.layout {
                 let bytes = c.iter().product::<u64>() * var.dtype.size().unwrap_or(1) as u64;
@@ -77,4 +89,50 @@ pub(crate) fn decide(
             st
         })
         .collect())
+}
+
+/// The layout `-c` asks for `v` (`filtered` when it is deflated), as
+/// nccopy takes it: `var:n1,...` those chunks; `var:`, `var:contiguous`
+/// contiguous and `var:compact` compact (for a variable without an
+/// unlimited dimension, which HDF5 must chunk); `/` contiguous when
+/// nothing needs chunks; a `dim/n` naming one of its dimensions chunks
+/// of those lengths, the others the input's or netCDF-C's default.
+/// `None` when no specification applies.
+fn asked_layout(
+    schema: &Schema,
+    v: VarId,
+    opts: &CopyOptions,
+    specs: &[ChunkSpec],
+    filtered: bool,
+) -> Option<Layout> {
+    let var = schema.var(v);
+    if var.dims.is_empty() {
+        return None;
+    }
+    let unlimited = var.dims.iter().any(|&d| schema.dim(d).unlimited);
+    let var_spec = specs.iter().rev().find_map(|s| match s {
+        ChunkSpec::Var { var, layout } if schema.var_by_path(var) == Some(v) => Some(layout),
+        _ => None,
+    });
+    match var_spec {
+        Some(VarLayout::Chunked(_)) => {}
+        Some(VarLayout::Compact) if !unlimited => return Some(Layout::Compact),
+        Some(_) if !unlimited => return Some(Layout::Contiguous),
+        Some(_) => return None,
+        None if specs.contains(&ChunkSpec::Off) && !unlimited && !filtered => {
+            return Some(Layout::Contiguous)
+        }
+        None => {
+            let named = var
+                .dims
+                .iter()
+                .any(|&d| storage::dim_spec(schema, specs, d).is_some());
+            if !named {
+                return None;
+            }
+        }
+    }
+    Some(Layout::Chunked(storage::chunks(
+        schema, v, opts, specs, filtered,
+    )))
 }
