@@ -44,6 +44,19 @@ pub struct Chunks {
     done: HashSet<(usize, Vec<u64>)>,
 }
 
+impl Chunks {
+    /// True when nothing was written to the chunk of variable `var` at `origin`.
+    pub fn untouched(&self, var: usize, origin: &[u64]) -> bool {
+        let key = (var, origin.to_vec());
+        !self.open.contains_key(&key) && !self.done.contains(&key)
+    }
+
+    /// Records the chunk of variable `var` at `origin` as written whole.
+    pub fn mark_done(&mut self, var: usize, origin: &[u64]) {
+        self.done.insert((var, origin.to_vec()));
+    }
+}
+
 /// Writes `bytes` (the selection's elements, stored byte order) to the
 /// selected elements of the variable of `plan` (index `var`) whose
 /// current shape is `shape`.

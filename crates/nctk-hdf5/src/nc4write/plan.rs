@@ -3,7 +3,7 @@
 //! coordinate variable, else a dimension-only scale), objects created in
 //! netCDF-C's order, hidden attributes in its order.
 
-use nctk_model::{default_chunks, DataType, DimId, Endianness, Layout, Schema, VarId};
+use nctk_model::{default_chunks, ChunkCodec, DataType, DimId, Endianness, Layout, Schema, VarId};
 
 use super::attrs::{self, not_yet};
 use crate::dataspace::{Dataspace, DataspaceKind};
@@ -34,6 +34,9 @@ pub struct VarPlan {
     /// One element of fill (stored byte order), what unwritten parts of a
     /// chunk hold.
     pub fill: Vec<u8>,
+    /// The codec chain of its chunks when they can be written as stored
+    /// elsewhere ([`nctk_model::DataSink::write_stored_chunk`]).
+    pub stored_codecs: Option<Vec<ChunkCodec>>,
 }
 
 /// The datasets made for `schema` in `w`: one plan per variable.
@@ -277,6 +280,9 @@ fn variable(
             ),
         }
     };
+    let stored_codecs = chunk
+        .as_ref()
+        .and_then(|_| stored_codecs(&filters, element_size, big_endian));
     let storage = match &chunk {
         Some(c) => Storage::Chunked {
             chunk: c.clone(),
@@ -318,7 +324,31 @@ fn variable(
         big_endian,
         chunk,
         fill: fill_bytes,
+        stored_codecs,
     })
+}
+
+/// The codec chain of chunks stored through `filters` (elements of
+/// `element_size` bytes), when chunks stored elsewhere can be written as
+/// they are: little-endian (or one byte wide) elements through shuffle
+/// and deflate only, deflate last (as the reader hands them out).
+fn stored_codecs(
+    filters: &[Filter],
+    element_size: usize,
+    big_endian: bool,
+) -> Option<Vec<ChunkCodec>> {
+    if big_endian && element_size > 1 {
+        return None;
+    }
+    let mut chain = Vec::with_capacity(filters.len());
+    for (i, f) in filters.iter().enumerate() {
+        chain.push(match f.id {
+            1 if i + 1 == filters.len() => ChunkCodec::Zlib,
+            2 => ChunkCodec::Shuffle { element_size },
+            _ => return None,
+        });
+    }
+    Some(chain)
 }
 
 fn filter(id: u16, params: Vec<u32>) -> Filter {
