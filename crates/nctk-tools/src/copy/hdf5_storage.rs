@@ -8,12 +8,15 @@
 //! not kept (nccopy's `CHUNK_THRESHOLD`); what is not chunked then is left
 //! to the writer (contiguous unless filtered or unlimited, else chunked
 //! with netCDF-C's default chunk sizes). `-c` asks for a layout
-//! ([`asked_layout`]). `-F` and shards are not taken yet: they are
+//! ([`asked_layout`]); `-F` for filters ([`asked_filters`]). Shards are
 //! refused, named.
 
+use nctk::codec::{format_filter_attr, Codec, CodecContext};
 use nctk_model::{Layout, Schema, VarId, VarStorage};
 
 use super::chunkspec::{ChunkSpec, VarLayout};
+use super::error::BadFilter;
+use super::filterspec::{Filter, FilterOption};
 use super::storage::{self, DEFAULT_MIN_CHUNK_BYTES};
 use super::{CopyError, CopyOptions};
 
@@ -25,13 +28,10 @@ pub(crate) fn decide(
     opts: &CopyOptions,
     from_cdf: bool,
 ) -> Result<Vec<VarStorage>, CopyError> {
-    let refused = [
-        (!opts.filters.is_empty(), "-F"),
-        (!opts.shards.is_empty(), "shards"),
-    ];
+    let refused = [(!opts.shards.is_empty(), "shards")];
     if let Some((_, flag)) = refused.iter().find(|(given, _)| *given) {
         return Err(CopyError::Option(format!(
-            "{flag} is not taken yet for a netCDF-4/HDF5 output (nctk takes -c, -d, -s and -M so far)"
+            "{flag} is not taken yet for a netCDF-4/HDF5 output (nctk takes -c, -d, -s, -F and -M)"
         )));
     }
     // Specifications were checked against the input; one naming something
@@ -41,7 +41,12 @@ pub(crate) fn decide(
         .iter()
         .filter_map(|s| ChunkSpec::parse(s, schema).ok())
         .collect();
-    Ok(schema
+    let filters = opts
+        .filters
+        .iter()
+        .map(|f| FilterOption::parse(f))
+        .collect::<Result<Vec<_>, _>>()?;
+    schema
         .var_ids()
         .map(|v| {
             let input = &schema.var(v).storage;
@@ -71,8 +76,12 @@ pub(crate) fn decide(
                 None => {}
             }
             let var = schema.var(v);
+            asked_filters(schema, v, &filters, &mut st)?;
             let unlimited = var.dims.iter().any(|&d| schema.dim(d).unlimited);
-            let filtered = st.deflate_level.is_some();
+            let filtered = st.deflate_level.is_some()
+                || st.shuffle
+                || st.fletcher32
+                || st.filters.as_deref().is_some_and(|f| !f.is_empty());
             if let Some(layout) = asked_layout(schema, v, opts, &chunkspecs, filtered) {
                 st.layout = layout;
             }
@@ -83,12 +92,71 @@ pub(crate) fn decide(
                     st.layout = Layout::Unset;
                 }
             }
-            if st.layout == Layout::Contiguous && st.deflate_level.is_some() {
+            if st.layout == Layout::Contiguous && filtered {
                 st.layout = Layout::Unset;
             }
-            st
+            Ok(st)
         })
-        .collect())
+        .collect()
+}
+
+/// Applies the `-F` options naming `v` to its storage `st`, as nccopy
+/// does: `none` removes every filter (deflate and shuffle too); filters
+/// given replace the input's others, unless the variable is deflated
+/// (nccopy then ignores them); deflate, shuffle and fletcher32 given
+/// by id set those. A numcodecs codec goes by its HDF5 filter.
+fn asked_filters(
+    schema: &Schema,
+    v: VarId,
+    filters: &[FilterOption],
+    st: &mut VarStorage,
+) -> Result<(), CopyError> {
+    let var = schema.var(v);
+    if var.dims.is_empty() {
+        return Ok(());
+    }
+    let path = format!(
+        "{}/{}",
+        schema.group_path(var.group).trim_end_matches('/'),
+        var.name
+    );
+    let mine: Vec<&FilterOption> = filters.iter().filter(|f| f.names(&path)).collect();
+    if mine.iter().any(|f| f.filters.is_none()) {
+        (st.deflate_level, st.shuffle, st.fletcher32, st.filters) = (None, false, false, None);
+        return Ok(());
+    }
+    if mine.is_empty() || st.deflate_level.is_some() {
+        return Ok(());
+    }
+    let width = var.dtype.size().unwrap_or(1);
+    let mut specs = Vec::new();
+    for f in mine.iter().flat_map(|f| f.filters.iter().flatten()) {
+        let spec = match f {
+            Filter::Hdf5(s) => s.clone(),
+            Filter::Numcodecs(json) => {
+                let bad = |source| CopyError::Filter {
+                    var: path.clone(),
+                    source,
+                };
+                Codec::from_json_with(json, &CodecContext::new(width))
+                    .and_then(|c| c.to_hdf5())
+                    .map_err(|source| {
+                        bad(BadFilter {
+                            filter: json.to_string(),
+                            source,
+                        })
+                    })?
+            }
+        };
+        match spec.id {
+            1 => st.deflate_level = Some(spec.params.first().copied().unwrap_or(0)),
+            2 => st.shuffle = true,
+            3 => st.fletcher32 = true,
+            _ => specs.push(spec),
+        }
+    }
+    st.filters = (!specs.is_empty()).then(|| format_filter_attr(&specs));
+    Ok(())
 }
 
 /// The layout `-c` asks for `v` (`filtered` when it is deflated), as
