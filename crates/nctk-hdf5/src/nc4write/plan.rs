@@ -207,19 +207,13 @@ fn variable(
             Some(default_chunks(&shape, element_size as u64))
         }
         Layout::Unset | Layout::Contiguous if !unlimited && filters.is_empty() => None,
-        Layout::Compact => {
-            return Err(not_yet(&format!(
-                "variable {:?}: compact storage",
-                var.name
-            )))
-        }
-        _ => {
-            return Err(WriteError::Invalid(format!(
-                "variable {:?}: contiguous storage with an unlimited dimension or filters",
-                var.name
-            )))
-        }
+        Layout::Compact if !unlimited && filters.is_empty() => None,
+        _ => return Err(WriteError::Invalid(format!(
+            "variable {:?}: contiguous or compact storage with an unlimited dimension or filters",
+            var.name
+        ))),
     };
+    let compact = st.layout == Layout::Compact;
     let chunk = chunk.filter(|_| !var.dims.is_empty());
     if let Some(c) = &chunk {
         let bad = c.len() != shape.len()
@@ -241,14 +235,14 @@ fn variable(
     }
     let fill = if st.no_fill {
         FillValue {
-            alloc_time: if chunk.is_some() { 3 } else { 2 },
+            alloc_time: alloc_time(chunk.is_some(), compact),
             fill_time: 1,
             defined: true,
             value: None,
         }
     } else {
         FillValue {
-            alloc_time: if chunk.is_some() { 3 } else { 2 },
+            alloc_time: alloc_time(chunk.is_some(), compact),
             fill_time: 2,
             defined: true,
             value: Some(fill_bytes.clone()),
@@ -286,6 +280,7 @@ fn variable(
             chunk: c.clone(),
             filters,
         },
+        None if compact => Storage::Compact,
         None => Storage::Contiguous,
     };
     let spec = DatasetSpec {
@@ -347,6 +342,16 @@ fn stored_codecs(
         });
     }
     Some(chain)
+}
+
+/// HDF5's space allocation time as netCDF-C leaves it: incremental for
+/// chunked datasets, early for compact ones, late for contiguous ones.
+fn alloc_time(chunked: bool, compact: bool) -> u8 {
+    match (chunked, compact) {
+        (true, _) => 3,
+        (false, true) => 1,
+        (false, false) => 2,
+    }
 }
 
 fn filter(id: u16, params: Vec<u32>) -> Filter {

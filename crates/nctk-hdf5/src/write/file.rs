@@ -34,6 +34,9 @@ impl ObjectId {
 /// How a dataset is stored.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Storage {
+    /// In the object header, held in memory until then (at most
+    /// [`layout::MAX_COMPACT_BYTES`]).
+    Compact,
     /// One block, allocated when first written.
     Contiguous,
     /// Chunks of `chunk` elements, each passed through `filters` in order.
@@ -77,6 +80,8 @@ struct Dataset {
     element_size: u64,
     /// The contiguous block's address, once allocated.
     block: Option<u64>,
+    /// A compact dataset's bytes.
+    compact: Vec<u8>,
     pipeline: Option<Arc<Pipeline>>,
     btree: u64,
 }
@@ -148,8 +153,23 @@ impl Hdf5Writer {
     ) -> WriteResult<ObjectId> {
         datatype::encode(&spec.datatype)?;
         let element_size = u64::from(spec.datatype.size());
+        let total = spec.dataspace.element_count().unwrap_or(u64::MAX) * element_size;
+        let mut compact = Vec::new();
+        if spec.storage == Storage::Compact {
+            if total > layout::MAX_COMPACT_BYTES {
+                return Err(WriteError::Invalid(format!(
+                    "dataset {name:?}: {total} bytes are too many for compact storage (at most {})",
+                    layout::MAX_COMPACT_BYTES
+                )));
+            }
+            let fill = spec.fill.value.as_deref().filter(|v| !v.is_empty());
+            compact = match fill {
+                Some(v) if spec.fill.fill_time != 1 => v.repeat((total / v.len() as u64) as usize),
+                _ => vec![0; total as usize],
+            };
+        }
         let pipeline = match &spec.storage {
-            Storage::Contiguous => None,
+            Storage::Contiguous | Storage::Compact => None,
             Storage::Chunked { chunk, filters } => {
                 if chunk.len() != spec.dataspace.dims.len() || chunk.contains(&0) {
                     return Err(WriteError::Invalid(format!(
@@ -172,6 +192,7 @@ impl Hdf5Writer {
             spec,
             element_size,
             block: None,
+            compact,
             pipeline,
             btree: super::encode::UNDEFINED,
         };
@@ -275,9 +296,22 @@ impl Hdf5Writer {
     }
 
     /// Writes `bytes` (file byte order) at byte `offset` of the contiguous
-    /// dataset `id`, allocating its block on the first write.
+    /// dataset `id`, allocating its block on the first write (or of the
+    /// compact dataset `id`, in memory until [`finish`](Self::finish)).
     pub fn write_contiguous(&mut self, id: ObjectId, offset: u64, bytes: &[u8]) -> WriteResult<()> {
         let ds = self.dataset(id)?;
+        if ds.spec.storage == Storage::Compact {
+            let end = offset.saturating_add(bytes.len() as u64);
+            let Some(to) = ds.compact.get_mut(offset as usize..end as usize) else {
+                return Err(WriteError::Invalid(format!(
+                    "{} bytes at {offset} of a {}-byte dataset",
+                    bytes.len(),
+                    ds.compact.len()
+                )));
+            };
+            to.copy_from_slice(bytes);
+            return Ok(());
+        }
         if ds.spec.storage != Storage::Contiguous {
             return Err(WriteError::Invalid(
                 "a contiguous write to a chunked dataset".into(),
@@ -491,6 +525,9 @@ impl Hdf5Writer {
                 );
                 msgs.push(Message::new(kind::FILL, fill::encode(&spec.fill)).constant());
                 let stored = match &spec.storage {
+                    Storage::Compact => StoredLayout::Compact {
+                        data: ds.compact.clone(),
+                    },
                     Storage::Contiguous => StoredLayout::Contiguous {
                         addr: ds.block.unwrap_or(super::encode::UNDEFINED),
                         size: spec.dataspace.element_count().unwrap_or(0) * ds.element_size,

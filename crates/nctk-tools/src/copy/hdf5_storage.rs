@@ -159,10 +159,12 @@ fn asked_filters(
     Ok(())
 }
 
-/// The layout `-c` asks for `v` (`filtered` when it is deflated), as
+/// The layout `-c` asks for `v` (`filtered` when it is filtered), as
 /// nccopy takes it: `var:n1,...` those chunks; `var:`, `var:contiguous`
 /// contiguous and `var:compact` compact (for a variable without an
-/// unlimited dimension, which HDF5 must chunk); `/` contiguous when
+/// unlimited dimension, which HDF5 must chunk; a scalar too). nccopy
+/// 4.9.0 writes a variable asked to be compact as contiguous; nctk
+/// writes it compact, as `ncgen` does for `_Storage = "compact"`; `/` contiguous when
 /// nothing needs chunks; a `dim/n` naming one of its dimensions chunks
 /// of those lengths, the others the input's or netCDF-C's default.
 /// `None` when no specification applies.
@@ -174,14 +176,14 @@ fn asked_layout(
     filtered: bool,
 ) -> Option<Layout> {
     let var = schema.var(v);
-    if var.dims.is_empty() {
-        return None;
-    }
     let unlimited = var.dims.iter().any(|&d| schema.dim(d).unlimited);
     let var_spec = specs.iter().rev().find_map(|s| match s {
         ChunkSpec::Var { var, layout } if schema.var_by_path(var) == Some(v) => Some(layout),
         _ => None,
     });
+    if var.dims.is_empty() {
+        return (var_spec == Some(&VarLayout::Compact)).then_some(Layout::Compact);
+    }
     match var_spec {
         Some(VarLayout::Chunked(_)) => {}
         Some(VarLayout::Compact) if !unlimited => return Some(Layout::Compact),
