@@ -208,10 +208,12 @@ fn variable(
         }
         Layout::Unset | Layout::Contiguous if !unlimited && filters.is_empty() => None,
         Layout::Compact if !unlimited && filters.is_empty() => None,
-        _ => return Err(WriteError::Invalid(format!(
+        _ => {
+            return Err(WriteError::Invalid(format!(
             "variable {:?}: contiguous or compact storage with an unlimited dimension or filters",
             var.name
-        ))),
+        )))
+        }
     };
     let compact = st.layout == Layout::Compact;
     let chunk = chunk.filter(|_| !var.dims.is_empty());
