@@ -124,7 +124,7 @@ fn sigint_and_sigterm_leave_no_temporary_and_no_output() {
     gen_ok(&cdl, &input);
     let before = names(d);
     for (sig, status) in [(libc::SIGINT, 130), (libc::SIGTERM, 143)] {
-        let runs: [(&str, Vec<std::ffi::OsString>); 3] = [
+        let runs: [(&str, Vec<std::ffi::OsString>); 4] = [
             (
                 "gen",
                 vec![
@@ -137,6 +137,18 @@ fn sigint_and_sigterm_leave_no_temporary_and_no_output() {
             (
                 "copy",
                 vec!["copy".into(), input.clone().into(), d.join("out.nc").into()],
+            ),
+            (
+                "copy to netCDF-4",
+                vec![
+                    "copy".into(),
+                    "-k".into(),
+                    "nc4".into(),
+                    "-d".into(),
+                    "1".into(),
+                    input.clone().into(),
+                    d.join("out.nc").into(),
+                ],
             ),
             (
                 "copy to a store",
@@ -269,9 +281,26 @@ fn a_failed_write_keeps_the_earlier_output_and_names_it() {
     let input = d.join("in.nc");
     gen_ok(&big, &input);
     let before = names(d);
-    let runs: [Vec<&std::ffi::OsStr>; 2] = [
+    let runs: [Vec<&std::ffi::OsStr>; 4] = [
         vec!["gen".as_ref(), "-o".as_ref(), out.as_ref(), big.as_ref()],
         vec!["copy".as_ref(), input.as_ref(), out.as_ref()],
+        // netCDF-4: contiguous, and chunked with chunks encoded on other threads
+        vec![
+            "copy".as_ref(),
+            "-k".as_ref(),
+            "nc4".as_ref(),
+            input.as_ref(),
+            out.as_ref(),
+        ],
+        vec![
+            "copy".as_ref(),
+            "-k".as_ref(),
+            "nc4".as_ref(),
+            "-c".as_ref(),
+            "x/100000".as_ref(),
+            input.as_ref(),
+            out.as_ref(),
+        ],
     ];
     for args in runs {
         let run = run_with_file_limit(nctk().args(&args), 1 << 20);

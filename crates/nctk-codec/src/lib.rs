@@ -69,6 +69,7 @@ mod hdf5;
 mod json;
 mod lz4;
 mod pipeline;
+pub mod queue;
 pub mod shuffle;
 mod szip;
 pub mod v3;

@@ -131,7 +131,7 @@ fn write_sample(path: &Path) {
         .unwrap();
     for r0 in [0u64, 2, 4] {
         let vals: Vec<f64> = (0..8).map(|k| (r0 * 4 + k) as f64 * 0.5).collect();
-        w.write_chunk(t, &[r0, 0], &le(&vals, f64::to_le_bytes))
+        w.write_chunk(t, &[r0, 0], le(&vals, f64::to_le_bytes))
             .unwrap();
     }
     let many = w
@@ -152,7 +152,7 @@ fn write_sample(path: &Path) {
     // Written backwards: the B-tree sorts them.
     for c in (0..150u64).rev() {
         let vals = [c as i64 * 2, c as i64 * 2 + 1];
-        w.write_chunk(many, &[c * 2], &le(&vals, i64::to_le_bytes))
+        w.write_chunk(many, &[c * 2], le(&vals, i64::to_le_bytes))
             .unwrap();
     }
     // A dimension scale "x" attached to "t"'s second dimension and to

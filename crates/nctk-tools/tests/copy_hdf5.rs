@@ -247,14 +247,172 @@ fn flags_not_taken_yet_are_refused_and_leave_nothing() {
     sample(&input, Version::Cdf1, None);
     let out = tmp.path().join("out.nc");
     let opts = CopyOptions {
-        chunkspecs: vec!["x/2".into()],
+        shards: vec!["x/2".into()],
         ..options(None, false)
     };
     let err = copy(&input, &out, &opts, &mut NoProgress)
         .unwrap_err()
         .to_string();
-    assert!(err.contains("-c is not taken yet"), "{err}");
+    assert!(err.contains("shards is not taken yet"), "{err}");
     assert!(!out.exists());
+}
+
+/// netCDF-C's filter plugins (netCDF4-python's wheel ships them) on
+/// `HDF5_PLUGIN_PATH`, for nccopy, ncdump, h5dump and h5py, which are
+/// children of this process; false (after `require`) when absent.
+fn netcdf_c_plugins() -> bool {
+    let script =
+        "import netCDF4, os; print(os.path.join(os.path.dirname(netCDF4.__file__), 'plugins'))";
+    let Some(dir) = require::python_output(&["netCDF4"], script, [] as [&str; 0]) else {
+        return false;
+    };
+    std::env::set_var("HDF5_PLUGIN_PATH", dir.trim());
+    true
+}
+
+/// With -F (zstd, bzip2, blosc, chains with shuffle and fletcher32, a
+/// numcodecs codec and `none`) and -c, nctk's file dumps as nccopy's:
+/// the values, and `ncdump -s`'s `_Filter` (blosc's parameters as its
+/// plugin's `set_local` records them), `_ChunkSizes`, `_Shuffle`, ...
+#[test]
+fn filters_and_chunks_copy_as_nccopy_copies_them() {
+    if !peers() || !netcdf_c_plugins() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    // Chunks big enough for blosc, which fails on chunks it cannot shrink.
+    let values: Vec<String> = (0..4000)
+        .map(|i| format!("{}", (i % 97) as f32 * 0.25))
+        .collect();
+    let cdl = format!(
+        "netcdf w {{ dimensions: time = UNLIMITED ; x = 1000 ; variables: float t(time, x) ; \
+         short s(x) ; data: t = {} ; }}",
+        values.join(",")
+    );
+    let input = tmp.path().join("in.nc");
+    let cdl_path = tmp.path().join("in.cdl");
+    std::fs::write(&cdl_path, cdl).unwrap();
+    let args = ["-k", "nc5", "-o"].map(String::from);
+    let paths = [input.display().to_string(), cdl_path.display().to_string()];
+    peer::run("ncgen", args.into_iter().chain(paths)).unwrap();
+    let cases: [(&str, &[&str]); 5] = [
+        ("zstd", &["-F", "*,32015,3", "-c", "s:100"]),
+        ("bzip2", &["-F", "t&s,307,9", "-c", "t:3,250"]),
+        (
+            "blosc",
+            &["-F", "t,32001,0,0,4,0,5,1,1", "-c", "time/2,x/500"],
+        ),
+        ("chain", &["-F", "t,32015,1|2|3", "-F", "s,1,5|2"]),
+        ("none", &["-d", "1", "-F", "t,none", "-c", "x/300"]),
+    ];
+    for (tag, flags) in cases {
+        let mut opts = options(None, false);
+        for pair in flags.chunks(2) {
+            match pair[0] {
+                "-F" => opts.filters.push(pair[1].into()),
+                "-c" => opts.chunkspecs.push(pair[1].into()),
+                "-d" => opts.deflate = pair[1].parse().ok(),
+                other => unreachable!("{other}"),
+            }
+        }
+        compare(&input, tmp.path(), tag, &opts, flags).unwrap_or_else(|e| panic!("{tag}: {e}"));
+    }
+}
+
+/// `-c var:compact` stores a small variable (a scalar too) in its object
+/// header: `ncdump -s` says `compact` and the values are the input's
+/// (nccopy 4.9.0 writes such a variable contiguous, so only its values
+/// are compared); a variable too large for an object header is refused,
+/// named, and leaves no output.
+#[test]
+fn compact_variables_hold_the_inputs_values() {
+    if !peers() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let cdl = tmp.path().join("c.cdl");
+    std::fs::write(
+        &cdl,
+        "netcdf c { dimensions: x = 4 ; y = 40000 ; variables: int v(x) ; double sc ;          short big(y) ; data: v = 1, 2, 3, 4 ; sc = 2.5 ; }",
+    )
+    .unwrap();
+    let input = tmp.path().join("c.nc");
+    let args = ["-k", "nc5", "-o"].map(String::from);
+    let paths = [input.display().to_string(), cdl.display().to_string()];
+    peer::run("ncgen", args.into_iter().chain(paths)).unwrap();
+    let out = tmp.path().join("out.nc");
+    let opts = CopyOptions {
+        chunkspecs: vec!["v:compact".into(), "sc:compact".into()],
+        ..options(None, false)
+    };
+    copy(&input, &out, &opts, &mut NoProgress).unwrap();
+    let theirs = tmp.path().join("theirs.nc");
+    let flags = ["-k", "nc4", "-c", "v:compact", "-c", "sc:compact"];
+    let ok = Command::new("nccopy")
+        .args(flags)
+        .arg(&input)
+        .arg(&theirs)
+        .status()
+        .unwrap();
+    assert!(ok.success());
+    assert_eq!(dump(&[], &out), dump(&[], &theirs));
+    let storage = dump(&["-hs"], &out);
+    for var in ["v", "sc"] {
+        assert!(
+            storage.contains(&format!("{var}:_Storage = \"compact\"")),
+            "{storage}"
+        );
+    }
+    assert!(
+        storage.contains("big:_Storage = \"contiguous\""),
+        "{storage}"
+    );
+    let refused = tmp.path().join("refused.nc");
+    let opts = CopyOptions {
+        chunkspecs: vec!["big:compact".into()],
+        ..options(None, false)
+    };
+    let err = copy(&input, &refused, &opts, &mut NoProgress).unwrap_err();
+    assert!(err.to_string().contains("\"big\""), "{err}");
+    assert!(!refused.exists());
+}
+
+/// A netCDF-4 input copied with its storage unchanged moves its stored
+/// chunks into the new file without decoding them, and the file dumps as
+/// nccopy's copy of it; with -d the chunks are encoded again.
+#[test]
+fn a_netcdf4_inputs_chunks_move_as_stored() {
+    if !peers() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let classic = tmp.path().join("in.nc");
+    sample(&classic, Version::Cdf1, None);
+    let input = tmp.path().join("in4.nc");
+    let made = Command::new("nccopy")
+        .args(["-k", "nc4", "-d", "1", "-s", "-c", "time/1,x/7"])
+        .arg(&classic)
+        .arg(&input)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let out = tmp.path().join("moved.nc");
+    let summary = copy(&input, &out, &options(None, false), &mut NoProgress).unwrap();
+    // t(time, x) and n(time): one chunk per record each, 5 records; s(x)
+    // one chunk.
+    assert_eq!(summary.stored_chunks, 11);
+    compare(&input, tmp.path(), "moved", &options(None, false), &[]).unwrap();
+    let again = tmp.path().join("again.nc");
+    let summary = copy(&input, &again, &options(Some(2), true), &mut NoProgress).unwrap();
+    assert_eq!(summary.stored_chunks, 0);
+    compare(
+        &input,
+        tmp.path(),
+        "d2",
+        &options(Some(2), true),
+        &["-d", "2", "-s"],
+    )
+    .unwrap();
 }
 
 #[test]

@@ -26,13 +26,22 @@ impl ChunkBuf {
         }
     }
 
+    /// Marks elements `from..from + len` written, a word of the bitmap at
+    /// a time, counting those not written before.
     fn mark(&mut self, from: u64, len: u64) {
-        for i in from..from + len {
-            let (word, bit) = ((i / 64) as usize, 1u64 << (i % 64));
-            if self.written[word] & bit == 0 {
-                self.written[word] |= bit;
-                self.count += 1;
-            }
+        let end = from + len;
+        let mut i = from;
+        while i < end {
+            let (word, bit) = ((i / 64) as usize, i % 64);
+            let n = (64 - bit).min(end - i);
+            let mask = if n == 64 {
+                u64::MAX
+            } else {
+                ((1u64 << n) - 1) << bit
+            };
+            self.count += u64::from((mask & !self.written[word]).count_ones());
+            self.written[word] |= mask;
+            i += n;
         }
     }
 }
@@ -42,6 +51,19 @@ impl ChunkBuf {
 pub struct Chunks {
     open: HashMap<(usize, Vec<u64>), ChunkBuf>,
     done: HashSet<(usize, Vec<u64>)>,
+}
+
+impl Chunks {
+    /// True when nothing was written to the chunk of variable `var` at `origin`.
+    pub fn untouched(&self, var: usize, origin: &[u64]) -> bool {
+        let key = (var, origin.to_vec());
+        !self.open.contains_key(&key) && !self.done.contains(&key)
+    }
+
+    /// Records the chunk of variable `var` at `origin` as written whole.
+    pub fn mark_done(&mut self, var: usize, origin: &[u64]) {
+        self.done.insert((var, origin.to_vec()));
+    }
 }
 
 /// Writes `bytes` (the selection's elements, stored byte order) to the
@@ -180,7 +202,7 @@ fn put_in_chunk(
     );
     if buf.count == elements {
         let buf = chunks.open.remove(&key).expect("the chunk is open");
-        w.write_chunk(plan.id, origin, &buf.bytes)?;
+        w.write_chunk(plan.id, origin, buf.bytes)?;
         chunks.done.insert(key);
     }
     Ok(())
@@ -191,8 +213,29 @@ pub fn flush(w: &mut Hdf5Writer, chunks: &mut Chunks, plans: &[VarPlan]) -> Writ
     let mut open: Vec<_> = chunks.open.drain().collect();
     open.sort_by(|a, b| a.0.cmp(&b.0));
     for ((var, origin), buf) in open {
-        w.write_chunk(plans[var].id, &origin, &buf.bytes)?;
+        w.write_chunk(plans[var].id, &origin, buf.bytes)?;
         chunks.done.insert((var, origin));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ChunkBuf;
+
+    #[test]
+    fn marking_counts_each_element_once_across_words() {
+        let mut b = ChunkBuf::new(&[0], 200);
+        b.mark(3, 70);
+        assert_eq!(b.count, 70);
+        b.mark(0, 10);
+        assert_eq!(b.count, 73);
+        b.mark(64, 136);
+        assert_eq!(b.count, 3 + 70 + (200 - 73));
+        b.mark(0, 200);
+        assert_eq!(b.count, 200);
+        let mut one = ChunkBuf::new(&[0], 1);
+        one.mark(0, 1);
+        assert_eq!((one.count, one.written[0]), (1, 1));
+    }
 }

@@ -10,7 +10,7 @@ mod plan;
 use std::sync::Arc;
 
 use nctk_model::{
-    same_definitions, DataSink, DataType, Schema, Selection, SinkError, Values, VarId,
+    same_definitions, ChunkCodec, DataSink, DataType, Schema, Selection, SinkError, Values, VarId,
 };
 use nctk_store::bytes::ByteSink;
 
@@ -126,6 +126,45 @@ impl Netcdf4Writer {
         data::write(w, &mut self.chunks, i, &plan, &shape, &sel, &bytes)
     }
 
+    /// Writes `bytes`, one chunk of `var` as stored elsewhere (encoded as
+    /// its plan's `stored_codecs`), as the chunk `sel` covers; false when
+    /// it cannot be (not such a variable, a misaligned selection, a chunk
+    /// already written to).
+    fn write_stored(&mut self, var: VarId, sel: &Selection, bytes: Vec<u8>) -> WriteResult<bool> {
+        let i = var.0 as usize;
+        let Some(plan) = self.plans.get(i) else {
+            return Ok(false);
+        };
+        let (Some(chunk), Some(_)) = (&plan.chunk, &plan.stored_codecs) else {
+            return Ok(false);
+        };
+        let v = self.schema.var(var);
+        let shape = self.schema.shape(var);
+        let growable = self.schema.dim(v.dims[0]).unlimited;
+        let fits = sel.start.len() == chunk.len()
+            && sel.stride.iter().all(|&s| s == 1)
+            && (0..chunk.len()).all(|d| {
+                let end = sel.start[d] + chunk[d];
+                sel.start[d] % chunk[d] == 0
+                    && (sel.count[d] == chunk[d]
+                        || (end > shape[d] && sel.start[d] + sel.count[d] == shape[d]))
+            });
+        if !fits || !self.chunks.untouched(i, &sel.start) {
+            return Ok(false);
+        }
+        if growable {
+            let end = sel.start[0] + sel.count[0];
+            if end > shape[0] {
+                let d = v.dims[0];
+                self.schema.dim_mut(d).len = end;
+            }
+        }
+        let id = plan.id;
+        self.chunks.mark_done(i, &sel.start);
+        self.writer().write_stored_chunk(id, &sel.start, bytes, 0)?;
+        Ok(true)
+    }
+
     fn finish_file(mut self) -> WriteResult<()> {
         let mut w = self.writer.take().expect("the writer lives until finish");
         data::flush(&mut w, &mut self.chunks, &self.plans)?;
@@ -160,12 +199,27 @@ impl DataSink for Netcdf4Writer {
         self.plans.get(var.0 as usize)?.chunk.clone()
     }
 
+    fn stored_chunk_codecs(&self, var: VarId) -> Option<Vec<ChunkCodec>> {
+        self.plans.get(var.0 as usize)?.stored_codecs.clone()
+    }
+
+    fn write_stored_chunk(
+        &mut self,
+        var: VarId,
+        selection: &Selection,
+        bytes: Vec<u8>,
+    ) -> Result<bool, SinkError> {
+        Ok(self.write_stored(var, selection, bytes)?)
+    }
+
     fn finish(self: Box<Self>) -> Result<(), SinkError> {
         Ok(self.finish_file()?)
     }
 
-    /// Empties the file: with no superblock it does not open as HDF5.
-    fn abort(self: Box<Self>) -> Result<(), SinkError> {
+    /// Empties the file (once the chunks being written have landed): with
+    /// no superblock it does not open as HDF5.
+    fn abort(mut self: Box<Self>) -> Result<(), SinkError> {
+        drop(self.writer.take());
         self.sink.set_len(0).map_err(|source| WriteError::Io {
             what: "abort".into(),
             source,

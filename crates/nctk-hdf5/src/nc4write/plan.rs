@@ -3,7 +3,7 @@
 //! coordinate variable, else a dimension-only scale), objects created in
 //! netCDF-C's order, hidden attributes in its order.
 
-use nctk_model::{default_chunks, DataType, DimId, Endianness, Layout, Schema, VarId};
+use nctk_model::{default_chunks, ChunkCodec, DataType, DimId, Endianness, Layout, Schema, VarId};
 
 use super::attrs::{self, not_yet};
 use crate::dataspace::{Dataspace, DataspaceKind};
@@ -34,6 +34,9 @@ pub struct VarPlan {
     /// One element of fill (stored byte order), what unwritten parts of a
     /// chunk hold.
     pub fill: Vec<u8>,
+    /// The codec chain of its chunks when they can be written as stored
+    /// elsewhere ([`nctk_model::DataSink::write_stored_chunk`]).
+    pub stored_codecs: Option<Vec<ChunkCodec>>,
 }
 
 /// The datasets made for `schema` in `w`: one plan per variable.
@@ -190,41 +193,29 @@ fn variable(
         .map(|&d| (schema.dim(d).len, schema.dim(d).unlimited))
         .collect();
     let unlimited = shape.iter().any(|&(_, u)| u);
-    if st.filters.as_deref().is_some_and(|f| !f.is_empty()) || st.codecs.is_some() {
+    if st.codecs.is_some() {
         return Err(not_yet(&format!(
-            "variable {:?}: filters other than deflate, shuffle and fletcher32",
+            "variable {:?}: numcodecs codecs (give them as HDF5 filters)",
             var.name
         )));
     }
-    let mut filters = Vec::new();
-    if st.shuffle {
-        filters.push(filter(2, vec![element_size as u32]));
-    }
-    if let Some(level) = st.deflate_level {
-        filters.push(filter(1, vec![level.min(9)]));
-    }
-    if st.fletcher32 {
-        filters.push(filter(3, vec![]));
-    }
+    let mut filters = pipeline(st, element_size)
+        .map_err(|reason| WriteError::Invalid(format!("variable {:?}: {reason}", var.name)))?;
     let chunk = match &st.layout {
         Layout::Chunked(c) => Some(c.clone()),
         Layout::Unset if unlimited || !filters.is_empty() => {
             Some(default_chunks(&shape, element_size as u64))
         }
         Layout::Unset | Layout::Contiguous if !unlimited && filters.is_empty() => None,
-        Layout::Compact => {
-            return Err(not_yet(&format!(
-                "variable {:?}: compact storage",
-                var.name
-            )))
-        }
+        Layout::Compact if !unlimited && filters.is_empty() => None,
         _ => {
             return Err(WriteError::Invalid(format!(
-                "variable {:?}: contiguous storage with an unlimited dimension or filters",
-                var.name
-            )))
+            "variable {:?}: contiguous or compact storage with an unlimited dimension or filters",
+            var.name
+        )))
         }
     };
+    let compact = st.layout == Layout::Compact;
     let chunk = chunk.filter(|_| !var.dims.is_empty());
     if let Some(c) = &chunk {
         let bad = c.len() != shape.len()
@@ -246,14 +237,14 @@ fn variable(
     }
     let fill = if st.no_fill {
         FillValue {
-            alloc_time: if chunk.is_some() { 3 } else { 2 },
+            alloc_time: alloc_time(chunk.is_some(), compact),
             fill_time: 1,
             defined: true,
             value: None,
         }
     } else {
         FillValue {
-            alloc_time: if chunk.is_some() { 3 } else { 2 },
+            alloc_time: alloc_time(chunk.is_some(), compact),
             fill_time: 2,
             defined: true,
             value: Some(fill_bytes.clone()),
@@ -277,11 +268,21 @@ fn variable(
             ),
         }
     };
+    if let Some(c) = &chunk {
+        let chunk_bytes = c.iter().product::<u64>() * element_size as u64;
+        filters
+            .iter_mut()
+            .for_each(|f| set_local(f, element_size, chunk_bytes));
+    }
+    let stored_codecs = chunk
+        .as_ref()
+        .and_then(|_| stored_codecs(&filters, element_size, big_endian));
     let storage = match &chunk {
         Some(c) => Storage::Chunked {
             chunk: c.clone(),
             filters,
         },
+        None if compact => Storage::Compact,
         None => Storage::Contiguous,
     };
     let spec = DatasetSpec {
@@ -318,15 +319,107 @@ fn variable(
         big_endian,
         chunk,
         fill: fill_bytes,
+        stored_codecs,
     })
 }
 
+/// The codec chain of chunks stored through `filters` (elements of
+/// `element_size` bytes), when chunks stored elsewhere can be written as
+/// they are: little-endian (or one byte wide) elements through shuffle
+/// and deflate only, deflate last (as the reader hands them out).
+fn stored_codecs(
+    filters: &[Filter],
+    element_size: usize,
+    big_endian: bool,
+) -> Option<Vec<ChunkCodec>> {
+    if big_endian && element_size > 1 {
+        return None;
+    }
+    let mut chain = Vec::with_capacity(filters.len());
+    for (i, f) in filters.iter().enumerate() {
+        chain.push(match f.id {
+            1 if i + 1 == filters.len() => ChunkCodec::Zlib,
+            2 => ChunkCodec::Shuffle { element_size },
+            _ => return None,
+        });
+    }
+    Some(chain)
+}
+
+/// HDF5's space allocation time as netCDF-C leaves it: incremental for
+/// chunked datasets, early for compact ones, late for contiguous ones.
+fn alloc_time(chunked: bool, compact: bool) -> u8 {
+    match (chunked, compact) {
+        (true, _) => 3,
+        (false, true) => 1,
+        (false, false) => 2,
+    }
+}
+
 fn filter(id: u16, params: Vec<u32>) -> Filter {
+    // the names netCDF-C's plugins register, which HDF5 records
+    let name = match id {
+        BZIP2 => Some("bzip2"),
+        ZSTD => Some("zstd"),
+        BLOSC => Some("blosc"),
+        _ => None,
+    };
     Filter {
         id,
-        name: None,
+        name: name.map(String::from),
         optional: false,
         params,
+    }
+}
+
+/// The HDF5 filter ids of netCDF-C's plugins.
+const BZIP2: u16 = 307;
+const ZSTD: u16 = 32015;
+const BLOSC: u16 = 32001;
+
+/// The filters of a variable stored as `st` asks, elements of
+/// `element_size` bytes, in the order netCDF-C 4.9 puts them in the
+/// pipeline: fletcher32, shuffle, the `_Filter` text's others in their
+/// order, deflate. szip, which netCDF-C writes only with libsz, is refused.
+fn pipeline(st: &nctk_model::VarStorage, element_size: usize) -> Result<Vec<Filter>, String> {
+    let others = match st.filters.as_deref().filter(|f| !f.trim().is_empty()) {
+        Some(text) => nctk_codec::parse_filter_attr(text).map_err(|e| e.to_string())?,
+        None => Vec::new(),
+    };
+    let (mut fletcher32, mut shuffle, mut deflate) = (st.fletcher32, st.shuffle, st.deflate_level);
+    let mut rest = Vec::new();
+    for spec in others {
+        let id = u16::try_from(spec.id).map_err(|_| format!("filter id {}", spec.id))?;
+        match id {
+            1 => deflate = Some(spec.params.first().copied().unwrap_or(0)),
+            2 => shuffle = true,
+            3 => fletcher32 = true,
+            4 => return Err("szip is read-only in nctk (the filter needs libsz)".into()),
+            _ => rest.push(filter(id, spec.params)),
+        }
+    }
+    let mut filters = Vec::new();
+    if fletcher32 {
+        filters.push(filter(3, vec![]));
+    }
+    if shuffle {
+        filters.push(filter(2, vec![element_size as u32]));
+    }
+    filters.extend(rest);
+    if let Some(level) = deflate {
+        filters.push(filter(1, vec![level.min(9)]));
+    }
+    Ok(filters)
+}
+
+/// What a filter's `set_local` callback records once the dataset is
+/// known, as netCDF-C's plugin does: blosc's seven parameters get 0 and 0
+/// (version slots), the element size (1 above 256 bytes) and the chunk's
+/// bytes in their first four.
+fn set_local(f: &mut Filter, element_size: usize, chunk_bytes: u64) {
+    if f.id == BLOSC && f.params.len() >= 4 {
+        let typesize = if element_size > 256 { 1 } else { element_size };
+        f.params[..4].copy_from_slice(&[0, 0, typesize as u32, chunk_bytes as u32]);
     }
 }
 

@@ -7,8 +7,9 @@ use nctk_store::bytes::ByteError;
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum WriteError {
-    /// The byte sink failed.
-    #[error("writing {what}: {source}")]
+    /// The byte sink failed. Its message leads (it names the file, so
+    /// that the error names it once).
+    #[error("{source} (writing {what})")]
     Io {
         /// What was being written (`superblock`, `object header`, `chunk`, ...).
         what: String,

@@ -1,17 +1,17 @@
 //! [`Hdf5Writer`]: an HDF5 file made over a [`ByteSink`]. Data goes to
 //! the sink as it is written (contiguous blocks allocated on first write,
-//! chunks appended); the metadata (chunk B-trees, object headers, the
-//! superblock) is written by [`Hdf5Writer::finish`], headers after the
-//! data and the superblock last, so a file whose `finish` did not end
-//! has no valid superblock.
+//! chunks encoded on every core and appended, [`super::chunks`]); the
+//! metadata (chunk B-trees, object headers, the superblock) is written
+//! by [`Hdf5Writer::finish`], headers after the data and the superblock
+//! last, so a file whose `finish` did not end has no valid superblock.
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use nctk_codec::{Codec, CodecContext, Pipeline};
 use nctk_store::bytes::ByteSink;
 
 use super::attribute::{self, AttrValue, AttributeSpec};
+use super::chunks::{ChunkQueue, DEFAULT_MEMORY};
 use super::error::{WriteError, WriteResult};
 use super::layout::{self, StoredLayout};
 use super::object_header::{self, Message};
@@ -34,6 +34,9 @@ impl ObjectId {
 /// How a dataset is stored.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Storage {
+    /// In the object header, held in memory until then (at most
+    /// [`layout::MAX_COMPACT_BYTES`]).
+    Compact,
     /// One block, allocated when first written.
     Contiguous,
     /// Chunks of `chunk` elements, each passed through `filters` in order.
@@ -77,23 +80,55 @@ struct Dataset {
     element_size: u64,
     /// The contiguous block's address, once allocated.
     block: Option<u64>,
-    pipeline: Option<Pipeline>,
-    chunks: BTreeMap<Vec<u64>, btree::ChunkEntry>,
+    /// A compact dataset's bytes.
+    compact: Vec<u8>,
+    pipeline: Option<Arc<Pipeline>>,
     btree: u64,
+}
+
+impl Dataset {
+    /// The bytes of a whole chunk at `offset` (a chunked dataset's,
+    /// aligned on its chunk grid), else an error.
+    fn chunk_bytes(&self, offset: &[u64]) -> WriteResult<u64> {
+        let Storage::Chunked { chunk, .. } = &self.spec.storage else {
+            return Err(WriteError::Invalid(
+                "a chunk of a contiguous dataset".into(),
+            ));
+        };
+        let aligned =
+            offset.len() == chunk.len() && offset.iter().zip(chunk).all(|(o, c)| o % c == 0);
+        if !aligned {
+            return Err(WriteError::Invalid(format!(
+                "chunk at {offset:?} (chunks of {chunk:?})"
+            )));
+        }
+        Ok(chunk.iter().product::<u64>() * self.element_size)
+    }
 }
 
 /// An HDF5 file being written: groups, datasets and attributes defined
 /// in any order, data written by byte ranges or whole chunks.
 pub struct Hdf5Writer {
     sink: Arc<dyn ByteSink>,
+    /// The end of the file, once the chunks have landed (until then the
+    /// chunk queue allocates).
     eof: u64,
     objects: Vec<Object>,
+    chunks: ChunkQueue,
 }
 
 impl Hdf5Writer {
     /// A new file over `sink` (which should be empty) with an empty root group.
     pub fn new(sink: Arc<dyn ByteSink>) -> Hdf5Writer {
+        Hdf5Writer::with_memory(sink, DEFAULT_MEMORY)
+    }
+
+    /// A new file over `sink` whose chunks being encoded hold at most
+    /// `memory` bytes (decoded, working and encoded copies; one chunk
+    /// always may be in flight).
+    pub fn with_memory(sink: Arc<dyn ByteSink>, memory: usize) -> Hdf5Writer {
         Hdf5Writer {
+            chunks: ChunkQueue::new(sink.clone(), superblock::SIZE, memory),
             sink,
             eof: superblock::SIZE,
             objects: vec![Object {
@@ -118,8 +153,23 @@ impl Hdf5Writer {
     ) -> WriteResult<ObjectId> {
         datatype::encode(&spec.datatype)?;
         let element_size = u64::from(spec.datatype.size());
+        let total = spec.dataspace.element_count().unwrap_or(u64::MAX) * element_size;
+        let mut compact = Vec::new();
+        if spec.storage == Storage::Compact {
+            if total > layout::MAX_COMPACT_BYTES {
+                return Err(WriteError::Invalid(format!(
+                    "dataset {name:?}: {total} bytes are too many for compact storage (at most {})",
+                    layout::MAX_COMPACT_BYTES
+                )));
+            }
+            let fill = spec.fill.value.as_deref().filter(|v| !v.is_empty());
+            compact = match fill {
+                Some(v) if spec.fill.fill_time != 1 => v.repeat((total / v.len() as u64) as usize),
+                _ => vec![0; total as usize],
+            };
+        }
         let pipeline = match &spec.storage {
-            Storage::Contiguous => None,
+            Storage::Contiguous | Storage::Compact => None,
             Storage::Chunked { chunk, filters } => {
                 if chunk.len() != spec.dataspace.dims.len() || chunk.contains(&0) {
                     return Err(WriteError::Invalid(format!(
@@ -132,18 +182,18 @@ impl Hdf5Writer {
                     .iter()
                     .map(|f| Codec::from_hdf5(u32::from(f.id), &f.params, &ctx))
                     .collect::<Result<Vec<_>, _>>()?;
-                Some(Pipeline {
+                Some(Arc::new(Pipeline {
                     filters,
                     compressor: None,
-                })
+                }))
             }
         };
         let ds = Dataset {
             spec,
             element_size,
             block: None,
+            compact,
             pipeline,
-            chunks: BTreeMap::new(),
             btree: super::encode::UNDEFINED,
         };
         self.add(parent, name, Body::Dataset(Box::new(ds)))
@@ -233,9 +283,7 @@ impl Hdf5Writer {
     }
 
     fn alloc(&mut self, len: u64) -> u64 {
-        let at = self.eof;
-        self.eof += len;
-        at
+        self.chunks.alloc(len)
     }
 
     fn put(&self, at: u64, bytes: &[u8], what: &str) -> WriteResult<()> {
@@ -248,9 +296,22 @@ impl Hdf5Writer {
     }
 
     /// Writes `bytes` (file byte order) at byte `offset` of the contiguous
-    /// dataset `id`, allocating its block on the first write.
+    /// dataset `id`, allocating its block on the first write (or of the
+    /// compact dataset `id`, in memory until [`finish`](Self::finish)).
     pub fn write_contiguous(&mut self, id: ObjectId, offset: u64, bytes: &[u8]) -> WriteResult<()> {
         let ds = self.dataset(id)?;
+        if ds.spec.storage == Storage::Compact {
+            let end = offset.saturating_add(bytes.len() as u64);
+            let Some(to) = ds.compact.get_mut(offset as usize..end as usize) else {
+                return Err(WriteError::Invalid(format!(
+                    "{} bytes at {offset} of a {}-byte dataset",
+                    bytes.len(),
+                    ds.compact.len()
+                )));
+            };
+            to.copy_from_slice(bytes);
+            return Ok(());
+        }
         if ds.spec.storage != Storage::Contiguous {
             return Err(WriteError::Invalid(
                 "a contiguous write to a chunked dataset".into(),
@@ -305,39 +366,34 @@ impl Hdf5Writer {
 
     /// Writes one whole chunk of dataset `id` whose first element is at
     /// `offset`: `bytes` (file byte order, the full chunk's lengths)
-    /// passed through the dataset's filters and appended to the file.
-    pub fn write_chunk(&mut self, id: ObjectId, offset: &[u64], bytes: &[u8]) -> WriteResult<()> {
+    /// passed through the dataset's filters and appended to the file, on
+    /// another core when one is free. An error of an earlier chunk may be
+    /// returned here.
+    pub fn write_chunk(&mut self, id: ObjectId, offset: &[u64], bytes: Vec<u8>) -> WriteResult<()> {
         let ds = self.dataset(id)?;
-        let Storage::Chunked { chunk, .. } = &ds.spec.storage else {
-            return Err(WriteError::Invalid(
-                "a chunk of a contiguous dataset".into(),
-            ));
-        };
-        let expected = chunk.iter().product::<u64>() * ds.element_size;
-        let aligned =
-            offset.len() == chunk.len() && offset.iter().zip(chunk).all(|(o, c)| o % c == 0);
-        if !aligned || bytes.len() as u64 != expected {
+        let expected = ds.chunk_bytes(offset)?;
+        if bytes.len() as u64 != expected {
             return Err(WriteError::Invalid(format!(
-                "chunk at {offset:?} of {} bytes (chunks of {chunk:?}, {expected} bytes)",
+                "chunk at {offset:?} of {} bytes for {expected}",
                 bytes.len()
             )));
         }
-        let encoded = match &ds.pipeline {
-            Some(p) => p.encode(bytes)?,
-            None => bytes.to_vec(),
-        };
-        let size = u32::try_from(encoded.len())
-            .map_err(|_| WriteError::Unsupported("a chunk of 4 GiB or more".into()))?;
-        let at = self.alloc(encoded.len() as u64);
-        self.put(at, &encoded, "chunk")?;
-        let entry = btree::ChunkEntry {
-            offset: offset.to_vec(),
-            size,
-            mask: 0,
-            addr: at,
-        };
-        self.dataset(id)?.chunks.insert(offset.to_vec(), entry);
-        Ok(())
+        let pipeline = ds.pipeline.clone();
+        self.chunks.submit(id, offset.to_vec(), bytes, pipeline, 0)
+    }
+
+    /// Writes one chunk of dataset `id` whose first element is at
+    /// `offset` as it is stored elsewhere: `bytes` already passed through
+    /// the dataset's filters (those of `mask` skipped), appended as they are.
+    pub fn write_stored_chunk(
+        &mut self,
+        id: ObjectId,
+        offset: &[u64],
+        bytes: Vec<u8>,
+        mask: u32,
+    ) -> WriteResult<()> {
+        self.dataset(id)?.chunk_bytes(offset)?;
+        self.chunks.submit(id, offset.to_vec(), bytes, None, mask)
     }
 
     /// Changes the current dimensions of dataset `id` (an unlimited
@@ -354,6 +410,8 @@ impl Hdf5Writer {
     /// Writes the chunk indexes, the object headers and the superblock,
     /// and flushes the sink.
     pub fn finish(mut self) -> WriteResult<()> {
+        let mut index;
+        (index, self.eof) = self.chunks.finish()?;
         for i in 0..self.objects.len() {
             let at = self.eof;
             let Body::Dataset(ds) = &mut self.objects[i].body else {
@@ -362,7 +420,10 @@ impl Hdf5Writer {
             let Storage::Chunked { chunk, .. } = &ds.spec.storage else {
                 continue;
             };
-            let entries: Vec<_> = ds.chunks.values().cloned().collect();
+            let entries: Vec<_> = index
+                .remove(&ObjectId(i))
+                .map(|c| c.into_values().collect())
+                .unwrap_or_default();
             let (nodes, root) = btree::encode(&entries, chunk, at);
             ds.btree = root;
             self.eof += nodes.len() as u64;
@@ -464,6 +525,9 @@ impl Hdf5Writer {
                 );
                 msgs.push(Message::new(kind::FILL, fill::encode(&spec.fill)).constant());
                 let stored = match &spec.storage {
+                    Storage::Compact => StoredLayout::Compact {
+                        data: ds.compact.clone(),
+                    },
                     Storage::Contiguous => StoredLayout::Contiguous {
                         addr: ds.block.unwrap_or(super::encode::UNDEFINED),
                         size: spec.dataspace.element_count().unwrap_or(0) * ds.element_size,

@@ -4,9 +4,19 @@
 use super::encode::Enc;
 use crate::filter::Filter;
 
+/// The most bytes of data a compact dataset holds, so that its layout
+/// message (the data and 4 bytes of fields) stays well within an object
+/// header message's 16-bit size, as HDF5 requires.
+pub const MAX_COMPACT_BYTES: u64 = 65520;
+
 /// Where a dataset's data is stored.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum StoredLayout {
+    /// The data itself, in the message.
+    Compact {
+        /// The dataset's bytes.
+        data: Vec<u8>,
+    },
     /// One block of `size` bytes at `addr`.
     Contiguous {
         /// The block's address (undefined when nothing is allocated).
@@ -30,6 +40,9 @@ pub fn encode(layout: &StoredLayout) -> Vec<u8> {
     let mut e = Enc::new();
     e.u8(3);
     match layout {
+        StoredLayout::Compact { data } => {
+            e.u8(0).u16(data.len() as u16).bytes(data);
+        }
         StoredLayout::Contiguous { addr, size } => {
             e.u8(1).u64(*addr).u64(*size);
         }

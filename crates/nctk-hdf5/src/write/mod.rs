@@ -11,6 +11,7 @@
 
 pub mod attribute;
 pub mod btree;
+mod chunks;
 pub mod dataspace;
 pub mod datatype;
 pub mod encode;
@@ -24,6 +25,7 @@ pub mod object_header;
 pub mod superblock;
 
 pub use attribute::{AttrValue, AttributeSpec};
+pub use chunks::DEFAULT_MEMORY;
 pub use error::{WriteError, WriteResult};
 pub use file::{DatasetSpec, Hdf5Writer, ObjectId, Storage};
 

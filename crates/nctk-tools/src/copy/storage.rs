@@ -105,7 +105,7 @@ fn type_size(dtype: DataType) -> u64 {
 }
 
 /// The chunk lengths of `v` (rank at least 1).
-fn chunks(
+pub(crate) fn chunks(
     schema: &Schema,
     v: VarId,
     opts: &CopyOptions,
@@ -179,7 +179,7 @@ fn chunks(
 }
 
 /// The length the last `dim/n` spec naming dimension `d` asks for.
-fn dim_spec(schema: &Schema, specs: &[ChunkSpec], d: nctk_model::DimId) -> Option<u64> {
+pub(crate) fn dim_spec(schema: &Schema, specs: &[ChunkSpec], d: nctk_model::DimId) -> Option<u64> {
     specs.iter().rev().find_map(|s| match s {
         ChunkSpec::Dims(list) => list
             .iter()

@@ -1,6 +1,7 @@
 //! Encoding and storing chunks on every core: [`EncodeQueue`] hands each
-//! finished chunk to a rayon task that encodes it and puts it in the store,
-//! while the caller goes on filling the next chunks. At most one chunk per
+//! finished chunk to a task of a [`TaskQueue`] (on rayon's threads) that
+//! encodes it and puts it in the store, while the caller goes on filling
+//! the next chunks. At most one chunk per
 //! worker thread is in flight, each holding its decoded bytes and, while
 //! encoding, its working and encoded bytes; submitting more waits for one
 //! to finish, and so does a chunk whose bytes (counted with its encoding's
@@ -11,9 +12,10 @@
 //! goes to its shard's [`Assembly`] instead, and the job completing the
 //! shard stores it ([`super::shards`]).
 
-use std::collections::{HashMap, HashSet};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::collections::HashMap;
+use std::sync::Arc;
 
+use nctk_codec::queue::{SharedState, TaskQueue};
 use nctk_store::kv::{Bytes, StoreKey};
 
 use super::chain::ChunkChain;
@@ -33,56 +35,13 @@ pub struct Job {
     pub buf: Vec<u8>,
 }
 
-#[derive(Default)]
-struct State {
-    /// The chunks being encoded or stored: key, and position in the
-    /// shard for an inner chunk.
-    in_flight: HashSet<(StoreKey, Option<usize>)>,
-    /// Shards being assembled, by key.
-    shards: HashMap<StoreKey, Assembly>,
-    /// Bytes the chunks in flight hold: decoded, and while encoding the
-    /// working and encoded copies ([`EncodeQueue::cost`]).
-    bytes: usize,
-    error: Option<WriteError>,
-}
+/// A chunk in flight: its key, and its position in the shard for an
+/// inner chunk.
+type JobId = (StoreKey, Option<usize>);
 
-struct Shared {
-    state: Mutex<State>,
-    changed: Condvar,
-}
-
-impl Shared {
-    fn lock(&self) -> MutexGuard<'_, State> {
-        // Tasks update the state in single steps and never panic while
-        // holding the lock, so a poisoned lock is still consistent.
-        self.state.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
-    /// Waits until `done` holds. A caller that is itself a rayon worker
-    /// runs pending tasks of its pool meanwhile (in a pool of one thread
-    /// the jobs it waits for are queued behind it).
-    fn wait_until(&self, done: impl Fn(&State) -> bool) -> MutexGuard<'_, State> {
-        let mut st = self.lock();
-        while !done(&st) {
-            if rayon::current_thread_index().is_none() {
-                st = self.changed.wait(st).unwrap_or_else(|p| p.into_inner());
-                continue;
-            }
-            drop(st);
-            if rayon::yield_now() != Some(rayon::Yield::Executed) {
-                let guard = self.lock();
-                let timeout = std::time::Duration::from_millis(1);
-                st = match self.changed.wait_timeout(guard, timeout) {
-                    Ok((g, _)) => g,
-                    Err(p) => p.into_inner().0,
-                };
-            } else {
-                st = self.lock();
-            }
-        }
-        st
-    }
-}
+/// The queue's shared state: beside the jobs in flight, the shards being
+/// assembled, by key.
+type Shared = SharedState<JobId, WriteError, HashMap<StoreKey, Assembly>>;
 
 /// Encodes and stores chunks in parallel with a bounded number in flight;
 /// see the [module docs](self).
@@ -94,10 +53,9 @@ pub struct EncodeQueue {
     empty: Arc<[Option<Vec<u8>>]>,
     /// Per variable, how its shards hold inner chunks (`None`: unsharded).
     layouts: Vec<Option<ShardLayout>>,
-    shared: Arc<Shared>,
-    limit: usize,
-    /// Bytes the chunks in flight may hold (one chunk always may).
-    memory: usize,
+    /// The jobs in flight (their bytes counted by [`cost`](Self::cost)),
+    /// and the shards being assembled.
+    tasks: TaskQueue<JobId, WriteError, HashMap<StoreKey, Assembly>>,
 }
 
 /// True when `buf` is `fill` (one element) repeated.
@@ -145,11 +103,11 @@ fn run(
     let complete = {
         let mut st = shared.lock();
         let done = st
-            .shards
+            .extra
             .get_mut(&key)
             .is_some_and(|a| a.arrive(inner.pos, enc));
         if done {
-            st.shards.remove(&key)
+            st.extra.remove(&key)
         } else {
             None
         }
@@ -178,12 +136,7 @@ impl EncodeQueue {
             pipelines: pipelines.into(),
             empty: empty.into(),
             layouts,
-            shared: Arc::new(Shared {
-                state: Mutex::new(State::default()),
-                changed: Condvar::new(),
-            }),
-            limit: rayon::current_num_threads(),
-            memory,
+            tasks: TaskQueue::new(memory, HashMap::new()),
         }
     }
 
@@ -204,7 +157,11 @@ impl EncodeQueue {
     /// again, only after its earlier version has landed.
     pub fn wait_for(&self, key: &StoreKey, pos: Option<usize>) {
         let id = (key.clone(), pos);
-        drop(self.shared.wait_until(|st| !st.in_flight.contains(&id)));
+        drop(
+            self.tasks
+                .shared()
+                .wait_until(|st| !st.in_flight.contains(&id)),
+        );
     }
 
     /// Applies `f` to the assembly of the shard of variable `var` at `key`
@@ -218,10 +175,10 @@ impl EncodeQueue {
         inner: &Inner,
         f: impl FnOnce(&mut Assembly) -> R,
     ) -> Result<R, WriteError> {
-        let mut st = self.shared.wait_until(|st| {
-            st.shards.contains_key(key) || !st.in_flight.iter().any(|(k, _)| k == key)
+        let mut st = self.tasks.shared().wait_until(|st| {
+            st.extra.contains_key(key) || !st.in_flight.iter().any(|(k, _)| k == key)
         });
-        if let Some(a) = st.shards.get_mut(key) {
+        if let Some(a) = st.extra.get_mut(key) {
             return Ok(f(a));
         }
         drop(st);
@@ -230,7 +187,7 @@ impl EncodeQueue {
         let mut a = Assembly::open(layout, inner, key, stored.as_deref())?;
         let r = f(&mut a);
         // Only this thread opens assemblies, and no job of this one runs.
-        self.shared.lock().shards.insert(key.clone(), a);
+        self.tasks.shared().lock().extra.insert(key.clone(), a);
         Ok(r)
     }
 
@@ -251,7 +208,8 @@ impl EncodeQueue {
     /// in flight within `limit`, or nothing is in flight.
     pub fn wait_for_room(&self, held: usize, size: usize, limit: usize) {
         drop(
-            self.shared
+            self.tasks
+                .shared()
                 .wait_until(|st| st.in_flight.is_empty() || held + st.bytes + size <= limit),
         );
     }
@@ -265,59 +223,23 @@ impl EncodeQueue {
         if let Some(inner) = &job.inner {
             self.with_shard(var, &job.key, inner, Assembly::expect_one)?;
         }
-        if self.limit <= 1 {
-            let empty = self.empty.get(var).and_then(Option::as_deref);
-            return run(
-                self.store.as_ref(),
-                &self.pipelines[var],
-                empty,
-                &self.shared,
-                job,
-            );
-        }
         let size = self.cost(var, job.buf.len());
         let id = (job.key.clone(), job.inner.as_ref().map(|i| i.pos));
-        let mut st = self.shared.wait_until(|st| {
-            st.error.is_some()
-                || (st.in_flight.len() < self.limit
-                    && !st.in_flight.contains(&id)
-                    && (st.in_flight.is_empty() || st.bytes + size <= self.memory))
-        });
-        if let Some(e) = st.error.take() {
-            return Err(e);
-        }
-        st.in_flight.insert(id.clone());
-        st.bytes += size;
-        drop(st);
-        let (store, pipelines, empty, shared) = (
+        let (store, pipelines, empty) = (
             self.store.clone(),
             self.pipelines.clone(),
             self.empty.clone(),
-            self.shared.clone(),
         );
-        rayon::spawn(move || {
+        self.tasks.submit(id, size, move |shared| {
             let fill = empty.get(var).and_then(Option::as_deref);
-            let result = run(store.as_ref(), &pipelines[var], fill, &shared, job);
-            let mut st = shared.lock();
-            st.in_flight.remove(&id);
-            st.bytes -= size;
-            if let Err(e) = result {
-                st.error.get_or_insert(e);
-            }
-            drop(st);
-            shared.changed.notify_all();
-        });
-        Ok(())
+            run(store.as_ref(), &pipelines[var], fill, shared, job)
+        })
     }
 
     /// Waits until every submitted job is stored; returns the first error
     /// any of them met.
     pub fn wait(&self) -> Result<(), WriteError> {
-        let mut st = self.shared.wait_until(|st| st.in_flight.is_empty());
-        match st.error.take() {
-            Some(e) => Err(e),
-            None => Ok(()),
-        }
+        self.tasks.wait()
     }
 }
 
@@ -327,19 +249,12 @@ impl EncodeQueue {
     /// every job has finished.
     pub fn finish_shards(&self) -> Result<(), WriteError> {
         self.wait()?;
-        let mut open: Vec<(StoreKey, Assembly)> = self.shared.lock().shards.drain().collect();
+        let mut open: Vec<(StoreKey, Assembly)> =
+            self.tasks.shared().lock().extra.drain().collect();
         open.sort_by(|a, b| a.0.cmp(&b.0));
         for (key, a) in open {
             shards::store(self.store.as_ref(), &key, a)?;
         }
         Ok(())
-    }
-}
-
-impl Drop for EncodeQueue {
-    /// Jobs still in flight finish before the writer goes away, so that
-    /// nothing writes into a store its owner is about to remove.
-    fn drop(&mut self) {
-        let _ = self.wait();
     }
 }
