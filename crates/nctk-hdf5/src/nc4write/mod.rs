@@ -1,7 +1,7 @@
 //! [`Netcdf4Writer`]: netCDF-4 files (HDF5) made as netCDF-C makes them,
-//! behind the model's [`DataSink`]. This slice writes the root group of
-//! the classic data model plus the netCDF-4 atomic number types; groups,
-//! strings and user-defined types are refused with an error naming them.
+//! behind the model's [`DataSink`]: groups, dimensions, the atomic number
+//! types and text, and the classic model's marker; what it does not
+//! write yet is refused with an error naming it.
 
 mod attrs;
 mod data;
@@ -26,6 +26,7 @@ pub struct Netcdf4Writer {
     schema: Schema,
     plans: Vec<VarPlan>,
     chunks: data::Chunks,
+    classic: bool,
 }
 
 impl Netcdf4Writer {
@@ -37,6 +38,17 @@ impl Netcdf4Writer {
             schema: Schema::new(),
             plans: Vec::new(),
             chunks: data::Chunks::default(),
+            classic: false,
+        }
+    }
+
+    /// A writer of a new netCDF-4 classic model file over `sink`: a
+    /// netCDF-4 file marked with netCDF-C's `_nc3_strict` attribute (the
+    /// schema given should keep to the classic model).
+    pub fn classic_model(sink: Arc<dyn ByteSink>) -> Netcdf4Writer {
+        Netcdf4Writer {
+            classic: true,
+            ..Netcdf4Writer::new(sink)
         }
     }
 
@@ -51,7 +63,8 @@ impl Netcdf4Writer {
             }
             return Err(attrs::not_yet("a redefinition"));
         }
-        let plans = plan::build(self.writer(), schema)?;
+        let classic = self.classic;
+        let plans = plan::build(self.writer(), schema, classic)?;
         self.plans = plans;
         self.schema = schema.clone();
         Ok(())
