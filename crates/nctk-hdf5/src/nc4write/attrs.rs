@@ -37,7 +37,11 @@ pub fn datatype(dtype: DataType, big_endian: bool) -> WriteResult<Datatype> {
             big_endian,
         },
         DataType::Char => text_type(1),
-        DataType::String => return Err(not_yet("the string type")),
+        // netCDF-C: variable-length UTF-8 strings, null-terminated.
+        DataType::String => Datatype::VarString {
+            padding: StringPadding::NullTerminate,
+            utf8: true,
+        },
         _ => return Err(not_yet("user-defined types")),
     })
 }
@@ -113,13 +117,9 @@ pub fn user(attr: &Attribute) -> WriteResult<AttributeSpec> {
     let dtype = attr.dtype();
     match &attr.value {
         Values::Char(bytes) => Ok(text(&attr.name, bytes)),
-        // netCDF-C: variable-length UTF-8 strings, null-terminated.
         Values::String(strings) => Ok(AttributeSpec {
             name: attr.name.clone(),
-            datatype: Datatype::VarString {
-                padding: StringPadding::NullTerminate,
-                utf8: true,
-            },
+            datatype: datatype(DataType::String, false)?,
             dataspace: vector(strings.len() as u64),
             value: AttrValue::VarStrings(strings.iter().map(|s| s.as_bytes().to_vec()).collect()),
         }),

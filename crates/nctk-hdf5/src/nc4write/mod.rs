@@ -6,12 +6,11 @@
 mod attrs;
 mod data;
 mod plan;
+mod strings;
 
 use std::sync::Arc;
 
-use nctk_model::{
-    same_definitions, DataSink, DataType, Schema, Selection, SinkError, Values, VarId,
-};
+use nctk_model::{same_definitions, DataSink, Schema, Selection, SinkError, Values, VarId};
 use nctk_store::bytes::ByteSink;
 
 use crate::write::{Hdf5Writer, WriteError, WriteResult};
@@ -121,9 +120,16 @@ impl Netcdf4Writer {
                 values.dtype()
             )));
         };
-        let mut bytes = attrs::little_endian_bytes(values)
-            .ok_or_else(|| attrs::not_yet(&format!("values of type {dtype}")))?;
-        if plan.big_endian && dtype != DataType::Char {
+        let mut bytes = match values {
+            Values::String(strings) => {
+                let w = self.writer.as_mut().expect("the writer lives until finish");
+                strings::stored(w, strings)?
+            }
+            _ => attrs::little_endian_bytes(values).ok_or_else(|| {
+                attrs::not_yet(&format!("variable {name:?}: values of type {dtype}"))
+            })?,
+        };
+        if plan.big_endian && dtype.is_numeric() {
             bytes
                 .chunks_mut(plan.element_size)
                 .for_each(<[u8]>::reverse);

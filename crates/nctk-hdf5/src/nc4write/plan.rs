@@ -5,7 +5,9 @@
 //! order, dimension ids (`_Netcdf4Dimid`, `_Netcdf4Coordinates`) the
 //! schema's, numbered across groups as netCDF-C numbers them.
 
-use nctk_model::{default_chunks, DataType, DimId, Endianness, GroupId, Layout, Schema, VarId};
+use nctk_model::{
+    default_chunks, DataType, DimId, Endianness, GroupId, Layout, Schema, Values, VarId,
+};
 
 use super::attrs::{self, not_yet};
 use crate::dataspace::{Dataspace, DataspaceKind};
@@ -263,7 +265,13 @@ fn variable(
     let chunk = match &st.layout {
         Layout::Chunked(c) => Some(c.clone()),
         Layout::Unset if unlimited || !filters.is_empty() => {
-            Some(default_chunks(&shape, element_size as u64))
+            // netCDF-C sizes a string as its pointer (8 bytes).
+            let size = if var.dtype == DataType::String {
+                8
+            } else {
+                element_size
+            };
+            Some(default_chunks(&shape, size as u64))
         }
         Layout::Unset | Layout::Contiguous if !unlimited && filters.is_empty() => None,
         Layout::Compact => {
@@ -293,12 +301,15 @@ fn variable(
         }
     }
     let fill_value = schema.fill_value(v);
-    let mut fill_bytes =
-        attrs::little_endian_bytes(&fill_value).unwrap_or_else(|| vec![0; element_size]);
-    if big_endian {
+    let mut fill_bytes = match &fill_value {
+        Values::String(s) => super::strings::one(w, s.first().map_or("", String::as_str))?.to_vec(),
+        v => attrs::little_endian_bytes(v).unwrap_or_else(|| vec![0; element_size]),
+    };
+    if big_endian && var.dtype.is_numeric() {
         fill_bytes.reverse();
     }
-    let fill = if st.no_fill {
+    // netCDF-C fills strings whatever the fill mode.
+    let fill = if st.no_fill && var.dtype != DataType::String {
         FillValue {
             alloc_time: if chunk.is_some() { 3 } else { 2 },
             fill_time: 1,
