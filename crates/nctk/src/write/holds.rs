@@ -63,7 +63,7 @@ impl Holds {
     fn holds(self, feature: Feature) -> bool {
         let enhanced = self.format == Format::Netcdf4;
         match (self.container, feature) {
-            (Container::Zarr, Feature::Groups | Feature::Strings) => enhanced,
+            (Container::Zarr | Container::Hdf5, Feature::Groups | Feature::Strings) => enhanced,
             (Container::Zarr | Container::Hdf5, Feature::Storage(_) | Feature::NoFill) => true,
             (Container::NcStream, Feature::Groups | Feature::Strings | Feature::UserTypes) => {
                 enhanced
@@ -141,7 +141,9 @@ mod tests {
         assert!(stream.check(at, "v", Feature::Storage("chunking")).is_err());
         let hdf5 = Holds::new(Container::Hdf5, Format::Netcdf4);
         assert!(hdf5.check(at, "v", Feature::Storage("chunking")).is_ok());
-        let e = hdf5.check(at, "g", Feature::Groups).unwrap_err();
+        assert!(hdf5.check(at, "g", Feature::Groups).is_ok());
+        assert!(hdf5.check(at, "s", Feature::Strings).is_ok());
+        let e = hdf5.check(at, "t", Feature::UserTypes).unwrap_err();
         assert!(e.to_string().contains("does not write them yet"), "{e}");
     }
 }
