@@ -52,7 +52,7 @@ pub fn create_with_fill(
 /// copy` and `nctk gen` decide): a path ending in `.zarr` (a directory) or
 /// `.zip`, or a netCDF-C URL (`file:///abs/x.zarr#mode=nczarr,file`,
 /// `...#mode=zarr,zip`) whose modes choose the layout, else as a
-/// netCDF-4/HDF5 file (user-defined types are refused so far, named). With [`ClassicOptions::compress`](crate::ClassicOptions::compress), a classic format is
+/// netCDF-4/HDF5 file. With [`ClassicOptions::compress`](crate::ClassicOptions::compress), a classic format is
 /// written as a block-compressed classic file (a local path only).
 ///
 /// Nothing appears at `target` before [`DatasetMut::close`]: the dataset is

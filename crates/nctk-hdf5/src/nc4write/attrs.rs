@@ -85,6 +85,7 @@ pub fn text(name: &str, bytes: &[u8]) -> AttributeSpec {
         bytes.to_vec()
     };
     AttributeSpec {
+        named_type: None,
         name: name.to_string(),
         datatype: text_type(raw.len() as u32),
         dataspace: scalar(),
@@ -95,6 +96,7 @@ pub fn text(name: &str, bytes: &[u8]) -> AttributeSpec {
 /// A scalar 32-bit integer attribute (`_Netcdf4Dimid`).
 pub fn int_scalar(name: &str, v: i32) -> AttributeSpec {
     AttributeSpec {
+        named_type: None,
         name: name.to_string(),
         datatype: datatype(DataType::Int, false).expect("int is written"),
         dataspace: scalar(),
@@ -105,6 +107,7 @@ pub fn int_scalar(name: &str, v: i32) -> AttributeSpec {
 /// A 32-bit integer array attribute (`_Netcdf4Coordinates`).
 pub fn int_vector(name: &str, v: &[i32]) -> AttributeSpec {
     AttributeSpec {
+        named_type: None,
         name: name.to_string(),
         datatype: datatype(DataType::Int, false).expect("int is written"),
         dataspace: vector(v.len() as u64),
@@ -118,6 +121,7 @@ pub fn user(attr: &Attribute) -> WriteResult<AttributeSpec> {
     match &attr.value {
         Values::Char(bytes) => Ok(text(&attr.name, bytes)),
         Values::String(strings) => Ok(AttributeSpec {
+            named_type: None,
             name: attr.name.clone(),
             datatype: datatype(DataType::String, false)?,
             dataspace: vector(strings.len() as u64),
@@ -127,6 +131,7 @@ pub fn user(attr: &Attribute) -> WriteResult<AttributeSpec> {
             let raw = little_endian_bytes(v)
                 .ok_or_else(|| not_yet(&format!("attribute {:?} of type {dtype}", attr.name)))?;
             Ok(AttributeSpec {
+                named_type: None,
                 name: attr.name.clone(),
                 datatype: datatype(dtype, false)?,
                 dataspace: vector(v.len() as u64),

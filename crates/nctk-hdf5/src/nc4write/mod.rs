@@ -7,6 +7,7 @@ mod attrs;
 mod data;
 mod plan;
 mod strings;
+mod types;
 
 use std::sync::Arc;
 
@@ -108,9 +109,9 @@ impl Netcdf4Writer {
             return Ok(());
         }
         let converted;
-        let values = if values.dtype() == dtype {
+        let values = if values.dtype() == dtype || !dtype.is_numeric() {
             values
-        } else if values.dtype().is_numeric() && dtype.is_numeric() {
+        } else if values.dtype().is_numeric() {
             converted =
                 nctk_model::convert::convert(values, dtype).map_err(|e| bad(e.to_string()))?;
             &converted
@@ -120,15 +121,9 @@ impl Netcdf4Writer {
                 values.dtype()
             )));
         };
-        let mut bytes = match values {
-            Values::String(strings) => {
-                let w = self.writer.as_mut().expect("the writer lives until finish");
-                strings::stored(w, strings)?
-            }
-            _ => attrs::little_endian_bytes(values).ok_or_else(|| {
-                attrs::not_yet(&format!("variable {name:?}: values of type {dtype}"))
-            })?,
-        };
+        let w = self.writer.as_mut().expect("the writer lives until finish");
+        let mut bytes =
+            types::stored(w, &self.schema, dtype, values).map_err(|e| bad(e.to_string()))?;
         if plan.big_endian && dtype.is_numeric() {
             bytes
                 .chunks_mut(plan.element_size)

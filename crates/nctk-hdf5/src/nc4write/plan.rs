@@ -5,11 +5,10 @@
 //! order, dimension ids (`_Netcdf4Dimid`, `_Netcdf4Coordinates`) the
 //! schema's, numbered across groups as netCDF-C numbers them.
 
-use nctk_model::{
-    default_chunks, DataType, DimId, Endianness, GroupId, Layout, Schema, Values, VarId,
-};
+use nctk_model::{default_chunks, DataType, DimId, Endianness, GroupId, Layout, Schema, VarId};
 
 use super::attrs::{self, not_yet};
+use super::types;
 use crate::dataspace::{Dataspace, DataspaceKind};
 use crate::datatype::{CompoundMember, Datatype, ReferenceKind};
 use crate::fill::FillValue;
@@ -43,15 +42,17 @@ pub struct VarPlan {
 /// The datasets made for `schema` in `w`: one plan per variable. A
 /// `classic` file (netCDF-4 classic model) gets netCDF-C's `_nc3_strict`.
 pub fn build(w: &mut Hdf5Writer, schema: &Schema, classic: bool) -> WriteResult<Vec<VarPlan>> {
-    refuse_outside_slice(schema)?;
     let root = ObjectId::ROOT;
     let mut groups = vec![root; schema.group_ids().count()];
-    create_groups(w, schema, GroupId::ROOT, &mut groups)?;
+    let mut committed = vec![None; schema.type_ids().count()];
+    types::commit(w, schema, GroupId::ROOT, root, &mut committed)?;
+    create_groups(w, schema, GroupId::ROOT, &mut groups, &mut committed)?;
     if classic {
         w.add_attribute(root, attrs::int_scalar("_nc3_strict", 1))?;
     }
     let mut made = Made {
         groups,
+        committed,
         plans: vec![None; schema.num_vars()],
         scales: vec![None; schema.num_dims()],
         order: Vec::new(),
@@ -71,23 +72,27 @@ pub fn build(w: &mut Hdf5Writer, schema: &Schema, classic: bool) -> WriteResult<
 /// plan, each dimension's scale, and the variables in the order written.
 struct Made {
     groups: Vec<ObjectId>,
+    committed: types::Committed,
     plans: Vec<Option<VarPlan>>,
     scales: Vec<Option<ObjectId>>,
     order: Vec<VarId>,
 }
 
 /// The groups under `g`, depth first, each group's subgroups in their
-/// order (netCDF-C creates every group before any dataset).
+/// order, each with its user types committed first (netCDF-C creates
+/// every group and type before any dataset).
 fn create_groups(
     w: &mut Hdf5Writer,
     schema: &Schema,
     g: GroupId,
     ids: &mut [ObjectId],
+    committed: &mut types::Committed,
 ) -> WriteResult<()> {
     for &child in &schema.group(g).groups {
         let id = w.add_group(ids[g.0 as usize], &schema.group(child).name)?;
         ids[child.0 as usize] = id;
-        create_groups(w, schema, child, ids)?;
+        types::commit(w, schema, child, id, committed)?;
+        create_groups(w, schema, child, ids, committed)?;
     }
     Ok(())
 }
@@ -138,7 +143,8 @@ fn write_group(
     let group = schema.group(g);
     let id = made.groups[g.0 as usize];
     for a in &group.attributes {
-        w.add_attribute(id, attrs::user(a)?)?;
+        let spec = types::attribute(w, schema, &made.committed, a)?;
+        w.add_attribute(id, spec)?;
     }
     let (dims, vars) = (&group.dims, &group.vars);
     let (mut di, mut vi) = (0, 0);
@@ -155,7 +161,7 @@ fn write_group(
         while vi < vars.len() {
             let v = vars[vi];
             vi += 1;
-            let plan = variable(w, schema, v, id)?;
+            let plan = variable(w, schema, v, id, &made.committed)?;
             if let Some(d) = coord_of(schema, v) {
                 made.scales[d.0 as usize] = Some(plan.id);
             }
@@ -168,16 +174,6 @@ fn write_group(
     }
     for &child in &group.groups {
         write_group(w, schema, child, made)?;
-    }
-    Ok(())
-}
-
-fn refuse_outside_slice(schema: &Schema) -> WriteResult<()> {
-    if let Some(t) = schema.type_ids().next() {
-        return Err(not_yet(&format!(
-            "user-defined type {:?}",
-            schema.user_type(t).name
-        )));
     }
     Ok(())
 }
@@ -205,6 +201,7 @@ fn dim_only_scale(
         (dim.len, Storage::Contiguous, 2, dim.len)
     };
     let spec = DatasetSpec {
+        named_type: None,
         datatype: Datatype::Float {
             size: 4,
             big_endian: true,
@@ -234,11 +231,12 @@ fn variable(
     schema: &Schema,
     v: VarId,
     parent: ObjectId,
+    committed: &types::Committed,
 ) -> WriteResult<VarPlan> {
     let var = schema.var(v);
     let st = &var.storage;
     let big_endian = st.endianness == Some(Endianness::Big);
-    let datatype = attrs::datatype(var.dtype, big_endian)?;
+    let datatype = types::hdf5_type(schema, var.dtype, big_endian)?;
     let element_size = datatype.size() as usize;
     let shape: Vec<(u64, bool)> = var
         .dims
@@ -301,10 +299,8 @@ fn variable(
         }
     }
     let fill_value = schema.fill_value(v);
-    let mut fill_bytes = match &fill_value {
-        Values::String(s) => super::strings::one(w, s.first().map_or("", String::as_str))?.to_vec(),
-        v => attrs::little_endian_bytes(v).unwrap_or_else(|| vec![0; element_size]),
-    };
+    let mut fill_bytes = types::stored(w, schema, var.dtype, &fill_value)
+        .map_err(|e| WriteError::Invalid(format!("variable {:?}: fill value: {e}", var.name)))?;
     if big_endian && var.dtype.is_numeric() {
         fill_bytes.reverse();
     }
@@ -350,6 +346,7 @@ fn variable(
         None => Storage::Contiguous,
     };
     let spec = DatasetSpec {
+        named_type: types::named(committed, var.dtype),
         datatype,
         dataspace,
         fill,
@@ -371,7 +368,8 @@ fn variable(
                 var.name
             )));
         }
-        w.add_attribute(id, attrs::user(a)?)?;
+        let spec = types::attribute(w, schema, committed, a)?;
+        w.add_attribute(id, spec)?;
     }
     Ok(VarPlan {
         id,
@@ -416,6 +414,7 @@ fn attach_scales(w: &mut Hdf5Writer, schema: &Schema, made: &Made) -> WriteResul
             refs[d.0 as usize].push((plan.id, k as i32));
         }
         let attr = AttributeSpec {
+            named_type: None,
             name: "DIMENSION_LIST".into(),
             datatype: Datatype::VarLen {
                 base: Box::new(reference()),
@@ -445,6 +444,7 @@ fn attach_scales(w: &mut Hdf5Writer, schema: &Schema, made: &Made) -> WriteResul
             continue;
         }
         let attr = AttributeSpec {
+            named_type: None,
             name: "REFERENCE_LIST".into(),
             datatype: compound.clone(),
             dataspace: attrs::vector(list.len() as u64),

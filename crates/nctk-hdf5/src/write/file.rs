@@ -56,6 +56,9 @@ pub struct DatasetSpec {
     pub fill: FillValue,
     /// How it is stored.
     pub storage: Storage,
+    /// The committed (named) datatype `datatype` is, when it is one
+    /// ([`Hdf5Writer::add_named_datatype`]): the dataset then refers to it.
+    pub named_type: Option<ObjectId>,
 }
 
 #[derive(Debug)]
@@ -69,6 +72,7 @@ struct Object {
 enum Body {
     Group(Vec<ObjectId>),
     Dataset(Box<Dataset>),
+    Datatype(Datatype),
 }
 
 #[derive(Debug)]
@@ -132,6 +136,31 @@ impl Hdf5Writer {
         self.add(parent, name, Body::Group(Vec::new()))
     }
 
+    /// Adds a committed (named) datatype `name` in `parent`, which
+    /// datasets and attributes may then refer to (their `named_type`).
+    pub fn add_named_datatype(
+        &mut self,
+        parent: ObjectId,
+        name: &str,
+        datatype: Datatype,
+    ) -> WriteResult<ObjectId> {
+        datatype::encode(&datatype)?;
+        self.add(parent, name, Body::Datatype(datatype))
+    }
+
+    /// The committed datatype `named`, checked to be `datatype`.
+    fn check_named(&self, named: Option<ObjectId>, datatype: &Datatype) -> WriteResult<()> {
+        let Some(n) = named else {
+            return Ok(());
+        };
+        match self.objects.get(n.0).map(|o| &o.body) {
+            Some(Body::Datatype(dt)) if dt == datatype => Ok(()),
+            _ => Err(WriteError::Invalid(format!(
+                "{named:?} is not a committed datatype {datatype:?}"
+            ))),
+        }
+    }
+
     /// Adds a dataset `name` in `parent`.
     pub fn add_dataset(
         &mut self,
@@ -140,6 +169,7 @@ impl Hdf5Writer {
         spec: DatasetSpec,
     ) -> WriteResult<ObjectId> {
         datatype::encode(&spec.datatype)?;
+        self.check_named(spec.named_type, &spec.datatype)?;
         let element_size = u64::from(spec.datatype.size());
         let pipeline = match &spec.storage {
             Storage::Contiguous => None,
@@ -216,7 +246,8 @@ impl Hdf5Writer {
                 attr.value.stored_len()
             )));
         }
-        attribute::encode(&attr, &vec![0; attr.value.stored_len()])?;
+        attribute::encode(&attr, &vec![0; attr.value.stored_len()], None)?;
+        self.check_named(attr.named_type, &attr.datatype)?;
         if let Some(bad) = self
             .referenced(&attr.value)
             .find(|r| r.0 >= self.objects.len())
@@ -480,9 +511,14 @@ impl Hdf5Writer {
                     kind::DATASPACE,
                     dataspace::encode(&spec.dataspace),
                 ));
-                msgs.push(
-                    Message::new(kind::DATATYPE, datatype::encode(&spec.datatype)?).constant(),
-                );
+                msgs.push(match spec.named_type {
+                    Some(n) => {
+                        Message::new(kind::DATATYPE, datatype::encode_shared(addrs[n.0])).shared()
+                    }
+                    None => {
+                        Message::new(kind::DATATYPE, datatype::encode(&spec.datatype)?).constant()
+                    }
+                });
                 msgs.push(Message::new(kind::FILL, fill::encode(&spec.fill)).constant());
                 let stored = match &spec.storage {
                     Storage::Contiguous => StoredLayout::Contiguous {
@@ -502,6 +538,18 @@ impl Hdf5Writer {
                 };
                 msgs.push(Message::new(kind::LAYOUT, layout::encode(&stored)));
             }
+            Body::Datatype(dt) => {
+                msgs.push(Message::new(kind::DATATYPE, datatype::encode(dt)?).constant());
+                // HDF5 counts each dataset and attribute of the type as a
+                // link to it.
+                let uses = self.uses_of(ObjectId(i));
+                if uses > 0 {
+                    let mut e = super::encode::Enc::new();
+                    e.u8(0).u32(1 + uses);
+                    msgs.push(Message::new(kind::REFCOUNT, e.into_bytes()));
+                }
+                return Ok(object_header::encode(&msgs, None));
+            }
         }
         msgs.push(Message::new(
             kind::ATTRIBUTE_INFO,
@@ -509,11 +557,28 @@ impl Hdf5Writer {
         ));
         for (order, a) in obj.attributes.iter().enumerate() {
             let raw = resolve(&a.value, addrs, &mut places);
-            let mut m = Message::new(kind::ATTRIBUTE, attribute::encode(a, &raw)?);
+            let named_at = a.named_type.map(|n| addrs[n.0]);
+            let mut m = Message::new(kind::ATTRIBUTE, attribute::encode(a, &raw, named_at)?);
             m.order = order as u16;
             msgs.push(m);
         }
-        Ok(object_header::encode(&msgs, obj.attributes.len()))
+        Ok(object_header::encode(&msgs, Some(obj.attributes.len())))
+    }
+
+    /// How many datasets and attributes refer to the committed datatype `t`.
+    fn uses_of(&self, t: ObjectId) -> u32 {
+        let mut n = 0;
+        for o in &self.objects {
+            if let Body::Dataset(ds) = &o.body {
+                n += u32::from(ds.spec.named_type == Some(t));
+            }
+            n += o
+                .attributes
+                .iter()
+                .filter(|a| a.named_type == Some(t))
+                .count() as u32;
+        }
+        n
     }
 }
 
