@@ -263,25 +263,24 @@ fn variable(
     let chunk = match &st.layout {
         Layout::Chunked(c) => Some(c.clone()),
         Layout::Unset if unlimited || !filters.is_empty() => {
-            // netCDF-C sizes a string as its pointer (8 bytes).
-            let size = if var.dtype == DataType::String {
-                8
-            } else {
-                element_size
-            };
-            Some(default_chunks(&shape, size as u64))
+            // netCDF-C sizes a type as in memory (a string: a pointer).
+            let size = types::memory_size(schema, var.dtype);
+            Some(default_chunks(&shape, size))
         }
-        Layout::Unset | Layout::Contiguous if !unlimited && filters.is_empty() => None,
-        Layout::Compact => {
-            return Err(not_yet(&format!(
-                "variable {:?}: compact storage",
-                var.name
-            )))
+        Layout::Unset | Layout::Contiguous | Layout::Compact
+            if !unlimited && filters.is_empty() =>
+        {
+            None
         }
         _ => {
             return Err(WriteError::Invalid(format!(
-                "variable {:?}: contiguous storage with an unlimited dimension or filters",
-                var.name
+                "variable {:?}: {} storage with an unlimited dimension or filters",
+                var.name,
+                if st.layout == Layout::Compact {
+                    "compact"
+                } else {
+                    "contiguous"
+                }
             )))
         }
     };
@@ -305,16 +304,24 @@ fn variable(
         fill_bytes.reverse();
     }
     // netCDF-C fills strings whatever the fill mode.
+    // HDF5's allocation times: early (compact), late (contiguous),
+    // incremental (chunked).
+    let compact = chunk.is_none() && st.layout == Layout::Compact;
+    let alloc_time = match (&chunk, compact) {
+        (Some(_), _) => 3,
+        (None, true) => 1,
+        (None, false) => 2,
+    };
     let fill = if st.no_fill && var.dtype != DataType::String {
         FillValue {
-            alloc_time: if chunk.is_some() { 3 } else { 2 },
+            alloc_time,
             fill_time: 1,
             defined: true,
             value: None,
         }
     } else {
         FillValue {
-            alloc_time: if chunk.is_some() { 3 } else { 2 },
+            alloc_time,
             fill_time: 2,
             defined: true,
             value: Some(fill_bytes.clone()),
@@ -343,6 +350,7 @@ fn variable(
             chunk: c.clone(),
             filters,
         },
+        None if compact => Storage::Compact,
         None => Storage::Contiguous,
     };
     let spec = DatasetSpec {

@@ -45,8 +45,22 @@ pub fn hdf5_type(schema: &Schema, dtype: DataType, big_endian: bool) -> WriteRes
             size: total,
             fields,
         } => {
+            // HDF5 lays the committed type out for the file: a field
+            // whose stored size differs from its size in memory (a string:
+            // a pointer of 8 bytes, 16 stored) moves the fields after it
+            // and the compound's size by the difference.
+            let mut order: Vec<usize> = (0..fields.len()).collect();
+            order.sort_by_key(|&i| fields[i].offset);
+            let mut shift = vec![0i64; fields.len()];
+            let mut change = 0i64;
+            for &i in &order {
+                shift[i] = change;
+                let f = &fields[i];
+                let stored = i64::from(hdf5_type(schema, f.dtype, false)?.size());
+                change += (stored - memory_size(schema, f.dtype) as i64) * f.count() as i64;
+            }
             let mut members = Vec::with_capacity(fields.len());
-            for f in fields {
+            for (f, shift) in fields.iter().zip(shift) {
                 let base = hdf5_type(schema, f.dtype, false)?;
                 let datatype = if f.dims.is_empty() {
                     base
@@ -58,12 +72,12 @@ pub fn hdf5_type(schema: &Schema, dtype: DataType, big_endian: bool) -> WriteRes
                 };
                 members.push(CompoundMember {
                     name: f.name.clone(),
-                    offset: size(f.offset)?,
+                    offset: size(f.offset.saturating_add_signed(shift))?,
                     datatype,
                 });
             }
             Datatype::Compound {
-                size: size(*total)?,
+                size: size(total.saturating_add_signed(change))?,
                 members,
             }
         }
@@ -85,6 +99,15 @@ pub fn hdf5_type(schema: &Schema, dtype: DataType, big_endian: bool) -> WriteRes
             tag: String::new(),
         },
     })
+}
+
+/// The size of a value of `dtype` in netCDF-C's memory layout (a string
+/// is a pointer, a vlen an `nc_vlen_t`).
+pub fn memory_size(schema: &Schema, dtype: DataType) -> u64 {
+    match dtype {
+        DataType::String => 8,
+        _ => schema.type_size(dtype).unwrap_or(16),
+    }
 }
 
 /// The committed datatype `dtype` refers to, if it is a user type.
@@ -140,15 +163,18 @@ pub fn stored(
             Ok(out)
         }
         (
-            UserTypeKind::Compound { size, fields },
+            UserTypeKind::Compound { fields, .. },
             Values::Compound {
                 len,
                 fields: values,
             },
         ) if values.len() == fields.len() => {
-            let size = *size as usize;
+            let Datatype::Compound { size, members } = hdf5_type(schema, dtype, false)? else {
+                unreachable!("a compound type's HDF5 type is a compound");
+            };
+            let size = size as usize;
             let mut out = vec![0; len * size];
-            for (f, v) in fields.iter().zip(values) {
+            for ((f, m), v) in fields.iter().zip(&members).zip(values) {
                 let bytes = stored(w, schema, f.dtype, v)?;
                 let count = f.count();
                 if v.len() != len * count {
@@ -156,7 +182,7 @@ pub fn stored(
                 }
                 let per = bytes.len() / (len * count).max(1) * count;
                 for k in 0..*len {
-                    let at = k * size + f.offset as usize;
+                    let at = k * size + m.offset as usize;
                     out[at..at + per].copy_from_slice(&bytes[k * per..(k + 1) * per]);
                 }
             }

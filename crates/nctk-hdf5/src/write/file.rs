@@ -36,6 +36,9 @@ impl ObjectId {
 pub enum Storage {
     /// One block, allocated when first written.
     Contiguous,
+    /// In the object header (at most 64 KiB less the header's other
+    /// messages), filled with the fill value at once.
+    Compact,
     /// Chunks of `chunk` elements, each passed through `filters` in order.
     Chunked {
         /// The chunk lengths.
@@ -81,6 +84,8 @@ struct Dataset {
     element_size: u64,
     /// The contiguous block's address, once allocated.
     block: Option<u64>,
+    /// A compact dataset's data.
+    compact: Vec<u8>,
     pipeline: Option<Pipeline>,
     chunks: BTreeMap<Vec<u64>, btree::ChunkEntry>,
     btree: u64,
@@ -171,8 +176,25 @@ impl Hdf5Writer {
         datatype::encode(&spec.datatype)?;
         self.check_named(spec.named_type, &spec.datatype)?;
         let element_size = u64::from(spec.datatype.size());
+        let total = spec.dataspace.element_count().unwrap_or(u64::MAX) * element_size;
+        let mut compact = Vec::new();
         let pipeline = match &spec.storage {
             Storage::Contiguous => None,
+            Storage::Compact => {
+                // Room for the data in a header message of at most 64 KiB.
+                if total > u64::from(u16::MAX) - 1024 {
+                    return Err(WriteError::Unsupported(format!(
+                        "dataset {name:?}: compact storage of {total} bytes (at most 64 KiB)"
+                    )));
+                }
+                compact = match spec.fill.value.as_ref().filter(|v| !v.is_empty()) {
+                    Some(v) if spec.fill.fill_time != 1 => {
+                        v.repeat((total / v.len() as u64) as usize)
+                    }
+                    _ => vec![0; total as usize],
+                };
+                None
+            }
             Storage::Chunked { chunk, filters } => {
                 if chunk.len() != spec.dataspace.dims.len() || chunk.contains(&0) {
                     return Err(WriteError::Invalid(format!(
@@ -195,6 +217,7 @@ impl Hdf5Writer {
             spec,
             element_size,
             block: None,
+            compact,
             pipeline,
             chunks: BTreeMap::new(),
             btree: super::encode::UNDEFINED,
@@ -302,10 +325,11 @@ impl Hdf5Writer {
     }
 
     /// Writes `bytes` (file byte order) at byte `offset` of the contiguous
-    /// dataset `id`, allocating its block on the first write.
+    /// dataset `id`, allocating its block on the first write (or into a
+    /// compact dataset's data).
     pub fn write_contiguous(&mut self, id: ObjectId, offset: u64, bytes: &[u8]) -> WriteResult<()> {
         let ds = self.dataset(id)?;
-        if ds.spec.storage != Storage::Contiguous {
+        if matches!(ds.spec.storage, Storage::Chunked { .. }) {
             return Err(WriteError::Invalid(
                 "a contiguous write to a chunked dataset".into(),
             ));
@@ -319,6 +343,11 @@ impl Hdf5Writer {
                 "{} bytes at {offset} of a {total}-byte dataset",
                 bytes.len()
             )));
+        }
+        if ds.spec.storage == Storage::Compact {
+            let at = offset as usize;
+            ds.compact[at..at + bytes.len()].copy_from_slice(bytes);
+            return Ok(());
         }
         let block = ds.block;
         let at = match block {
@@ -521,6 +550,7 @@ impl Hdf5Writer {
                 });
                 msgs.push(Message::new(kind::FILL, fill::encode(&spec.fill)).constant());
                 let stored = match &spec.storage {
+                    Storage::Compact => StoredLayout::Compact(ds.compact.clone()),
                     Storage::Contiguous => StoredLayout::Contiguous {
                         addr: ds.block.unwrap_or(super::encode::UNDEFINED),
                         size: spec.dataspace.element_count().unwrap_or(0) * ds.element_size,

@@ -14,6 +14,8 @@ pub enum StoredLayout {
         /// The block's length in bytes.
         size: u64,
     },
+    /// The data itself, kept in the object header (at most 64 KiB).
+    Compact(Vec<u8>),
     /// Chunks indexed by a version-1 B-tree at `btree`.
     Chunked {
         /// The B-tree's root (undefined when no chunk is stored).
@@ -32,6 +34,9 @@ pub fn encode(layout: &StoredLayout) -> Vec<u8> {
     match layout {
         StoredLayout::Contiguous { addr, size } => {
             e.u8(1).u64(*addr).u64(*size);
+        }
+        StoredLayout::Compact(data) => {
+            e.u8(0).u16(data.len() as u16).bytes(data);
         }
         StoredLayout::Chunked {
             btree,
