@@ -6,6 +6,7 @@
 //! reads every file nctk wrote. The corpus's own netCDF-4 files go
 //! through `nctk copy -k nc4` the same way. Groups, strings, user-defined
 //! types, unlimited dimensions and the special attributes are all there.
+//! netCDF-C appends to a file nctk wrote.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -207,4 +208,71 @@ fn corpus_netcdf4_files_copy_as_they_are() {
     }
     assert!(problems.is_empty(), "{problems:#?}");
     assert!(copied >= 5, "too few netCDF-4 files copied: {copied}");
+}
+
+/// A file with groups, strings, a compound and records, as `nctk gen`
+/// writes it, opened for writing by netCDF-C (netCDF4-python): records,
+/// strings and attributes appended, and ncdump shows both nctk's data
+/// and the appended.
+#[test]
+fn netcdf_c_appends_to_a_file_nctk_wrote() {
+    let cdl = r#"netcdf a {
+types:
+  compound pair_t { int a ; double b ; } ;
+dimensions:
+  t = UNLIMITED ;
+  x = 2 ;
+variables:
+  int t(t) ;
+  float v(t, x) ;
+  string s(t) ;
+  pair_t p ;
+data:
+  t = 1 ;
+  v = 1.5, 2.5 ;
+  s = "first" ;
+  p = {7, 0.25} ;
+group: g {
+  variables:
+    int w(t) ;
+  data:
+    w = 10 ;
+}
+}
+"#;
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("a.nc");
+    let args = GenArgs {
+        kind: Some("nc4".into()),
+        output: Some(path.clone()),
+        ..GenArgs::default()
+    };
+    gen(&args, cdl, tmp.path()).unwrap();
+    let script = "import sys, netCDF4\n\
+                  d = netCDF4.Dataset(sys.argv[1], 'a')\n\
+                  d['t'][1] = 2\n\
+                  d['v'][1, :] = [3.5, 4.5]\n\
+                  d['s'][1] = 'second'\n\
+                  d['g']['w'][1] = 20\n\
+                  d.setncattr('appended', 'yes')\n\
+                  d.close()\n\
+                  print('ok')";
+    let Some(out) = require::python_output(&["netCDF4"], script, [&path]) else {
+        return;
+    };
+    assert_eq!(out.trim(), "ok");
+    if !require::tools(&["ncdump"]) {
+        return;
+    }
+    let dump = dump(&[], &path).unwrap();
+    for want in [
+        "t = 1, 2 ;",
+        "1.5, 2.5,\n  3.5, 4.5 ;",
+        "s = \"first\", \"second\" ;",
+        "p = {7, 0.25} ;",
+        "w = 10, 20 ;",
+        ":appended = \"yes\" ;",
+    ] {
+        assert!(dump.contains(want), "{want:?} not in\n{dump}");
+    }
 }
