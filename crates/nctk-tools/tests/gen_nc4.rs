@@ -276,3 +276,56 @@ group: g {
         assert!(dump.contains(want), "{want:?} not in\n{dump}");
     }
 }
+
+/// Compact storage (numbers, strings, a scalar) written with data: the
+/// same `ncdump -s` as ncgen's file.
+#[test]
+fn compact_variables_hold_their_data() {
+    if !require::tools(&["ncgen", "ncdump", "h5dump"]) {
+        return;
+    }
+    let cdl = r#"netcdf cp {
+dimensions:
+  x = 3 ;
+variables:
+  int c(x) ;
+    c:_Storage = "compact" ;
+  string sc(x) ;
+    sc:_Storage = "compact" ;
+  short s ;
+    s:_Storage = "compact" ;
+data:
+  c = 1, _, 3 ;
+  sc = "a", "bc", _ ;
+  s = 5 ;
+}
+"#;
+    let tmp = tempfile::tempdir().unwrap();
+    let (cdl_path, ours, theirs) = (
+        tmp.path().join("cp.cdl"),
+        tmp.path().join("ours.nc"),
+        tmp.path().join("theirs.nc"),
+    );
+    std::fs::write(&cdl_path, cdl).unwrap();
+    peer::run(
+        "ncgen",
+        [
+            "-k".as_ref(),
+            "nc4".as_ref(),
+            "-o".as_ref(),
+            theirs.as_os_str(),
+            cdl_path.as_os_str(),
+        ],
+    )
+    .unwrap();
+    let args = GenArgs {
+        kind: Some("nc4".into()),
+        output: Some(ours.clone()),
+        ..GenArgs::default()
+    };
+    gen(&args, cdl, tmp.path()).unwrap();
+    peer::run("h5dump", [&ours]).unwrap();
+    let dumped = dump(&["-s"], &ours).unwrap();
+    assert!(dumped.contains("c:_Storage = \"compact\""), "{dumped}");
+    assert_eq!(dumped, dump(&["-s"], &theirs).unwrap());
+}
