@@ -1,7 +1,10 @@
 //! [`Netcdf4Writer`]: netCDF-4 files (HDF5) made as netCDF-C makes them,
-//! behind the model's [`DataSink`]: groups, dimensions, the atomic number
-//! types and text, and the classic model's marker; what it does not
-//! write yet is refused with an error naming it.
+//! behind the model's [`DataSink`]: the whole netCDF-4 data model (groups,
+//! dimensions, every atomic type, strings, user-defined types as committed
+//! datatypes, the classic model's marker) with contiguous, compact and
+//! chunked storage; what it does not write yet (filters other than
+//! deflate, shuffle and fletcher32) is refused with an error naming the
+//! variable.
 
 mod attrs;
 mod data;
