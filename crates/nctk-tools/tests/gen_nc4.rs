@@ -107,6 +107,69 @@ fn corpus_cdls(corpus: &Path) -> Vec<String> {
     cdls
 }
 
+/// What one CDL gave.
+#[derive(Default)]
+struct Outcome {
+    same: usize,
+    on_purpose: usize,
+    copied: usize,
+    problems: Vec<String>,
+}
+
+/// Runs one corpus CDL through ncgen, `nctk gen` and `nctk copy` in `dir`.
+fn check_cdl(corpus: &Path, source: &str, dir: &Path, out: &mut Outcome) {
+    let cdl_path = corpus.join(source);
+    let Ok(cdl) = std::fs::read(&cdl_path) else {
+        return;
+    };
+    let theirs: PathBuf = dir.join("theirs.nc");
+    let ours: PathBuf = dir.join("ours.nc");
+    let accepted = Command::new("ncgen")
+        .args(["-k", "nc4", "-o"])
+        .arg(&theirs)
+        .arg(&cdl_path)
+        .output()
+        .unwrap()
+        .status
+        .success();
+    if !accepted {
+        return;
+    }
+    let args = GenArgs {
+        kind: Some("nc4".into()),
+        output: Some(ours.clone()),
+        ..GenArgs::default()
+    };
+    if let Err(e) = gen(&args, &cdl, dir) {
+        out.problems.push(format!(
+            "{source}: nctk gen refused what ncgen accepted: {e}"
+        ));
+        return;
+    }
+    if let Err(e) = peer::run("h5dump", [&ours]) {
+        out.problems
+            .push(format!("{source}: h5dump of nctk's file: {e}"));
+    }
+    let on_purpose = DIFFERENT_ON_PURPOSE.iter().any(|(p, _)| *p == source);
+    let stable = !NEVER_WRITTEN_NO_FILL.contains(&source);
+    let args: &[&str] = if stable { &["-s"] } else { &["-s", "-h"] };
+    match (dump(args, &ours), dump(args, &theirs)) {
+        (Ok(a), Ok(b)) if a == b => out.same += 1,
+        _ if on_purpose => out.on_purpose += 1,
+        (Ok(a), Ok(b)) => out.problems.push(format!(
+            "{source}: ncdump -s differs:\n--- nctk gen\n{a}\n--- ncgen\n{b}"
+        )),
+        (Err(e), _) | (_, Err(e)) => out.problems.push(format!("{source}: {e}")),
+    }
+    match copy_matches(&theirs, &dir.join("copy.nc"), stable) {
+        Ok(()) => out.copied += 1,
+        Err(_) if on_purpose => {}
+        Err(e) => out
+            .problems
+            .push(format!("{source}: ncgen's file through nctk copy: {e}")),
+    }
+}
+
 #[test]
 fn gen_nc4_matches_ncgen_and_copies_match_their_input() {
     let Some(corpus) = require::corpus() else {
@@ -116,56 +179,29 @@ fn gen_nc4_matches_ncgen_and_copies_match_their_input() {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
-    let (mut same, mut copied, mut on_purpose) = (0, 0, 0);
-    let mut problems = vec![];
-    for source in corpus_cdls(&corpus) {
-        let cdl_path = corpus.join(&source);
-        let Ok(cdl) = std::fs::read(&cdl_path) else {
-            continue;
-        };
-        let theirs: PathBuf = tmp.path().join("theirs.nc");
-        let ours: PathBuf = tmp.path().join("ours.nc");
-        let accepted = Command::new("ncgen")
-            .args(["-k", "nc4", "-o"])
-            .arg(&theirs)
-            .arg(&cdl_path)
-            .output()
-            .unwrap()
-            .status
-            .success();
-        if !accepted {
-            continue;
-        }
-        let args = GenArgs {
-            kind: Some("nc4".into()),
-            output: Some(ours.clone()),
-            ..GenArgs::default()
-        };
-        if let Err(e) = gen(&args, &cdl, tmp.path()) {
-            problems.push(format!(
-                "{source}: nctk gen refused what ncgen accepted: {e}"
-            ));
-            continue;
-        }
-        if let Err(e) = peer::run("h5dump", [&ours]) {
-            problems.push(format!("{source}: h5dump of nctk's file: {e}"));
-        }
-        let stable = !NEVER_WRITTEN_NO_FILL.contains(&source.as_str());
-        let args: &[&str] = if stable { &["-s"] } else { &["-s", "-h"] };
-        match (dump(args, &ours), dump(args, &theirs)) {
-            (Ok(a), Ok(b)) if a == b => same += 1,
-            _ if DIFFERENT_ON_PURPOSE.iter().any(|(p, _)| *p == source) => on_purpose += 1,
-            (Ok(a), Ok(b)) => problems.push(format!(
-                "{source}: ncdump -s differs:\n--- nctk gen\n{a}\n--- ncgen\n{b}"
-            )),
-            (Err(e), _) | (_, Err(e)) => problems.push(format!("{source}: {e}")),
-        }
-        match copy_matches(&theirs, &tmp.path().join("copy.nc"), stable) {
-            Ok(()) => copied += 1,
-            Err(_) if DIFFERENT_ON_PURPOSE.iter().any(|(p, _)| *p == source) => {}
-            Err(e) => problems.push(format!("{source}: ncgen's file through nctk copy: {e}")),
-        }
-    }
+    let cdls = corpus_cdls(&corpus);
+    // The peers run as processes: a few at once.
+    let threads = std::thread::available_parallelism().map_or(2, |n| n.get().min(4));
+    let outcomes: Vec<Outcome> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|t| {
+                let dir = tmp.path().join(t.to_string());
+                std::fs::create_dir(&dir).unwrap();
+                let (corpus, cdls) = (&corpus, &cdls);
+                scope.spawn(move || {
+                    let mut out = Outcome::default();
+                    for source in cdls.iter().skip(t).step_by(threads) {
+                        check_cdl(corpus, source, &dir, &mut out);
+                    }
+                    out
+                })
+            })
+            .collect();
+        workers.into_iter().map(|w| w.join().unwrap()).collect()
+    });
+    let sum = |f: fn(&Outcome) -> usize| outcomes.iter().map(f).sum::<usize>();
+    let (same, on_purpose, copied) = (sum(|o| o.same), sum(|o| o.on_purpose), sum(|o| o.copied));
+    let problems: Vec<&String> = outcomes.iter().flat_map(|o| &o.problems).collect();
     eprintln!("gen -k nc4: {same} as ncgen's, {on_purpose} different on purpose; {copied} copies");
     assert!(problems.is_empty(), "{problems:#?}");
     assert!(same >= 100, "too few CDLs compared: {same}");
