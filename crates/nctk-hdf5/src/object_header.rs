@@ -57,6 +57,8 @@ pub mod kind {
     pub const BTREE_K: u16 = 19;
     /// Attribute info (dense attributes).
     pub const ATTRIBUTE_INFO: u16 = 21;
+    /// Reference count (links to the object beyond the first).
+    pub const REFCOUNT: u16 = 22;
 }
 
 /// Message flag bit 1: the body is a reference to a shared message.

@@ -59,6 +59,7 @@ fn write_sample(path: &Path) {
     w.add_attribute(
         root,
         AttributeSpec {
+            named_type: None,
             name: "title".into(),
             datatype: Datatype::String {
                 size: 5,
@@ -80,6 +81,7 @@ fn write_sample(path: &Path) {
             g,
             "a",
             DatasetSpec {
+                named_type: None,
                 datatype: int(2, true),
                 dataspace: simple(&[2, 3], None),
                 fill: FillValue {
@@ -99,6 +101,7 @@ fn write_sample(path: &Path) {
         let name = format!("z{}", 9 - i);
         let raw = le(&[i, i * 2], u32::to_le_bytes);
         let attr = AttributeSpec {
+            named_type: None,
             name,
             datatype: int(4, false),
             dataspace: simple(&[2], None),
@@ -111,6 +114,7 @@ fn write_sample(path: &Path) {
             root,
             "t",
             DatasetSpec {
+                named_type: None,
                 datatype: Datatype::Float {
                     size: 8,
                     big_endian: false,
@@ -139,6 +143,7 @@ fn write_sample(path: &Path) {
             root,
             "many",
             DatasetSpec {
+                named_type: None,
                 datatype: int(8, true),
                 dataspace: simple(&[300], None),
                 fill: library_default_fill(),
@@ -162,6 +167,7 @@ fn write_sample(path: &Path) {
             root,
             "x",
             DatasetSpec {
+                named_type: None,
                 datatype: int(4, true),
                 dataspace: simple(&[4], None),
                 fill: library_default_fill(),
@@ -170,6 +176,7 @@ fn write_sample(path: &Path) {
         )
         .unwrap();
     let text = |s: &str| AttributeSpec {
+        named_type: None,
         name: String::new(),
         datatype: Datatype::String {
             size: s.len() as u32 + 1,
@@ -185,6 +192,7 @@ fn write_sample(path: &Path) {
     };
     for (name, value) in [("CLASS", "DIMENSION_SCALE"), ("NAME", "x")] {
         let attr = AttributeSpec {
+            named_type: None,
             name: name.into(),
             ..text(value)
         };
@@ -210,6 +218,7 @@ fn write_sample(path: &Path) {
         ],
     };
     let attr = AttributeSpec {
+        named_type: None,
         name: "REFERENCE_LIST".into(),
         datatype: ref_list,
         dataspace: simple(&[1], None),
@@ -217,6 +226,7 @@ fn write_sample(path: &Path) {
     };
     w.add_attribute(x, attr).unwrap();
     let attr = AttributeSpec {
+        named_type: None,
         name: "DIMENSION_LIST".into(),
         datatype: Datatype::VarLen {
             base: Box::new(reference),

@@ -48,10 +48,6 @@ pub enum GenError {
     /// The CDL does not parse, or the kind cannot hold it.
     #[error("{0}")]
     Cdl(#[from] CdlError),
-    /// A netCDF-4 kind asked for a file that is not a store: nctk does
-    /// not write netCDF-4/HDF5 files.
-    #[error("{}: netCDF-4/HDF5 files cannot be written; {}", .0.display(), store_hint(.0))]
-    Unsupported(PathBuf),
     /// The CDL defines user types and the output is an NCZarr/Zarr store,
     /// which cannot hold them (netCDF-C 4.9.0's NCZarr refuses them too).
     #[error(
@@ -77,7 +73,7 @@ impl HasErrorKind for GenError {
         match self {
             GenError::UnknownKind(_) => ErrorKind::InvalidInput,
             GenError::Cdl(e) => e.kind(),
-            GenError::Unsupported(_) | GenError::UserTypeInStore { .. } => ErrorKind::Unsupported,
+            GenError::UserTypeInStore { .. } => ErrorKind::Unsupported,
             GenError::Output(e) => e.kind(),
         }
     }
@@ -171,8 +167,8 @@ fn in_dir(dir: &Path, path: &Path) -> PathBuf {
 }
 
 /// Writes a parsed dataset to `output`: a classic-format file of the given
-/// kind, or for the netCDF-4 kinds an NCZarr / Zarr store named by a
-/// netCDF-C URL or a `.zarr` / `.zip` path. The output is written under a
+/// kind, or for the netCDF-4 kinds a netCDF-4/HDF5 file, or an NCZarr /
+/// Zarr store when a netCDF-C URL or a `.zarr` / `.zip` path names one. The output is written under a
 /// temporary name and renamed into place when complete, as `nctk copy`
 /// writes ([`nctk::create_with`]).
 pub fn write_output(
@@ -186,7 +182,7 @@ pub fn write_output(
     } else if is_store_target(&output.to_string_lossy()) {
         Container::Zarr
     } else {
-        return Err(GenError::Unsupported(output.to_path_buf()));
+        Container::Hdf5
     };
     if let (Container::Zarr, Some(dtype)) = (container, first_user_type(&ds.schema)) {
         return Err(GenError::UserTypeInStore {
@@ -195,12 +191,18 @@ pub fn write_output(
         });
     }
     let opts = CreateOptions::new().fill(!no_fill);
-    // A store takes each variable's storage from the CDL; a classic file
-    // holds none of it (ncgen drops it so).
+    // A netCDF-4 file or a store takes each variable's storage from the
+    // CDL; a classic file holds none of it (ncgen drops it so).
     let mut schema = ds.schema.clone();
-    if container == Container::Zarr {
+    if !kind.is_cdf() {
         for v in ds.schema.var_ids() {
-            schema.var_mut(v).storage = var_storage(ds, v, no_fill);
+            let mut storage = var_storage(ds, v, no_fill);
+            if container == Container::Hdf5
+                && ds.var_special(v).storage == Some(nctk_cdl::parse::Storage::Compact)
+            {
+                storage.layout = Layout::Compact;
+            }
+            schema.var_mut(v).storage = storage;
         }
     }
     let err = |e: nctk::Error| e.into_output(output);
@@ -219,21 +221,6 @@ pub fn write_output(
     }
     out.close().map_err(err)?;
     Ok(())
-}
-
-/// How to name a store, for an output that asked for a netCDF-4/HDF5 file.
-fn store_hint(path: &Path) -> String {
-    let stem = path
-        .file_stem()
-        .map_or_else(|| "out".into(), |s| s.to_string_lossy().into_owned());
-    let dir = std::path::absolute(path)
-        .ok()
-        .and_then(|p| p.parent().map(Path::to_path_buf))
-        .unwrap_or_default();
-    format!(
-        "name the output {stem}.zarr, {stem}.zip or a URL such as file://{}#mode=nczarr,file",
-        dir.join(format!("{stem}.zarr")).display()
-    )
 }
 
 /// True when an output name asks for an NCZarr / Zarr store: a URL, a

@@ -8,7 +8,6 @@ use std::process::Command;
 
 use copy_support::{entries, kind, sample, watched};
 use nctk::Format;
-use nctk::OutputError;
 use nctk_classic::{ClassicWriter, FillMode, Version};
 use nctk_model::{DataSource, DataType, GroupId, Schema, Selection};
 use nctk_tools::copy::{copy, copy_source, CopyError, CopyOptions, NoProgress, VarList};
@@ -153,28 +152,29 @@ fn in_memory_input_and_output_give_the_same_bytes() {
 }
 
 #[test]
-fn netcdf4_outputs_not_written_yet_are_refused_clearly_and_netcdf4_flags_ignored_for_classic() {
+fn netcdf4_outputs_are_written_and_netcdf4_flags_ignored_for_classic() {
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join("in.nc");
     let out = dir.path().join("out.nc");
     sample(&input, Version::Cdf1, None);
-    let refused = |opts: CopyOptions| {
-        let err = copy(&input, &out, &opts, &mut NoProgress).unwrap_err();
-        assert!(
-            matches!(err, CopyError::Output(OutputError::Unsupported { .. })),
-            "{err}"
-        );
-        assert!(!out.exists());
+    let format_of = |opts: CopyOptions| {
+        copy(&input, &out, &opts, &mut NoProgress).unwrap();
+        let format = nctk::open(&out).unwrap().format();
+        std::fs::remove_file(&out).unwrap();
+        format
     };
-    // netCDF-4 (HDF5) is written; its classic model is not yet.
-    copy(&input, &out, &kind(Format::Netcdf4), &mut NoProgress).unwrap();
-    std::fs::remove_file(&out).unwrap();
-    refused(kind(Format::Netcdf4Classic));
-    // -d 5 with no -k: nccopy would write netCDF-4 classic model.
-    refused(CopyOptions {
+    // netCDF-4 (HDF5) is written, and its classic model.
+    assert_eq!(format_of(kind(Format::Netcdf4)), Format::Netcdf4);
+    assert_eq!(
+        format_of(kind(Format::Netcdf4Classic)),
+        Format::Netcdf4Classic
+    );
+    // -d 5 with no -k: the netCDF-4 classic model, as nccopy writes.
+    let deflated = CopyOptions {
         deflate: Some(5),
         ..CopyOptions::default()
-    });
+    };
+    assert_eq!(format_of(deflated), Format::Netcdf4Classic);
     // -F with no -k: netCDF-4, whose writer does not take -F yet.
     let opts = CopyOptions {
         filters: vec!["t,1,5".into()],

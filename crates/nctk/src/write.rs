@@ -52,8 +52,7 @@ pub fn create_with_fill(
 /// copy` and `nctk gen` decide): a path ending in `.zarr` (a directory) or
 /// `.zip`, or a netCDF-C URL (`file:///abs/x.zarr#mode=nczarr,file`,
 /// `...#mode=zarr,zip`) whose modes choose the layout, else as a
-/// netCDF-4/HDF5 file ([`Format::Netcdf4`] only so far: the classic
-/// model, groups, strings and user-defined types are refused, named). With [`ClassicOptions::compress`](crate::ClassicOptions::compress), a classic format is
+/// netCDF-4/HDF5 file. With [`ClassicOptions::compress`](crate::ClassicOptions::compress), a classic format is
 /// written as a block-compressed classic file (a local path only).
 ///
 /// Nothing appears at `target` before [`DatasetMut::close`]: the dataset is
@@ -98,17 +97,6 @@ pub fn create_with(
         }
     }
     check_writable(target, container)?;
-    if container == Container::Hdf5 && format != Format::Netcdf4 {
-        return Err(OutputError::Unsupported {
-            path: target.display().to_string(),
-            format: "netCDF-4/HDF5",
-            reason: format!(
-                "{} files are not written yet (only netCDF-4: -k nc4, Format::Netcdf4)",
-                format.name()
-            ),
-        }
-        .into());
-    }
     if let Some(reason) = opts.mismatch(container) {
         return Err(Error::Options {
             path: target.display().to_string(),
@@ -126,7 +114,11 @@ pub fn create_with(
         target: target.to_path_buf(),
         defs: defs.map_err(|e| define_error(target, e))?,
         holds: Holds::new(container, format),
-        next: Next::Create { container, opts },
+        next: Next::Create {
+            container,
+            format,
+            opts,
+        },
     })
 }
 
@@ -228,6 +220,7 @@ enum Next {
     /// Creates the dataset.
     Create {
         container: Container,
+        format: Format,
         opts: CreateOptions,
     },
     /// Redefines an open one.
@@ -580,8 +573,12 @@ impl DatasetDef {
             next,
         } = self;
         match next {
-            Next::Create { container, opts } => {
-                let out = create_output(&target, container, defs.schema(), &opts)?;
+            Next::Create {
+                container,
+                format,
+                opts,
+            } => {
+                let out = create_output(&target, container, format, defs.schema(), &opts)?;
                 Ok(DatasetMut {
                     out,
                     version: classic_version(container),

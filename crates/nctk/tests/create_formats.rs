@@ -157,13 +157,6 @@ fn netcdf4_is_written_as_an_nczarr_store_when_the_target_names_one() {
     if let Some(out) = require::python_output(&["netCDF4"], script, [&url]) {
         assert_eq!(out.trim(), format!("[{}, 1]", u64::MAX));
     }
-    // The classic model in HDF5 is not written yet: refused before
-    // anything is made.
-    let file = dir.path().join("n7.nc");
-    let err = nctk::create(&file, Format::Netcdf4Classic)
-        .unwrap_err()
-        .to_string();
-    assert!(err.contains("not written yet"), "{err}");
     let left: Vec<_> = std::fs::read_dir(dir.path())
         .unwrap()
         .map(|e| e.unwrap().file_name())
@@ -186,17 +179,25 @@ fn netcdf4_is_written_as_an_hdf5_file_when_the_target_names_a_file() {
     if let Some(out) = require::python_output(&["netCDF4"], script, [&file]) {
         assert_eq!(out.trim(), format!("NETCDF4 [{}, 1]", u64::MAX));
     }
-    // Groups are not written yet: refused at the call, naming why, and
-    // nothing is made.
+    // Groups are written; the classic model is marked so netCDF-C reads
+    // the file as one.
     let other = dir.path().join("g.nc");
     let mut def = nctk::create(&other, Format::Netcdf4).unwrap();
-    let err = def
-        .add_group(nctk_model::GroupId(0), "g")
-        .unwrap_err()
-        .to_string();
-    assert!(err.contains("does not write them yet"), "{err}");
-    drop(def);
-    assert!(!other.exists());
+    def.add_group(nctk_model::GroupId(0), "g").unwrap();
+    def.end_define().unwrap().close().unwrap();
+    let strict = dir.path().join("c7.nc");
+    nctk::create(&strict, Format::Netcdf4Classic)
+        .unwrap()
+        .end_define()
+        .unwrap()
+        .close()
+        .unwrap();
+    if require::tools(&["ncdump"]) {
+        let out = peer::run("ncdump", ["-h".as_ref(), other.as_os_str()]).unwrap();
+        assert!(out.contains("group: g {"), "{out}");
+        let out = peer::run("ncdump", ["-k".as_ref(), strict.as_os_str()]).unwrap();
+        assert_eq!(out.trim(), "netCDF-4 classic model");
+    }
 }
 
 /// netCDF-C's rules: a classic file has no 64-bit integers (CDF-1) and

@@ -37,7 +37,11 @@ pub fn datatype(dtype: DataType, big_endian: bool) -> WriteResult<Datatype> {
             big_endian,
         },
         DataType::Char => text_type(1),
-        DataType::String => return Err(not_yet("the string type")),
+        // netCDF-C: variable-length UTF-8 strings, null-terminated.
+        DataType::String => Datatype::VarString {
+            padding: StringPadding::NullTerminate,
+            utf8: true,
+        },
         _ => return Err(not_yet("user-defined types")),
     })
 }
@@ -81,6 +85,7 @@ pub fn text(name: &str, bytes: &[u8]) -> AttributeSpec {
         bytes.to_vec()
     };
     AttributeSpec {
+        named_type: None,
         name: name.to_string(),
         datatype: text_type(raw.len() as u32),
         dataspace: scalar(),
@@ -91,6 +96,7 @@ pub fn text(name: &str, bytes: &[u8]) -> AttributeSpec {
 /// A scalar 32-bit integer attribute (`_Netcdf4Dimid`).
 pub fn int_scalar(name: &str, v: i32) -> AttributeSpec {
     AttributeSpec {
+        named_type: None,
         name: name.to_string(),
         datatype: datatype(DataType::Int, false).expect("int is written"),
         dataspace: scalar(),
@@ -101,6 +107,7 @@ pub fn int_scalar(name: &str, v: i32) -> AttributeSpec {
 /// A 32-bit integer array attribute (`_Netcdf4Coordinates`).
 pub fn int_vector(name: &str, v: &[i32]) -> AttributeSpec {
     AttributeSpec {
+        named_type: None,
         name: name.to_string(),
         datatype: datatype(DataType::Int, false).expect("int is written"),
         dataspace: vector(v.len() as u64),
@@ -113,13 +120,10 @@ pub fn user(attr: &Attribute) -> WriteResult<AttributeSpec> {
     let dtype = attr.dtype();
     match &attr.value {
         Values::Char(bytes) => Ok(text(&attr.name, bytes)),
-        // netCDF-C: variable-length UTF-8 strings, null-terminated.
         Values::String(strings) => Ok(AttributeSpec {
+            named_type: None,
             name: attr.name.clone(),
-            datatype: Datatype::VarString {
-                padding: StringPadding::NullTerminate,
-                utf8: true,
-            },
+            datatype: datatype(DataType::String, false)?,
             dataspace: vector(strings.len() as u64),
             value: AttrValue::VarStrings(strings.iter().map(|s| s.as_bytes().to_vec()).collect()),
         }),
@@ -127,6 +131,7 @@ pub fn user(attr: &Attribute) -> WriteResult<AttributeSpec> {
             let raw = little_endian_bytes(v)
                 .ok_or_else(|| not_yet(&format!("attribute {:?} of type {dtype}", attr.name)))?;
             Ok(AttributeSpec {
+                named_type: None,
                 name: attr.name.clone(),
                 datatype: datatype(dtype, false)?,
                 dataspace: vector(v.len() as u64),

@@ -1,16 +1,21 @@
 //! [`Netcdf4Writer`]: netCDF-4 files (HDF5) made as netCDF-C makes them,
-//! behind the model's [`DataSink`]. This slice writes the root group of
-//! the classic data model plus the netCDF-4 atomic number types; groups,
-//! strings and user-defined types are refused with an error naming them.
+//! behind the model's [`DataSink`]: the whole netCDF-4 data model (groups,
+//! dimensions, every atomic type, strings, user-defined types as committed
+//! datatypes, the classic model's marker) with contiguous, compact and
+//! chunked storage; what it does not write yet (filters other than
+//! deflate, shuffle and fletcher32) is refused with an error naming the
+//! variable.
 
 mod attrs;
 mod data;
 mod plan;
+mod strings;
+mod types;
 
 use std::sync::Arc;
 
 use nctk_model::{
-    same_definitions, ChunkCodec, DataSink, DataType, Schema, Selection, SinkError, Values, VarId,
+    same_definitions, ChunkCodec, DataSink, Schema, Selection, SinkError, Values, VarId,
 };
 use nctk_store::bytes::ByteSink;
 
@@ -26,6 +31,7 @@ pub struct Netcdf4Writer {
     schema: Schema,
     plans: Vec<VarPlan>,
     chunks: data::Chunks,
+    classic: bool,
 }
 
 impl Netcdf4Writer {
@@ -37,6 +43,17 @@ impl Netcdf4Writer {
             schema: Schema::new(),
             plans: Vec::new(),
             chunks: data::Chunks::default(),
+            classic: false,
+        }
+    }
+
+    /// A writer of a new netCDF-4 classic model file over `sink`: a
+    /// netCDF-4 file marked with netCDF-C's `_nc3_strict` attribute (the
+    /// schema given should keep to the classic model).
+    pub fn classic_model(sink: Arc<dyn ByteSink>) -> Netcdf4Writer {
+        Netcdf4Writer {
+            classic: true,
+            ..Netcdf4Writer::new(sink)
         }
     }
 
@@ -51,7 +68,8 @@ impl Netcdf4Writer {
             }
             return Err(attrs::not_yet("a redefinition"));
         }
-        let plans = plan::build(self.writer(), schema)?;
+        let classic = self.classic;
+        let plans = plan::build(self.writer(), schema, classic)?;
         self.plans = plans;
         self.schema = schema.clone();
         Ok(())
@@ -96,9 +114,9 @@ impl Netcdf4Writer {
             return Ok(());
         }
         let converted;
-        let values = if values.dtype() == dtype {
+        let values = if values.dtype() == dtype || !dtype.is_numeric() {
             values
-        } else if values.dtype().is_numeric() && dtype.is_numeric() {
+        } else if values.dtype().is_numeric() {
             converted =
                 nctk_model::convert::convert(values, dtype).map_err(|e| bad(e.to_string()))?;
             &converted
@@ -108,9 +126,10 @@ impl Netcdf4Writer {
                 values.dtype()
             )));
         };
-        let mut bytes = attrs::little_endian_bytes(values)
-            .ok_or_else(|| attrs::not_yet(&format!("values of type {dtype}")))?;
-        if plan.big_endian && dtype != DataType::Char {
+        let w = self.writer.as_mut().expect("the writer lives until finish");
+        let mut bytes =
+            types::stored(w, &self.schema, dtype, values).map_err(|e| bad(e.to_string()))?;
+        if plan.big_endian && dtype.is_numeric() {
             bytes
                 .chunks_mut(plan.element_size)
                 .for_each(<[u8]>::reverse);

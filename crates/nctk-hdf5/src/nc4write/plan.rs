@@ -1,11 +1,16 @@
-//! The netCDF-4 mapping of a schema's root group, as netCDF-C 4.9 makes
-//! it: each variable a dataset, each dimension a dimension scale (its
-//! coordinate variable, else a dimension-only scale), objects created in
-//! netCDF-C's order, hidden attributes in its order.
+//! The netCDF-4 mapping of a schema, as netCDF-C 4.9 makes it: each group
+//! an HDF5 group, each variable a dataset, each dimension a dimension
+//! scale in its group (its coordinate variable, else a dimension-only
+//! scale), objects created in netCDF-C's order, hidden attributes in its
+//! order, dimension ids (`_Netcdf4Dimid`, `_Netcdf4Coordinates`) the
+//! schema's, numbered across groups as netCDF-C numbers them.
 
-use nctk_model::{default_chunks, ChunkCodec, DataType, DimId, Endianness, Layout, Schema, VarId};
+use nctk_model::{
+    default_chunks, ChunkCodec, DataType, DimId, Endianness, GroupId, Layout, Schema, VarId,
+};
 
 use super::attrs::{self, not_yet};
+use super::types;
 use crate::dataspace::{Dataspace, DataspaceKind};
 use crate::datatype::{CompoundMember, Datatype, ReferenceKind};
 use crate::fill::FillValue;
@@ -39,95 +44,143 @@ pub struct VarPlan {
     pub stored_codecs: Option<Vec<ChunkCodec>>,
 }
 
-/// The datasets made for `schema` in `w`: one plan per variable.
-pub fn build(w: &mut Hdf5Writer, schema: &Schema) -> WriteResult<Vec<VarPlan>> {
-    refuse_outside_slice(schema)?;
+/// The datasets made for `schema` in `w`: one plan per variable. A
+/// `classic` file (netCDF-4 classic model) gets netCDF-C's `_nc3_strict`.
+pub fn build(w: &mut Hdf5Writer, schema: &Schema, classic: bool) -> WriteResult<Vec<VarPlan>> {
     let root = ObjectId::ROOT;
-    let dims: Vec<DimId> = schema.dim_ids().collect();
-    let vars: Vec<VarId> = schema.var_ids().collect();
-    let coord_var = |d: DimId| -> Option<VarId> {
-        let dim = schema.dim(d);
-        schema
-            .var_by_name(dim.group, &dim.name)
-            .filter(|&v| schema.var(v).dims == [d])
+    let mut groups = vec![root; schema.group_ids().count()];
+    let mut committed = vec![None; schema.type_ids().count()];
+    types::commit(w, schema, GroupId::ROOT, root, &mut committed)?;
+    create_groups(w, schema, GroupId::ROOT, &mut groups, &mut committed)?;
+    if classic {
+        w.add_attribute(root, attrs::int_scalar("_nc3_strict", 1))?;
+    }
+    let mut made = Made {
+        groups,
+        committed,
+        plans: vec![None; schema.num_vars()],
+        scales: vec![None; schema.num_dims()],
+        order: Vec::new(),
     };
-    // netCDF-C's order: dimensions without a coordinate variable up to the
-    // next one with, then variables up to that one's, and so on.
-    let mut plans: Vec<Option<VarPlan>> = vec![None; vars.len()];
-    let mut scales: Vec<Option<ObjectId>> = vec![None; dims.len()];
+    write_group(w, schema, GroupId::ROOT, &mut made)?;
+    attach_scales(w, schema, &made)?;
+    let props = format!("version=2,nctk={}", env!("CARGO_PKG_VERSION"));
+    w.add_attribute(root, attrs::text("_NCProperties", props.as_bytes()))?;
+    Ok(made
+        .plans
+        .into_iter()
+        .map(|p| p.expect("every variable planned"))
+        .collect())
+}
+
+/// What [`build`] has made so far: each group's object, each variable's
+/// plan, each dimension's scale, and the variables in the order written.
+struct Made {
+    groups: Vec<ObjectId>,
+    committed: types::Committed,
+    plans: Vec<Option<VarPlan>>,
+    scales: Vec<Option<ObjectId>>,
+    order: Vec<VarId>,
+}
+
+/// The groups under `g`, depth first, each group's subgroups in their
+/// order, each with its user types committed first (netCDF-C creates
+/// every group and type before any dataset).
+fn create_groups(
+    w: &mut Hdf5Writer,
+    schema: &Schema,
+    g: GroupId,
+    ids: &mut [ObjectId],
+    committed: &mut types::Committed,
+) -> WriteResult<()> {
+    for &child in &schema.group(g).groups {
+        let id = w.add_group(ids[g.0 as usize], &schema.group(child).name)?;
+        ids[child.0 as usize] = id;
+        types::commit(w, schema, child, id, committed)?;
+        create_groups(w, schema, child, ids, committed)?;
+    }
+    Ok(())
+}
+
+/// The coordinate variable of dimension `d`, as netCDF-C decides it: the
+/// variable of the dimension's group named as the dimension whose first
+/// dimension it is.
+fn coord_var(schema: &Schema, d: DimId) -> Option<VarId> {
+    let dim = schema.dim(d);
+    schema
+        .var_by_name(dim.group, &dim.name)
+        .filter(|&v| schema.var(v).dims.first() == Some(&d))
+}
+
+/// The dimension variable `v` is the coordinate variable of.
+fn coord_of(schema: &Schema, v: VarId) -> Option<DimId> {
+    let &d = schema.var(v).dims.first()?;
+    (coord_var(schema, d) == Some(v)).then_some(d)
+}
+
+/// The HDF5 name of variable `v`: its name, or netCDF-C's secret name
+/// `_nc4_non_coord_<name>` when a dimension of its group has its name
+/// and it is not that dimension's coordinate variable.
+fn hdf5_name(schema: &Schema, v: VarId) -> String {
+    let var = schema.var(v);
+    let clash = schema
+        .group(var.group)
+        .dims
+        .iter()
+        .any(|&d| schema.dim(d).name == var.name);
+    if clash && coord_of(schema, v).is_none() {
+        format!("_nc4_non_coord_{}", var.name)
+    } else {
+        var.name.clone()
+    }
+}
+
+/// Group `g`'s attributes, dimensions and variables, then its subgroups'
+/// (netCDF-C's `nc4_rec_write_metadata`): dimensions without a
+/// coordinate variable up to the next one with, then variables up to
+/// that one's, and so on.
+fn write_group(
+    w: &mut Hdf5Writer,
+    schema: &Schema,
+    g: GroupId,
+    made: &mut Made,
+) -> WriteResult<()> {
+    let group = schema.group(g);
+    let id = made.groups[g.0 as usize];
+    for a in &group.attributes {
+        let spec = types::attribute(w, schema, &made.committed, a)?;
+        w.add_attribute(id, spec)?;
+    }
+    let (dims, vars) = (&group.dims, &group.vars);
     let (mut di, mut vi) = (0, 0);
     while di < dims.len() || vi < vars.len() {
         let mut waiting = None;
         while di < dims.len() && waiting.is_none() {
             let d = dims[di];
-            match coord_var(d) {
+            match coord_var(schema, d) {
                 Some(v) => waiting = Some(v),
-                None => {
-                    let id = dim_only_scale(w, schema, d, di)?;
-                    scales[di] = Some(id);
-                }
+                None => made.scales[d.0 as usize] = Some(dim_only_scale(w, schema, d, id)?),
             }
             di += 1;
         }
         while vi < vars.len() {
             let v = vars[vi];
             vi += 1;
-            let plan = variable(w, schema, v, &dims, coord_var)?;
-            if let Some(di) = coord_of(schema, v, &dims, coord_var) {
-                scales[di] = Some(plan.id);
+            let plan = variable(w, schema, v, id, &made.committed)?;
+            if let Some(d) = coord_of(schema, v) {
+                made.scales[d.0 as usize] = Some(plan.id);
             }
-            plans[v.0 as usize] = Some(plan);
+            made.plans[v.0 as usize] = Some(plan);
+            made.order.push(v);
             if waiting == Some(v) {
                 break;
             }
         }
     }
-    let plans: Vec<VarPlan> = plans
-        .into_iter()
-        .map(|p| p.expect("every variable planned"))
-        .collect();
-    attach_scales(w, schema, &plans, &dims, &scales, coord_var)?;
-    for a in &schema.root().attributes {
-        w.add_attribute(root, attrs::user(a)?)?;
-    }
-    let props = format!("version=2,nctk={}", env!("CARGO_PKG_VERSION"));
-    w.add_attribute(root, attrs::text("_NCProperties", props.as_bytes()))?;
-    Ok(plans)
-}
-
-fn refuse_outside_slice(schema: &Schema) -> WriteResult<()> {
-    if schema.group_ids().count() > 1 {
-        return Err(not_yet("groups"));
-    }
-    // netCDF-C stores such a variable as `_nc4_non_coord_<name>`.
-    for v in schema.var_ids() {
-        let var = schema.var(v);
-        if let Some(d) = schema.dim_by_name(var.group, &var.name) {
-            if var.dims != [d] {
-                return Err(not_yet(&format!(
-                    "variable {:?} named as a dimension it is not the coordinate variable of",
-                    var.name
-                )));
-            }
-        }
+    for &child in &group.groups {
+        write_group(w, schema, child, made)?;
     }
     Ok(())
-}
-
-/// The index of the dimension `v` is the coordinate variable of.
-fn coord_of(
-    schema: &Schema,
-    v: VarId,
-    dims: &[DimId],
-    coord_var: impl Fn(DimId) -> Option<VarId>,
-) -> Option<usize> {
-    let var = schema.var(v);
-    let &[d] = var.dims.as_slice() else {
-        return None;
-    };
-    (coord_var(d) == Some(v))
-        .then(|| dims.iter().position(|&x| x == d))
-        .flatten()
 }
 
 fn scale_attrs(w: &mut Hdf5Writer, id: ObjectId, name: &str) -> WriteResult<()> {
@@ -135,11 +188,12 @@ fn scale_attrs(w: &mut Hdf5Writer, id: ObjectId, name: &str) -> WriteResult<()> 
     w.add_attribute(id, attrs::text("NAME", &[name.as_bytes(), &[0]].concat()))
 }
 
+/// The dimension-only scale of dimension `d` in group `parent`.
 fn dim_only_scale(
     w: &mut Hdf5Writer,
     schema: &Schema,
     d: DimId,
-    index: usize,
+    parent: ObjectId,
 ) -> WriteResult<ObjectId> {
     let dim = schema.dim(d);
     let (len, storage, alloc_time, max) = if dim.unlimited {
@@ -152,6 +206,7 @@ fn dim_only_scale(
         (dim.len, Storage::Contiguous, 2, dim.len)
     };
     let spec = DatasetSpec {
+        named_type: None,
         datatype: Datatype::Float {
             size: 4,
             big_endian: true,
@@ -169,23 +224,24 @@ fn dim_only_scale(
         },
         storage,
     };
-    let id = w.add_dataset(ObjectId::ROOT, &dim.name, spec)?;
+    let id = w.add_dataset(parent, &dim.name, spec)?;
     scale_attrs(w, id, &dim_only_name(len))?;
-    w.add_attribute(id, attrs::int_scalar("_Netcdf4Dimid", index as i32))?;
+    w.add_attribute(id, attrs::int_scalar("_Netcdf4Dimid", d.0 as i32))?;
     Ok(id)
 }
 
+/// The dataset of variable `v` in group `parent`.
 fn variable(
     w: &mut Hdf5Writer,
     schema: &Schema,
     v: VarId,
-    dims: &[DimId],
-    coord_var: impl Fn(DimId) -> Option<VarId>,
+    parent: ObjectId,
+    committed: &types::Committed,
 ) -> WriteResult<VarPlan> {
     let var = schema.var(v);
     let st = &var.storage;
     let big_endian = st.endianness == Some(Endianness::Big);
-    let datatype = attrs::datatype(var.dtype, big_endian)?;
+    let datatype = types::hdf5_type(schema, var.dtype, big_endian)?;
     let element_size = datatype.size() as usize;
     let shape: Vec<(u64, bool)> = var
         .dims
@@ -204,15 +260,25 @@ fn variable(
     let chunk = match &st.layout {
         Layout::Chunked(c) => Some(c.clone()),
         Layout::Unset if unlimited || !filters.is_empty() => {
-            Some(default_chunks(&shape, element_size as u64))
+            // netCDF-C sizes a type as in memory (a string: a pointer).
+            let size = types::memory_size(schema, var.dtype);
+            Some(default_chunks(&shape, size))
         }
-        Layout::Unset | Layout::Contiguous if !unlimited && filters.is_empty() => None,
-        Layout::Compact if !unlimited && filters.is_empty() => None,
+        Layout::Unset | Layout::Contiguous | Layout::Compact
+            if !unlimited && filters.is_empty() =>
+        {
+            None
+        }
         _ => {
             return Err(WriteError::Invalid(format!(
-            "variable {:?}: contiguous or compact storage with an unlimited dimension or filters",
-            var.name
-        )))
+                "variable {:?}: {} storage with an unlimited dimension or filters",
+                var.name,
+                if st.layout == Layout::Compact {
+                    "compact"
+                } else {
+                    "contiguous"
+                }
+            )))
         }
     };
     let compact = st.layout == Layout::Compact;
@@ -230,12 +296,13 @@ fn variable(
         }
     }
     let fill_value = schema.fill_value(v);
-    let mut fill_bytes =
-        attrs::little_endian_bytes(&fill_value).unwrap_or_else(|| vec![0; element_size]);
-    if big_endian {
+    let mut fill_bytes = types::stored(w, schema, var.dtype, &fill_value)
+        .map_err(|e| WriteError::Invalid(format!("variable {:?}: fill value: {e}", var.name)))?;
+    if big_endian && var.dtype.is_numeric() {
         fill_bytes.reverse();
     }
-    let fill = if st.no_fill {
+    // netCDF-C fills strings whatever the fill mode.
+    let fill = if st.no_fill && var.dtype != DataType::String {
         FillValue {
             alloc_time: alloc_time(chunk.is_some(), compact),
             fill_time: 1,
@@ -286,23 +353,20 @@ fn variable(
         None => Storage::Contiguous,
     };
     let spec = DatasetSpec {
+        named_type: types::named(committed, var.dtype),
         datatype,
         dataspace,
         fill,
         storage,
     };
-    let id = w.add_dataset(ObjectId::ROOT, &var.name, spec)?;
-    let dimids: Vec<i32> = var
-        .dims
-        .iter()
-        .map(|d| dims.iter().position(|x| x == d).unwrap_or(0) as i32)
-        .collect();
+    let id = w.add_dataset(parent, &hdf5_name(schema, v), spec)?;
+    let dimids: Vec<i32> = var.dims.iter().map(|d| d.0 as i32).collect();
     if !dimids.is_empty() {
         w.add_attribute(id, attrs::int_vector("_Netcdf4Coordinates", &dimids))?;
     }
-    if let Some(index) = coord_of(schema, v, dims, coord_var) {
+    if let Some(d) = coord_of(schema, v) {
         scale_attrs(w, id, &var.name)?;
-        w.add_attribute(id, attrs::int_scalar("_Netcdf4Dimid", index as i32))?;
+        w.add_attribute(id, attrs::int_scalar("_Netcdf4Dimid", d.0 as i32))?;
     }
     for a in &var.attributes {
         if a.name == "_FillValue" && a.dtype() != var.dtype && var.dtype != DataType::Char {
@@ -311,7 +375,8 @@ fn variable(
                 var.name
             )));
         }
-        w.add_attribute(id, attrs::user(a)?)?;
+        let spec = types::attribute(w, schema, committed, a)?;
+        w.add_attribute(id, spec)?;
     }
     Ok(VarPlan {
         id,
@@ -431,30 +496,24 @@ fn reference() -> Datatype {
 }
 
 /// `DIMENSION_LIST` on every variable that is not a coordinate variable,
-/// `REFERENCE_LIST` on every scale a variable uses.
-fn attach_scales(
-    w: &mut Hdf5Writer,
-    schema: &Schema,
-    plans: &[VarPlan],
-    dims: &[DimId],
-    scales: &[Option<ObjectId>],
-    coord_var: impl Fn(DimId) -> Option<VarId> + Copy,
-) -> WriteResult<()> {
-    let mut refs: Vec<Vec<(ObjectId, i32)>> = vec![Vec::new(); dims.len()];
-    for v in schema.var_ids() {
+/// `REFERENCE_LIST` on every scale a variable uses, attached in the
+/// order the variables were written.
+fn attach_scales(w: &mut Hdf5Writer, schema: &Schema, made: &Made) -> WriteResult<()> {
+    let mut refs: Vec<Vec<(ObjectId, i32)>> = vec![Vec::new(); schema.num_dims()];
+    for &v in &made.order {
         let var = schema.var(v);
-        if var.dims.is_empty() || coord_of(schema, v, dims, coord_var).is_some() {
+        if var.dims.is_empty() || coord_of(schema, v).is_some() {
             continue;
         }
-        let plan = &plans[v.0 as usize];
+        let plan = made.plans[v.0 as usize].as_ref().expect("written");
         let mut list = Vec::with_capacity(var.dims.len());
         for (k, d) in var.dims.iter().enumerate() {
-            let di = dims.iter().position(|x| x == d).unwrap_or(0);
-            let scale = scales[di].expect("every dimension has a scale");
+            let scale = made.scales[d.0 as usize].expect("every dimension has a scale");
             list.push(vec![scale]);
-            refs[di].push((plan.id, k as i32));
+            refs[d.0 as usize].push((plan.id, k as i32));
         }
         let attr = AttributeSpec {
+            named_type: None,
             name: "DIMENSION_LIST".into(),
             datatype: Datatype::VarLen {
                 base: Box::new(reference()),
@@ -484,12 +543,13 @@ fn attach_scales(
             continue;
         }
         let attr = AttributeSpec {
+            named_type: None,
             name: "REFERENCE_LIST".into(),
             datatype: compound.clone(),
             dataspace: attrs::vector(list.len() as u64),
             value: AttrValue::ReferenceList(list),
         };
-        w.add_attribute(scales[di].expect("every dimension has a scale"), attr)?;
+        w.add_attribute(made.scales[di].expect("every dimension has a scale"), attr)?;
     }
     Ok(())
 }

@@ -18,6 +18,10 @@ pub struct AttributeSpec {
     pub dataspace: Dataspace,
     /// Its value.
     pub value: AttrValue,
+    /// The committed (named) datatype the attribute's type is, when it is
+    /// one ([`Hdf5Writer::add_named_datatype`](super::Hdf5Writer::add_named_datatype)):
+    /// the attribute then refers to it (a shared datatype).
+    pub named_type: Option<ObjectId>,
 }
 
 /// An attribute's value: bytes, or references to objects of the file,
@@ -53,14 +57,18 @@ impl AttrValue {
 const MAX_BODY: usize = u16::MAX as usize;
 
 /// The encoded attribute message body of `attr` whose value is stored as
-/// `raw` (name in UTF-8, as netCDF-C names attributes).
-pub fn encode(attr: &AttributeSpec, raw: &[u8]) -> WriteResult<Vec<u8>> {
-    let dt = datatype::encode(&attr.datatype)?;
+/// `raw` (name in UTF-8, as netCDF-C names attributes); `named_at`: the
+/// address of its committed datatype, when it has one.
+pub fn encode(attr: &AttributeSpec, raw: &[u8], named_at: Option<u64>) -> WriteResult<Vec<u8>> {
+    let dt = match named_at {
+        Some(addr) => datatype::encode_shared(addr),
+        None => datatype::encode(&attr.datatype)?,
+    };
     let ds = dataspace::encode(&attr.dataspace);
     let name_size = attr.name.len() + 1;
     let mut e = Enc::new();
     e.u8(3)
-        .u8(0)
+        .u8(u8::from(named_at.is_some()))
         .u16(size16(name_size, &attr.name)?)
         .u16(size16(dt.len(), &attr.name)?)
         .u16(size16(ds.len(), &attr.name)?)

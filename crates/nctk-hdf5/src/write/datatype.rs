@@ -1,7 +1,8 @@
-//! The datatype message (type 3) for the classes netCDF's atomic types
-//! and dimension scales use: fixed-point integers, IEEE floats,
-//! fixed-length and variable-length strings, object references,
-//! variable-length sequences (version 1) and compounds (version 3).
+//! The datatype message (type 3) for the classes netCDF uses: fixed-point
+//! integers, IEEE floats, fixed-length and variable-length strings,
+//! object references, opaque types and variable-length sequences
+//! (version 1), compounds, enums and arrays (version 3); and the shared
+//! form that refers to a committed datatype.
 
 use super::encode::Enc;
 use super::error::{WriteError, WriteResult};
@@ -63,6 +64,34 @@ pub fn encode(dt: &Datatype) -> WriteResult<Vec<u8>> {
             header(&mut e, 9, [0, 0, 0], 16);
             e.bytes(&encode(base)?);
         }
+        Datatype::Opaque { size, tag } => {
+            // The tag, null-padded to a multiple of eight bytes.
+            let padded = tag.len().div_ceil(8) * 8;
+            let len = u8::try_from(padded).map_err(|_| unsupported(dt))?;
+            header(&mut e, 5, [len, 0, 0], *size);
+            e.bytes(tag.as_bytes()).zeros(padded - tag.len());
+        }
+        Datatype::Enum { base, members } => {
+            let count = u16::try_from(members.len()).map_err(|_| unsupported(dt))?;
+            let [lo, hi] = count.to_le_bytes();
+            e.u8(0x30 | 8).bytes(&[lo, hi, 0]).u32(base.size());
+            e.bytes(&encode(base)?);
+            for (name, _) in members {
+                e.bytes(name.as_bytes()).u8(0);
+            }
+            for (_, value) in members {
+                e.bytes(value);
+            }
+        }
+        Datatype::Array { dims, base } => {
+            let rank = u8::try_from(dims.len()).map_err(|_| unsupported(dt))?;
+            e.u8(0x30 | 10).bytes(&[0, 0, 0]).u32(dt.size());
+            e.u8(rank);
+            for &d in dims {
+                e.u32(d);
+            }
+            e.bytes(&encode(base)?);
+        }
         Datatype::Compound { size, members } => {
             let count = u16::try_from(members.len()).map_err(|_| unsupported(dt))?;
             e.u8(0x30 | 6).u16(count).u8(0).u32(*size);
@@ -76,6 +105,15 @@ pub fn encode(dt: &Datatype) -> WriteResult<Vec<u8>> {
         _ => return Err(unsupported(dt)),
     }
     Ok(e.into_bytes())
+}
+
+/// The body of a datatype message that refers to the committed datatype
+/// whose object header is at `addr` (a shared message, version 3, kept
+/// in another object's header).
+pub fn encode_shared(addr: u64) -> Vec<u8> {
+    let mut e = Enc::new();
+    e.u8(3).u8(2).u64(addr);
+    e.into_bytes()
 }
 
 fn header(e: &mut Enc, class: u8, flags: [u8; 3], size: u32) {
@@ -166,6 +204,63 @@ mod tests {
         round_trip(Datatype::VarString {
             padding: StringPadding::NullTerminate,
             utf8: true,
+        });
+    }
+
+    #[test]
+    fn user_types_read_back_as_written() {
+        let int = |size| Datatype::Integer {
+            size,
+            signed: true,
+            big_endian: false,
+        };
+        round_trip(Datatype::Opaque {
+            size: 11,
+            tag: String::new(),
+        });
+        round_trip(Datatype::Opaque {
+            size: 3,
+            tag: "raw".into(),
+        });
+        round_trip(Datatype::Enum {
+            base: Box::new(int(2)),
+            members: vec![("a".into(), vec![1, 0]), ("bee".into(), vec![0xff, 0xff])],
+        });
+        let array = Datatype::Array {
+            dims: vec![2, 3],
+            base: Box::new(int(4)),
+        };
+        let inner = Datatype::Compound {
+            size: 28,
+            members: vec![
+                crate::CompoundMember {
+                    name: "x".into(),
+                    offset: 0,
+                    datatype: int(4),
+                },
+                crate::CompoundMember {
+                    name: "m".into(),
+                    offset: 4,
+                    datatype: array,
+                },
+            ],
+        };
+        round_trip(Datatype::Compound {
+            size: 48,
+            members: vec![
+                crate::CompoundMember {
+                    name: "in".into(),
+                    offset: 0,
+                    datatype: inner,
+                },
+                crate::CompoundMember {
+                    name: "v".into(),
+                    offset: 32,
+                    datatype: Datatype::VarLen {
+                        base: Box::new(int(8)),
+                    },
+                },
+            ],
         });
     }
 }

@@ -5,6 +5,7 @@
 //! by [`Hdf5Writer::finish`], headers after the data and the superblock
 //! last, so a file whose `finish` did not end has no valid superblock.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use nctk_codec::{Codec, CodecContext, Pipeline};
@@ -59,6 +60,9 @@ pub struct DatasetSpec {
     pub fill: FillValue,
     /// How it is stored.
     pub storage: Storage,
+    /// The committed (named) datatype `datatype` is, when it is one
+    /// ([`Hdf5Writer::add_named_datatype`]): the dataset then refers to it.
+    pub named_type: Option<ObjectId>,
 }
 
 #[derive(Debug)]
@@ -72,6 +76,7 @@ struct Object {
 enum Body {
     Group(Vec<ObjectId>),
     Dataset(Box<Dataset>),
+    Datatype(Datatype),
 }
 
 #[derive(Debug)]
@@ -115,6 +120,7 @@ pub struct Hdf5Writer {
     eof: u64,
     objects: Vec<Object>,
     chunks: ChunkQueue,
+    heap: heap::Collections,
 }
 
 impl Hdf5Writer {
@@ -136,12 +142,54 @@ impl Hdf5Writer {
                 attributes: Vec::new(),
                 body: Body::Group(Vec::new()),
             }],
+            heap: heap::Collections::default(),
         }
+    }
+
+    /// Stores a variable-length value in the global heap (`bytes`: a
+    /// string's bytes, or the `count` elements of a sequence) and returns
+    /// what a dataset or attribute element holds for it: the count, the
+    /// collection's address and the object's index. Collections are
+    /// written as they fill.
+    pub fn put_vlen(&mut self, count: u32, bytes: Vec<u8>) -> WriteResult<[u8; 16]> {
+        let chunks = &self.chunks;
+        let ((addr, index), closed) = self.heap.insert(bytes, |n| chunks.alloc(n));
+        if let Some(c) = closed {
+            self.put(c.addr, &c.encode(), "global heap")?;
+        }
+        let mut e = super::encode::Enc::new();
+        e.u32(count).u64(addr).u32(index);
+        Ok(e.into_bytes().try_into().expect("16 bytes"))
     }
 
     /// Adds a group `name` in `parent`.
     pub fn add_group(&mut self, parent: ObjectId, name: &str) -> WriteResult<ObjectId> {
         self.add(parent, name, Body::Group(Vec::new()))
+    }
+
+    /// Adds a committed (named) datatype `name` in `parent`, which
+    /// datasets and attributes may then refer to (their `named_type`).
+    pub fn add_named_datatype(
+        &mut self,
+        parent: ObjectId,
+        name: &str,
+        datatype: Datatype,
+    ) -> WriteResult<ObjectId> {
+        datatype::encode(&datatype)?;
+        self.add(parent, name, Body::Datatype(datatype))
+    }
+
+    /// The committed datatype `named`, checked to be `datatype`.
+    fn check_named(&self, named: Option<ObjectId>, datatype: &Datatype) -> WriteResult<()> {
+        let Some(n) = named else {
+            return Ok(());
+        };
+        match self.objects.get(n.0).map(|o| &o.body) {
+            Some(Body::Datatype(dt)) if dt == datatype => Ok(()),
+            _ => Err(WriteError::Invalid(format!(
+                "{named:?} is not a committed datatype {datatype:?}"
+            ))),
+        }
     }
 
     /// Adds a dataset `name` in `parent`.
@@ -152,6 +200,7 @@ impl Hdf5Writer {
         spec: DatasetSpec,
     ) -> WriteResult<ObjectId> {
         datatype::encode(&spec.datatype)?;
+        self.check_named(spec.named_type, &spec.datatype)?;
         let element_size = u64::from(spec.datatype.size());
         let total = spec.dataspace.element_count().unwrap_or(u64::MAX) * element_size;
         let mut compact = Vec::new();
@@ -243,7 +292,8 @@ impl Hdf5Writer {
                 attr.value.stored_len()
             )));
         }
-        attribute::encode(&attr, &vec![0; attr.value.stored_len()])?;
+        attribute::encode(&attr, &vec![0; attr.value.stored_len()], None)?;
+        self.check_named(attr.named_type, &attr.datatype)?;
         if let Some(bad) = self
             .referenced(&attr.value)
             .find(|r| r.0 >= self.objects.len())
@@ -326,6 +376,11 @@ impl Hdf5Writer {
                 "{} bytes at {offset} of a {total}-byte dataset",
                 bytes.len()
             )));
+        }
+        if ds.spec.storage == Storage::Compact {
+            let at = offset as usize;
+            ds.compact[at..at + bytes.len()].copy_from_slice(bytes);
+            return Ok(());
         }
         let block = ds.block;
         let at = match block {
@@ -429,36 +484,31 @@ impl Hdf5Writer {
             self.eof += nodes.len() as u64;
             self.put(at, &nodes, "chunk B-tree")?;
         }
-        // Variable-length values (reference sequences, strings) go in one
-        // global heap collection, sized now and encoded once the objects'
-        // addresses are known.
-        let items: Vec<HeapItem<'_>> = self
-            .objects
-            .iter()
-            .flat_map(|o| &o.attributes)
-            .flat_map(|a| heap_items(&a.value))
-            .collect();
-        if items.len() > usize::from(u16::MAX) {
-            return Err(WriteError::Unsupported(
-                "more than 65535 variable-length values (a second global heap collection)".into(),
-            ));
+        if let Some(c) = self.heap.close() {
+            self.put(c.addr, &c.encode(), "global heap")?;
         }
-        let heap = (!items.is_empty()).then(|| {
-            let at = self.eof;
-            (at, heap::collection_size(items.iter().map(HeapItem::len)))
-        });
-        if let Some((_, size)) = heap {
-            self.eof += size as u64;
-        }
-        let heap_addr = heap.map_or(0, |(a, _)| a);
-        let mut first_heap_index = Vec::with_capacity(self.objects.len());
-        let mut count = 0u32;
+        // The attributes' variable-length values (reference sequences,
+        // strings) go in collections placed now and encoded once the
+        // objects' addresses are known.
+        let mut attr_heap = heap::Collections::default();
+        let mut collections = Vec::new();
+        let mut places = Vec::new();
+        let mut first_place = Vec::with_capacity(self.objects.len());
+        let mut eof = self.eof;
         for o in &self.objects {
-            first_heap_index.push(count);
-            for a in &o.attributes {
-                count += heap_items(&a.value).count() as u32;
+            first_place.push(places.len());
+            for item in o.attributes.iter().flat_map(|a| heap_items(&a.value)) {
+                let (place, closed) = attr_heap.insert(vec![0; item.len()], |n| {
+                    let at = eof;
+                    eof += n;
+                    at
+                });
+                places.push(place);
+                collections.extend(closed);
             }
         }
+        collections.extend(attr_heap.close());
+        self.eof = eof;
         // Headers are sized first (addresses are fixed-width), then encoded
         // with every object's address known.
         let placeholder = vec![0; self.objects.len()];
@@ -467,18 +517,28 @@ impl Hdf5Writer {
         for i in 0..self.objects.len() {
             addrs.push(at);
             at += self
-                .header(i, &placeholder, heap_addr, &first_heap_index)?
+                .header(i, &placeholder, &places[first_place[i]..])?
                 .len() as u64;
         }
         let mut headers = Vec::with_capacity((at - self.eof) as usize);
         for i in 0..self.objects.len() {
-            headers.extend(self.header(i, &addrs, heap_addr, &first_heap_index)?);
+            headers.extend(self.header(i, &addrs, &places[first_place[i]..])?);
         }
         let start = self.eof;
         self.put(start, &headers, "object headers")?;
-        if let Some((heap_at, _)) = heap {
-            let objects: Vec<Vec<u8>> = items.iter().map(|i| i.bytes(&addrs)).collect();
-            self.put(heap_at, &heap::encode(&objects), "global heap")?;
+        let items = self
+            .objects
+            .iter()
+            .flat_map(|o| &o.attributes)
+            .flat_map(|a| heap_items(&a.value));
+        let mut by_addr: BTreeMap<u64, &mut heap::Collection> =
+            collections.iter_mut().map(|c| (c.addr, c)).collect();
+        for (item, &(addr, index)) in items.zip(&places) {
+            let c = by_addr.get_mut(&addr).expect("placed in a collection");
+            c.objects[index as usize - 1] = item.bytes(&addrs);
+        }
+        for c in &collections {
+            self.put(c.addr, &c.encode(), "global heap")?;
         }
         self.put(0, &superblock::encode(at, addrs[0]), "superblock")?;
         self.sink.flush().map_err(|source| WriteError::Io {
@@ -487,18 +547,11 @@ impl Hdf5Writer {
         })
     }
 
-    /// The object header of object `i`, given every object's address, the
-    /// global heap collection's and the number of heap objects before
-    /// object `i`'s (numbered from 1 in the order of the objects and their
-    /// attributes).
-    fn header(
-        &self,
-        i: usize,
-        addrs: &[u64],
-        heap_addr: u64,
-        first_heap_index: &[u32],
-    ) -> WriteResult<Vec<u8>> {
-        let mut heap_index = first_heap_index[i];
+    /// The object header of object `i`, given every object's address and
+    /// where its attributes' global heap objects are (collection address
+    /// and index, in the order of its attributes and their values).
+    fn header(&self, i: usize, addrs: &[u64], places: &[(u64, u32)]) -> WriteResult<Vec<u8>> {
+        let mut places = places.iter().copied();
         let obj = &self.objects[i];
         let mut msgs = Vec::new();
         match &obj.body {
@@ -520,9 +573,14 @@ impl Hdf5Writer {
                     kind::DATASPACE,
                     dataspace::encode(&spec.dataspace),
                 ));
-                msgs.push(
-                    Message::new(kind::DATATYPE, datatype::encode(&spec.datatype)?).constant(),
-                );
+                msgs.push(match spec.named_type {
+                    Some(n) => {
+                        Message::new(kind::DATATYPE, datatype::encode_shared(addrs[n.0])).shared()
+                    }
+                    None => {
+                        Message::new(kind::DATATYPE, datatype::encode(&spec.datatype)?).constant()
+                    }
+                });
                 msgs.push(Message::new(kind::FILL, fill::encode(&spec.fill)).constant());
                 let stored = match &spec.storage {
                     Storage::Compact => StoredLayout::Compact {
@@ -545,25 +603,58 @@ impl Hdf5Writer {
                 };
                 msgs.push(Message::new(kind::LAYOUT, layout::encode(&stored)));
             }
+            Body::Datatype(dt) => {
+                msgs.push(Message::new(kind::DATATYPE, datatype::encode(dt)?).constant());
+                // HDF5 counts each dataset and attribute of the type as a
+                // link to it.
+                let uses = self.uses_of(ObjectId(i));
+                if uses > 0 {
+                    let mut e = super::encode::Enc::new();
+                    e.u8(0).u32(1 + uses);
+                    msgs.push(Message::new(kind::REFCOUNT, e.into_bytes()));
+                }
+                return Ok(object_header::encode(&msgs, None));
+            }
         }
         msgs.push(Message::new(
             kind::ATTRIBUTE_INFO,
             attribute::encode_info(obj.attributes.len()),
         ));
         for (order, a) in obj.attributes.iter().enumerate() {
-            let raw = resolve(&a.value, addrs, heap_addr, &mut heap_index);
-            let mut m = Message::new(kind::ATTRIBUTE, attribute::encode(a, &raw)?);
+            let raw = resolve(&a.value, addrs, &mut places);
+            let named_at = a.named_type.map(|n| addrs[n.0]);
+            let mut m = Message::new(kind::ATTRIBUTE, attribute::encode(a, &raw, named_at)?);
             m.order = order as u16;
             msgs.push(m);
         }
-        Ok(object_header::encode(&msgs, obj.attributes.len()))
+        Ok(object_header::encode(&msgs, Some(obj.attributes.len())))
+    }
+
+    /// How many datasets and attributes refer to the committed datatype `t`.
+    fn uses_of(&self, t: ObjectId) -> u32 {
+        let mut n = 0;
+        for o in &self.objects {
+            if let Body::Dataset(ds) = &o.body {
+                n += u32::from(ds.spec.named_type == Some(t));
+            }
+            n += o
+                .attributes
+                .iter()
+                .filter(|a| a.named_type == Some(t))
+                .count() as u32;
+        }
+        n
     }
 }
 
 /// The stored bytes of `value`: references as the objects' addresses,
-/// sequences as (length, collection address, object index), numbering
-/// the heap objects on from `heap_index`.
-fn resolve(value: &AttrValue, addrs: &[u64], heap_addr: u64, heap_index: &mut u32) -> Vec<u8> {
+/// sequences as (length, collection address, object index), the heap
+/// objects' places taken from `places` in order.
+fn resolve(
+    value: &AttrValue,
+    addrs: &[u64],
+    places: &mut impl Iterator<Item = (u64, u32)>,
+) -> Vec<u8> {
     let mut e = super::encode::Enc::new();
     match value {
         AttrValue::Bytes(b) => return b.clone(),
@@ -574,8 +665,8 @@ fn resolve(value: &AttrValue, addrs: &[u64], heap_addr: u64, heap_index: &mut u3
         }
         AttrValue::VarStrings(strings) => {
             for s in strings {
-                *heap_index += 1;
-                e.u32(s.len() as u32).u64(heap_addr).u32(*heap_index);
+                let (addr, index) = places.next().expect("a place per string");
+                e.u32(s.len() as u32).u64(addr).u32(index);
             }
         }
         AttrValue::ReferenceSequences(seqs) => {
@@ -583,8 +674,8 @@ fn resolve(value: &AttrValue, addrs: &[u64], heap_addr: u64, heap_index: &mut u3
                 if s.is_empty() {
                     e.zeros(16);
                 } else {
-                    *heap_index += 1;
-                    e.u32(s.len() as u32).u64(heap_addr).u32(*heap_index);
+                    let (addr, index) = places.next().expect("a place per sequence");
+                    e.u32(s.len() as u32).u64(addr).u32(index);
                 }
             }
         }

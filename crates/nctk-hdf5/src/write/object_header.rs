@@ -35,6 +35,13 @@ impl Message {
         self.flags |= 1;
         self
     }
+
+    /// The same message marked constant and shared (flag bits 0 and 1):
+    /// a datatype message referring to a committed datatype.
+    pub fn shared(mut self) -> Message {
+        self.flags |= 3;
+        self
+    }
 }
 
 /// Attribute creation order tracked (flag bit 2) and indexed (bit 3).
@@ -46,11 +53,19 @@ const PHASE_CHANGE: u8 = 0x10;
 const DEFAULT_MAX_COMPACT: usize = 8;
 
 /// Encodes an object header holding `messages`; `attributes` is how many
-/// of them are attribute messages (they stay compact however many there are).
-pub fn encode(messages: &[Message], attributes: usize) -> Vec<u8> {
-    let body_len: usize = messages.iter().map(|m| 6 + m.body.len()).sum();
+/// of them are attribute messages (they stay compact however many there
+/// are), `None` for an object that tracks no attribute creation order (a
+/// committed datatype).
+pub fn encode(messages: &[Message], attributes: Option<usize>) -> Vec<u8> {
+    // Each message's creation order field is there only when tracked.
+    let order_len = if attributes.is_some() { 2 } else { 0 };
+    let body_len: usize = messages.iter().map(|m| 4 + order_len + m.body.len()).sum();
     let code = width_code(body_len as u64);
-    let mut flags = ATTR_ORDER | code;
+    let mut flags = code;
+    if attributes.is_some() {
+        flags |= ATTR_ORDER;
+    }
+    let attributes = attributes.unwrap_or(0);
     if attributes > DEFAULT_MAX_COMPACT {
         flags |= PHASE_CHANGE;
     }
@@ -62,11 +77,11 @@ pub fn encode(messages: &[Message], attributes: usize) -> Vec<u8> {
     }
     e.uint(body_len as u64, 1 << code);
     for m in messages {
-        e.u8(m.kind as u8)
-            .u16(m.body.len() as u16)
-            .u8(m.flags)
-            .u16(m.order)
-            .bytes(&m.body);
+        e.u8(m.kind as u8).u16(m.body.len() as u16).u8(m.flags);
+        if order_len > 0 {
+            e.u16(m.order);
+        }
+        e.bytes(&m.body);
     }
     e.checksum();
     e.into_bytes()

@@ -118,6 +118,8 @@ pub(crate) struct CreateRequest<'a> {
     pub(crate) zip: bool,
     /// The container being written.
     pub(crate) container: Container,
+    /// The netCDF format being written (a container may hold several).
+    pub(crate) format: Format,
     /// Every definition of the dataset.
     pub(crate) schema: &'a Schema,
     /// How it is written.

@@ -18,7 +18,7 @@ mod writer;
 
 use std::path::Path;
 
-use nctk_model::{ChunkCodec, DataSink, Schema, Selection, SourceError, Values, VarId};
+use nctk_model::{ChunkCodec, DataSink, Format, Schema, Selection, SourceError, Values, VarId};
 
 pub use compressed::check_target as check_compressed_target;
 pub use compressed::{compress_classic, compress_classic_dataset};
@@ -197,6 +197,7 @@ pub(crate) fn store_target(output: &Path) -> Result<door::StoreTarget, OutputErr
 pub(crate) fn create_output(
     output: &Path,
     container: Container,
+    format: Format,
     schema: &Schema,
     opts: &CreateOptions,
 ) -> Result<Output, OutputError> {
@@ -228,12 +229,18 @@ pub(crate) fn create_output(
     } else {
         (SafeOutput::new(output)?, false)
     };
-    let sink = create_writer(safe.temp_path(), output, zip, container, schema, &opts).map_err(
-        |e| match e {
-            OutputError::Output { source, .. } => safe.blame(None, source),
-            e => e,
-        },
-    )?;
+    let sink = create_writer(
+        safe.temp_path(),
+        output,
+        zip,
+        (container, format),
+        schema,
+        &opts,
+    )
+    .map_err(|e| match e {
+        OutputError::Output { source, .. } => safe.blame(None, source),
+        e => e,
+    })?;
     Ok(Output {
         sink: Some(sink),
         safe,

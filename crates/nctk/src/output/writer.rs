@@ -18,6 +18,7 @@ use super::OutputError;
 use crate::create_zarr::ZarrWriteOptions;
 use crate::formats::CreateRequest;
 use crate::Container;
+use nctk_model::Format;
 
 /// The classic version `format` names, `None` for the other formats.
 pub(crate) fn classic_version(container: Container) -> Option<Version> {
@@ -140,7 +141,7 @@ pub(crate) fn create_writer(
     path: &Path,
     target: &Path,
     zip: bool,
-    container: Container,
+    (container, format): (Container, Format),
     schema: &Schema,
     opts: &CreateOptions,
 ) -> Result<Sink, OutputError> {
@@ -149,6 +150,7 @@ pub(crate) fn create_writer(
         target,
         zip,
         container,
+        format,
         schema,
         options: opts,
     };
@@ -201,8 +203,9 @@ pub(crate) fn store_sink(
     Ok(Sink::Other(Box::new(writer)))
 }
 
-/// A netCDF-4 file written by [`nctk_hdf5::Netcdf4Writer`] at the
-/// request's path; without fill ([`CreateOptions::fill`] false), every
+/// A netCDF-4 file (the classic model's when the request's format is
+/// [`Format::Netcdf4Classic`]) written by [`nctk_hdf5::Netcdf4Writer`] at
+/// the request's path; without fill ([`CreateOptions::fill`] false), every
 /// variable is `_NoFill`, as netCDF-C's `nc_set_fill(NC_NOFILL)` makes it.
 #[cfg(feature = "hdf5")]
 pub(crate) fn create_hdf5(request: &CreateRequest<'_>) -> Result<Sink, OutputError> {
@@ -219,7 +222,11 @@ pub(crate) fn create_hdf5(request: &CreateRequest<'_>) -> Result<Sink, OutputErr
             schema.var_mut(v).storage.no_fill = true;
         }
     }
-    let mut writer = nctk_hdf5::Netcdf4Writer::new(file);
+    let mut writer = if request.format == Format::Netcdf4Classic {
+        nctk_hdf5::Netcdf4Writer::classic_model(file)
+    } else {
+        nctk_hdf5::Netcdf4Writer::new(file)
+    };
     writer.define(&schema).map_err(err)?;
     Ok(Sink::Other(Box::new(writer)))
 }

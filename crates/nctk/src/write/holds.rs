@@ -64,6 +64,7 @@ impl Holds {
         let enhanced = self.format == Format::Netcdf4;
         match (self.container, feature) {
             (Container::Zarr, Feature::Groups | Feature::Strings) => enhanced,
+            (Container::Hdf5, Feature::Groups | Feature::Strings | Feature::UserTypes) => enhanced,
             (Container::Zarr | Container::Hdf5, Feature::Storage(_) | Feature::NoFill) => true,
             (Container::NcStream, Feature::Groups | Feature::Strings | Feature::UserTypes) => {
                 enhanced
@@ -91,9 +92,6 @@ impl Holds {
         }
         let why = match (self.container, feature) {
             (Container::Zarr, Feature::UserTypes) => "netCDF-C's NCZarr stores none",
-            (Container::Hdf5, _) if self.format == Format::Netcdf4 => {
-                "nctk's netCDF-4/HDF5 writer does not write them yet"
-            }
             _ if self.format.is_cdf() => "netCDF-C: NC_ENOTNC4, not a netCDF-4 file",
             (_, Feature::Groups | Feature::Strings | Feature::UserTypes)
                 if self.format == Format::Netcdf4Classic =>
@@ -141,7 +139,11 @@ mod tests {
         assert!(stream.check(at, "v", Feature::Storage("chunking")).is_err());
         let hdf5 = Holds::new(Container::Hdf5, Format::Netcdf4);
         assert!(hdf5.check(at, "v", Feature::Storage("chunking")).is_ok());
-        let e = hdf5.check(at, "g", Feature::Groups).unwrap_err();
-        assert!(e.to_string().contains("does not write them yet"), "{e}");
+        assert!(hdf5.check(at, "g", Feature::Groups).is_ok());
+        assert!(hdf5.check(at, "s", Feature::Strings).is_ok());
+        assert!(hdf5.check(at, "t", Feature::UserTypes).is_ok());
+        let strict_hdf5 = Holds::new(Container::Hdf5, Format::Netcdf4Classic);
+        let e = strict_hdf5.check(at, "t", Feature::UserTypes).unwrap_err();
+        assert!(e.to_string().contains("NC_ESTRICTNC3"), "{e}");
     }
 }
