@@ -175,14 +175,12 @@ fn netcdf4_outputs_are_written_and_netcdf4_flags_ignored_for_classic() {
         ..CopyOptions::default()
     };
     assert_eq!(format_of(deflated), Format::Netcdf4Classic);
-    // -F with no -k: netCDF-4, whose writer does not take -F yet.
+    // -F with no -k: netCDF-4, the filter applied.
     let opts = CopyOptions {
         filters: vec!["t,1,5".into()],
         ..CopyOptions::default()
     };
-    let err = copy(&input, &out, &opts, &mut NoProgress).unwrap_err();
-    assert!(err.to_string().contains("-F is not taken yet"), "{err}");
-    assert!(!out.exists());
+    assert_eq!(format_of(opts), Format::Netcdf4);
     // With a classic kind they are checked, then ignored.
     let opts = CopyOptions {
         deflate: Some(5),
