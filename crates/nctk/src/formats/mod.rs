@@ -118,7 +118,9 @@ pub(crate) struct CreateRequest<'a> {
     pub(crate) zip: bool,
     /// The container being written.
     pub(crate) container: Container,
-    /// The netCDF format being written (a container may hold several).
+    /// The netCDF format being written (a container may hold several;
+    /// only the HDF5 writer tells them apart).
+    #[cfg_attr(not(feature = "hdf5"), allow(dead_code))]
     pub(crate) format: Format,
     /// Every definition of the dataset.
     pub(crate) schema: &'a Schema,
