@@ -8,7 +8,6 @@ options.)"""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
