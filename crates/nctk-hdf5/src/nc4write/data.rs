@@ -186,11 +186,30 @@ fn put_in_chunk(
         .map(|d| (sel.start[d] + k_lo[d] * sel.stride[d] - origin[d]) * chunk_steps[d])
         .sum();
     let dst_steps: Vec<u64> = (0..rank).map(|d| sel.stride[d] * chunk_steps[d]).collect();
+    let es = plan.element_size as u64;
+    let whole = (0..rank).all(|d| sel.stride[d] == 1 && count[d] == chunk[d]);
+    if whole && !chunks.open.contains_key(&key) {
+        // Every element comes from this write, in the chunk's order: no
+        // fill to lay down first, no bitmap to keep.
+        let mut assembled = Vec::with_capacity((elements * es) as usize);
+        for_each_run(
+            &count,
+            (src, src_steps),
+            (dst, &dst_steps),
+            &mut |r: Run| {
+                let (from, len) = ((r.src * es) as usize, (r.len * es) as usize);
+                debug_assert_eq!((r.dst * es) as usize, assembled.len());
+                assembled.extend_from_slice(&bytes[from..from + len]);
+            },
+        );
+        w.write_chunk(plan.id, origin, assembled)?;
+        chunks.done.insert(key);
+        return Ok(());
+    }
     let buf = chunks
         .open
         .entry(key.clone())
         .or_insert_with(|| ChunkBuf::new(&plan.fill, elements));
-    let es = plan.element_size as u64;
     for_each_run(
         &count,
         (src, src_steps),

@@ -14,6 +14,7 @@ mod types;
 
 use std::sync::Arc;
 
+use nctk_model::bytes::values_as_bytes;
 use nctk_model::{
     same_definitions, ChunkCodec, DataSink, Schema, Selection, SinkError, Values, VarId,
 };
@@ -127,13 +128,24 @@ impl Netcdf4Writer {
             )));
         };
         let w = self.writer.as_mut().expect("the writer lives until finish");
-        let mut bytes =
-            types::stored(w, &self.schema, dtype, values).map_err(|e| bad(e.to_string()))?;
-        if plan.big_endian && dtype.is_numeric() {
-            bytes
-                .chunks_mut(plan.element_size)
-                .for_each(<[u8]>::reverse);
-        }
+        // Numbers stored in this machine's byte order are written from the
+        // values' own memory; anything else through its stored form.
+        let native = dtype.is_numeric()
+            && values.dtype() == dtype
+            && plan.big_endian == cfg!(target_endian = "big");
+        let stored;
+        let bytes = match values_as_bytes(values).filter(|_| native) {
+            Some(b) => b,
+            None => {
+                let mut b = types::stored(w, &self.schema, dtype, values)
+                    .map_err(|e| bad(e.to_string()))?;
+                if plan.big_endian && dtype.is_numeric() {
+                    b.chunks_mut(plan.element_size).for_each(<[u8]>::reverse);
+                }
+                stored = b;
+                &stored[..]
+            }
+        };
         if growable {
             let end = sel.start[0] + (sel.count[0] - 1) * sel.stride[0] + 1;
             if end > shape[0] {
@@ -142,7 +154,7 @@ impl Netcdf4Writer {
             }
         }
         let w = self.writer.as_mut().expect("the writer lives until finish");
-        data::write(w, &mut self.chunks, i, &plan, &shape, &sel, &bytes)
+        data::write(w, &mut self.chunks, i, &plan, &shape, &sel, bytes)
     }
 
     /// Writes `bytes`, one chunk of `var` as stored elsewhere (encoded as

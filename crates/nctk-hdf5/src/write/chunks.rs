@@ -57,6 +57,7 @@ impl ChunkQueue {
         pipeline: Option<Arc<Pipeline>>,
         mask: u32,
     ) -> WriteResult<()> {
+        let pipeline = pipeline.filter(|p| !p.is_empty());
         let cost = match &pipeline {
             // the decoded bytes, a filter's output and the compressor's
             Some(_) => bytes.len().saturating_mul(3),
