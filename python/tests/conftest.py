@@ -64,9 +64,11 @@ class Moto:
         self.client.create_bucket(Bucket=name)
         return f"{self.endpoint}/{name}"
 
-    def upload(self, path: Path, bucket: str, key: str) -> str:
-        """Uploads ``path`` as ``key``; the object's URL."""
-        self.client.upload_file(str(path), bucket, key)
+    def upload(self, path: Path, bucket: str, key: str, public: bool = False) -> str:
+        """Uploads ``path`` as ``key`` (readable without credentials when
+        ``public``); the object's URL."""
+        extra = {"ACL": "public-read"} if public else None
+        self.client.upload_file(str(path), bucket, key, ExtraArgs=extra)
         return f"{self.endpoint}/{bucket}/{key}"
 
 

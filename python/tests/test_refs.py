@@ -2,12 +2,12 @@
 references (engine "zarr" over fsspec's reference filesystem) reads what
 ``xr.open_mfdataset`` reads from the files (engine "netcdf4") for local
 files combined along time; inputs that do not line up raise ValueError
-naming the file and the variable. (Files on S3 referenced by their HTTP
-URLs: next, fsspec's reference filesystem over HTTP needs its async
-options.)"""
+naming the file and the variable, for local files and for 24 netCDF-4
+files on moto's S3 server (the references point at the objects' URLs)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -52,10 +52,20 @@ def files(tmp_path_factory) -> list[Path]:
     return paths
 
 
-def _virtual(refs: Path) -> "xr.Dataset":
-    fs = fsspec.filesystem("reference", fo=str(refs))
-    return xr.open_dataset(fs.get_mapper(""), engine="zarr", consolidated=False,
-                           zarr_format=2).load()
+def _virtual(refs: Path, remote_protocol: str | None = None) -> "xr.Dataset":
+    """xarray's dataset of the references in ``refs``; chunks on a server
+    are read through fsspec's asynchronous filesystem of ``remote_protocol``
+    (zarr 3 reads a reference filesystem asynchronously)."""
+    if remote_protocol is None:
+        fs = fsspec.filesystem("reference", fo=str(refs))
+        store = fs.get_mapper("")
+    else:
+        from zarr.storage import FsspecStore
+
+        fs = fsspec.filesystem("reference", fo=str(refs), remote_protocol=remote_protocol,
+                               asynchronous=True, remote_options={"asynchronous": True})
+        store = FsspecStore(fs, read_only=True)
+    return xr.open_dataset(store, engine="zarr", consolidated=False, zarr_format=2).load()
 
 
 def _expected(files: list[Path]) -> "xr.Dataset":
@@ -63,6 +73,23 @@ def _expected(files: list[Path]) -> "xr.Dataset":
         files, engine="netcdf4", combine="nested", concat_dim="time",
         data_vars="minimal", coords="minimal", compat="override",
     ).load()
+
+
+def test_files_on_s3_read_as_open_mfdataset(moto, files: list[Path], tmp_path: Path) -> None:
+    moto.bucket("virtual")
+    # published as data centres publish their archives: readable by anyone
+    # at the URL the references hold
+    urls = [moto.upload(p, "virtual", p.name, public=True) + "#mode=bytes,s3" for p in files]
+    out = tmp_path / "virtual.json"
+    summary = nctk.refs(urls, out)
+    assert summary["variables"] == 3
+    refs = json.loads(out.read_text())["refs"]
+    # each chunk points at its object's own URL (without netCDF-C's fragment)
+    first = refs["t2m/0.0.0"]
+    assert first[0] == urls[0].split("#")[0], first
+    virtual = _virtual(out, remote_protocol="http")
+    assert virtual.sizes["time"] == 2 * N_FILES
+    xr.testing.assert_identical(virtual, _expected(files))
 
 
 def test_local_files_and_a_misfit(files: list[Path], tmp_path: Path) -> None:
