@@ -97,30 +97,35 @@ fn corpus_stores_open_read_and_match_zarr_python() {
     // Without zarr-python (outside CI) the stores are only read.
     let python = require::python(&["zarr", "numpy"]);
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/zarr_dump.py");
-    let (mut opened, mut compared_arrays, mut failures) = (0, 0, vec![]);
+    let rel = |store: &Path| store.strip_prefix(&root).unwrap().display().to_string();
+    let (mut compared_arrays, mut failures) = (0, vec![]);
+    let mut read: Vec<(&PathBuf, HashMap<String, Values>)> = vec![];
     for store in &all {
-        let rel = store.strip_prefix(&root).unwrap().display().to_string();
-        let ours = match stores::open_path(store, ZarrOptions::default())
+        match stores::open_path(store, ZarrOptions::default())
             .map_err(|e| e.to_string())
             .and_then(|r| read_all(&r))
         {
-            Ok(v) => v,
-            Err(e) => {
-                failures.push(format!("{rel}: {e}"));
-                continue;
-            }
-        };
-        opened += 1;
-        if !python {
-            continue;
+            Ok(v) => read.push((store, v)),
+            Err(e) => failures.push(format!("{}: {e}", rel(store))),
         }
+    }
+    let opened = read.len();
+    if python && !read.is_empty() {
+        // one zarr-python process for every store
         let out = Command::new("python3")
             .arg(&script)
-            .arg(store)
+            .args(read.iter().map(|(s, _)| s))
             .output()
             .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         for line in String::from_utf8_lossy(&out.stdout).lines() {
             let j: serde_json::Value = serde_json::from_str(line).unwrap();
+            let (store, ours) = &read[j["store"].as_u64().unwrap() as usize];
+            let rel = rel(store);
             let path = j["path"].as_str().unwrap();
             let Some(theirs) = j["values"].as_array() else {
                 continue;
