@@ -396,20 +396,29 @@ fn corpus_stores_read_back_through_nctk_and_python_peers() {
         sets.len(),
         newest.len()
     );
-    if require::python(&["netCDF4"]) {
-        for (store, got) in peer_read("netcdf4", &newest) {
-            bad.extend(compare("netCDF4", &store, &got, &wants[&store], false));
-        }
-    }
-    if require::python(&["zarr"]) {
-        let all: Vec<PathBuf> = pure.iter().chain(&zips).cloned().collect();
-        for (store, got) in peer_read("zarr", &all) {
-            bad.extend(compare("zarr", &store, &got, &wants[&store], false));
-        }
-    }
-    if require::python(&["xarray"]) {
-        for (store, got) in peer_read("xarray", &pure) {
-            bad.extend(compare("xarray", &store, &got, &wants[&store], true));
+    // The three peers read at once, each in its own process.
+    let with_zips: Vec<PathBuf> = pure.iter().chain(&zips).cloned().collect();
+    let peers = [
+        ("netCDF4", "netcdf4", &newest, false),
+        ("zarr", "zarr", &with_zips, false),
+        ("xarray", "xarray", &pure, true),
+    ];
+    let reads: Vec<_> = std::thread::scope(|scope| {
+        let running: Vec<_> = peers
+            .iter()
+            .filter(|(module, ..)| require::python(&[module]))
+            .map(|&(module, kind, stores, cf)| {
+                (module, cf, scope.spawn(move || peer_read(kind, stores)))
+            })
+            .collect();
+        running
+            .into_iter()
+            .map(|(module, cf, h)| (module, cf, h.join().unwrap()))
+            .collect()
+    });
+    for (module, cf, got) in reads {
+        for (store, got) in got {
+            bad.extend(compare(module, &store, &got, &wants[&store], cf));
         }
     }
     for b in &bad {
