@@ -34,18 +34,7 @@ pub(crate) fn decide(
             "{flag} is not taken yet for a netCDF-4/HDF5 output (nctk takes -c, -d, -s, -F and -M)"
         )));
     }
-    // Specifications were checked against the input; one naming something
-    // the output lacks (left out by -V or -G) does not apply.
-    let chunkspecs: Vec<ChunkSpec> = opts
-        .chunkspecs
-        .iter()
-        .filter_map(|s| ChunkSpec::parse(s, schema).ok())
-        .collect();
-    let filters = opts
-        .filters
-        .iter()
-        .map(|f| FilterOption::parse(f))
-        .collect::<Result<Vec<_>, _>>()?;
+    let (chunkspecs, filters) = super::storage::chunk_and_filter_options(schema, opts)?;
     schema
         .var_ids()
         .map(|v| {

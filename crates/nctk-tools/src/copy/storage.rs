@@ -41,26 +41,35 @@ pub const DEFAULT_MIN_CHUNK_BYTES: usize = 8192;
 /// whole).
 const MAX_MERGED_CHUNK_BYTES: u64 = 16 << 20;
 
-/// The storage of every variable of `schema` (the output's, each variable
-/// carrying the input's storage facts) under `opts`, in variable order.
-pub(crate) fn decide(schema: &Schema, opts: &CopyOptions) -> Result<Vec<VarStorage>, CopyError> {
-    // Specifications were checked against the input; one naming something
-    // the output lacks (left out by -V or -G) does not apply.
-    let chunkspecs: Vec<ChunkSpec> = opts
-        .chunkspecs
-        .iter()
-        .filter_map(|s| ChunkSpec::parse(s, schema).ok())
-        .collect();
+/// The `-c` chunk specifications and `-F` filters of `opts` that apply to
+/// the output `schema`, parsed.
+pub(crate) fn chunk_and_filter_options(
+    schema: &Schema,
+    opts: &CopyOptions,
+) -> Result<(Vec<ChunkSpec>, Vec<FilterOption>), CopyError> {
     let filters = opts
         .filters
         .iter()
         .map(|f| FilterOption::parse(f))
         .collect::<Result<Vec<_>, _>>()?;
-    let shardspecs: Vec<ChunkSpec> = opts
-        .shards
+    Ok((applicable_specs(&opts.chunkspecs, schema), filters))
+}
+
+/// The specifications of `specs` naming variables of `schema`, parsed.
+/// They were checked against the input; one naming something the output
+/// lacks (left out by -V or -G) does not apply.
+fn applicable_specs(specs: &[String], schema: &Schema) -> Vec<ChunkSpec> {
+    specs
         .iter()
         .filter_map(|s| ChunkSpec::parse(s, schema).ok())
-        .collect();
+        .collect()
+}
+
+/// The storage of every variable of `schema` (the output's, each variable
+/// carrying the input's storage facts) under `opts`, in variable order.
+pub(crate) fn decide(schema: &Schema, opts: &CopyOptions) -> Result<Vec<VarStorage>, CopyError> {
+    let (chunkspecs, filters) = chunk_and_filter_options(schema, opts)?;
+    let shardspecs = applicable_specs(&opts.shards, schema);
     schema
         .var_ids()
         .map(|v| {
