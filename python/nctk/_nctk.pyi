@@ -113,5 +113,6 @@ def refs(
     inputs: list[str], output: str, *, concat_dim: str | None = None,
     chunk_bytes: int | None = None,
 ) -> dict[str, int]:
-    """``nctk refs``: kerchunk references of ``inputs`` (see ``nctk.refs``);
+    """``nctk refs``: kerchunk references of ``inputs``, or an Icechunk
+    repository when ``output`` ends in ``.icechunk`` (see ``nctk.refs``);
     the number of variables and chunks referenced."""

@@ -35,8 +35,20 @@ def refs(
     and the variable. ``chunk_bytes`` cuts a variable stored whole and raw
     (a classic file's fixed variable, an HDF5 contiguous dataset) into
     chunks of at most that many bytes along its first dimension, so that a
-    reader fetches a part of it. The output is written under a temporary name and
-    renamed when complete. Returns ``{"variables": ..., "chunks": ...}``.
+    reader fetches a part of it. An ``output`` named ``*.icechunk`` is an
+    Icechunk repository instead (a directory; on-disk spec version 1, which
+    icechunk 1.x for Python reads): the same references as virtual chunks of
+    branch ``main``, as Zarr v3, each place the inputs live (a local
+    directory ``file:///dir/``, a server ``http://host:port/``, a bucket
+    ``s3://bucket/``) a virtual chunk container that readers authorise::
+
+        nctk.refs(files, "run.icechunk")
+        repo = icechunk.Repository.open(icechunk.local_filesystem_storage("run.icechunk"),
+                                        authorize_virtual_chunk_access={"file:///data/run/": None})
+        ds = xr.open_zarr(repo.readonly_session("main").store, consolidated=False)
+
+    The output is written under a temporary name and renamed when complete.
+    Returns ``{"variables": ..., "chunks": ...}``.
     """
     if isinstance(inputs, (str, os.PathLike)):
         inputs = [inputs]

@@ -3,7 +3,9 @@ references (engine "zarr" over fsspec's reference filesystem) reads what
 ``xr.open_mfdataset`` reads from the files (engine "netcdf4") for local
 files combined along time; inputs that do not line up raise ValueError
 naming the file and the variable, for local files and for 24 netCDF-4
-files on moto's S3 server (the references point at the objects' URLs)."""
+files on moto's S3 server (the references point at the objects' URLs).
+The same references of local files as an Icechunk repository (an output
+named ``*.icechunk``) read the same through icechunk for Python."""
 
 from __future__ import annotations
 
@@ -90,6 +92,25 @@ def test_files_on_s3_read_as_open_mfdataset(moto, files: list[Path], tmp_path: P
     virtual = _virtual(out, remote_protocol="http")
     assert virtual.sizes["time"] == 2 * N_FILES
     xr.testing.assert_identical(virtual, _expected(files))
+
+
+def _icechunk(repo: Path, container: str) -> "xr.Dataset":
+    """xarray's dataset of branch ``main`` of nctk's Icechunk repository
+    ``repo``, the chunks under ``container`` authorised."""
+    icechunk = need("icechunk")
+    storage = icechunk.local_filesystem_storage(str(repo))
+    repository = icechunk.Repository.open(storage,
+                                          authorize_virtual_chunk_access={container: None})
+    store = repository.readonly_session("main").store
+    return xr.open_dataset(store, engine="zarr", consolidated=False, zarr_format=3).load()
+
+
+def test_an_icechunk_repository_reads_as_open_mfdataset(files: list[Path], tmp_path: Path) -> None:
+    repo = tmp_path / "local.icechunk"
+    summary = nctk.refs(files, repo)
+    assert summary["variables"] == 3
+    folder = "file://" + str(files[0].parent.resolve()) + "/"
+    xr.testing.assert_identical(_icechunk(repo, folder), _expected(files))
 
 
 def test_local_files_and_a_misfit(files: list[Path], tmp_path: Path) -> None:

@@ -38,12 +38,12 @@ enum Command {
         /// The file to check.
         file: String,
     },
-    /// Write kerchunk references (JSON, version 1) to netCDF files' chunks: the files as one virtual Zarr dataset.
+    /// Write kerchunk references (JSON, version 1) to netCDF files' chunks, or an Icechunk repository of them (an output named *.icechunk): the files as one virtual Zarr dataset.
     Refs {
         /// The netCDF files (paths or URLs); the references point at them as given.
         #[arg(required = true)]
         inputs: Vec<String>,
-        /// The reference file to write.
+        /// The reference file to write, or the Icechunk repository (a directory named *.icechunk).
         #[arg(short = 'o', long = "output")]
         output: std::path::PathBuf,
         /// The dimension several inputs are combined along (default: the first input's unlimited dimension).

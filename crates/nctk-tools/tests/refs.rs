@@ -18,7 +18,7 @@ const CHECK: &str = include_str!("refs/check.py");
 
 /// The Python modules the scripts import.
 const MODULES: &[&str] = &[
-    "netCDF4", "numpy", "xarray", "zarr", "fsspec", "kerchunk", "h5py",
+    "netCDF4", "numpy", "xarray", "zarr", "fsspec", "kerchunk", "h5py", "icechunk",
 ];
 
 /// The inputs of `make_inputs.py`, written into `dir`; `None` when a peer is missing.
@@ -52,6 +52,13 @@ fn references_read_as_the_files_do_and_list_kerchunks_chunks() {
         );
         args.push(file.clone());
         args.push(out);
+        // The same references as an Icechunk repository.
+        let repo = file.with_extension("icechunk");
+        let again = refs(&[input], &repo, &RefsOptions::default())
+            .unwrap_or_else(|e| panic!("{input} to Icechunk: {e}"));
+        assert_eq!(again, summary, "{input}");
+        args.push(file.clone());
+        args.push(repo);
         // A classic file's fixed variables cut into pieces of a few rows
         // read the same.
         if std::fs::read(file).unwrap().starts_with(b"CDF") {
@@ -69,6 +76,14 @@ fn references_read_as_the_files_do_and_list_kerchunks_chunks() {
     let report = require::python_output(MODULES, CHECK, &args).expect("the peers were found above");
     let agreed = report.lines().filter(|l| l.ends_with("agree")).count();
     assert_eq!(agreed, args.len() / 2, "{report}");
+    assert_eq!(
+        report
+            .lines()
+            .filter(|l| l.ends_with("of the Icechunk repository agree"))
+            .count(),
+        files.len(),
+        "every input checked through Icechunk: {report}"
+    );
     assert_eq!(
         report
             .lines()
@@ -239,17 +254,19 @@ fn corpus_classic_files_read_through_their_references() {
         let out = tmp.path().join(format!("{i}.json"));
         refs(&[path.to_str().unwrap()], &out, &RefsOptions::default())
             .unwrap_or_else(|e| panic!("{rel}: {e}"));
-        args.push(path);
-        args.push(out);
+        let repo = tmp.path().join(format!("{i}.icechunk"));
+        refs(&[path.to_str().unwrap()], &repo, &RefsOptions::default())
+            .unwrap_or_else(|e| panic!("{rel} to Icechunk: {e}"));
+        args.extend([path.clone(), out, path, repo]);
     }
     let Some(report) = require::python_output(MODULES, CHECK, &args) else {
         return;
     };
     let agreed = report
         .lines()
-        .filter(|l| l.ends_with("values agree"))
+        .filter(|l| l.ends_with("values agree") || l.ends_with("Icechunk repository agree"))
         .count();
-    assert_eq!(agreed, CORPUS.len(), "{report}");
+    assert_eq!(agreed, 2 * CORPUS.len(), "{report}");
 }
 
 const MAKE_SERIES: &str = include_str!("refs/make_series.py");

@@ -52,6 +52,24 @@ pub fn kerchunk_json(inputs: &Collection<'_>) -> Result<(Value, RefsSummary), Re
     Ok((json!({"version": 1, "refs": refs}), summary))
 }
 
+/// The reference names of the collection's variables that have a
+/// `_FillValue` attribute (their `.zarray`'s fill value masks; another
+/// variable's only says what never-written chunks read as).
+pub fn arrays_with_fill_value(inputs: &Collection<'_>) -> Vec<String> {
+    let schema = inputs.first().schema();
+    schema
+        .group_ids()
+        .flat_map(|g| {
+            let prefix = group_prefix(schema, g);
+            schema.group(g).vars.iter().filter_map(move |&v| {
+                let var = schema.var(v);
+                var.attribute("_FillValue")
+                    .map(|_| format!("{prefix}{}", var.name))
+            })
+        })
+        .collect()
+}
+
 /// The key prefix of group `g`: empty for the root, `a/b/` below it.
 fn group_prefix(schema: &Schema, g: GroupId) -> String {
     let path = schema.group_path(g);

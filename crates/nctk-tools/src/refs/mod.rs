@@ -1,11 +1,14 @@
 //! `nctk refs`: netCDF files as virtual Zarr, kerchunk's reference JSON
-//! (version 1) pointing at the files' own bytes. Where each chunk is
-//! comes from the readers ([`nctk::Variable::chunk_refs`]); several
-//! inputs become one dataset along a dimension ([`combine`]); the
-//! references are written as kerchunk's JSON ([`kerchunk`]).
+//! (version 1) pointing at the files' own bytes, or the same references
+//! as an Icechunk repository. Where each chunk is comes from the readers
+//! ([`nctk::Variable::chunk_refs`]); several inputs become one dataset
+//! along a dimension ([`Collection`]); the references are written as
+//! kerchunk's JSON ([`kerchunk_json`]) or as virtual chunks of an
+//! Icechunk repository (the module `icechunk`).
 
 mod combine;
 mod cut;
+mod icechunk;
 mod kerchunk;
 
 use std::path::Path;
@@ -110,10 +113,23 @@ pub fn refs<S: AsRef<str> + Sync>(
         options.chunk_bytes,
     )?;
     let (doc, summary) = kerchunk_json(&collection)?;
-    nctk::write_file_safely(output, |w| {
-        serde_json::to_writer(&mut *w, &doc).map_err(std::io::Error::from)
-    })?;
+    if is_icechunk(output) {
+        let refs = doc["refs"]
+            .as_object()
+            .expect("a reference document holds refs");
+        let masked = kerchunk::arrays_with_fill_value(&collection);
+        nctk::write_dir_safely(output, |dir| icechunk::write_repository(refs, &masked, dir))?;
+    } else {
+        nctk::write_file_safely(output, |w| {
+            serde_json::to_writer(&mut *w, &doc).map_err(std::io::Error::from)
+        })?;
+    }
     Ok(summary)
+}
+
+/// True when `output` names an Icechunk repository (`*.icechunk`).
+fn is_icechunk(output: &Path) -> bool {
+    output.extension().is_some_and(|e| e == "icechunk")
 }
 
 /// What the references to `input`'s bytes name: the input as given, but

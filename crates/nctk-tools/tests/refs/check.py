@@ -7,6 +7,11 @@ of (netCDF file, nctk's reference JSON). For each pair:
 * for an HDF5 file, the chunk references (key, url, offset, length) are
   kerchunk's SingleHdf5ToZarr's for the same file (nothing inlined).
 
+A pair (netCDF file, nctk's Icechunk repository, a ``.icechunk``
+directory): xarray opening the repository's branch ``main`` with icechunk
+for Python (Zarr v3, the chunks' directory authorised), every group, gives
+what xarray gives for the file itself.
+
 Prints one line per file checked."""
 import json
 import sys
@@ -81,9 +86,39 @@ def check_kerchunk(path, refs):
     return len(ours)
 
 
+def check_icechunk(path, repo_path):
+    import os
+
+    import icechunk
+    import zarr
+
+    storage = icechunk.local_filesystem_storage(repo_path)
+    directory = "file://" + os.path.dirname(os.path.abspath(path)) + "/"
+    repo = icechunk.Repository.open(storage, authorize_virtual_chunk_access={directory: None})
+    store = repo.readonly_session("main").store
+
+    def walk(group, prefix):
+        yield prefix
+        for name, sub in group.groups():
+            yield from walk(sub, f"{prefix}/{name}".lstrip("/"))
+
+    groups = list(walk(zarr.open_group(store, mode="r", zarr_format=3), ""))
+    for g in groups:
+        virtual = xr.open_dataset(
+            store, engine="zarr", group=g or None, consolidated=False, zarr_format=3
+        ).load()
+        real = xr.open_dataset(path, engine="netcdf4", group=g or None).load()
+        xr.testing.assert_identical(virtual, real)
+    return len(groups)
+
+
 warnings.simplefilter("ignore")
 args = sys.argv[1:]
 for path, refs_path in zip(args[::2], args[1::2]):
+    if refs_path.endswith(".icechunk"):
+        n = check_icechunk(path, refs_path)
+        print(f"{path}: {n} groups of the Icechunk repository agree")
+        continue
     with open(refs_path) as f:
         doc = json.load(f)
     assert doc["version"] == 1, doc.keys()

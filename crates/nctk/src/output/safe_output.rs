@@ -377,6 +377,19 @@ pub fn write_file_safely(
     safe.commit()
 }
 
+/// Builds a whole directory at `target` (a store, or an Icechunk
+/// repository of `nctk refs`) in a temporary directory beside it, renamed
+/// into place only when `write` has filled it; an error from `write`
+/// removes the temporary and names the target.
+pub fn write_dir_safely(
+    target: &Path,
+    write: impl FnOnce(&Path) -> std::io::Result<()>,
+) -> Result<(), OutputError> {
+    let safe = SafeOutput::for_store(target, false)?;
+    write(safe.temp_path()).map_err(io(target, "write"))?;
+    safe.commit()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
