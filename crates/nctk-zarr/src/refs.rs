@@ -76,8 +76,8 @@ pub(crate) fn chunk_refs<S: ReadableStore + ?Sized>(
     // past the array's end would be read past it, where its bytes hold
     // what the writer put there, not necessarily the fill.
     if !nc_scalar {
-        for d in 0..shape.len() {
-            let (len, full, c) = (meta.shape[d], shape[d], meta.chunks[d]);
+        for (d, &full) in shape.iter().enumerate() {
+            let (len, c) = (meta.shape[d], meta.chunks[d]);
             if len < full && len % c != 0 {
                 return Err(refuse(format!(
                     "the array is {len} long along dimension {d}, shorter than the variable's \

@@ -302,12 +302,13 @@ impl<'a> Variable<'a> {
     }
 
     /// Where the stored bytes of each of the variable's chunks are in the
-    /// file the dataset was opened from (offsets into the file itself,
-    /// for kerchunk references: `nctk refs`), with the chunk grid and the
-    /// chunks' codecs as numcodecs JSON. An error naming the file and the
-    /// variable when its storage cannot be described so, or when the
-    /// container holds no such bytes (a block-compressed classic file, a
-    /// store).
+    /// file or store the dataset was opened from (offsets into the file
+    /// itself, a block-compressed file's blocks, or a store's objects by
+    /// absolute path or URL; for kerchunk references: `nctk refs`), with
+    /// the chunk grid and the chunks' codecs as numcodecs JSON. An error
+    /// naming the file and the variable when its storage cannot be
+    /// described so, or when the container holds no such bytes (a zip
+    /// store, an ncstream).
     pub fn chunk_refs(&self) -> Result<nctk_model::ChunkRefs, Error> {
         crate::formats::chunk_refs(self.dataset, self.id)
     }
