@@ -21,8 +21,10 @@ def refs(
     """Writes kerchunk's reference JSON (version 1) for ``inputs`` to
     ``output`` (Rust: ``nctk_tools::refs::refs``; the CLI's ``nctk refs``).
 
-    Each input is a path or URL nctk opens (netCDF-4/HDF5 or classic); the
-    references point at it as given, so xarray reads the files through
+    Each input is a path or URL nctk opens (netCDF-4/HDF5, classic,
+    block-compressed classic, or an NCZarr/Zarr store); the references
+    point at a file as given and at a store's chunk objects by absolute
+    path or URL, so xarray reads the files through
     ``fsspec``'s reference filesystem without copying a byte::
 
         nctk.refs(sorted(glob.glob("run/*.nc")), "run.json")

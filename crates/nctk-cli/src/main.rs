@@ -40,7 +40,7 @@ enum Command {
     },
     /// Write kerchunk references (JSON, version 1) to netCDF files' chunks, or an Icechunk repository of them (an output named *.icechunk): the files as one virtual Zarr dataset.
     Refs {
-        /// The netCDF files (paths or URLs); the references point at them as given.
+        /// The netCDF files, block-compressed classic files or NCZarr/Zarr stores (paths or URLs); the references point at files as given, at a directory store's chunk objects by absolute path, at an object store's by URL.
         #[arg(required = true)]
         inputs: Vec<String>,
         /// The reference file to write, or the Icechunk repository (a directory named *.icechunk).

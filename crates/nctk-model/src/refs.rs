@@ -20,6 +20,20 @@ pub enum ChunkRef {
     /// The stored bytes themselves, where the format keeps them inside its
     /// metadata (HDF5 compact data).
     Inline(Vec<u8>),
+    /// `length` bytes from byte `offset` of an object of its own (a Zarr
+    /// store's chunk or shard object). A reader names the object by its
+    /// key in the store (`temp/0.1`, `temp/c/0/1`); the facade
+    /// (`nctk::Variable::chunk_refs`) gives it as the object's URL, or its
+    /// absolute path in a directory store.
+    Object {
+        /// The object's key, or its URL or path (see above).
+        object: String,
+        /// Byte offset of the chunk's first stored byte in the object
+        /// (0 for a whole object).
+        offset: u64,
+        /// Stored bytes of the chunk.
+        length: u64,
+    },
 }
 
 /// A variable's stored chunks as references: its chunk grid, how each

@@ -181,24 +181,6 @@ fn a_chunk_past_a_short_datasets_extent_without_fill_is_an_error() {
     assert!(!out.exists());
 }
 
-#[test]
-fn a_block_compressed_file_has_no_references_into_its_bytes() {
-    let tmp = tempfile::tempdir().unwrap();
-    let nc = tmp.path().join("plain.nc");
-    classic_with_records(&nc);
-    let packed = tmp.path().join("packed.ncz");
-    nctk::compress_classic(&nc, &packed, &nctk::CompressOptions::default()).unwrap();
-    let err = refs(
-        &[packed.to_str().unwrap()],
-        &tmp.path().join("p.json"),
-        &RefsOptions::default(),
-    )
-    .unwrap_err();
-    assert!(matches!(err, RefsError::Input(_)), "{err:?}");
-    assert_eq!(err.kind(), ErrorKind::Unsupported, "{err}");
-    assert!(err.to_string().contains("packed.ncz"), "{err}");
-}
-
 const MAKE_PLUGINS: &str = include_str!("refs/make_plugins.py");
 
 #[test]

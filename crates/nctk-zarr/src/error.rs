@@ -104,6 +104,16 @@ pub enum ZarrError {
         /// What.
         what: String,
     },
+    /// A variable whose stored chunks cannot be given as references to
+    /// their objects (a codec with no Zarr v2 form, a type with no
+    /// fixed-width Zarr dtype, a layout Zarr v2 cannot express).
+    #[error("variable {var:?}: references: {reason}")]
+    Refs {
+        /// The variable's path.
+        var: String,
+        /// Why.
+        reason: String,
+    },
     /// The store holds no Zarr dataset at its root.
     #[error("{key}: not a Zarr dataset: {reason}")]
     NotZarr {
@@ -140,9 +150,9 @@ impl HasErrorKind for ZarrError {
             ZarrError::Store(e) => e.kind(),
             ZarrError::Codec { source, .. } => source.kind(),
             ZarrError::FillValue { source, .. } => source.kind(),
-            ZarrError::UnsupportedDtype { .. } | ZarrError::Unsupported { .. } => {
-                ErrorKind::Unsupported
-            }
+            ZarrError::UnsupportedDtype { .. }
+            | ZarrError::Unsupported { .. }
+            | ZarrError::Refs { .. } => ErrorKind::Unsupported,
             ZarrError::Request { .. } | ZarrError::TooLarge { .. } => ErrorKind::InvalidInput,
             ZarrError::Json { .. }
             | ZarrError::Decode { .. }

@@ -26,6 +26,7 @@ mod layout;
 pub mod meta;
 pub mod nczarr;
 mod reader;
+mod refs;
 mod schema;
 mod selection;
 mod shard;

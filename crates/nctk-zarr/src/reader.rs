@@ -130,6 +130,20 @@ impl DataSource for ZarrReader {
     fn format(&self) -> nctk_model::Format {
         nctk_model::Format::Netcdf4
     }
+
+    /// Each stored chunk as its object (a shard's inner chunk as its
+    /// bytes in the shard), named by its key in the store.
+    fn chunk_refs(&self, var: VarId) -> Result<nctk_model::ChunkRefs, SourceError> {
+        let meta = &self.arrays[var.0 as usize];
+        let shape = self.schema.shape(var);
+        let path = self.schema.var_path(var);
+        Ok(crate::refs::chunk_refs(
+            self.store.as_ref(),
+            meta,
+            &path,
+            &shape,
+        )?)
+    }
 }
 
 #[allow(dead_code)]

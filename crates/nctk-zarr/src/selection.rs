@@ -68,7 +68,7 @@ pub(crate) struct ArrayMeta {
 impl ArrayMeta {
     /// The key of the object holding chunk `idx`: the chunk itself, or
     /// its shard.
-    fn chunk_key(&self, idx: &[u64]) -> String {
+    pub(crate) fn chunk_key(&self, idx: &[u64]) -> String {
         match &self.shards {
             None => self.keys.key(idx),
             Some(s) => self.keys.key(&s.shard_of(idx)),
@@ -77,7 +77,7 @@ impl ArrayMeta {
 
     /// The error of codecs that cannot be used, naming the array's
     /// metadata key and the codec.
-    fn check_codecs(&self) -> Result<(), ZarrError> {
+    pub(crate) fn check_codecs(&self) -> Result<(), ZarrError> {
         match &self.codec_error {
             None => Ok(()),
             Some((key, source)) => Err(ZarrError::Codec {

@@ -4,9 +4,20 @@ use nctk_model::{
 
 use std::sync::Arc;
 
+use nctk_classic::compressed::CompressedSource;
 use nctk_store::bytes::ByteSource;
 
 use crate::{Container, Dimension, Error, Group, IntoExtents};
+
+/// What references to a dataset's chunks point at, when not the bytes of
+/// the file it was opened from.
+pub(crate) enum RefsOrigin {
+    /// A store's objects, whose keys are relative to this absolute path
+    /// or URL.
+    StoreRoot(String),
+    /// A block-compressed file's blocks.
+    Compressed(Arc<CompressedSource>),
+}
 
 /// An open dataset, for reading. `Send + Sync`: threads may read it at once.
 pub struct Dataset {
@@ -17,6 +28,10 @@ pub struct Dataset {
     /// block-compressed file stands for), which [`crate::compress_classic_dataset`]
     /// compresses as they are.
     classic_bytes: Option<Arc<dyn ByteSource>>,
+    /// What references to the dataset's chunks point at when it is not
+    /// the file's own bytes (a store's objects, a block-compressed
+    /// file's blocks).
+    refs_origin: Option<RefsOrigin>,
     /// The path or URL it was opened by, for messages.
     name: String,
 }
@@ -37,6 +52,7 @@ impl Dataset {
             source,
             container: None,
             classic_bytes: None,
+            refs_origin: None,
             name: String::new(),
         }
     }
@@ -51,6 +67,25 @@ impl Dataset {
     pub(crate) fn with_classic_bytes(mut self, bytes: Arc<dyn ByteSource>) -> Dataset {
         self.classic_bytes = Some(bytes);
         self
+    }
+
+    /// The dataset, read from a store whose objects' keys are relative to
+    /// `root` (its absolute path or URL; `None`: a zip archive).
+    pub(crate) fn with_store_root(mut self, root: Option<String>) -> Dataset {
+        self.refs_origin = root.map(RefsOrigin::StoreRoot);
+        self
+    }
+
+    /// The dataset, read from the block-compressed file `file`.
+    pub(crate) fn with_compressed(mut self, file: Arc<CompressedSource>) -> Dataset {
+        self.refs_origin = Some(RefsOrigin::Compressed(file));
+        self
+    }
+
+    /// What references to the dataset's chunks point at, when not the
+    /// file's own bytes.
+    pub(crate) fn refs_origin(&self) -> Option<&RefsOrigin> {
+        self.refs_origin.as_ref()
     }
 
     /// The classic file's bytes behind the dataset, when it is one.
@@ -267,12 +302,13 @@ impl<'a> Variable<'a> {
     }
 
     /// Where the stored bytes of each of the variable's chunks are in the
-    /// file the dataset was opened from (offsets into the file itself,
-    /// for kerchunk references: `nctk refs`), with the chunk grid and the
-    /// chunks' codecs as numcodecs JSON. An error naming the file and the
-    /// variable when its storage cannot be described so, or when the
-    /// container holds no such bytes (a block-compressed classic file, a
-    /// store).
+    /// file or store the dataset was opened from (offsets into the file
+    /// itself, a block-compressed file's blocks, or a store's objects by
+    /// absolute path or URL; for kerchunk references: `nctk refs`), with
+    /// the chunk grid and the chunks' codecs as numcodecs JSON. An error
+    /// naming the file and the variable when its storage cannot be
+    /// described so, or when the container holds no such bytes (a zip
+    /// store, an ncstream).
     pub fn chunk_refs(&self) -> Result<nctk_model::ChunkRefs, Error> {
         crate::formats::chunk_refs(self.dataset, self.id)
     }

@@ -85,7 +85,11 @@ pub fn open_with(target: impl AsRef<Path>, options: OpenOptions) -> Result<Datas
     let path = target.as_ref();
     let name = path.display().to_string();
     match door::open_target(path, &options)? {
-        Opened::Store { store, options } => formats::open_store(store, options, &name),
+        Opened::Store {
+            store,
+            options,
+            root,
+        } => formats::open_store(store, options, &name).map(|d| d.with_store_root(root)),
         Opened::File(source) => formats::open_source(source, &name, &options).map(|(d, _)| d),
         #[cfg(feature = "cdmremote")]
         Opened::Dataset(dataset) => Ok(dataset),
@@ -119,7 +123,7 @@ pub fn kind(target: impl AsRef<Path>) -> Result<Format, Error> {
     let path = target.as_ref();
     let name = path.display().to_string();
     match door::open_target(path, &OpenOptions::default())? {
-        Opened::Store { store, options } => {
+        Opened::Store { store, options, .. } => {
             formats::open_store(store, options, &name).map(|d| d.format())
         }
         Opened::File(source) => formats::kind_of_source(source, &name),

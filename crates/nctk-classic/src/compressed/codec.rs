@@ -94,7 +94,7 @@ pub struct BlockCodec {
 
 impl BlockCodec {
     /// The numcodecs codec behind [`Self::id`], `None` for [`CodecId::None`].
-    fn codec(&self) -> Result<Option<Codec>, CodecError> {
+    pub(crate) fn codec(&self) -> Result<Option<Codec>, CodecError> {
         let level = i64::from(self.level);
         let config = match self.id {
             CodecId::None => return Ok(None),

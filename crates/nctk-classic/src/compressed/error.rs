@@ -82,6 +82,18 @@ pub enum CompressedError {
         #[source]
         source: CodecError,
     },
+    /// A variable whose blocks cannot be given as chunk references: they
+    /// do not tile its shape as a chunk grid does, or some are stored raw
+    /// among compressed ones.
+    #[error("{file}: variable {var:?}: references: {reason}")]
+    Refs {
+        /// The file.
+        file: String,
+        /// The variable's name.
+        var: String,
+        /// Why.
+        reason: String,
+    },
     /// The input of [`compress`](super::compress) is not a classic file
     /// that can be compressed, or the options are invalid.
     #[error("{file}: {reason}")]
@@ -124,6 +136,7 @@ impl HasErrorKind for CompressedError {
             | CompressedError::Index { .. }
             | CompressedError::Block { .. } => ErrorKind::InvalidData,
             CompressedError::Input { .. } => ErrorKind::InvalidInput,
+            CompressedError::Refs { .. } => ErrorKind::Unsupported,
         }
     }
 }

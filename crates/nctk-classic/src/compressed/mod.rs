@@ -20,6 +20,7 @@ mod codec;
 mod error;
 pub mod format;
 mod index;
+mod refs;
 mod source;
 mod validate;
 mod write;

@@ -144,6 +144,14 @@ impl CompressedSource {
         &self.index
     }
 
+    /// Where the stored blocks of variable `var` (header order) of
+    /// `shape` are in the stored file, each block one chunk
+    /// ([`nctk_model::DataSource::chunk_refs`]); an error naming the
+    /// file and the variable when the blocks are no chunk grid's chunks.
+    pub fn chunk_refs(&self, var: usize, shape: &[u64]) -> Result<nctk_model::ChunkRefs> {
+        super::refs::chunk_refs(&self.index, self.stored.as_ref(), var, shape)
+    }
+
     /// What byte `pos` (past the header) of the uncompressed file is, and
     /// where that part ends.
     fn part_at(&self, pos: u64) -> (Part, u64) {

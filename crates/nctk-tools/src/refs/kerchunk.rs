@@ -160,6 +160,11 @@ fn array(
         };
         let value = match r {
             ChunkRef::Range { offset, length } => json!([url, offset, length]),
+            ChunkRef::Object {
+                object,
+                offset,
+                length,
+            } => json!([object, offset, length]),
             ChunkRef::Inline(bytes) => Value::from(format!(
                 "base64:{}",
                 base64::engine::general_purpose::STANDARD.encode(bytes)

@@ -74,6 +74,10 @@ pub(crate) enum Opened {
         store: Arc<dyn ReadListStore>,
         /// How to read it, as the URL's mode flags ask.
         options: ZarrOptions,
+        /// What its objects' keys are relative to, for references to
+        /// them: the directory's absolute path, or the object store's URL
+        /// (without fragment); `None` for a zip archive.
+        root: Option<String>,
     },
     /// A dataset read through a protocol of its own (a cdmremote server),
     /// ready.
@@ -172,9 +176,14 @@ pub(crate) fn open_target(target: &Path, options: &OpenOptions) -> Result<Opened
                     return Err(built_without(&name, "a store on an object store", "cloud"))
                 }
             };
+            let root = match &z.location {
+                StoreLocation::Directory(p) => Some(absolute(p)),
+                _ => None,
+            };
             Ok(Opened::Store {
                 store,
                 options: z.options(),
+                root,
             })
         }
         #[cfg(feature = "cloud")]
@@ -199,6 +208,7 @@ fn open_local(path: &Path, name: &str) -> Result<Opened, Error> {
         return Ok(Opened::Store {
             store: Arc::new(dir),
             options: ZarrOptions::default(),
+            root: Some(absolute(path)),
         });
     }
     let source = FileSource::open(path).map_err(|e| match e {
@@ -209,6 +219,16 @@ fn open_local(path: &Path, name: &str) -> Result<Opened, Error> {
         e => open_error(name, e),
     })?;
     Ok(Opened::File(Arc::new(source)))
+}
+
+/// `path` made absolute (symbolic links resolved when it exists), as
+/// references to a directory store's objects name them.
+fn absolute(path: &Path) -> String {
+    std::fs::canonicalize(path)
+        .or_else(|_| std::path::absolute(path))
+        .unwrap_or_else(|_| path.to_path_buf())
+        .display()
+        .to_string()
 }
 
 /// The file or directory a path or netCDF-C URL names on disk (the text

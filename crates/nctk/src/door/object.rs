@@ -82,6 +82,7 @@ pub(super) fn open(
     Ok(Opened::Store {
         store: Arc::new(store),
         options,
+        root: Some(url.to_string()),
     })
 }
 

@@ -6,10 +6,12 @@ use std::path::Path;
 use std::sync::Arc;
 
 use nctk_classic::compressed::{format::MAGIC, CompressedSource};
+use nctk_model::{ChunkRefs, VarId};
 use nctk_store::bytes::ByteSource;
 
 use super::classic::open_classic;
 use super::{open_error, FormatEntry};
+use crate::dataset::RefsOrigin;
 use crate::output::OutputError;
 use crate::{Container, Dataset, Error};
 
@@ -30,8 +32,21 @@ impl FormatEntry for Compressed {
     }
 
     fn open(&self, source: Arc<dyn ByteSource>, name: &str) -> Result<Dataset, Error> {
-        let decoded = CompressedSource::open(source).map_err(|e| open_error(name, e))?;
-        open_classic(Arc::new(decoded), name)
+        let decoded = Arc::new(CompressedSource::open(source).map_err(|e| open_error(name, e))?);
+        open_classic(decoded.clone(), name).map(|d| d.with_compressed(decoded))
+    }
+
+    /// Each block of a variable one chunk, when its blocks are a chunk
+    /// grid's chunks.
+    fn chunk_refs(&self, dataset: &Dataset, var: VarId) -> Result<ChunkRefs, Error> {
+        let Some(RefsOrigin::Compressed(file)) = dataset.refs_origin() else {
+            return Err(Error::Unsupported {
+                path: dataset.name().to_string(),
+                reason: "references: the block-compressed file's index is not at hand".into(),
+            });
+        };
+        file.chunk_refs(var.0 as usize, &dataset.schema().shape(var))
+            .map_err(|e| open_error(dataset.name(), e))
     }
 
     /// A single local file (written by the classic entry, as a classic

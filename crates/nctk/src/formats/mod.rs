@@ -66,10 +66,8 @@ pub(crate) trait FormatEntry: Sync {
         self.open(source, name).map(|d| d.format())
     }
 
-    /// Where the stored bytes of each chunk of `var` are in the file
-    /// `dataset` was opened from ([`crate::chunk_refs`]). Only an entry
-    /// whose reader reads the file's own bytes (not a decoded view of
-    /// them, as block-compressed classic) answers; by default the
+    /// Where the stored bytes of each chunk of `var` are in the file or
+    /// store `dataset` was opened from ([`crate::chunk_refs`]): by default the
     /// container has no references.
     fn chunk_refs(&self, dataset: &Dataset, var: VarId) -> Result<ChunkRefs, Error> {
         let _ = var;
