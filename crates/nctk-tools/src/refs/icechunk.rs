@@ -360,11 +360,13 @@ fn inline_bytes(s: &str) -> Result<Vec<u8>, String> {
     }
 }
 
-/// The virtual chunk containers the references need: the directory of
-/// each local file (`file:///dir/`), each HTTP server
-/// (`http://host:port/`), each S3 bucket (`s3://bucket/`).
+/// The virtual chunk containers the references need: one for the local
+/// files (`file:///dir/`, the directory holding them all, so a store's
+/// chunk objects in their many directories share one), one per HTTP
+/// server (`http://host:port/`) and one per S3 bucket (`s3://bucket/`).
 fn containers(refs: &Map<String, Value>) -> std::io::Result<Vec<String>> {
-    let mut prefixes: Vec<String> = vec![];
+    let mut prefixes = std::collections::BTreeSet::new();
+    let mut local: Option<String> = None;
     for (key, value) in refs {
         let Some(url) = value.get(0).and_then(Value::as_str) else {
             continue;
@@ -372,14 +374,27 @@ fn containers(refs: &Map<String, Value>) -> std::io::Result<Vec<String>> {
         let url = location_url(url).map_err(|e| invalid(format!("{key}: {e}")))?;
         let prefix = container_prefix(&url)
             .ok_or_else(|| invalid(format!("{key}: {url}: no container for this URL")))?;
-        if !prefixes.contains(&prefix) {
-            prefixes.push(prefix);
+        if prefix.starts_with("file://") {
+            local = Some(match local {
+                None => prefix,
+                Some(dir) => common_directory(&dir, &prefix).to_string(),
+            });
+        } else {
+            prefixes.insert(prefix);
         }
     }
-    Ok(prefixes)
+    Ok(local.into_iter().chain(prefixes).collect())
 }
 
-/// The container prefix of a chunk's URL.
+/// The longest directory (ending in `/`) both directory URLs lie in.
+fn common_directory<'a>(a: &'a str, b: &str) -> &'a str {
+    let same = a.bytes().zip(b.bytes()).take_while(|(x, y)| x == y).count();
+    let end = a[..same].rfind('/').map_or(0, |i| i + 1);
+    &a[..end]
+}
+
+/// The container prefix of a chunk's URL: a file's directory, a server
+/// or a bucket.
 fn container_prefix(url: &str) -> Option<String> {
     let (scheme, rest) = url.split_once("://")?;
     match scheme {
@@ -413,4 +428,22 @@ fn container_store(prefix: &str) -> std::io::Result<ObjectStoreConfig> {
             )))
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::common_directory;
+
+    #[test]
+    fn local_files_share_the_directory_holding_them_all() {
+        assert_eq!(
+            common_directory("file:///data/run/a/", "file:///data/run/ab/"),
+            "file:///data/run/"
+        );
+        assert_eq!(
+            common_directory("file:///d/x/", "file:///d/x/"),
+            "file:///d/x/"
+        );
+        assert_eq!(common_directory("file:///a/", "file:///b/"), "file:///");
+    }
 }
