@@ -200,7 +200,10 @@ def test_collection_on_dask_cluster(sources: list[str], tmp_path: Path, client,
                         zarr_format=zarr_format)
     assert summary["sources"] == len(sources)
     _check_equals_mfdataset(sources, target, zarr_format)
-    # Each task ran on a worker process, not here.
+    # Each task ran on a worker process, not here: the cluster's two worker
+    # processes (a worker the scheduler lost for a missed heartbeat on a
+    # loaded machine comes back within the timeout).
+    client.wait_for_workers(2, timeout=60)
     assert len(client.scheduler_info()["workers"]) == 2
 
 
