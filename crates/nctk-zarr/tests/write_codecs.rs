@@ -189,11 +189,15 @@ fn peer(kind: &str, store: &Path) -> serde_json::Map<String, Value> {
 fn check(kind: &str, store: &Path, want: &[(String, Vec<f64>)]) {
     let got = peer(kind, store);
     for (name, values) in want {
+        // The peers print runs of equal values: [[value, count]...].
         let g: Vec<f64> = got[&format!("/{name}")]
             .as_array()
             .unwrap_or_else(|| panic!("{kind}: no /{name}"))
             .iter()
-            .map(|x| x.as_f64().unwrap())
+            .flat_map(|run| {
+                let n = run[1].as_u64().unwrap() as usize;
+                std::iter::repeat_n(run[0].as_f64().unwrap(), n)
+            })
             .collect();
         assert_eq!(&g, values, "{kind}: {name}");
     }

@@ -1,17 +1,24 @@
 """Reads stores nctk wrote with a peer library and prints every variable's
-values as JSON: {store: {"/path/var": [values...]} or {"error": text}}.
+values as JSON: {store: {"/path/var": [[value, count]...]} or {"error": text}},
+the values in runs of equal ones (large arrays of fill values stay small).
 
 usage: write_peers.py netcdf4|zarr|xarray STORE...
 
 Chars (and 1-byte strings) become byte codes, longer byte strings text,
 NaN the string "NaN"; masking and CF decoding are off.
 """
+import itertools
 import json
 import math
 import sys
 
 
 def norm(a):
+    """The array's values in JSON form, as runs [[value, count]...]."""
+    return [[v, sum(1 for _ in run)] for v, run in itertools.groupby(values(a))]
+
+
+def values(a):
     import numpy as np
     a = np.asarray(a)
     out = []

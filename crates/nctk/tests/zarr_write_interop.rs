@@ -207,6 +207,24 @@ fn expected(ds: &CdlDataset) -> BTreeMap<String, Vec<Value>> {
         .collect()
 }
 
+/// Each variable's values as runs of equal values, `[value, count]`, the
+/// form in which the peers (`write_peers.py`) print them.
+fn in_runs(vars: &BTreeMap<String, Vec<Value>>) -> BTreeMap<String, Vec<Value>> {
+    let runs = |values: &[Value]| {
+        let mut runs: Vec<(&Value, u64)> = vec![];
+        for v in values {
+            match runs.last_mut() {
+                Some((last, n)) if *last == v => *n += 1,
+                _ => runs.push((v, 1)),
+            }
+        }
+        runs.into_iter()
+            .map(|(v, n)| Value::Array(vec![v.clone(), n.into()]))
+            .collect()
+    };
+    vars.iter().map(|(k, v)| (k.clone(), runs(v))).collect()
+}
+
 /// Whether any variable or attribute has type string.
 fn has_strings(s: &nctk_model::Schema) -> bool {
     let attr_strings =
@@ -364,7 +382,7 @@ fn corpus_stores_read_back_through_nctk_and_python_peers() {
             if !(is_pure && scoped_dims_clash(ds)) {
                 bad.extend(nctk_read(&path, is_pure, &want, ds));
             }
-            wants.insert(path.display().to_string(), want.clone());
+            wants.insert(path.display().to_string(), in_runs(&want));
             match layout {
                 WriteLayout::NcZarr => newest.push(path),
                 WriteLayout::PureZarr { .. } => pure.push(path),
@@ -388,7 +406,7 @@ fn corpus_stores_read_back_through_nctk_and_python_peers() {
             }
         }
         w.finish().unwrap();
-        wants.insert(path.display().to_string(), expected(ds));
+        wants.insert(path.display().to_string(), in_runs(&expected(ds)));
         zips.push(path);
     }
     eprintln!(
