@@ -77,8 +77,9 @@ pub use nctk_model::Format;
 pub use nctk_store_object::RemoteOptions;
 pub use open::{kind, open, open_bytes, open_mem, open_with, OpenOptions};
 pub use output::{
-    compress_classic, compress_classic_dataset, remove_temporaries, write_file_safely,
-    ClassicOptions, CreateOptions, FormatOptions, NcStreamOptions, OutputError, StoreOptions,
+    compress_classic, compress_classic_dataset, remove_temporaries, write_dir_safely,
+    write_file_safely, ClassicOptions, CreateOptions, FormatOptions, NcStreamOptions, OutputError,
+    StoreOptions,
 };
 pub use validate::{validate, validate_report, Finding, Severity, ValidationReport};
 pub use write::{

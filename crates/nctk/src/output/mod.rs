@@ -27,7 +27,7 @@ pub(crate) use ncstream::create_file_stream;
 pub use ncstream::is_ncstream_target;
 pub use options::{ClassicOptions, CreateOptions, FormatOptions, NcStreamOptions, StoreOptions};
 pub(crate) use safe_output::SafeOutput;
-pub use safe_output::{remove_temporaries, write_file_safely};
+pub use safe_output::{remove_temporaries, write_dir_safely, write_file_safely};
 pub(crate) use writer::check_writable;
 #[cfg(feature = "hdf5")]
 pub(crate) use writer::create_hdf5;

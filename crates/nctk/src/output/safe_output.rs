@@ -377,6 +377,20 @@ pub fn write_file_safely(
     safe.commit()
 }
 
+/// Writes a whole directory at `target` (kerchunk's Parquet references)
+/// as a temporary directory beside it, renamed into place only when
+/// `write` has filled it; as for a directory store, only a Zarr-like
+/// directory (or an empty one) is ever replaced. An error from `write`
+/// removes the temporary and names the target.
+pub fn write_dir_safely(
+    target: &Path,
+    write: impl FnOnce(&Path) -> std::io::Result<()>,
+) -> Result<(), OutputError> {
+    let safe = SafeOutput::for_store(target, false)?;
+    write(safe.temp_path()).map_err(io(target, "write"))?;
+    safe.commit()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
