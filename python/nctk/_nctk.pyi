@@ -111,7 +111,8 @@ def copy(input: str, output: str, **options: Any) -> dict[str, Any]:
 
 def refs(
     inputs: list[str], output: str, *, concat_dim: str | None = None,
-    chunk_bytes: int | None = None,
+    chunk_bytes: int | None = None, format: str | None = None,
+    record_size: int | None = None,
 ) -> dict[str, int]:
     """``nctk refs``: kerchunk references of ``inputs``, or an Icechunk
     repository when ``output`` ends in ``.icechunk`` (see ``nctk.refs``);

@@ -17,9 +17,11 @@ def refs(
     *,
     concat_dim: str | None = None,
     chunk_bytes: int | None = None,
+    format: str | None = None,
+    record_size: int | None = None,
 ) -> dict[str, int]:
-    """Writes kerchunk's reference JSON (version 1) for ``inputs`` to
-    ``output`` (Rust: ``nctk_tools::refs::refs``; the CLI's ``nctk refs``).
+    """Writes kerchunk's reference JSON (version 1), or its Parquet form, for
+    ``inputs`` to ``output`` (Rust: ``nctk_tools::refs::refs``; the CLI's ``nctk refs``).
 
     Each input is a path or URL nctk opens (netCDF-4/HDF5, classic,
     block-compressed classic, or an NCZarr/Zarr store); the references
@@ -37,9 +39,15 @@ def refs(
     and the variable. ``chunk_bytes`` cuts a variable stored whole and raw
     (a classic file's fixed variable, an HDF5 contiguous dataset) into
     chunks of at most that many bytes along its first dimension, so that a
-    reader fetches a part of it. An ``output`` named ``*.icechunk`` is an
-    Icechunk repository instead (a directory; on-disk spec version 1, which
-    icechunk 1.x for Python reads): the same references as virtual chunks of
+    reader fetches a part of it. ``format`` is ``"json"``, ``"parquet"`` or
+    ``"icechunk"`` (default: Parquet for an output named ``*.parq`` or
+    ``*.parquet``, Icechunk for ``*.icechunk``, else JSON). The Parquet form
+    is a directory fsspec's ``LazyReferenceMapper`` reads
+    (``fsspec.filesystem("reference", fo=DIR)``, with pandas and fastparquet
+    or pyarrow), ``record_size`` references per file (default 100000, as
+    kerchunk's), for millions of references. The Icechunk form is a
+    repository (a directory; on-disk spec version 1, which icechunk 1.x for
+    Python reads): the same references as virtual chunks of
     branch ``main``, as Zarr v3, each place the inputs live (a local
     directory ``file:///dir/``, a server ``http://host:port/``, a bucket
     ``s3://bucket/``) a virtual chunk container that readers authorise::
@@ -55,4 +63,4 @@ def refs(
     if isinstance(inputs, (str, os.PathLike)):
         inputs = [inputs]
     return _nctk.refs([os.fspath(i) for i in inputs], os.fspath(output), concat_dim=concat_dim,
-                       chunk_bytes=chunk_bytes)
+                       chunk_bytes=chunk_bytes, format=format, record_size=record_size)

@@ -5,7 +5,9 @@ files combined along time; inputs that do not line up raise ValueError
 naming the file and the variable, for local files and for 24 netCDF-4
 files on moto's S3 server (the references point at the objects' URLs).
 The same references of local files as an Icechunk repository (an output
-named ``*.icechunk``) read the same through icechunk for Python."""
+named ``*.icechunk``) read the same through icechunk for Python, and as
+kerchunk's Parquet form (``format="parquet"``, a few references per file)
+through fsspec's ``LazyReferenceMapper``."""
 
 from __future__ import annotations
 
@@ -111,6 +113,18 @@ def test_an_icechunk_repository_reads_as_open_mfdataset(files: list[Path], tmp_p
     assert summary["variables"] == 3
     folder = "file://" + str(files[0].parent.resolve()) + "/"
     xr.testing.assert_identical(_icechunk(repo, folder), _expected(files))
+
+
+def test_parquet_references_read_as_open_mfdataset(files: list[Path], tmp_path: Path) -> None:
+    need("fastparquet")
+    out = tmp_path / "local"
+    summary = nctk.refs(files, out, format="parquet", record_size=5)
+    assert summary["variables"] == 3
+    # t2m: one chunk a step, two steps a file, five chunks a Parquet file
+    assert sorted(p.name for p in (out / "t2m").iterdir()) == [
+        f"refs.{k}.parq" for k in range(-(-N_FILES * 2 // 5))
+    ]
+    xr.testing.assert_identical(_virtual(out), _expected(files))
 
 
 def test_local_files_and_a_misfit(files: list[Path], tmp_path: Path) -> None:

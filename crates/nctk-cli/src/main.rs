@@ -8,7 +8,7 @@ use nctk_tools::copy::command::{run_copy, CopyArgs};
 use nctk_tools::copy::parse_size_named;
 use nctk_tools::dump::{dump_file, DumpArgs};
 use nctk_tools::gen::{gen, GenArgs, GenError};
-use nctk_tools::refs::{refs, RefsOptions};
+use nctk_tools::refs::{refs, RefsFormat, RefsOptions};
 use nctk_tools::validate::run_validate;
 
 mod progress;
@@ -38,14 +38,20 @@ enum Command {
         /// The file to check.
         file: String,
     },
-    /// Write kerchunk references (JSON, version 1) to netCDF files' chunks, or an Icechunk repository of them (an output named *.icechunk): the files as one virtual Zarr dataset.
+    /// Write kerchunk references (JSON, version 1, or its Parquet form) to netCDF files' chunks, or an Icechunk repository of them (an output named *.icechunk): the files as one virtual Zarr dataset.
     Refs {
         /// The netCDF files, block-compressed classic files or NCZarr/Zarr stores (paths or URLs); the references point at files as given, at a directory store's chunk objects by absolute path, at an object store's by URL.
         #[arg(required = true)]
         inputs: Vec<String>,
-        /// The reference file to write, or the Icechunk repository (a directory named *.icechunk).
+        /// The reference file to write, a directory of Parquet files for a name ending in .parq or .parquet, or the Icechunk repository (a directory named *.icechunk).
         #[arg(short = 'o', long = "output")]
         output: std::path::PathBuf,
+        /// The references' form, json, parquet or icechunk (default: by the output's name).
+        #[arg(long = "format")]
+        format: Option<String>,
+        /// Parquet output: chunk references per file (default 100000, as kerchunk's).
+        #[arg(long = "record-size")]
+        record_size: Option<u64>,
         /// The dimension several inputs are combined along (default: the first input's unlimited dimension).
         #[arg(long = "concat-dim")]
         concat_dim: Option<String>,
@@ -207,7 +213,15 @@ fn run_refs(
     output: &std::path::Path,
     concat_dim: &Option<String>,
     chunk_bytes: Option<&str>,
+    format: Option<&str>,
+    record_size: Option<u64>,
 ) -> Result<bool, String> {
+    let format = format
+        .map(|f| {
+            RefsFormat::from_name(f)
+                .ok_or_else(|| format!("--format {f:?}: expected json, parquet or icechunk"))
+        })
+        .transpose()?;
     let chunk_bytes = chunk_bytes
         .map(|s| parse_size_named(s, "--chunk-bytes").map(|n| n as u64))
         .transpose()
@@ -215,6 +229,8 @@ fn run_refs(
     let options = RefsOptions {
         concat_dim: concat_dim.clone(),
         chunk_bytes,
+        format,
+        record_size,
     };
     refs(inputs, output, &options)
         .map(|_| true)
@@ -246,7 +262,16 @@ fn main() -> ExitCode {
             output,
             concat_dim,
             chunk_bytes,
-        } => run_refs(inputs, output, concat_dim, chunk_bytes.as_deref()),
+            format,
+            record_size,
+        } => run_refs(
+            inputs,
+            output,
+            concat_dim,
+            chunk_bytes.as_deref(),
+            format.as_deref(),
+            *record_size,
+        ),
         Command::Serve(args) => run_serve(args, &mut out),
     };
     let flushed = out.flush().map_err(|e| e.to_string());

@@ -59,6 +59,27 @@ fn references_read_as_the_files_do_and_list_kerchunks_chunks() {
         assert_eq!(again, summary, "{input}");
         args.push(file.clone());
         args.push(repo);
+        // And in kerchunk's Parquet form, three references to a file
+        // (fsspec's reader lists no subgroup: refused for those).
+        let parq = file.with_extension("parq");
+        let options = RefsOptions {
+            record_size: Some(3),
+            ..RefsOptions::default()
+        };
+        match refs(&[input], &parq, &options) {
+            Ok(again) => {
+                assert_eq!(again, summary, "{input}");
+                args.push(file.clone());
+                args.push(parq);
+            }
+            Err(RefsError::Subgroup { file, .. }) => {
+                assert_eq!(file, input);
+                assert!(!parq.exists());
+                let ds = nctk::open(input).unwrap();
+                assert!(ds.root().groups().next().is_some(), "{input}");
+            }
+            Err(e) => panic!("{input} to Parquet: {e}"),
+        }
         // A classic file's fixed variables cut into pieces of a few rows
         // read the same.
         if std::fs::read(file).unwrap().starts_with(b"CDF") {
@@ -83,6 +104,12 @@ fn references_read_as_the_files_do_and_list_kerchunks_chunks() {
             .count(),
         files.len(),
         "every input checked through Icechunk: {report}"
+    );
+    assert!(
+        report
+            .lines()
+            .any(|l| l.ends_with("of the Parquet references agree")),
+        "some input checked through Parquet: {report}"
     );
     assert_eq!(
         report
@@ -277,7 +304,15 @@ fn files_along_time_read_as_open_mfdataset_reads_them() {
         };
         let summary = refs(&files, &out, &options).unwrap();
         assert_eq!(summary.variables, 4, "{prefix}: {summary:?}");
-        let args = std::iter::once(out.to_str().unwrap().to_string()).chain(files);
+        // The same in kerchunk's Parquet form, two references to a file.
+        let parq = tmp.path().join(format!("{prefix}.parq"));
+        let options = RefsOptions {
+            record_size: Some(2),
+            ..options
+        };
+        assert_eq!(refs(&files, &parq, &options).unwrap(), summary, "{prefix}");
+        let both = std::env::join_paths([&out, &parq]).unwrap();
+        let args = std::iter::once(both.into_string().unwrap()).chain(files);
         let report = require::python_output(MODULES, CHECK_SERIES, args)
             .expect("the peers were found above");
         assert_eq!(report.trim(), "agree", "{prefix}");

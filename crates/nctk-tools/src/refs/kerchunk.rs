@@ -19,9 +19,60 @@ use super::{RefsError, RefsSummary};
 /// variables and attributes; each chunk referenced as bytes of its
 /// input's URL).
 pub fn kerchunk_json(inputs: &Collection<'_>) -> Result<(Value, RefsSummary), RefsError> {
+    let mut refs = Map::new();
+    let summary = walk(inputs, &mut refs, |refs, name, chunks| {
+        for (coords, input, r) in &chunks.chunks {
+            let url = inputs.url(*input);
+            let value = match r {
+                ChunkRef::Range { offset, length } => json!([url, offset, length]),
+                ChunkRef::Object {
+                    object,
+                    offset,
+                    length,
+                } => json!([object, offset, length]),
+                ChunkRef::Inline(bytes) => Value::from(format!(
+                    "base64:{}",
+                    base64::engine::general_purpose::STANDARD.encode(bytes)
+                )),
+            };
+            refs.insert(format!("{name}/{}", chunk_key(coords)), value);
+        }
+        Ok(())
+    })?;
+    // Version 1 holds each metadata document as a JSON string.
+    for value in refs.values_mut() {
+        if value.is_object() {
+            *value = Value::from(value.to_string());
+        }
+    }
+    Ok((json!({"version": 1, "refs": refs}), summary))
+}
+
+/// Zarr's key of the chunk at grid coordinates `coords` (`0` for a
+/// scalar).
+pub(super) fn chunk_key(coords: &[u64]) -> String {
+    if coords.is_empty() {
+        "0".to_string()
+    } else {
+        coords
+            .iter()
+            .map(u64::to_string)
+            .collect::<Vec<_>>()
+            .join(".")
+    }
+}
+
+/// Puts the Zarr metadata (`.zgroup`, `.zattrs`, `.zarray`, as JSON
+/// objects) of every group and variable of the collection into `meta`,
+/// and hands each variable's key prefix and chunks to `chunks`, one
+/// variable at a time.
+pub(super) fn walk(
+    inputs: &Collection<'_>,
+    meta: &mut Map<String, Value>,
+    mut chunks: impl FnMut(&mut Map<String, Value>, &str, &VarRefs) -> Result<(), RefsError>,
+) -> Result<RefsSummary, RefsError> {
     let ds = inputs.first();
     let schema = ds.schema();
-    let mut refs = Map::new();
     let mut summary = RefsSummary {
         variables: 0,
         chunks: 0,
@@ -29,27 +80,23 @@ pub fn kerchunk_json(inputs: &Collection<'_>) -> Result<(Value, RefsSummary), Re
     for g in schema.group_ids() {
         let prefix = group_prefix(schema, g);
         let group = schema.group(g);
-        refs.insert(
-            format!("{prefix}.zgroup"),
-            Value::from(json!({"zarr_format": 2}).to_string()),
-        );
+        meta.insert(format!("{prefix}.zgroup"), json!({"zarr_format": 2}));
         let attrs: Map<String, Value> = group
             .attributes
             .iter()
             .map(|a| (a.name.clone(), attribute(&a.value)))
             .collect();
-        refs.insert(
-            format!("{prefix}.zattrs"),
-            Value::from(Value::Object(attrs).to_string()),
-        );
+        meta.insert(format!("{prefix}.zattrs"), Value::Object(attrs));
         for &v in &group.vars {
             let var_refs = combine::variable(inputs, v)?;
             let name = format!("{prefix}{}", schema.var(v).name);
-            summary.chunks += array(ds, v, &name, &var_refs, inputs, &mut refs)?;
+            array(ds, v, &name, &var_refs, meta)?;
+            chunks(meta, &name, &var_refs)?;
+            summary.chunks += var_refs.chunks.len();
             summary.variables += 1;
         }
     }
-    Ok((json!({"version": 1, "refs": refs}), summary))
+    Ok(summary)
 }
 
 /// The reference names of the collection's variables that have a
@@ -81,17 +128,15 @@ fn group_prefix(schema: &Schema, g: GroupId) -> String {
     }
 }
 
-/// Puts the keys of variable `v` of `ds` (named `name` in the
-/// references, its chunks `chunks` across the inputs) into `refs`; the
-/// number of chunks referenced.
+/// Puts the metadata of variable `v` of `ds` (named `name` in the
+/// references, its chunks `chunks` across the inputs) into `refs`.
 fn array(
     ds: &Dataset,
     v: VarId,
     name: &str,
     chunks: &VarRefs,
-    inputs: &Collection<'_>,
     refs: &mut Map<String, Value>,
-) -> Result<usize, RefsError> {
+) -> Result<(), RefsError> {
     let schema = ds.schema();
     let var = schema.var(v);
     let shape = &chunks.shape;
@@ -132,7 +177,7 @@ fn array(
         "shape": shape,
         "zarr_format": 2,
     });
-    refs.insert(format!("{name}/.zarray"), Value::from(zarray.to_string()));
+    refs.insert(format!("{name}/.zarray"), zarray);
     let mut attrs = Map::new();
     let dims: Vec<&str> = var
         .dims
@@ -143,36 +188,8 @@ fn array(
     for a in var.attributes.iter().filter(|a| a.name != "_FillValue") {
         attrs.insert(a.name.clone(), attribute(&a.value));
     }
-    refs.insert(
-        format!("{name}/.zattrs"),
-        Value::from(Value::Object(attrs).to_string()),
-    );
-    for (coords, input, r) in &chunks.chunks {
-        let url = inputs.url(*input);
-        let key = if coords.is_empty() {
-            "0".to_string()
-        } else {
-            coords
-                .iter()
-                .map(u64::to_string)
-                .collect::<Vec<_>>()
-                .join(".")
-        };
-        let value = match r {
-            ChunkRef::Range { offset, length } => json!([url, offset, length]),
-            ChunkRef::Object {
-                object,
-                offset,
-                length,
-            } => json!([object, offset, length]),
-            ChunkRef::Inline(bytes) => Value::from(format!(
-                "base64:{}",
-                base64::engine::general_purpose::STANDARD.encode(bytes)
-            )),
-        };
-        refs.insert(format!("{name}/{key}"), value);
-    }
-    Ok(chunks.chunks.len())
+    refs.insert(format!("{name}/.zattrs"), Value::Object(attrs));
+    Ok(())
 }
 
 /// An attribute's value as JSON for readers that do not know its type

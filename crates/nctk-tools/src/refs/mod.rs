@@ -3,13 +3,15 @@
 //! as an Icechunk repository. Where each chunk is comes from the readers
 //! ([`nctk::Variable::chunk_refs`]); several inputs become one dataset
 //! along a dimension ([`Collection`]); the references are written as
-//! kerchunk's JSON ([`kerchunk_json`]) or as virtual chunks of an
-//! Icechunk repository (the module `icechunk`).
+//! kerchunk's JSON ([`kerchunk_json`]), its Parquet form (the module
+//! `parquet`) or as virtual chunks of an Icechunk repository (the module
+//! `icechunk`).
 
 mod combine;
 mod cut;
 mod icechunk;
 mod kerchunk;
+mod parquet;
 
 use std::path::Path;
 
@@ -19,6 +21,7 @@ use rayon::prelude::*;
 
 pub use combine::Collection;
 pub use kerchunk::kerchunk_json;
+pub use parquet::DEFAULT_RECORD_SIZE;
 
 /// An error making references: the input's (opening it, a variable whose
 /// storage has no reference form, inputs that do not line up) or the
@@ -51,6 +54,16 @@ pub enum RefsError {
         /// What does not line up.
         reason: String,
     },
+    /// Groups below the root in the Parquet form, which fsspec's
+    /// `LazyReferenceMapper` cannot list (it takes every key's directory
+    /// for a variable).
+    #[error("{file}: group {group:?}: kerchunk's Parquet references hold the root group's variables only (fsspec reads no subgroup from them); write JSON references instead")]
+    Subgroup {
+        /// The input.
+        file: String,
+        /// The first group below the root.
+        group: String,
+    },
     /// No input was given.
     #[error("references: no input")]
     NoInputs,
@@ -63,7 +76,7 @@ impl nctk::HasErrorKind for RefsError {
     fn kind(&self) -> nctk::ErrorKind {
         match self {
             RefsError::Input(e) => e.kind(),
-            RefsError::Type { .. } => nctk::ErrorKind::Unsupported,
+            RefsError::Type { .. } | RefsError::Subgroup { .. } => nctk::ErrorKind::Unsupported,
             RefsError::Mismatch { .. } | RefsError::NoInputs => nctk::ErrorKind::InvalidInput,
             RefsError::Output(e) => e.kind(),
         }
@@ -90,6 +103,48 @@ pub struct RefsOptions {
     /// their first dimension into chunks of at most this size; by
     /// default one chunk each.
     pub chunk_bytes: Option<u64>,
+    /// The output's form; by default chosen by its name
+    /// ([`RefsFormat::for_output`]).
+    pub format: Option<RefsFormat>,
+    /// Parquet output: chunks per file (by default
+    /// [`DEFAULT_RECORD_SIZE`], as kerchunk's).
+    pub record_size: Option<u64>,
+}
+
+/// The form of the references written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RefsFormat {
+    /// kerchunk's reference JSON (version 1), one file.
+    Json,
+    /// kerchunk's Parquet form, a directory fsspec's
+    /// `LazyReferenceMapper` reads (for millions of references).
+    Parquet,
+    /// An Icechunk repository (a directory) whose branch `main` holds the
+    /// references as virtual chunks of Zarr v3 arrays.
+    Icechunk,
+}
+
+impl RefsFormat {
+    /// The form an output's name asks for: Parquet for a name ending in
+    /// `.parq` or `.parquet`, Icechunk for `.icechunk`, else JSON.
+    pub fn for_output(output: &Path) -> RefsFormat {
+        match output.extension().and_then(|e| e.to_str()) {
+            Some("parq" | "parquet") => RefsFormat::Parquet,
+            Some("icechunk") => RefsFormat::Icechunk,
+            _ => RefsFormat::Json,
+        }
+    }
+
+    /// The form named `json`, `parquet` or `icechunk` (the CLI's
+    /// `--format`, the Python `format=`).
+    pub fn from_name(name: &str) -> Option<RefsFormat> {
+        match name {
+            "json" => Some(RefsFormat::Json),
+            "parquet" => Some(RefsFormat::Parquet),
+            "icechunk" => Some(RefsFormat::Icechunk),
+            _ => None,
+        }
+    }
 }
 
 /// Writes the kerchunk references of `inputs` (paths or URLs nctk opens,
@@ -112,24 +167,49 @@ pub fn refs<S: AsRef<str> + Sync>(
         options.concat_dim.as_deref(),
         options.chunk_bytes,
     )?;
-    let (doc, summary) = kerchunk_json(&collection)?;
-    if is_icechunk(output) {
-        let refs = doc["refs"]
-            .as_object()
-            .expect("a reference document holds refs");
-        let masked = kerchunk::arrays_with_fill_value(&collection);
-        nctk::write_dir_safely(output, |dir| icechunk::write_repository(refs, &masked, dir))?;
-    } else {
-        nctk::write_file_safely(output, |w| {
-            serde_json::to_writer(&mut *w, &doc).map_err(std::io::Error::from)
-        })?;
+    let format = options
+        .format
+        .unwrap_or_else(|| RefsFormat::for_output(output));
+    match format {
+        RefsFormat::Json => {
+            let (doc, summary) = kerchunk_json(&collection)?;
+            nctk::write_file_safely(output, |w| {
+                serde_json::to_writer(&mut *w, &doc).map_err(std::io::Error::from)
+            })?;
+            return Ok(summary);
+        }
+        RefsFormat::Icechunk => {
+            let (doc, summary) = kerchunk_json(&collection)?;
+            let refs = doc["refs"]
+                .as_object()
+                .expect("a reference document holds refs");
+            let masked = kerchunk::arrays_with_fill_value(&collection);
+            nctk::write_dir_safely(output, |dir| icechunk::write_repository(refs, &masked, dir))?;
+            return Ok(summary);
+        }
+        RefsFormat::Parquet => {}
     }
+    let record_size = options.record_size.unwrap_or(DEFAULT_RECORD_SIZE).max(1);
+    let mut summary = RefsSummary {
+        variables: 0,
+        chunks: 0,
+    };
+    let mut refs_error = None;
+    let written = nctk::write_dir_safely(output, |dir| {
+        match parquet::write_parquet(&collection, dir, record_size)? {
+            Ok(made) => summary = made,
+            Err(e) => {
+                refs_error = Some(e);
+                return Err(std::io::Error::other("no references"));
+            }
+        }
+        Ok(())
+    });
+    if let Some(e) = refs_error {
+        return Err(e);
+    }
+    written?;
     Ok(summary)
-}
-
-/// True when `output` names an Icechunk repository (`*.icechunk`).
-fn is_icechunk(output: &Path) -> bool {
-    output.extension().is_some_and(|e| e == "icechunk")
 }
 
 /// What the references to `input`'s bytes name: the input as given, but

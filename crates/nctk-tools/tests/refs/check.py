@@ -12,6 +12,10 @@ directory): xarray opening the repository's branch ``main`` with icechunk
 for Python (Zarr v3, the chunks' directory authorised), every group, gives
 what xarray gives for the file itself.
 
+A pair (netCDF file, nctk's Parquet references, a ``.parq`` directory):
+xarray opening them through fsspec's LazyReferenceMapper gives the values
+and attributes xarray gives for the file itself.
+
 Prints one line per file checked."""
 import json
 import sys
@@ -118,6 +122,12 @@ for path, refs_path in zip(args[::2], args[1::2]):
     if refs_path.endswith(".icechunk"):
         n = check_icechunk(path, refs_path)
         print(f"{path}: {n} groups of the Icechunk repository agree")
+        continue
+    if refs_path.endswith(".parq"):
+        with open(refs_path + "/.zmetadata") as f:
+            meta = json.load(f)["metadata"]
+        check_values(path, refs_path, {k: json.dumps(v) for k, v in meta.items()})
+        print(f"{path}: {len(meta)} metadata keys of the Parquet references agree")
         continue
     with open(refs_path) as f:
         doc = json.load(f)

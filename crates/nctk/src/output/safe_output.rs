@@ -378,8 +378,10 @@ pub fn write_file_safely(
 }
 
 /// Builds a whole directory at `target` (a store, or an Icechunk
-/// repository of `nctk refs`) in a temporary directory beside it, renamed
-/// into place only when `write` has filled it; an error from `write`
+/// repository or kerchunk's Parquet references of `nctk refs`) in a
+/// temporary directory beside it, renamed into place only when `write` has
+/// filled it; as for a directory store, only a Zarr-like directory (or an
+/// empty one) is ever replaced. An error from `write`
 /// removes the temporary and names the target.
 pub fn write_dir_safely(
     target: &Path,
