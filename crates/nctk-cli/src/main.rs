@@ -8,7 +8,7 @@ use nctk_tools::copy::command::{run_copy, CopyArgs};
 use nctk_tools::copy::parse_size_named;
 use nctk_tools::dump::{dump_file, DumpArgs};
 use nctk_tools::gen::{gen, GenArgs, GenError};
-use nctk_tools::refs::{refs, RefsFormat, RefsOptions};
+use nctk_tools::refs::{refs_with_progress, RefsFormat, RefsOptions};
 use nctk_tools::validate::run_validate;
 
 mod progress;
@@ -232,7 +232,7 @@ fn run_refs(
         format,
         record_size,
     };
-    refs(inputs, output, &options)
+    refs_with_progress(inputs, output, &options, &mut *progress::refs_for_stderr())
         .map(|_| true)
         .map_err(|e| e.to_string())
 }

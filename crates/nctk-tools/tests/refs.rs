@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 use nctk::{ErrorKind, HasErrorKind};
 use nctk_test_support::require;
-use nctk_tools::refs::{refs, RefsError, RefsOptions};
+use nctk_tools::refs::{refs, refs_with_progress, RefsError, RefsOptions, RefsProgress};
 
 const MAKE_INPUTS: &str = include_str!("refs/make_inputs.py");
 const CHECK: &str = include_str!("refs/check.py");
@@ -135,6 +135,57 @@ fn classic_with_records(path: &Path) -> u64 {
     ds.put_values("b", (0..3,), &[1i32, 2, 3]).unwrap();
     ds.close().unwrap();
     std::fs::metadata(path).unwrap().len()
+}
+
+/// What a [`RefsProgress`] was told.
+#[derive(Default)]
+struct Recorded {
+    totals: Vec<u64>,
+    steps: Vec<String>,
+    finished: bool,
+}
+
+impl RefsProgress for Recorded {
+    fn set_total(&mut self, steps: u64) {
+        self.totals.push(steps);
+    }
+    fn advance(&mut self, what: &str) {
+        self.steps.push(what.to_string());
+    }
+    fn finish(&mut self) {
+        self.finished = true;
+    }
+}
+
+#[test]
+fn progress_counts_each_input_opened_and_each_variable_referenced() {
+    let tmp = tempfile::tempdir().unwrap();
+    let files: Vec<String> = (0..5)
+        .map(|i| {
+            let path = tmp.path().join(format!("{i}.nc"));
+            classic_with_records(&path);
+            path.to_str().unwrap().to_string()
+        })
+        .collect();
+    let mut recorded = Recorded::default();
+    let out = tmp.path().join("all.json");
+    let summary = refs_with_progress(&files, &out, &RefsOptions::default(), &mut recorded).unwrap();
+    assert_eq!(summary.variables, 2);
+    assert_eq!(recorded.totals, [5, 5 + 2]);
+    let mut opened = recorded.steps[..5].to_vec();
+    opened.sort();
+    assert_eq!(opened, files);
+    assert_eq!(recorded.steps[5..], ["a", "b"]);
+    assert!(recorded.finished);
+    // A failure still finishes the bar.
+    let mut failed = Recorded::default();
+    let missing = [tmp.path().join("none.nc").to_str().unwrap().to_string()];
+    assert!(refs_with_progress(&missing, &out, &RefsOptions::default(), &mut failed).is_err());
+    assert!(
+        failed.finished && failed.steps.len() == 1,
+        "{:?}",
+        failed.steps
+    );
 }
 
 #[test]

@@ -10,6 +10,7 @@
 
 use nctk::model::{ChunkRef, DataType, Endianness, Selection, VarId};
 use nctk::Dataset;
+use rayon::prelude::*;
 
 use super::RefsError;
 
@@ -147,11 +148,18 @@ pub fn variable(inputs: &Collection<'_>, v: VarId) -> Result<VarRefs, RefsError>
             chunks: refs.chunks.into_iter().map(|(c, r)| (c, 0, r)).collect(),
         });
     };
-    let mut parts = Vec::with_capacity(inputs.datasets.len());
-    for ds in inputs.datasets {
-        let var = lined_up(first, v, ds, k)?;
-        parts.push((var.shape(), inputs.chunk_refs(&var)?));
-    }
+    // Each input's chunk index read at once (remote inputs wait on round
+    // trips); the first input that does not line up is the one named.
+    let parts: Vec<_> = inputs
+        .datasets
+        .par_iter()
+        .map(|ds| {
+            let var = lined_up(first, v, ds, k)?;
+            Ok((var.shape(), inputs.chunk_refs(&var)?))
+        })
+        .collect::<Vec<Result<_, RefsError>>>()
+        .into_iter()
+        .collect::<Result<_, _>>()?;
     let unaligned = parts[..parts.len() - 1]
         .iter()
         .position(|(shape, refs)| shape[k] % refs.chunk_shape[k] != 0);

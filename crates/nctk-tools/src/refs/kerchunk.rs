@@ -12,15 +12,18 @@ use nctk_zarr::write::{jsonval, numeric_dtype};
 use serde_json::{json, Map, Value};
 
 use super::combine::{self, Collection, VarRefs};
-use super::{RefsError, RefsSummary};
+use super::{RefsError, RefsProgress, RefsSummary};
 
 /// The kerchunk reference document (`{"version": 1, "refs": {...}}`) of
 /// every group and variable of the collection (the first input's groups,
 /// variables and attributes; each chunk referenced as bytes of its
-/// input's URL).
-pub fn kerchunk_json(inputs: &Collection<'_>) -> Result<(Value, RefsSummary), RefsError> {
+/// input's URL), each variable reported to `progress` when referenced.
+pub fn kerchunk_json(
+    inputs: &Collection<'_>,
+    progress: &mut dyn RefsProgress,
+) -> Result<(Value, RefsSummary), RefsError> {
     let mut refs = Map::new();
-    let summary = walk(inputs, &mut refs, |refs, name, chunks| {
+    let summary = walk(inputs, &mut refs, progress, |refs, name, chunks| {
         for (coords, input, r) in &chunks.chunks {
             let url = inputs.url(*input);
             let value = match r {
@@ -65,10 +68,11 @@ pub(super) fn chunk_key(coords: &[u64]) -> String {
 /// Puts the Zarr metadata (`.zgroup`, `.zattrs`, `.zarray`, as JSON
 /// objects) of every group and variable of the collection into `meta`,
 /// and hands each variable's key prefix and chunks to `chunks`, one
-/// variable at a time.
+/// variable at a time, each reported to `progress` when done.
 pub(super) fn walk(
     inputs: &Collection<'_>,
     meta: &mut Map<String, Value>,
+    progress: &mut dyn RefsProgress,
     mut chunks: impl FnMut(&mut Map<String, Value>, &str, &VarRefs) -> Result<(), RefsError>,
 ) -> Result<RefsSummary, RefsError> {
     let ds = inputs.first();
@@ -94,6 +98,7 @@ pub(super) fn walk(
             chunks(meta, &name, &var_refs)?;
             summary.chunks += var_refs.chunks.len();
             summary.variables += 1;
+            progress.advance(&name);
         }
     }
     Ok(summary)

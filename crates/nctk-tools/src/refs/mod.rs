@@ -12,6 +12,7 @@ mod cut;
 mod icechunk;
 mod kerchunk;
 mod parquet;
+mod progress;
 
 use std::path::Path;
 
@@ -22,6 +23,7 @@ use rayon::prelude::*;
 pub use combine::Collection;
 pub use kerchunk::kerchunk_json;
 pub use parquet::DEFAULT_RECORD_SIZE;
+pub use progress::RefsProgress;
 
 /// An error making references: the input's (opening it, a variable whose
 /// storage has no reference form, inputs that do not line up) or the
@@ -156,10 +158,59 @@ pub fn refs<S: AsRef<str> + Sync>(
     output: &Path,
     options: &RefsOptions,
 ) -> Result<RefsSummary, RefsError> {
-    let datasets = inputs
-        .par_iter()
-        .map(|input| nctk::open(input.as_ref()))
-        .collect::<Result<Vec<Dataset>, Error>>()?;
+    refs_with_progress(inputs, output, options, &mut crate::copy::NoProgress)
+}
+
+/// [`refs`], reporting each input opened and each variable referenced to
+/// `progress`.
+pub fn refs_with_progress<S: AsRef<str> + Sync>(
+    inputs: &[S],
+    output: &Path,
+    options: &RefsOptions,
+    progress: &mut dyn RefsProgress,
+) -> Result<RefsSummary, RefsError> {
+    progress.set_total(inputs.len() as u64);
+    let made = write_refs(inputs, output, options, progress);
+    progress.finish();
+    made
+}
+
+/// Every input opened at once, each reported to `progress` as it opens.
+fn open_all<S: AsRef<str> + Sync>(
+    inputs: &[S],
+    progress: &mut dyn RefsProgress,
+) -> Result<Vec<Dataset>, Error> {
+    let (opened, reports) = std::sync::mpsc::channel();
+    std::thread::scope(|scope| {
+        let opening = scope.spawn(move || {
+            inputs
+                .par_iter()
+                .enumerate()
+                .map(|(i, input)| {
+                    let ds = nctk::open(input.as_ref());
+                    // The receiver outlives the sender: a send cannot fail.
+                    let _ = opened.send(i);
+                    ds
+                })
+                .collect::<Result<Vec<Dataset>, Error>>()
+        });
+        for i in reports {
+            progress.advance(inputs[i].as_ref());
+        }
+        opening
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+    })
+}
+
+/// The work of [`refs_with_progress`].
+fn write_refs<S: AsRef<str> + Sync>(
+    inputs: &[S],
+    output: &Path,
+    options: &RefsOptions,
+    progress: &mut dyn RefsProgress,
+) -> Result<RefsSummary, RefsError> {
+    let datasets = open_all(inputs, progress)?;
     let urls: Vec<String> = inputs.iter().map(|s| reference_url(s.as_ref())).collect();
     let collection = Collection::new(
         &datasets,
@@ -167,19 +218,20 @@ pub fn refs<S: AsRef<str> + Sync>(
         options.concat_dim.as_deref(),
         options.chunk_bytes,
     )?;
+    progress.set_total((inputs.len() + collection.first().schema().var_ids().count()) as u64);
     let format = options
         .format
         .unwrap_or_else(|| RefsFormat::for_output(output));
     match format {
         RefsFormat::Json => {
-            let (doc, summary) = kerchunk_json(&collection)?;
+            let (doc, summary) = kerchunk_json(&collection, progress)?;
             nctk::write_file_safely(output, |w| {
                 serde_json::to_writer(&mut *w, &doc).map_err(std::io::Error::from)
             })?;
             return Ok(summary);
         }
         RefsFormat::Icechunk => {
-            let (doc, summary) = kerchunk_json(&collection)?;
+            let (doc, summary) = kerchunk_json(&collection, progress)?;
             let refs = doc["refs"]
                 .as_object()
                 .expect("a reference document holds refs");
@@ -196,7 +248,7 @@ pub fn refs<S: AsRef<str> + Sync>(
     };
     let mut refs_error = None;
     let written = nctk::write_dir_safely(output, |dir| {
-        match parquet::write_parquet(&collection, dir, record_size)? {
+        match parquet::write_parquet(&collection, dir, record_size, progress)? {
             Ok(made) => summary = made,
             Err(e) => {
                 refs_error = Some(e);

@@ -24,7 +24,7 @@ use serde_json::{json, Map};
 
 use super::combine::{Collection, VarRefs};
 use super::kerchunk::walk;
-use super::{RefsError, RefsSummary};
+use super::{RefsError, RefsProgress, RefsSummary};
 
 /// Rows per Parquet file by default, as kerchunk's `refs_to_dataframe`.
 pub const DEFAULT_RECORD_SIZE: u64 = 100_000;
@@ -41,11 +41,12 @@ const SCHEMA: &str = "message schema {
 /// Writes the references of the collection into the directory `dir`
 /// (existing and empty), `record_size` chunks to a file: an error of the
 /// file system, else what was written or why the inputs have no
-/// references.
+/// references. Each variable written is reported to `progress`.
 pub fn write_parquet(
     inputs: &Collection<'_>,
     dir: &Path,
     record_size: u64,
+    progress: &mut dyn RefsProgress,
 ) -> std::io::Result<Result<RefsSummary, RefsError>> {
     let ds = inputs.first();
     if let Some(g) = ds.schema().group_ids().find(|&g| g != GroupId::ROOT) {
@@ -57,7 +58,7 @@ pub fn write_parquet(
     let schema = Arc::new(parse_message_type(SCHEMA).map_err(parquet_io)?);
     let mut meta = Map::new();
     let mut failure = None;
-    let summary = walk(inputs, &mut meta, |_, name, chunks| {
+    let summary = walk(inputs, &mut meta, progress, |_, name, chunks| {
         if let Err(e) = variable(inputs, dir, name, chunks, record_size, &schema) {
             failure.get_or_insert(e);
         }
