@@ -16,6 +16,7 @@ use base64::Engine;
 use icechunk::config::{HttpConfig, S3Options};
 use icechunk::format::manifest::{VirtualChunkLocation, VirtualChunkRef};
 use icechunk::format::ChunkIndices;
+use icechunk::store::SetVirtualRefsResult;
 use icechunk::virtual_chunks::VirtualChunkContainer;
 use icechunk::{ObjectStoreConfig, Repository, RepositoryConfig, Store};
 use serde_json::{json, Map, Value};
@@ -85,21 +86,20 @@ async fn write(refs: &Map<String, Value>, masked: &[String], dir: &Path) -> std:
             .await
             .map_err(|e| failed(&key, e))?;
     }
+    // Each array's virtual chunks set in one call (the chunks come array
+    // by array: the document's keys are sorted).
+    let mut batch: Vec<(ChunkIndices, VirtualChunkRef)> = vec![];
+    let mut batch_array: Option<&str> = None;
     for (array, index, value) in &nodes.chunks {
+        if let Some(done) = batch_array.filter(|a| a != array) {
+            set_virtual(&store, done, &mut batch).await?;
+        }
         let key = chunk_key(array, index);
         match value {
             Value::Array(r) => {
                 let reference = virtual_ref(r).map_err(|e| invalid(format!("{key}: {e}")))?;
-                let indices = ChunkIndices(index.clone());
-                store
-                    .set_virtual_refs(
-                        &icechunk::format::Path::new(&format!("/{array}"))
-                            .map_err(|e| failed(array, e))?,
-                        true,
-                        [(indices, reference)],
-                    )
-                    .await
-                    .map_err(|e| failed(&key, e))?;
+                batch.push((ChunkIndices(index.clone()), reference));
+                batch_array = Some(array);
             }
             Value::String(s) => {
                 let bytes = inline_bytes(s).map_err(|e| invalid(format!("{key}: {e}")))?;
@@ -111,6 +111,9 @@ async fn write(refs: &Map<String, Value>, masked: &[String], dir: &Path) -> std:
             other => return Err(invalid(format!("{key}: not a reference: {other}"))),
         }
     }
+    if let Some(array) = batch_array {
+        set_virtual(&store, array, &mut batch).await?;
+    }
     drop(store);
     let mut session = session.write().await;
     session
@@ -119,6 +122,34 @@ async fn write(refs: &Map<String, Value>, masked: &[String], dir: &Path) -> std:
         .await
         .map_err(|e| failed("commit", e))?;
     Ok(())
+}
+
+/// Sets `refs` (emptied) as virtual chunks of `array`; a chunk whose
+/// location no container of the repository covers is an error naming it
+/// (never a chunk silently left to read as fill).
+async fn set_virtual(
+    store: &Store,
+    array: &str,
+    refs: &mut Vec<(ChunkIndices, VirtualChunkRef)>,
+) -> std::io::Result<()> {
+    let path = icechunk::format::Path::new(&format!("/{array}")).map_err(|e| failed(array, e))?;
+    let result = store
+        .set_virtual_refs(&path, true, std::mem::take(refs))
+        .await
+        .map_err(|e| failed(array, e))?;
+    match result {
+        SetVirtualRefsResult::Done => Ok(()),
+        SetVirtualRefsResult::FailedRefs(chunks) => {
+            let first = chunks
+                .first()
+                .map(|c| chunk_key(array, &c.0))
+                .unwrap_or_default();
+            Err(invalid(format!(
+                "{first}: no virtual chunk container covers its location ({} chunks of {array})",
+                chunks.len()
+            )))
+        }
+    }
 }
 
 /// The Zarr v3 chunk key of chunk `index` of `array`.
