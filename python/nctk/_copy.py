@@ -94,9 +94,37 @@ class _TqdmReport:
             self._bar.close()
 
 
-def _reporter(progress: Any, desc: str) -> Callable[[str, str, int], None] | None:
+class _TqdmSteps:
+    """Draws the progress of ``nctk.refs`` (inputs opened, variables
+    referenced), in steps, with tqdm; the total grows once the inputs'
+    variables are counted."""
+
+    def __init__(self, desc: str) -> None:
+        self._desc = desc
+        self._bar: Any = None
+
+    def __call__(self, event: str, name: str, n: int) -> None:
+        if event == "total":
+            if self._bar is None:
+                from tqdm.auto import tqdm
+
+                self._bar = tqdm(total=n, desc=self._desc)
+            else:
+                self._bar.total = n
+                self._bar.refresh()
+        elif event == "advance" and self._bar is not None:
+            self._bar.set_postfix_str(name, refresh=False)
+            self._bar.update(n)
+        elif event == "finish" and self._bar is not None:
+            self._bar.close()
+
+
+def _reporter(
+    progress: Any, desc: str, bar: Callable[[str], Callable[[str, str, int], None]] = _TqdmReport
+) -> Callable[[str, str, int], None] | None:
     """The callable ``progress`` asks for: ``True`` a tqdm bar (tqdm must
-    be installed), a callable itself, ``None``/``False`` none."""
+    be installed; ``bar`` draws it), a callable itself, ``None``/``False``
+    none."""
     if progress is None or progress is False:
         return None
     if progress is True:
@@ -104,7 +132,7 @@ def _reporter(progress: Any, desc: str) -> Callable[[str, str, int], None] | Non
             import tqdm  # noqa: F401
         except ImportError as e:
             raise ImportError("progress=True draws a bar with tqdm: pip install tqdm") from e
-        return _TqdmReport(desc)
+        return bar(desc)
     if callable(progress):
         return progress
     raise TypeError(f"progress must be True, False, None or a callable, not {progress!r}")

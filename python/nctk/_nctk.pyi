@@ -1,6 +1,6 @@
 """Type stubs of the native module ``nctk._nctk`` (see src/*.rs)."""
 
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 import numpy.typing as npt
@@ -113,7 +113,8 @@ def refs(
     inputs: list[str], output: str, *, concat_dim: str | None = None,
     chunk_bytes: int | None = None, format: str | None = None,
     record_size: int | None = None,
+    progress: Callable[[str, str, int], None] | None = None,
 ) -> dict[str, int]:
-    """``nctk refs``: kerchunk references of ``inputs``, or an Icechunk
-    repository when ``output`` ends in ``.icechunk`` (see ``nctk.refs``);
-    the number of variables and chunks referenced."""
+    """``nctk refs``: kerchunk references of ``inputs`` (JSON or Parquet),
+    or an Icechunk repository (see ``nctk.refs``), reporting to
+    ``progress``; the number of variables and chunks referenced."""

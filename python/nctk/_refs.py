@@ -4,9 +4,10 @@ netCDF files (``nctk refs``)."""
 from __future__ import annotations
 
 import os
-from typing import Sequence
+from typing import Any, Sequence
 
 from . import _nctk
+from ._copy import _reporter, _TqdmSteps
 
 __all__ = ["refs"]
 
@@ -19,6 +20,7 @@ def refs(
     chunk_bytes: int | None = None,
     format: str | None = None,
     record_size: int | None = None,
+    progress: Any = None,
 ) -> dict[str, int]:
     """Writes kerchunk's reference JSON (version 1), or its Parquet form, for
     ``inputs`` to ``output`` (Rust: ``nctk_tools::refs::refs``; the CLI's ``nctk refs``).
@@ -57,10 +59,15 @@ def refs(
                                         authorize_virtual_chunk_access={"file:///data/run/": None})
         ds = xr.open_zarr(repo.readonly_session("main").store, consolidated=False)
 
-    The output is written under a temporary name and renamed when complete.
-    Returns ``{"variables": ..., "chunks": ...}``.
+    ``progress=True`` draws a progress bar with tqdm (each input opened,
+    then each variable referenced across the inputs, is a step); a callable
+    gets ``(event, name, n)``: ``("total", "", steps)`` (again once the
+    inputs' variables are counted), ``("advance", input or variable, 1)``,
+    ``("finish", "", 0)``. The output is written under a temporary name and
+    renamed when complete. Returns ``{"variables": ..., "chunks": ...}``.
     """
     if isinstance(inputs, (str, os.PathLike)):
         inputs = [inputs]
     return _nctk.refs([os.fspath(i) for i in inputs], os.fspath(output), concat_dim=concat_dim,
-                       chunk_bytes=chunk_bytes, format=format, record_size=record_size)
+                       chunk_bytes=chunk_bytes, format=format, record_size=record_size,
+                       progress=_reporter(progress, os.path.basename(os.fspath(output)), _TqdmSteps))

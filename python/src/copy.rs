@@ -11,14 +11,15 @@ use pyo3::types::PyDict;
 use crate::errors::{no_panic, to_py};
 
 /// Tells a Python callable `report(event, name, bytes)` how the copy goes:
-/// `("start", "", total)`, `("advance", variable, bytes)`, `("finish", "", 0)`.
-struct Report(Py<PyAny>);
+/// `("start", "", total)`, `("advance", variable, bytes)`, `("finish", "", 0)`
+/// (and how `nctk.refs` goes: its `RefsProgress` in `refs.rs`).
+pub(crate) struct Report(pub(crate) Py<PyAny>);
 
 impl Report {
-    fn call(&self, event: &str, name: &str, bytes: u64) {
+    pub(crate) fn call(&self, event: &str, name: &str, bytes: u64) {
         Python::attach(|py| {
             if let Err(e) = self.0.call1(py, (event, name, bytes)) {
-                // A progress callback's failure does not stop the copy.
+                // A progress callback's failure does not stop the work.
                 e.write_unraisable(py, Some(self.0.bind(py)));
             }
         });

@@ -127,6 +127,18 @@ def test_parquet_references_read_as_open_mfdataset(files: list[Path], tmp_path: 
     xr.testing.assert_identical(_virtual(out), _expected(files))
 
 
+def test_progress_counts_inputs_then_variables(files: list[Path], tmp_path: Path) -> None:
+    events: list[tuple[str, str, int]] = []
+    nctk.refs(files, tmp_path / "progress.json", progress=lambda *e: events.append(e))
+    assert [e for e in events if e[0] == "total"] == [
+        ("total", "", N_FILES), ("total", "", N_FILES + 3)
+    ]
+    steps = [name for event, name, _ in events if event == "advance"]
+    assert sorted(steps[:N_FILES]) == sorted(str(f) for f in files)
+    assert sorted(steps[N_FILES:]) == ["lat", "t2m", "time"]
+    assert events[-1] == ("finish", "", 0)
+
+
 def test_local_files_and_a_misfit(files: list[Path], tmp_path: Path) -> None:
     out = tmp_path / "local.json"
     nctk.refs(files[:3], out, concat_dim="time")
