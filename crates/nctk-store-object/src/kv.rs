@@ -159,6 +159,22 @@ fn found<T>(
     }
 }
 
+/// From this many keys on, [`ReadableStore::sizes`] lists their prefix
+/// instead of asking for each one.
+const LIST_FOR_SIZES: usize = 32;
+
+/// The deepest prefix every one of `keys` lies under.
+fn common_prefix(keys: &[StoreKey]) -> StorePrefix {
+    let mut prefix = keys
+        .first()
+        .map_or_else(StorePrefix::root, StoreKey::parent);
+    while !prefix.is_root() && !keys.iter().all(|k| k.is_under(&prefix)) {
+        let up = prefix.as_str().rsplit_once('/').map_or("", |(dir, _)| dir);
+        prefix = StorePrefix::new(up).unwrap_or_else(|_| StorePrefix::root());
+    }
+    prefix
+}
+
 impl ObjectKvStore {
     /// A store for reading and writing the dataset at `remote`.
     pub fn new(remote: Remote) -> Self {
@@ -272,6 +288,22 @@ impl ObjectKvStore {
         metas
             .iter()
             .map(|m| self.listed_key(&m.location, &StorePrefix::root()))
+            .collect()
+    }
+
+    /// The length of every object under `prefix` (a listing without a
+    /// delimiter, every page), by key.
+    fn listed_sizes(&self, prefix: &StorePrefix) -> Result<HashMap<StoreKey, u64>, StoreError> {
+        self.settle()?;
+        let store = self.remote.store().clone();
+        let path = self.remote.path(prefix.as_str());
+        let at = (!path.as_ref().is_empty()).then_some(path);
+        let metas: Vec<_> = self.listing(prefix, async move {
+            store.list(at.as_ref()).try_collect().await
+        })?;
+        metas
+            .iter()
+            .map(|m| Ok((self.listed_key(&m.location, prefix)?, m.size)))
             .collect()
     }
 
@@ -521,6 +553,38 @@ impl ReadableStore for ObjectKvStore {
         let path = self.remote.path(key.as_str());
         let r = block_on(async move { store.head(&path).await });
         Ok(found(&self.remote, key.as_str(), "head", r)?.map(|m| m.size))
+    }
+
+    /// For many keys (an array's chunks), one listing of their common
+    /// prefix (a request per thousand objects, not one per key); for a
+    /// few, or when the server cannot list (plain HTTP), up to
+    /// `concurrency` HEADs in flight.
+    fn sizes(&self, keys: &[StoreKey]) -> Result<Vec<Option<u64>>, StoreError> {
+        if keys.len() >= LIST_FOR_SIZES {
+            if let Ok(listed) = self.listed_sizes(&common_prefix(keys)) {
+                return Ok(keys.iter().map(|k| listed.get(k).copied()).collect());
+            }
+        }
+        for key in keys {
+            self.settle_key(key)?;
+        }
+        let remote = self.remote.clone();
+        let keys = keys.to_vec();
+        let n = self.remote.options().concurrency.max(1);
+        block_on(async move {
+            futures::stream::iter(keys)
+                .map(|key| {
+                    let remote = remote.clone();
+                    async move {
+                        let path = remote.path(key.as_str());
+                        let r = remote.store().head(&path).await;
+                        Ok(found(&remote, key.as_str(), "head", r)?.map(|m| m.size))
+                    }
+                })
+                .buffered(n)
+                .try_collect()
+                .await
+        })
     }
 
     /// Up to `concurrency` GETs in flight, values in key order.

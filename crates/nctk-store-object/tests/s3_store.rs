@@ -264,6 +264,49 @@ fn read_only_stores_refuse_writes() {
     assert_eq!(store.get(&k).unwrap(), None);
 }
 
+/// The lengths of an array's many chunks come from one listing of their
+/// prefix, a few keys' from HEADs; missing keys are `None` either way, and
+/// the lengths are those written.
+#[test]
+fn sizes_of_many_keys_take_one_listing() {
+    let Some(s3) = moto() else { return };
+    s3.create_bucket("sizes").unwrap();
+    let proxy = FaultProxy::start(&s3.endpoint()).unwrap();
+    let store = ObjectKvStore::new(remote_at(proxy.endpoint(), "sizes", "d", impatient()));
+    let mut keys = vec![];
+    let mut want = vec![];
+    for i in 0..100usize {
+        let k = key(&format!("v/c/{}/{}", i / 10, i % 10));
+        if i % 7 != 3 {
+            store.put(&k, Bytes::from(vec![1u8; i + 1])).unwrap();
+            want.push(Some(i as u64 + 1));
+        } else {
+            want.push(None);
+        }
+        keys.push(k);
+    }
+    store
+        .put(&key("w/c/0"), Bytes::from_static(b"other"))
+        .unwrap();
+    store.close().unwrap();
+    proxy.reset_stats();
+    assert_eq!(store.sizes(&keys).unwrap(), want);
+    let seen = proxy.stats();
+    assert_eq!(seen.requests(), 1, "{:?}", seen.seen);
+    assert!(
+        seen.seen[0]
+            .query
+            .as_deref()
+            .unwrap_or("")
+            .contains("list-type=2"),
+        "{:?}",
+        seen.seen
+    );
+    proxy.reset_stats();
+    assert_eq!(store.sizes(&keys[..5]).unwrap(), want[..5]);
+    assert_eq!(proxy.stats().requests(), 5, "HEADs for a few keys");
+}
+
 /// Puts run in the background, at most `concurrency` at once: with 300 ms
 /// added to every request, four puts return at once, the fifth waits for
 /// a slot, and eight take at least two rounds.

@@ -8,7 +8,6 @@
 use nctk_codec::Codec;
 use nctk_model::{grid_coordinates, ChunkRef, ChunkRefs, Endianness};
 use nctk_store::kv::{ReadableStore, StoreKey};
-use rayon::prelude::*;
 
 use crate::cell::Cell;
 use crate::selection::ArrayMeta;
@@ -99,9 +98,10 @@ pub(crate) fn chunk_refs<S: ReadableStore + ?Sized>(
         .collect::<Result<Vec<StoreKey>, _>>()?;
     let located: Vec<Option<(String, u64, u64)>> = match &meta.shards {
         None => keys
-            .par_iter()
-            .map(|k| Ok(store.size(k)?.map(|n| (k.to_string(), 0, n))))
-            .collect::<Result<_, ZarrError>>()?,
+            .iter()
+            .zip(store.sizes(&keys)?)
+            .map(|(k, n)| n.map(|n| (k.to_string(), 0, n)))
+            .collect(),
         Some(shards) => {
             let leaves: Vec<(StoreKey, Vec<u64>)> = keys.into_iter().zip(grid.clone()).collect();
             let mut out = Vec::with_capacity(leaves.len());

@@ -26,6 +26,17 @@ pub trait ReadableStore: Send + Sync {
         Ok(self.get(key)?.map(|b| b.len() as u64))
     }
 
+    /// The lengths of the objects at `keys`, in the order of `keys`
+    /// (`None` for a missing key); the first failure, in key order, is the
+    /// error.
+    ///
+    /// The default asks for each one after another; backends where each
+    /// question is a round trip override it (an object store lists the
+    /// keys' common prefix once).
+    fn sizes(&self, keys: &[StoreKey]) -> Result<Vec<Option<u64>>, StoreError> {
+        keys.iter().map(|k| self.size(k)).collect()
+    }
+
     /// The whole objects at `keys`, in the order of `keys` (`None` for a
     /// missing key); the first failure, in key order, is the error.
     ///
@@ -161,6 +172,9 @@ macro_rules! forward_readable {
             }
             fn size(&self, key: &StoreKey) -> Result<Option<u64>, StoreError> {
                 (**self).size(key)
+            }
+            fn sizes(&self, keys: &[StoreKey]) -> Result<Vec<Option<u64>>, StoreError> {
+                (**self).sizes(keys)
             }
             fn get_many(&self, keys: &[StoreKey]) -> Result<Vec<Option<Bytes>>, StoreError> {
                 (**self).get_many(keys)
