@@ -433,6 +433,41 @@ impl ObjectKvStore {
         Ok(Some(Bytes::from(body)))
     }
 
+    /// `ask` of each of `items` (the key of each, `key_of`, settled
+    /// first), up to `concurrency` in flight; the answers in item order,
+    /// the first failure in item order the error.
+    fn in_flight<I, T, Fut>(
+        &self,
+        items: Vec<I>,
+        key_of: fn(&I) -> &StoreKey,
+        ask: fn(Remote, I) -> Fut,
+    ) -> Result<Vec<T>, StoreError>
+    where
+        I: Send + 'static,
+        T: Send + 'static,
+        Fut: std::future::Future<Output = Result<T, StoreError>> + Send + 'static,
+    {
+        for item in &items {
+            self.settle_key(key_of(item))?;
+        }
+        let remote = self.remote.clone();
+        let n = self.remote.options().concurrency.max(1);
+        block_on(async move {
+            futures::stream::iter(items)
+                .map(|item| ask(remote.clone(), item))
+                .buffered(n)
+                .try_collect()
+                .await
+        })
+    }
+
+    /// One HEAD: the object's length, `None` when it does not exist.
+    async fn head_size(remote: Remote, key: StoreKey) -> Result<Option<u64>, StoreError> {
+        let path = remote.path(key.as_str());
+        let r = remote.store().head(&path).await;
+        Ok(found(&remote, key.as_str(), "head", r)?.map(|m| m.size))
+    }
+
     /// One ranged GET of a [`ByteRange`]; the bytes must be exactly the
     /// range asked for (a shorter answer means the object is shorter).
     async fn fetch_range(
@@ -549,10 +584,7 @@ impl ReadableStore for ObjectKvStore {
     /// A HEAD request.
     fn size(&self, key: &StoreKey) -> Result<Option<u64>, StoreError> {
         self.settle_key(key)?;
-        let store = self.remote.store().clone();
-        let path = self.remote.path(key.as_str());
-        let r = block_on(async move { store.head(&path).await });
-        Ok(found(&self.remote, key.as_str(), "head", r)?.map(|m| m.size))
+        block_on(Self::head_size(self.remote.clone(), key.clone()))
     }
 
     /// For many keys (an array's chunks), one listing of their common
@@ -565,43 +597,12 @@ impl ReadableStore for ObjectKvStore {
                 return Ok(keys.iter().map(|k| listed.get(k).copied()).collect());
             }
         }
-        for key in keys {
-            self.settle_key(key)?;
-        }
-        let remote = self.remote.clone();
-        let keys = keys.to_vec();
-        let n = self.remote.options().concurrency.max(1);
-        block_on(async move {
-            futures::stream::iter(keys)
-                .map(|key| {
-                    let remote = remote.clone();
-                    async move {
-                        let path = remote.path(key.as_str());
-                        let r = remote.store().head(&path).await;
-                        Ok(found(&remote, key.as_str(), "head", r)?.map(|m| m.size))
-                    }
-                })
-                .buffered(n)
-                .try_collect()
-                .await
-        })
+        self.in_flight(keys.to_vec(), |k| k, Self::head_size)
     }
 
     /// Up to `concurrency` GETs in flight, values in key order.
     fn get_many(&self, keys: &[StoreKey]) -> Result<Vec<Option<Bytes>>, StoreError> {
-        for key in keys {
-            self.settle_key(key)?;
-        }
-        let remote = self.remote.clone();
-        let keys = keys.to_vec();
-        let n = self.remote.options().concurrency.max(1);
-        block_on(async move {
-            futures::stream::iter(keys)
-                .map(|key| Self::fetch(remote.clone(), key))
-                .buffered(n)
-                .try_collect()
-                .await
-        })
+        self.in_flight(keys.to_vec(), |k| k, Self::fetch)
     }
 
     /// Up to `concurrency` ranged GETs in flight (a suffix in one request),
@@ -610,19 +611,11 @@ impl ReadableStore for ObjectKvStore {
         &self,
         requests: &[(StoreKey, ByteRange)],
     ) -> Result<Vec<Option<Bytes>>, StoreError> {
-        for (key, _) in requests {
-            self.settle_key(key)?;
-        }
-        let remote = self.remote.clone();
-        let requests = requests.to_vec();
-        let n = self.remote.options().concurrency.max(1);
-        block_on(async move {
-            futures::stream::iter(requests)
-                .map(|(key, range)| Self::fetch_range(remote.clone(), key, range))
-                .buffered(n)
-                .try_collect()
-                .await
-        })
+        self.in_flight(
+            requests.to_vec(),
+            |(key, _)| key,
+            |remote, (key, range)| Self::fetch_range(remote, key, range),
+        )
     }
 
     fn capabilities(&self) -> Capabilities {
