@@ -4,7 +4,9 @@
 //! it there, while the caller goes on filling the next chunks; the chunk
 //! index entries are gathered for the B-trees written at the end. The
 //! chunks land in the order their encodings end, so the file's chunk
-//! order may differ between runs; their index does not.
+//! order may differ between runs; their index does not. The file is
+//! written back as it grows ([`WriteBehind`]), so that the final sync of
+//! a large file waits for little.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -12,7 +14,7 @@ use std::sync::Arc;
 
 use nctk_codec::queue::TaskQueue;
 use nctk_codec::Pipeline;
-use nctk_store::bytes::ByteSink;
+use nctk_store::bytes::{ByteSink, WriteBehind};
 
 use super::btree::ChunkEntry;
 use super::error::{WriteError, WriteResult};
@@ -31,6 +33,8 @@ pub(super) struct ChunkQueue {
     sink: Arc<dyn ByteSink>,
     /// The end of the file: where the next bytes allocated go.
     eof: Arc<AtomicU64>,
+    /// The write-back started behind the chunks and blocks written.
+    behind: Arc<WriteBehind>,
     tasks: TaskQueue<(ObjectId, Vec<u64>), WriteError, ChunkIndex>,
 }
 
@@ -41,6 +45,7 @@ impl ChunkQueue {
         ChunkQueue {
             sink,
             eof: Arc::new(AtomicU64::new(eof)),
+            behind: Arc::new(WriteBehind::from(eof)),
             tasks: TaskQueue::new(memory, HashMap::new()),
         }
     }
@@ -63,7 +68,7 @@ impl ChunkQueue {
             Some(_) => bytes.len().saturating_mul(3),
             None => bytes.len(),
         };
-        let (sink, eof) = (self.sink.clone(), self.eof.clone());
+        let (sink, eof, behind) = (self.sink.clone(), self.eof.clone(), self.behind.clone());
         let key = (id, offset.clone());
         self.tasks.submit(key, cost, move |shared| {
             let encoded = match pipeline {
@@ -74,6 +79,7 @@ impl ChunkQueue {
                 .map_err(|_| WriteError::Unsupported("a chunk of 4 GiB or more".into()))?;
             let addr = eof.fetch_add(encoded.len() as u64, Ordering::SeqCst);
             sink.write_at(addr, &encoded)
+                .and_then(|()| behind.written(&*sink, addr + u64::from(size)))
                 .map_err(|source| WriteError::Io {
                     what: "chunk".into(),
                     source,
@@ -92,6 +98,17 @@ impl ChunkQueue {
                 .insert(offset, entry);
             Ok(())
         })
+    }
+
+    /// Records that the bytes up to `end` of the file are written (a
+    /// contiguous block's), for the write-back behind them.
+    pub(super) fn written(&self, end: u64) -> WriteResult<()> {
+        self.behind
+            .written(&*self.sink, end)
+            .map_err(|source| WriteError::Io {
+                what: "contiguous data".into(),
+                source,
+            })
     }
 
     /// Takes the next `len` bytes of the file (for a contiguous block):

@@ -394,7 +394,8 @@ impl Hdf5Writer {
                 a
             }
         };
-        self.put(at + offset, bytes, "contiguous data")
+        self.put(at + offset, bytes, "contiguous data")?;
+        self.chunks.written(at + offset + bytes.len() as u64)
     }
 
     /// Writes the fill value over a block allocated at `at`, as HDF5 does

@@ -139,16 +139,24 @@ pub struct FileSink {
 }
 
 impl FileSink {
-    /// Creates `path`, truncating an existing file.
+    /// Creates `path`, emptying an existing file. An empty one (the
+    /// temporary a safe output made) is not truncated again: on ext4 a
+    /// truncation to nothing makes closing the file start writing all of
+    /// it back (`auto_da_alloc`), in the way of the write-back started as
+    /// the file grows ([`WriteBehind`](super::WriteBehind)).
     pub fn create(path: impl AsRef<Path>) -> Result<FileSink, ByteError> {
-        Self::with_options(
+        let sink = Self::with_options(
             path,
             OpenOptions::new()
                 .read(true)
                 .write(true)
                 .create(true)
-                .truncate(true),
-        )
+                .truncate(false),
+        )?;
+        if sink.len.load(Ordering::Relaxed) > 0 {
+            sink.set_len(0)?;
+        }
+        Ok(sink)
     }
 
     /// Creates `path`, failing when it exists.

@@ -18,6 +18,7 @@ mod file;
 mod mem;
 mod ranges;
 mod replace;
+mod write_behind;
 
 pub use cursor::SinkCursor;
 pub use error::ByteError;
@@ -25,6 +26,7 @@ pub use file::{FileSink, FileSource};
 pub use mem::{MemSink, MemSource};
 pub use ranges::{Coalesce, MergedRequest, COALESCE_GAP};
 pub use replace::{MemReplacement, Replacement};
+pub use write_behind::{WriteBehind, WRITE_BEHIND_BYTES};
 
 use bytes::Bytes;
 use std::ops::Range;
