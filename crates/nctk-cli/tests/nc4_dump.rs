@@ -323,3 +323,85 @@ fn corpus_hdf5_files_over_mode_bytes_dump_as_ncdump() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// `ncgen -k nc4 -o DIR/NAME.nc` of the CDL `text` (its name line naming
+/// NAME): the file written.
+fn ncgen_nc4(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let cdl = dir.join(format!("{name}.cdl"));
+    std::fs::write(&cdl, text).unwrap();
+    let file = dir.join(format!("{name}.nc"));
+    peer::run(
+        "ncgen",
+        &[
+            "-k",
+            "nc4",
+            "-o",
+            file.to_str().unwrap(),
+            cdl.to_str().unwrap(),
+        ],
+    )
+    .unwrap_or_else(|e| panic!("ncgen refuses {name}: {e}\n{text}"));
+    file
+}
+
+/// Groups `other` (dimensions `d1`, `d2` and a coordinate variable) and
+/// `g` (with a child `inner`) whose variables use `other`'s dimensions,
+/// the root's dimensions given by `root_dims`.
+fn sibling_dims_cdl(name: &str, root_dims: &str) -> String {
+    format!(
+        "netcdf {name} {{\n{root_dims}\
+         group: other {{\n  dimensions:\n    d1 = 2 ;\n    d2 = 3 ;\n\
+         \x20 variables:\n    int d1(d1) ;\n  data:\n    d1 = 10, 20 ;\n  }}\n\
+         group: g {{\n  variables:\n    float v(/other/d1, /other/d2) ;\n\
+         \x20   float w(/other/d2) ;\n\
+         \x20 data:\n    v = 1, 2, 3, 4, 5, 6 ;\n    w = 7, 8, 9 ;\n\
+         \x20 group: inner {{\n    variables:\n      byte u(/other/d1) ;\n\
+         \x20   data:\n      u = -1, 1 ;\n    }}\n  }}\n}}\n"
+    )
+}
+
+/// Variables may use the dimensions of any group, a sibling's included
+/// (netCDF-C numbers dimensions across the file): `ncgen` writes such a
+/// file from absolute dimension names, and `nctk dump` prints it as
+/// `ncdump` does, the names qualified where the simple name would find
+/// another dimension or none.
+///
+/// Where the root has a dimension of the same simple name, ncdump 4.9.0
+/// prints wrong paths (`v(/d1, /d2)`: the root's `d2` is another
+/// dimension, and the root has no `d1`); nctk prints `/other/...`, and
+/// the proof that it is right is ncgen: the CDL nctk prints makes a file
+/// that dumps the same.
+#[test]
+fn dimensions_of_sibling_groups_dump_as_ncdump() {
+    if !require::tools(&["ncgen", "ncdump"]) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let plain = ncgen_nc4(dir.path(), "siblings", &sibling_dims_cdl("siblings", ""));
+    for flags in [&[][..], &["-h", "-s"][..]] {
+        if let Some(problem) = compare(flags, &plain) {
+            panic!("{problem}");
+        }
+    }
+    let root_dims =
+        "dimensions:\n  d2 = 4 ;\nvariables:\n  short top(d2) ;\ndata:\n  top = 1, 2, 3, 4 ;\n";
+    let shadowed = ncgen_nc4(
+        dir.path(),
+        "shadowed",
+        &sibling_dims_cdl("shadowed", root_dims),
+    );
+    let printed = nctk_dump(&[shadowed.to_str().unwrap()]).expect("nctk dump");
+    assert!(
+        printed.contains("float v(/other/d1, /other/d2) ;")
+            && printed.contains("byte u(/other/d1) ;"),
+        "{printed}"
+    );
+    let again_dir = dir.path().join("again");
+    std::fs::create_dir(&again_dir).unwrap();
+    let again = ncgen_nc4(&again_dir, "shadowed", &printed);
+    assert_eq!(
+        nctk_dump(&[again.to_str().unwrap()]).expect("nctk dump"),
+        printed,
+        "the CDL nctk prints does not make the same file through ncgen"
+    );
+}

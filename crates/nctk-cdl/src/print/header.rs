@@ -251,23 +251,14 @@ impl<W: Write> Printer<'_, W> {
         Ok(())
     }
 
-    /// A dimension name in a variable declaration: the simple name, or an
-    /// absolute one when the simple name would find another dimension.
+    /// A dimension name in a variable declaration: the simple name, or the
+    /// absolute one (its group's path) when the simple name would find
+    /// another dimension or none (a dimension of a sibling group).
     fn push_dim_ref(&mut self, gid: GroupId, d: DimId) {
         let schema = self.schema;
         let name = &schema.dim(d).name;
-        let mut loc = gid;
-        loop {
-            match schema.dim_by_name(loc, name) {
-                Some(found) if found == d => break,
-                _ => match schema.group(loc).parent {
-                    Some(p) => loc = p,
-                    None => break,
-                },
-            }
-        }
-        if loc != gid {
-            let path = schema.group_path(loc);
+        if schema.dim_by_name(gid, name) != Some(d) {
+            let path = schema.group_path(schema.dim(d).group);
             push_name(&mut self.buf, &path);
             if path != "/" {
                 self.buf.push(b'/');

@@ -144,18 +144,30 @@ impl Resolver<'_> {
         }
     }
 
-    /// The dimension with netCDF id `id` visible from `group` (netCDF-C's
-    /// `nc4_find_dim`: the group, then its parents).
-    fn find_dim(&self, mut group: usize, id: i32) -> Option<usize> {
+    /// The dimension with netCDF id `id` for a variable of `group`: ids
+    /// are the file's (netCDF-C's `nc4_find_dim` looks in the list of all
+    /// its dimensions, so a variable may use a dimension of any group, a
+    /// sibling's included); the group and its parents are searched first,
+    /// for files whose groups number their dimensions each on their own.
+    fn find_dim(&self, group: usize, id: i32) -> Option<usize> {
+        self.nearest(group, |d| d.id == id)
+    }
+
+    /// The first dimension that `matches`, looked for in `group`, then its
+    /// parents, then anywhere in the file.
+    fn nearest(&self, mut group: usize, matches: impl Fn(&Dim) -> bool) -> Option<usize> {
         loop {
             if let Some(i) = self
                 .dims
                 .iter()
-                .position(|d| d.group == group && d.id == id)
+                .position(|d| d.group == group && matches(d))
             {
                 return Some(i);
             }
-            group = self.groups[group].parent?;
+            match self.groups[group].parent {
+                Some(parent) => group = parent,
+                None => return self.dims.iter().position(matches),
+            }
         }
     }
 
@@ -291,18 +303,10 @@ impl Resolver<'_> {
         Ok(())
     }
 
-    /// The dimension made from the scale at `addr`, in `group` or a parent.
-    fn scale_dim(&self, mut group: usize, addr: u64) -> Option<usize> {
-        loop {
-            if let Some(i) = self
-                .dims
-                .iter()
-                .position(|d| d.group == group && d.scale == Some(addr))
-            {
-                return Some(i);
-            }
-            group = self.groups[group].parent?;
-        }
+    /// The dimension made from the scale at `addr`: in `group`, a parent,
+    /// or any other group of the file.
+    fn scale_dim(&self, group: usize, addr: u64) -> Option<usize> {
+        self.nearest(group, |d| d.scale == Some(addr))
     }
 
     /// `create_phony_dims`: per axis, a dimension of the group of the same
@@ -473,6 +477,45 @@ mod tests {
         let r = resolve(&[root], "f").unwrap();
         assert_eq!(names(&r, 0, 0), ["time"]);
         assert_eq!(names(&r, 0, 1), ["time"]);
+    }
+
+    /// A variable may use a sibling group's dimensions, found by id
+    /// (`_Netcdf4Coordinates`) or by scale (`DIMENSION_LIST`), whichever
+    /// group comes first.
+    #[test]
+    fn sibling_groups_dimensions_are_found() {
+        let scale = |name: &str, addr, id| {
+            let mut d = ds(name, addr, &[2]);
+            (d.scale, d.dim_only, d.dimid) = (true, true, Some(id));
+            d
+        };
+        let mut by_id = ds("by_id", 20, &[2, 2]);
+        by_id.coordinates = Some(vec![0, 1]);
+        let mut by_scale = ds("by_scale", 21, &[2]);
+        by_scale.dimension_list = Some(vec![vec![11]]);
+        for order in [[1, 2], [2, 1]] {
+            let mut groups = vec![
+                GroupDims {
+                    children: order.to_vec(),
+                    ..GroupDims::default()
+                },
+                GroupDims::default(),
+                GroupDims::default(),
+            ];
+            groups[1] = GroupDims {
+                parent: Some(0),
+                datasets: vec![scale("a", 10, 0), scale("b", 11, 1)],
+                ..GroupDims::default()
+            };
+            groups[2] = GroupDims {
+                parent: Some(0),
+                datasets: vec![by_id.clone(), by_scale.clone()],
+                ..GroupDims::default()
+            };
+            let r = resolve(&groups, "f").unwrap();
+            assert_eq!(names(&r, 2, 0), ["a", "b"], "{order:?}");
+            assert_eq!(names(&r, 2, 1), ["b"], "{order:?}");
+        }
     }
 
     /// A `_Netcdf4Coordinates` of the wrong length is an error naming the dataset.
