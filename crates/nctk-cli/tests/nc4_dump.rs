@@ -332,7 +332,7 @@ fn ncgen_nc4(dir: &Path, name: &str, text: &str) -> PathBuf {
     let file = dir.join(format!("{name}.nc"));
     peer::run(
         "ncgen",
-        &[
+        [
             "-k",
             "nc4",
             "-o",
