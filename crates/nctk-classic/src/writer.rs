@@ -18,7 +18,7 @@ use nctk_model::convert::{convert, vec_to_values};
 use nctk_model::{
     name, Attribute, DataType, DimId, ModelError, NcValue, Schema, Selection, Values, VarId,
 };
-use nctk_store::bytes::{ByteSink, ByteSource};
+use nctk_store::bytes::{ByteSink, ByteSource, WriteBehind};
 use std::sync::Arc;
 
 /// Whether unwritten data is initialized with fill values.
@@ -71,6 +71,9 @@ pub struct ClassicWriter {
     closed: bool,
     /// Made by `create*` (not `open*`): [`abort`](Self::abort) empties it.
     created: bool,
+    /// The write-back started behind the data written, so that the sync
+    /// of a large output at the end waits for little.
+    behind: WriteBehind,
 }
 
 impl std::fmt::Debug for ClassicWriter {
@@ -106,6 +109,7 @@ impl ClassicWriter {
             pending_fill: vec![],
             closed: false,
             created: true,
+            behind: WriteBehind::default(),
         })
     }
 
@@ -151,6 +155,7 @@ impl ClassicWriter {
             pending_fill: vec![false; nvars],
             closed: false,
             created: false,
+            behind: WriteBehind::default(),
         })
     }
 
@@ -725,7 +730,9 @@ impl ClassicWriter {
         let size = vl.xsz as usize;
         let mut pos = 0usize;
         let mut buf = Vec::new();
+        let mut end = 0;
         for (off, len) in pieces(&vl, recsize, &shape, selection) {
+            end = end.max(off + len);
             let len = len as usize;
             if !native || size == 1 || cfg!(target_endian = "big") {
                 self.sink.write_at(off, &bytes[pos..pos + len])?;
@@ -742,7 +749,7 @@ impl ClassicWriter {
             }
             pos += len;
         }
-        Ok(())
+        Ok(self.behind.written(&*self.sink, end)?)
     }
 
     /// Grows the file to `numrecs` records, filling them in fill mode as
