@@ -319,3 +319,49 @@ fn failed_copies_leave_nothing_and_copies_replace_old_stores() {
     assert!(text.contains("not a Zarr/NCZarr store"), "{text}");
     assert_eq!(listed(&s3, "fails", "y/"), before, "left as it was");
 }
+
+/// `nctk` run with no AWS credentials anywhere: no key pair in the
+/// environment, a HOME without `.aws` files.
+fn nctk_without_credentials(args: &[&str]) -> std::process::Output {
+    let home = tempfile::tempdir().unwrap();
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_nctk"));
+    for (k, _) in std::env::vars_os() {
+        if k.to_string_lossy().starts_with("AWS_") {
+            cmd.env_remove(k);
+        }
+    }
+    cmd.env("HOME", home.path())
+        .current_dir(home.path())
+        .args(args)
+        .output()
+        .expect("run nctk")
+}
+
+/// A dump of a store on an S3-compatible server with no credentials
+/// anywhere fails at once with an error that says so and how to give
+/// them (not with a request to the EC2 instance metadata address).
+#[test]
+fn no_credentials_is_an_error_saying_how_to_give_them() {
+    let Some(root) = require::corpus() else {
+        return;
+    };
+    let Some(s3) = moto() else { return };
+    credentials();
+    s3.create_bucket("nocreds").unwrap();
+    let src = root.join("generated/from-cdl/netcdf-c/examples/CDL/pres_temp_4D.nc3.nc");
+    let store = url(&s3, "nocreds", "p.zarr", "nczarr");
+    nctk_ok(&["copy", &src.display().to_string(), &store]);
+    let out = nctk_without_credentials(&["dump", "-h", &store]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "dumped without credentials");
+    let endpoint = s3.endpoint();
+    for part in [
+        "no AWS credentials",
+        endpoint.as_str(),
+        "AWS_ACCESS_KEY_ID",
+        "aws.profile=none",
+    ] {
+        assert!(err.contains(part), "{part:?} missing from: {err}");
+    }
+    assert!(!err.contains("169.254"), "{err}");
+}

@@ -38,6 +38,12 @@ impl Home {
         self
     }
 
+    /// A key pair in the environment.
+    fn keys(self) -> Self {
+        self.var("AWS_ACCESS_KEY_ID", "ENVID")
+            .var("AWS_SECRET_ACCESS_KEY", "envsecret")
+    }
+
     fn env(&self) -> Result<AwsEnvironment, AwsConfigError> {
         AwsEnvironment::load(self.vars.clone(), &self.path("cwd"))
     }
@@ -264,7 +270,7 @@ fn environment_keys_against_profiles() {
 #[test]
 fn endpoint_order() {
     let h = || {
-        Home::new().file("cwd/.keep", "").file(
+        Home::new().keys().file("cwd/.keep", "").file(
             ".aws/config",
             "[default]\nendpoint_url = http://profile:1/\n",
         )
@@ -444,7 +450,9 @@ fn rc_files() {
         .var("NCRCENV_IGNORE", "1");
     assert_eq!(region(&h, &t), "us-east-1");
 
-    let h = Home::new().file(
+    // (keys in the environment: a server that is not AWS's gets none from
+    // the instance metadata service)
+    let h = Home::new().keys().file(
         ".ncrc",
         "# plain entries come after [url] ones whatever the file order\n\
          AWS.REGION=plain-1\n\
@@ -479,4 +487,49 @@ fn empty_environment() {
         (s.region.as_str(), &s.credentials),
         ("us-east-1", &S3Credentials::Chain)
     );
+}
+
+/// No credentials for a server that is not AWS's: an error that says so
+/// and how to give them, at once (instead of a request that waits on the
+/// EC2 instance metadata address). AWS hosts, the credential chain's
+/// other sources, and unsigned access still resolve.
+#[test]
+fn no_credentials_for_another_server_is_an_error_saying_how_to_give_them() {
+    let at = |endpoint: &str| S3Target {
+        endpoint: Some(endpoint.into()),
+        ..target("b", "k")
+    };
+    let e = Home::new().error(&at("http://127.0.0.1:9000"));
+    for part in [
+        "no AWS credentials",
+        "http://127.0.0.1:9000",
+        "AWS_ACCESS_KEY_ID",
+        "AWS_PROFILE",
+        "aws.profile=none",
+        ".aws/credentials",
+    ] {
+        assert!(e.contains(part), "{part:?} missing from: {e}");
+    }
+    let chain = |h: Home, endpoint: &str| h.resolve(&at(endpoint)).credentials;
+    for aws in [
+        "https://s3.eu-west-1.amazonaws.com",
+        "https://bucket.vpce-1a2b.s3.us-east-1.vpce.amazonaws.com",
+        "https://s3.cn-north-1.amazonaws.com.cn",
+    ] {
+        assert_eq!(chain(Home::new(), aws), S3Credentials::Chain, "{aws}");
+    }
+    let token = Home::new().var("AWS_WEB_IDENTITY_TOKEN_FILE", "/var/run/token");
+    assert_eq!(chain(token, "http://minio:9000"), S3Credentials::Chain);
+    let unsigned = S3Target {
+        profile: Some("none".into()),
+        ..at("http://127.0.0.1:9000")
+    };
+    assert_eq!(
+        Home::new().resolve(&unsigned).credentials,
+        S3Credentials::Unsigned
+    );
+    // a look-alike host is not AWS's
+    assert!(Home::new()
+        .error(&at("https://amazonaws.com.evil.example"))
+        .contains("no AWS credentials"));
 }

@@ -143,6 +143,26 @@ pub enum AwsConfigError {
         /// The key that is missing.
         missing: &'static str,
     },
+    /// No credentials anywhere for a server that is not AWS's: only AWS
+    /// hosts are given the instance metadata service's credentials (an
+    /// S3-compatible server elsewhere would have the request wait on the
+    /// EC2 metadata address and fail with that).
+    #[error(
+        "no AWS credentials for the S3 endpoint {endpoint}: none in the environment \
+         (AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY) or in profile {profile:?} of {}; \
+         set them there, name a profile that has them (AWS_PROFILE, or aws.profile=NAME in the \
+         URL's #mode=... fragment or an rc file), or read public objects unsigned with \
+         aws.profile=none",
+        files_list(.files)
+    )]
+    NoCredentials {
+        /// The server.
+        endpoint: String,
+        /// The profile looked in.
+        profile: String,
+        /// The configuration and credentials files looked in.
+        files: Vec<String>,
+    },
 }
 
 /// A configuration or credentials file that cannot be read has its I/O
@@ -160,6 +180,7 @@ impl HasErrorKind for AwsConfigError {
             AwsConfigError::UnknownProfile { .. } | AwsConfigError::IncompleteKeys { .. } => {
                 ErrorKind::InvalidInput
             }
+            AwsConfigError::NoCredentials { .. } => ErrorKind::PermissionDenied,
         }
     }
 }

@@ -98,6 +98,21 @@ pub fn resolve_with(target: &S3Target, env: &AwsEnvironment) -> Result<S3Setting
             .flatten()
     });
 
+    if credentials == S3Credentials::Chain
+        && endpoint.as_deref().is_some_and(|e| !is_aws_host(e))
+        && !CHAIN_VARIABLES.iter().any(|v| env.var(v).is_some())
+    {
+        return Err(AwsConfigError::NoCredentials {
+            endpoint: endpoint.unwrap_or_default(),
+            profile: profile_name.to_string(),
+            files: env
+                .aws_files
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect(),
+        });
+    }
+
     Ok(S3Settings {
         bucket: target.bucket.clone(),
         region,
@@ -131,4 +146,29 @@ fn key_pair(
         (Some(_), None) => Err(incomplete(id_name, secret_name)),
         (None, Some(_)) => Err(incomplete(secret_name, id_name)),
     }
+}
+
+/// The variables that give `object_store`'s credential chain something
+/// other than the instance metadata service to ask: a web identity token
+/// (EKS, GitHub OIDC) or a container's credentials endpoint (ECS).
+const CHAIN_VARIABLES: [&str; 3] = [
+    "AWS_WEB_IDENTITY_TOKEN_FILE",
+    "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI",
+    "AWS_CONTAINER_CREDENTIALS_FULL_URI",
+];
+
+/// Whether the endpoint URL `endpoint` is an AWS host (`*.amazonaws.com`,
+/// `*.amazonaws.com.cn`), whose clients may be EC2 instances with
+/// credentials from the metadata service.
+fn is_aws_host(endpoint: &str) -> bool {
+    let host = endpoint
+        .split_once("://")
+        .map_or(endpoint, |(_, rest)| rest)
+        .split(['/', ':'])
+        .next()
+        .unwrap_or_default()
+        .to_ascii_lowercase();
+    ["amazonaws.com", "amazonaws.com.cn"]
+        .iter()
+        .any(|d| host == *d || host.ends_with(&format!(".{d}")))
 }
