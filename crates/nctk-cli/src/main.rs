@@ -58,6 +58,9 @@ enum Command {
         /// Cut variables stored whole and raw into chunks of at most this size along their first dimension (K, M, G suffixes as nccopy's -m).
         #[arg(long = "chunk-bytes")]
         chunk_bytes: Option<String>,
+        /// Inputs open at once (default 64): the inputs are read this many at a time, then closed, so memory and open files do not grow with their number.
+        #[arg(long = "window")]
+        window: Option<usize>,
     },
     /// Serve the datasets under a directory to cdmremote clients (netCDF-Java, siphon).
     Serve(ServeCli),
@@ -215,6 +218,7 @@ fn run_refs(
     chunk_bytes: Option<&str>,
     format: Option<&str>,
     record_size: Option<u64>,
+    window: Option<usize>,
 ) -> Result<bool, String> {
     let format = format
         .map(|f| {
@@ -231,6 +235,7 @@ fn run_refs(
         chunk_bytes,
         format,
         record_size,
+        window,
     };
     refs_with_progress(inputs, output, &options, &mut *progress::refs_for_stderr())
         .map(|_| true)
@@ -264,6 +269,7 @@ fn main() -> ExitCode {
             chunk_bytes,
             format,
             record_size,
+            window,
         } => run_refs(
             inputs,
             output,
@@ -271,6 +277,7 @@ fn main() -> ExitCode {
             chunk_bytes.as_deref(),
             format.as_deref(),
             *record_size,
+            *window,
         ),
         Command::Serve(args) => run_serve(args, &mut out),
     };

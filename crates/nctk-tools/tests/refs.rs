@@ -355,10 +355,12 @@ fn files_along_time_read_as_open_mfdataset_reads_them() {
         };
         let summary = refs(&files, &out, &options).unwrap();
         assert_eq!(summary.variables, 4, "{prefix}: {summary:?}");
-        // The same in kerchunk's Parquet form, two references to a file.
+        // The same in kerchunk's Parquet form, two references to a file,
+        // one input open at a time (beside the first).
         let parq = tmp.path().join(format!("{prefix}.parq"));
         let options = RefsOptions {
             record_size: Some(2),
+            window: Some(1),
             ..options
         };
         assert_eq!(refs(&files, &parq, &options).unwrap(), summary, "{prefix}");
@@ -368,6 +370,125 @@ fn files_along_time_read_as_open_mfdataset_reads_them() {
             .expect("the peers were found above");
         assert_eq!(report.trim(), "agree", "{prefix}");
     }
+}
+
+/// The child's environment variable in
+/// [`more_inputs_than_open_files_are_read_a_window_at_a_time`]: the
+/// directory of its inputs.
+const MANY_INPUTS: &str = "NCTK_TEST_REFS_MANY_INPUTS";
+
+/// More inputs (160 netCDF-4 files) than the process may open files
+/// (100, in a child process) make one dataset along time, in each output
+/// form, read a window of inputs at a time: xarray reads the references
+/// as `open_mfdataset` reads the files. With every input open at once,
+/// the same inputs fail on the limit. `temp` grows past the size of a
+/// variable that may be inlined in the second window (its chunks held
+/// until then, streamed after); one file of the third window is 2 steps
+/// long where `time` is chunked by 3, so `time` is inlined and the
+/// inputs read before then are read again for its values.
+#[test]
+fn more_inputs_than_open_files_are_read_a_window_at_a_time() {
+    if let Ok(dir) = std::env::var(MANY_INPUTS) {
+        return many_inputs_child(Path::new(&dir));
+    }
+    if !require::python(MODULES) {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let mut step0 = 0;
+    let files: Vec<String> = (0..160)
+        .map(|i| {
+            let path = tmp.path().join(format!("{i:03}.nc"));
+            let steps = if i == 140 { 2 } else { 3 };
+            series_file(&path, step0, steps);
+            step0 += steps;
+            path.to_str().unwrap().to_string()
+        })
+        .collect();
+    let exe = std::env::current_exe().unwrap();
+    let status = std::process::Command::new("sh")
+        .args(["-c", "ulimit -n 100 && exec \"$0\" \"$@\""])
+        .arg(exe)
+        .args([
+            "more_inputs_than_open_files_are_read_a_window_at_a_time",
+            "--exact",
+            "--nocapture",
+        ])
+        .env(MANY_INPUTS, tmp.path())
+        .status()
+        .unwrap();
+    assert!(status.success(), "the child failed: {status}");
+    let outputs = ["all.json", "all.parq", "all.icechunk"].map(|o| tmp.path().join(o));
+    let refs = std::env::join_paths(&outputs).unwrap();
+    let args = std::iter::once(refs.into_string().unwrap()).chain(files);
+    let report =
+        require::python_output(MODULES, CHECK_SERIES, args).expect("the peers were found above");
+    // (icechunk for Python may log a warning first)
+    assert_eq!(report.lines().last(), Some("agree"), "{report}");
+}
+
+/// The child of [`more_inputs_than_open_files_are_read_a_window_at_a_time`],
+/// under the lower limit: references of the inputs in `dir` in each form.
+fn many_inputs_child(dir: &Path) {
+    let mut files: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path().to_str().unwrap().to_string())
+        .filter(|p| p.ends_with(".nc"))
+        .collect();
+    files.sort();
+    let all_open = RefsOptions {
+        window: Some(files.len()),
+        ..RefsOptions::default()
+    };
+    let err = refs(&files, &dir.join("fails.json"), &all_open).unwrap_err();
+    assert!(err.to_string().contains("os error 24"), "{err}");
+    let options = RefsOptions {
+        record_size: Some(7),
+        ..RefsOptions::default()
+    };
+    for out in ["all.json", "all.parq", "all.icechunk"] {
+        let summary =
+            refs(&files, &dir.join(out), &options).unwrap_or_else(|e| panic!("{out}: {e}"));
+        assert_eq!(summary.variables, 3, "{out}: {summary:?}");
+    }
+    // `time` inlined: one chunk of every step's value.
+    let doc: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("all.json")).unwrap()).unwrap();
+    let zarray: serde_json::Value =
+        serde_json::from_str(doc["refs"]["time/.zarray"].as_str().unwrap()).unwrap();
+    assert_eq!(zarray["chunks"], serde_json::json!([479]), "{zarray}");
+    assert!(doc["refs"]["time/0"].as_str().unwrap().starts_with("base64:"));
+}
+
+/// A netCDF-4 file of `steps` steps of a time line from `step0`: `time`
+/// chunked by 3, `temp` (time, x of 1000) and `flag` by one step, their
+/// values the file's own.
+fn series_file(path: &Path, step0: usize, steps: usize) {
+    let mut def = nctk::create(path, nctk::Format::Netcdf4).unwrap();
+    let t = def.add_unlimited_dimension("time").unwrap();
+    let x = def.add_dimension("x", 1000).unwrap();
+    def.add_variable::<f64>("time", &[t])
+        .unwrap()
+        .set_chunking(&[3])
+        .unwrap();
+    def.add_variable::<f32>("temp", &[t, x])
+        .unwrap()
+        .set_chunking(&[1, 1000])
+        .unwrap();
+    def.add_variable::<i16>("flag", &[t])
+        .unwrap()
+        .set_chunking(&[1])
+        .unwrap();
+    let mut ds = def.end_define().unwrap();
+    let time: Vec<f64> = (step0..step0 + steps).map(|s| s as f64).collect();
+    let temp: Vec<f32> = (0..steps * 1000)
+        .map(|k| (step0 * 1000 + k) as f32 / 8.0)
+        .collect();
+    let flag: Vec<i16> = (step0..step0 + steps).map(|s| (s % 5) as i16).collect();
+    ds.put_values("time", (0..steps,), &time).unwrap();
+    ds.put_values("temp", (0..steps, ..), &temp).unwrap();
+    ds.put_values("flag", (0..steps,), &flag).unwrap();
+    ds.close().unwrap();
 }
 
 #[test]
