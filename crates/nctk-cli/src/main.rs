@@ -38,12 +38,12 @@ enum Command {
         /// The file to check.
         file: String,
     },
-    /// Write kerchunk references (JSON, version 1, or its Parquet form) to netCDF files' chunks, or an Icechunk repository of them (an output named *.icechunk): the files as one virtual Zarr dataset.
+    /// Write kerchunk references (JSON, version 1, or its Parquet form) to netCDF files' chunks, or an Icechunk repository of them (an output named *.icechunk, locally or on S3): the files as one virtual Zarr dataset.
     Refs {
         /// The netCDF files, block-compressed classic files or NCZarr/Zarr stores (paths or URLs); the references point at files as given, at a directory store's chunk objects by absolute path, at an object store's by URL.
         #[arg(required = true)]
         inputs: Vec<String>,
-        /// The reference file to write, a directory of Parquet files for a name ending in .parq or .parquet, or the Icechunk repository (a directory named *.icechunk).
+        /// The reference file to write, a directory of Parquet files for a name ending in .parq or .parquet, or the Icechunk repository: a directory named *.icechunk, or a prefix on S3 (s3://bucket/prefix.icechunk, http(s)://host/bucket/prefix.icechunk#mode=s3, or any S3 URL with --format icechunk; region, endpoint and credentials by the rules of nctk's S3 stores), which must hold nothing yet.
         #[arg(short = 'o', long = "output")]
         output: std::path::PathBuf,
         /// The references' form, json, parquet or icechunk (default: by the output's name).

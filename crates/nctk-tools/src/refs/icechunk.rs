@@ -14,7 +14,7 @@
 //! repository's configuration; readers authorise it when they open the
 //! repository.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 use std::sync::Arc;
 
@@ -26,10 +26,12 @@ use icechunk::store::SetVirtualRefsResult;
 use icechunk::virtual_chunks::VirtualChunkContainer;
 use icechunk::{ObjectStoreConfig, Repository, RepositoryConfig, Storage, Store};
 use nctk::model::ChunkRef;
+use nctk_store_object::aws::S3Target;
 use serde_json::{json, Map, Value};
 use tokio::runtime::Runtime;
 
 use super::combine::{Chunks, Collection, VarLayout};
+use super::icechunk_s3;
 use super::kerchunk::{self, group_attributes, group_prefix, summary};
 use super::stream::{stream, RefsSink};
 use super::{RefsError, RefsProgress, RefsSummary};
@@ -59,14 +61,55 @@ pub fn write_repository(
     progress: &mut dyn RefsProgress,
 ) -> Result<RefsSummary, RefsError> {
     let written = |e| super::write_error(output, e);
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(written)?;
+    let runtime = runtime().map_err(written)?;
     let storage = runtime
         .block_on(icechunk::new_local_filesystem_storage(dir))
         .map_err(|e| written(failed("storage", e)))?;
     write_to(inputs, storage, &runtime, output, window, progress)
+}
+
+/// Writes the references of the collection as an Icechunk repository
+/// under the S3 prefix `target` (the URL `url`), reached by the region,
+/// endpoint and credentials nctk's S3 rules give; a prefix that holds
+/// anything is refused, and what a failure leaves there is deleted.
+pub fn write_repository_s3(
+    inputs: &Collection,
+    target: &S3Target,
+    url: &str,
+    window: usize,
+    progress: &mut dyn RefsProgress,
+) -> Result<RefsSummary, RefsError> {
+    let output = Path::new(url);
+    let written = |e| super::write_error(output, e);
+    let settings = icechunk_s3::settings(target, url).map_err(written)?;
+    let prefix = icechunk_s3::Prefix::new(target, &settings, url).map_err(written)?;
+    prefix.refuse_existing().map_err(written)?;
+    let runtime = runtime().map_err(written)?;
+    let storage = runtime
+        .block_on(icechunk::new_s3_object_store_storage(
+            icechunk_s3::options(&settings),
+            target.bucket.clone(),
+            Some(target.key.clone()),
+            Some(icechunk_s3::credentials(&settings)),
+            vec![],
+            vec![],
+        ))
+        .map_err(|e| written(failed("storage", e)))?;
+    let made = write_to(inputs, storage, &runtime, output, window, progress);
+    if made.is_err() {
+        // The error that stopped the writing is the one to report; a
+        // prefix that cannot be emptied too is named by the next run's
+        // refusal.
+        let _ = prefix.remove_all();
+    }
+    made
+}
+
+/// The runtime icechunk's futures run on (on the calling thread).
+fn runtime() -> std::io::Result<Runtime> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
 }
 
 /// Writes the references of the collection as a new repository in
@@ -80,13 +123,15 @@ fn write_to(
     progress: &mut dyn RefsProgress,
 ) -> Result<RefsSummary, RefsError> {
     let written = |e| super::write_error(output, e);
-    let config = config(inputs).map_err(written)?;
+    let locations = Locations::of(inputs).map_err(written)?;
+    let config = locations.config().map_err(written)?;
     let store = runtime
         .block_on(create(storage, config, inputs))
         .map_err(written)?;
     let mut sink = IcechunkSink {
         runtime,
         store: &store,
+        locations: &locations,
         output,
         shapes: HashMap::new(),
     };
@@ -95,20 +140,75 @@ fn write_to(
     Ok(summary(&layouts))
 }
 
-/// The repository's configuration: a virtual chunk container for each
-/// place the inputs are.
-fn config(inputs: &Collection) -> std::io::Result<RepositoryConfig> {
-    let mut config = RepositoryConfig::default();
-    let urls: Vec<&str> = (0..inputs.len()).map(|i| inputs.url(i)).collect();
-    for prefix in containers(&urls)? {
-        let store = container_store(&prefix)?;
-        let container =
-            VirtualChunkContainer::new(prefix.clone(), store).map_err(|e| failed(&prefix, e))?;
-        config
-            .set_virtual_chunk_container(container)
-            .map_err(|e| failed(&prefix, e))?;
+/// Where each input's chunks are for icechunk: an input on S3 as
+/// `s3://bucket/key`, its bucket's container reached with the options
+/// nctk's S3 rules give for its URL (an `http(s)://` URL of an
+/// S3-compatible server included), any other input as its URL (a local
+/// path as a `file://` URL).
+struct Locations {
+    /// Each input's location.
+    inputs: Vec<String>,
+    /// The options of each bucket's container (`s3://bucket/`).
+    buckets: BTreeMap<String, S3Options>,
+}
+
+impl Locations {
+    fn of(inputs: &Collection) -> std::io::Result<Locations> {
+        let mut locations = Locations {
+            inputs: Vec::with_capacity(inputs.len()),
+            buckets: BTreeMap::new(),
+        };
+        for i in 0..inputs.len() {
+            let name = inputs.name(i);
+            let target = nctk::s3_target(name).map_err(|e| invalid(e.to_string()))?;
+            let location = match target {
+                Some(target) => {
+                    let bucket = format!("s3://{}/", target.bucket);
+                    if !locations.buckets.contains_key(&bucket) {
+                        let settings = icechunk_s3::settings(&target, name)?;
+                        locations
+                            .buckets
+                            .insert(bucket.clone(), icechunk_s3::options(&settings));
+                    }
+                    format!("{bucket}{}", target.key)
+                }
+                None => location_url(inputs.url(i)).map_err(invalid)?,
+            };
+            locations.inputs.push(location);
+        }
+        Ok(locations)
     }
-    Ok(config)
+
+    /// The location of a chunk of input `i` at `url` (the input's own URL
+    /// or, for a store, one of its objects').
+    fn of_chunk(&self, inputs: &Collection, i: usize, url: &str) -> Result<String, String> {
+        match url.strip_prefix(inputs.url(i)) {
+            Some(rest) => Ok(format!("{}{rest}", self.inputs[i])),
+            None => location_url(url),
+        }
+    }
+
+    /// The repository's configuration: a virtual chunk container for each
+    /// place the inputs are.
+    fn config(&self) -> std::io::Result<RepositoryConfig> {
+        let mut config = RepositoryConfig::default();
+        let urls: Vec<&str> = self.inputs.iter().map(String::as_str).collect();
+        for prefix in containers(&urls)? {
+            let store = match self.buckets.get(&prefix) {
+                Some(options) if options.endpoint_url.is_some() => {
+                    ObjectStoreConfig::S3Compatible(options.clone())
+                }
+                Some(options) => ObjectStoreConfig::S3(options.clone()),
+                None => container_store(&prefix)?,
+            };
+            let container = VirtualChunkContainer::new(prefix.clone(), store)
+                .map_err(|e| failed(&prefix, e))?;
+            config
+                .set_virtual_chunk_container(container)
+                .map_err(|e| failed(&prefix, e))?;
+        }
+        Ok(config)
+    }
 }
 
 /// A new repository in `storage` with `config`, a writable session of
@@ -163,6 +263,7 @@ async fn set(store: &Store, key: &str, bytes: Vec<u8>) -> std::io::Result<()> {
 struct IcechunkSink<'a> {
     runtime: &'a Runtime,
     store: &'a Store,
+    locations: &'a Locations,
     output: &'a Path,
     /// Each array's shape in its metadata set so far.
     shapes: HashMap<String, Vec<u64>>,
@@ -180,7 +281,13 @@ impl RefsSink for IcechunkSink<'_> {
         }
         let (runtime, store) = (self.runtime, self.store);
         runtime
-            .block_on(set_chunks(store, inputs, &layout.name, chunks))
+            .block_on(set_chunks(
+                store,
+                inputs,
+                self.locations,
+                &layout.name,
+                chunks,
+            ))
             .map_err(|e| super::write_error(self.output, e))
     }
 
@@ -216,6 +323,7 @@ impl IcechunkSink<'_> {
 async fn set_chunks(
     store: &Store,
     inputs: &Collection,
+    locations: &Locations,
     array: &str,
     chunks: Chunks,
 ) -> std::io::Result<()> {
@@ -227,19 +335,20 @@ async fn set_chunks(
             .collect::<Result<_, _>>()
             .map_err(|_| invalid(format!("{array}: chunk {coords:?}: index past 2^32")))?;
         let key = chunk_key(array, &index);
-        let (url, offset, length) = match r {
-            ChunkRef::Range { offset, length } => (inputs.url(input).to_string(), offset, length),
+        let (url, offset, length) = match &r {
+            ChunkRef::Range { offset, length } => (inputs.url(input), *offset, *length),
             ChunkRef::Object {
                 object,
                 offset,
                 length,
-            } => (object, offset, length),
+            } => (object.as_str(), *offset, *length),
             ChunkRef::Inline(bytes) => {
                 set(store, &key, bytes.to_vec()).await?;
                 continue;
             }
         };
-        let location = location_url(&url)
+        let location = locations
+            .of_chunk(inputs, input, url)
             .and_then(|u| VirtualChunkLocation::from_url(&u).map_err(|e| e.to_string()))
             .map_err(|e| invalid(format!("{key}: {e}")))?;
         let reference = VirtualChunkRef {
@@ -467,13 +576,12 @@ fn container_prefix(url: &str) -> Option<String> {
     }
 }
 
-/// How the chunks of a container are fetched.
+/// How the chunks of a container not on S3 are fetched.
 fn container_store(prefix: &str) -> std::io::Result<ObjectStoreConfig> {
     let (scheme, rest) = prefix.split_once("://").unwrap_or(("", prefix));
     Ok(match scheme {
         "file" => ObjectStoreConfig::LocalFileSystem(rest.into()),
         "http" | "https" => ObjectStoreConfig::Http(HttpConfig::default()),
-        "s3" => ObjectStoreConfig::S3(S3Options::default()),
         "gs" | "az" => {
             return Err(invalid(format!(
                 "{prefix}: Icechunk containers on GCS and Azure are not made yet"

@@ -13,6 +13,7 @@
 mod combine;
 mod cut;
 mod icechunk;
+mod icechunk_s3;
 mod kerchunk;
 mod parquet;
 mod progress;
@@ -128,16 +129,23 @@ pub enum RefsFormat {
     /// kerchunk's Parquet form, a directory fsspec's
     /// `LazyReferenceMapper` reads (for millions of references).
     Parquet,
-    /// An Icechunk repository (a directory) whose branch `main` holds the
-    /// references as virtual chunks of Zarr v3 arrays.
+    /// An Icechunk repository (a directory, or a prefix on S3) whose
+    /// branch `main` holds the references as virtual chunks of Zarr v3
+    /// arrays.
     Icechunk,
 }
 
 impl RefsFormat {
     /// The form an output's name asks for: Parquet for a name ending in
-    /// `.parq` or `.parquet`, Icechunk for `.icechunk`, else JSON.
+    /// `.parq` or `.parquet`, Icechunk for `.icechunk` (a URL's name
+    /// before its `#` fragment), else JSON.
     pub fn for_output(output: &Path) -> RefsFormat {
-        match output.extension().and_then(|e| e.to_str()) {
+        let name = output.to_string_lossy();
+        let name = match name.split_once('#') {
+            Some((url, _)) if url.contains("://") => url,
+            _ => &name,
+        };
+        match Path::new(name).extension().and_then(|e| e.to_str()) {
             Some("parq" | "parquet") => RefsFormat::Parquet,
             Some("icechunk") => RefsFormat::Icechunk,
             _ => RefsFormat::Json,
@@ -189,6 +197,10 @@ fn write_refs<S: AsRef<str> + Sync>(
     options: &RefsOptions,
     progress: &mut dyn RefsProgress,
 ) -> Result<RefsSummary, RefsError> {
+    let format = options
+        .format
+        .unwrap_or_else(|| RefsFormat::for_output(output));
+    let s3 = output_on_s3(output, format)?;
     let names: Vec<String> = inputs.iter().map(|s| s.as_ref().to_string()).collect();
     let first = names.first().ok_or(RefsError::NoInputs)?;
     let first = stream::open_all(&[first.as_str()], progress)?
@@ -203,9 +215,6 @@ fn write_refs<S: AsRef<str> + Sync>(
         options.chunk_bytes,
     )?;
     let window = options.window.unwrap_or(DEFAULT_WINDOW);
-    let format = options
-        .format
-        .unwrap_or_else(|| RefsFormat::for_output(output));
     match format {
         RefsFormat::Json => {
             let (doc, summary) = kerchunk_json(&collection, window, progress)?;
@@ -214,15 +223,55 @@ fn write_refs<S: AsRef<str> + Sync>(
             })?;
             Ok(summary)
         }
-        RefsFormat::Icechunk => nctk::write_dir_safely(output, |dir| {
-            icechunk::write_repository(&collection, dir, output, window, progress)
-        }),
+        RefsFormat::Icechunk => match s3 {
+            Some(target) => {
+                let url = output.to_string_lossy();
+                icechunk::write_repository_s3(&collection, &target, &url, window, progress)
+            }
+            None => nctk::write_dir_safely(output, |dir| {
+                icechunk::write_repository(&collection, dir, output, window, progress)
+            }),
+        },
         RefsFormat::Parquet => {
             let record_size = options.record_size.unwrap_or(DEFAULT_RECORD_SIZE).max(1);
             nctk::write_dir_safely(output, |dir| {
                 parquet::write_parquet(&collection, dir, output, record_size, window, progress)
             })
         }
+    }
+}
+
+/// The S3 location of an Icechunk `output` named by an S3 URL (nctk's
+/// rules: [`nctk::s3_target`]); `None` for a local path; any other URL is
+/// refused (JSON and Parquet references are written to local paths only,
+/// Icechunk repositories also to S3).
+fn output_on_s3(
+    output: &Path,
+    format: RefsFormat,
+) -> Result<Option<nctk_store_object::aws::S3Target>, RefsError> {
+    let text = output.to_string_lossy();
+    let refuse = |reason: &str| {
+        RefsError::Output(OutputError::Unsupported {
+            path: text.to_string(),
+            format: "references",
+            reason: reason.to_string(),
+        })
+    };
+    if !text.contains("://") {
+        return Ok(None);
+    }
+    if format != RefsFormat::Icechunk {
+        return Err(refuse(
+            "JSON and Parquet references are written to a local path; only an Icechunk \
+             repository (--format icechunk) is written to S3",
+        ));
+    }
+    match nctk::s3_target(&text)? {
+        Some(target) => Ok(Some(target)),
+        None => Err(refuse(
+            "an Icechunk repository is written to a local directory or to S3 \
+             (s3://bucket/prefix, or http(s)://host/bucket/prefix#mode=s3)",
+        )),
     }
 }
 

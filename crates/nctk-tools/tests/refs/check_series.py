@@ -2,8 +2,9 @@
 (tests/refs.rs). sys.argv[1]: the references (JSON files, Parquet
 directories, Icechunk repositories: a ``.icechunk`` directory or an
 ``s3://bucket/prefix`` on the S3 server of AWS_ENDPOINT_URL; several
-separated by os.pathsep); sys.argv[2:]: the files in order, all in one
-directory. xarray opening the references (engine "zarr" over fsspec's
+on lines of their own); sys.argv[2:]: the files in order, all in one
+directory (a repository's chunks may also be copies of them on that
+server, read with AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY). xarray opening the references (engine "zarr" over fsspec's
 reference filesystem, or over the repository's branch ``main`` with
 icechunk for Python, the files' directory authorised) gives the values
 and attributes of
@@ -19,7 +20,7 @@ import xarray as xr
 warnings.simplefilter("ignore")
 import os
 
-all_refs, files = sys.argv[1].split(os.pathsep), sys.argv[2:]
+all_refs, files = sys.argv[1].splitlines(), sys.argv[2:]
 real = xr.open_mfdataset(
     files, engine="netcdf4", combine="nested", concat_dim="time",
     data_vars="minimal", coords="minimal", compat="override",
@@ -40,7 +41,19 @@ def icechunk_store(refs):
     else:
         storage = icechunk.local_filesystem_storage(refs)
     directory = "file://" + os.path.dirname(os.path.abspath(files[0])) + "/"
-    repo = icechunk.Repository.open(storage, authorize_virtual_chunk_access={directory: None})
+    authorized = {directory: None}
+    # Containers of chunks on S3 (the files uploaded there), reached with
+    # the test's key pair.
+    config = icechunk.Repository.fetch_config(storage)
+    for prefix in (config.virtual_chunk_containers or {}) if config else {}:
+        if prefix.startswith("s3://"):
+            authorized[prefix] = icechunk.s3_credentials(
+                access_key_id=os.environ["AWS_ACCESS_KEY_ID"],
+                secret_access_key=os.environ["AWS_SECRET_ACCESS_KEY"],
+            )
+    repo = icechunk.Repository.open(
+        storage, authorize_virtual_chunk_access=icechunk.containers_credentials(authorized)
+    )
     return repo.readonly_session("main").store
 
 
