@@ -81,7 +81,7 @@ pub fn write_repository_s3(
 ) -> Result<RefsSummary, RefsError> {
     let output = Path::new(url);
     let written = |e| super::write_error(output, e);
-    let settings = icechunk_s3::settings(target, url).map_err(written)?;
+    let settings = icechunk_s3::settings(target).map_err(written)?;
     let prefix = icechunk_s3::Prefix::new(target, &settings, url).map_err(written)?;
     prefix.refuse_existing().map_err(written)?;
     let runtime = runtime().map_err(written)?;
@@ -165,7 +165,8 @@ impl Locations {
                 Some(target) => {
                     let bucket = format!("s3://{}/", target.bucket);
                     if !locations.buckets.contains_key(&bucket) {
-                        let settings = icechunk_s3::settings(&target, name)?;
+                        let settings = icechunk_s3::settings(&target)
+                            .map_err(|e| invalid(format!("{name}: {e}")))?;
                         locations
                             .buckets
                             .insert(bucket.clone(), icechunk_s3::options(&settings));

@@ -9,10 +9,10 @@ use icechunk::config::{S3Credentials, S3Options, S3StaticCredentials};
 use nctk_store_object::aws::S3Target;
 use nctk_store_object::{connect, ObjectKvStore, Remote, RemoteOptions, S3Settings};
 
-/// The settings of the S3 location `target`, named `url` in errors.
-pub fn settings(target: &S3Target, url: &str) -> std::io::Result<S3Settings> {
-    nctk_store_object::aws::resolve(target)
-        .map_err(|e| std::io::Error::other(format!("{url}: {e}")))
+/// The settings of the S3 location `target` (the caller names it in
+/// errors).
+pub fn settings(target: &S3Target) -> std::io::Result<S3Settings> {
+    nctk_store_object::aws::resolve(target).map_err(std::io::Error::other)
 }
 
 /// icechunk's options for reaching the bucket of `settings`: its region,
@@ -53,42 +53,32 @@ pub fn credentials(settings: &S3Settings) -> S3Credentials {
 }
 
 /// The objects under an output's prefix, listed and deleted with nctk's
-/// own S3 client.
+/// own S3 client (the caller names the prefix in errors).
 pub struct Prefix {
     kv: ObjectKvStore,
-    url: String,
 }
 
 impl Prefix {
-    /// The prefix of `target` in the bucket of `settings`; `url` names it.
+    /// The prefix of `target` in the bucket of `settings`, at `url`.
     pub fn new(target: &S3Target, settings: &S3Settings, url: &str) -> std::io::Result<Prefix> {
-        let options =
-            RemoteOptions::from_env().map_err(|e| std::io::Error::other(format!("{url}: {e}")))?;
-        let store = connect::s3(settings, &options, url)
-            .map_err(|e| std::io::Error::other(format!("{url}: {e}")))?;
+        let options = RemoteOptions::from_env().map_err(std::io::Error::other)?;
+        let store = connect::s3(settings, &options, url).map_err(std::io::Error::other)?;
         let kv = ObjectKvStore::new(Remote::new(store, url, &target.key, options));
-        Ok(Prefix {
-            kv,
-            url: url.to_string(),
-        })
+        Ok(Prefix { kv })
     }
 
     /// Nothing is under the prefix, else an error saying how much is
     /// (nothing there is ever replaced).
     pub fn refuse_existing(&self) -> std::io::Result<()> {
-        let keys = self
-            .kv
-            .keys()
-            .map_err(|e| std::io::Error::other(format!("{}: {e}", self.url)))?;
+        let keys = self.kv.keys().map_err(std::io::Error::other)?;
         if keys.is_empty() {
             return Ok(());
         }
         Err(std::io::Error::new(
             std::io::ErrorKind::AlreadyExists,
             format!(
-                "{}: not writing a repository there: {} objects already are (an Icechunk \
+                "not writing a repository there: {} objects already are (an Icechunk \
                  repository or anything else); delete them or name another prefix",
-                self.url,
                 keys.len()
             ),
         ))
@@ -96,8 +86,7 @@ impl Prefix {
 
     /// Deletes everything under the prefix (what a failed write left).
     pub fn remove_all(&self) -> std::io::Result<()> {
-        let failed =
-            |e| std::io::Error::other(format!("{}: removing what was written: {e}", self.url));
+        let failed = |e| std::io::Error::other(format!("removing what was written: {e}"));
         let keys = self.kv.keys().map_err(failed)?;
         self.kv.delete_all(&keys).map_err(failed)
     }
