@@ -165,9 +165,12 @@ impl RefsFormat {
 }
 
 /// Writes the kerchunk references of `inputs` (paths or URLs nctk opens,
-/// opened concurrently) as one dataset to `output`, under a temporary
-/// name renamed into place when complete. The references point at the
-/// inputs as given ([`reference_url`]).
+/// read [`RefsOptions::window`] at a time, each window opened
+/// concurrently and closed before the next) as one dataset to `output`: a
+/// local path, written under a temporary name renamed into place when
+/// complete, or for an Icechunk repository also an S3 URL (a prefix that
+/// must hold nothing; a failure deletes what it wrote). The references
+/// point at the inputs as given ([`reference_url`]).
 pub fn refs<S: AsRef<str> + Sync>(
     inputs: &[S],
     output: &Path,
