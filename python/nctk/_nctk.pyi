@@ -112,7 +112,7 @@ def copy(input: str, output: str, **options: Any) -> dict[str, Any]:
 def refs(
     inputs: list[str], output: str, *, concat_dim: str | None = None,
     chunk_bytes: int | None = None, format: str | None = None,
-    record_size: int | None = None,
+    record_size: int | None = None, window: int | None = None,
     progress: Callable[[str, str, int], None] | None = None,
 ) -> dict[str, int]:
     """``nctk refs``: kerchunk references of ``inputs`` (JSON or Parquet),

@@ -20,6 +20,7 @@ def refs(
     chunk_bytes: int | None = None,
     format: str | None = None,
     record_size: int | None = None,
+    window: int | None = None,
     progress: Any = None,
 ) -> dict[str, int]:
     """Writes kerchunk's reference JSON (version 1), or its Parquet form, for
@@ -59,6 +60,19 @@ def refs(
                                         authorize_virtual_chunk_access={"file:///data/run/": None})
         ds = xr.open_zarr(repo.readonly_session("main").store, consolidated=False)
 
+    An Icechunk output may also be a prefix on S3 (``s3://bucket/prefix``,
+    ``http://host:9000/bucket/prefix#mode=s3``), reached with the region,
+    endpoint and credentials nctk's S3 stores use; a prefix that holds
+    anything is refused, and a failure deletes what it wrote. An input on
+    S3 is referenced in an Icechunk repository as ``s3://bucket/key``, its
+    bucket's container carrying its region and endpoint.
+
+    The inputs are read ``window`` at a time (default 64) and closed, so
+    the memory and open files of any number of inputs are those of one
+    window (JSON holds its document whole; Parquet files are written as
+    their records fill; Icechunk's session holds its changes until the
+    commit).
+
     ``progress=True`` draws a progress bar with tqdm (each input opened,
     then each variable referenced across the inputs, is a step); a callable
     gets ``(event, name, n)``: ``("total", "", steps)`` (again once the
@@ -70,4 +84,5 @@ def refs(
         inputs = [inputs]
     return _nctk.refs([os.fspath(i) for i in inputs], os.fspath(output), concat_dim=concat_dim,
                        chunk_bytes=chunk_bytes, format=format, record_size=record_size,
+                       window=window,
                        progress=_reporter(progress, os.path.basename(os.fspath(output)), _TqdmSteps))

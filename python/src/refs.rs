@@ -30,13 +30,14 @@ impl RefsProgress for Report {
 /// into chunks of at most `chunk_bytes`, to `output` (kerchunk's JSON or
 /// Parquet form or an Icechunk repository, by `format` or the output's
 /// name; `record_size`
-/// references per Parquet file), with the GIL released; `progress`, when
+/// references per Parquet file), the inputs read `window` at a time,
+/// with the GIL released; `progress`, when
 /// given, is called as the [`RefsProgress`] of [`Report`] says. Returns the
 /// summary: `variables`, `chunks`.
 // Python's keyword arguments, one parameter each.
 #[allow(clippy::too_many_arguments)]
 #[pyfunction]
-#[pyo3(signature = (inputs, output, *, concat_dim = None, chunk_bytes = None, format = None, record_size = None, progress = None))]
+#[pyo3(signature = (inputs, output, *, concat_dim = None, chunk_bytes = None, format = None, record_size = None, window = None, progress = None))]
 pub fn refs<'py>(
     py: Python<'py>,
     inputs: Vec<String>,
@@ -45,6 +46,7 @@ pub fn refs<'py>(
     chunk_bytes: Option<u64>,
     format: Option<String>,
     record_size: Option<u64>,
+    window: Option<usize>,
     progress: Option<Py<PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
     no_panic(|| {
@@ -62,6 +64,7 @@ pub fn refs<'py>(
             chunk_bytes,
             format,
             record_size,
+            window,
         };
         let mut report = progress.map(Report);
         let summary = py

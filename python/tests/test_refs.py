@@ -5,7 +5,8 @@ files combined along time; inputs that do not line up raise ValueError
 naming the file and the variable, for local files and for 24 netCDF-4
 files on moto's S3 server (the references point at the objects' URLs).
 The same references of local files as an Icechunk repository (an output
-named ``*.icechunk``) read the same through icechunk for Python, and as
+named ``*.icechunk``, a directory or a prefix on moto's S3) read the same
+through icechunk for Python, and as
 kerchunk's Parquet form (``format="parquet"``, a few references per file)
 through fsspec's ``LazyReferenceMapper``."""
 
@@ -115,10 +116,35 @@ def test_an_icechunk_repository_reads_as_open_mfdataset(files: list[Path], tmp_p
     xr.testing.assert_identical(_icechunk(repo, folder), _expected(files))
 
 
+def test_an_icechunk_repository_on_s3_reads_as_open_mfdataset(
+    moto, files: list[Path], tmp_path: Path
+) -> None:
+    icechunk = need("icechunk")
+    moto.bucket("repos")
+    url = f"{moto.endpoint}/repos/run.icechunk#mode=s3"
+    summary = nctk.refs(files, url, window=5)
+    assert summary["variables"] == 3
+    # a prefix that holds a repository is not written again
+    with pytest.raises(OSError, match=r"run\.icechunk"):
+        nctk.refs(files, url)
+    storage = icechunk.s3_storage(
+        bucket="repos", prefix="run.icechunk", endpoint_url=moto.endpoint, region="us-east-1",
+        allow_http=True, force_path_style=True, access_key_id="testing",
+        secret_access_key="testing",
+    )
+    folder = "file://" + str(files[0].parent.resolve()) + "/"
+    repository = icechunk.Repository.open(storage, authorize_virtual_chunk_access={folder: None})
+    store = repository.readonly_session("main").store
+    virtual = xr.open_dataset(store, engine="zarr", consolidated=False, zarr_format=3).load()
+    xr.testing.assert_identical(virtual, _expected(files))
+
+
 def test_parquet_references_read_as_open_mfdataset(files: list[Path], tmp_path: Path) -> None:
     need("fastparquet")
     out = tmp_path / "local"
-    summary = nctk.refs(files, out, format="parquet", record_size=5)
+    # four inputs open at a time: the Parquet files are written as their
+    # rows come
+    summary = nctk.refs(files, out, format="parquet", record_size=5, window=4)
     assert summary["variables"] == 3
     # t2m: one chunk a step, two steps a file, five chunks a Parquet file
     assert sorted(p.name for p in (out / "t2m").iterdir()) == [

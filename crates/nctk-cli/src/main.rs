@@ -39,12 +39,12 @@ enum Command {
         /// The file to check.
         file: String,
     },
-    /// Write kerchunk references (JSON, version 1, or its Parquet form) to netCDF files' chunks, or an Icechunk repository of them (an output named *.icechunk): the files as one virtual Zarr dataset.
+    /// Write kerchunk references (JSON, version 1, or its Parquet form) to netCDF files' chunks, or an Icechunk repository of them (an output named *.icechunk, locally or on S3): the files as one virtual Zarr dataset.
     Refs {
         /// The netCDF files, block-compressed classic files or NCZarr/Zarr stores (paths or URLs); the references point at files as given, at a directory store's chunk objects by absolute path, at an object store's by URL.
         #[arg(required = true)]
         inputs: Vec<String>,
-        /// The reference file to write, a directory of Parquet files for a name ending in .parq or .parquet, or the Icechunk repository (a directory named *.icechunk).
+        /// The reference file to write, a directory of Parquet files for a name ending in .parq or .parquet, or the Icechunk repository: a directory named *.icechunk, or a prefix on S3 (s3://bucket/prefix.icechunk, http(s)://host/bucket/prefix.icechunk#mode=s3, or any S3 URL with --format icechunk; region, endpoint and credentials by the rules of nctk's S3 stores), which must hold nothing yet.
         #[arg(short = 'o', long = "output")]
         output: std::path::PathBuf,
         /// The references' form, json, parquet or icechunk (default: by the output's name).
@@ -59,6 +59,9 @@ enum Command {
         /// Cut variables stored whole and raw into chunks of at most this size along their first dimension (K, M, G suffixes as nccopy's -m).
         #[arg(long = "chunk-bytes")]
         chunk_bytes: Option<String>,
+        /// Inputs open at once (default 64): the inputs are read this many at a time, then closed, so memory and open files do not grow with their number.
+        #[arg(long = "window")]
+        window: Option<usize>,
     },
     /// Serve the datasets under a directory to cdmremote clients (netCDF-Java, siphon).
     Serve(ServeCli),
@@ -216,6 +219,7 @@ fn run_refs(
     chunk_bytes: Option<&str>,
     format: Option<&str>,
     record_size: Option<u64>,
+    window: Option<usize>,
 ) -> Result<bool, String> {
     let format = format
         .map(|f| {
@@ -232,6 +236,7 @@ fn run_refs(
         chunk_bytes,
         format,
         record_size,
+        window,
     };
     refs_with_progress(inputs, output, &options, &mut *progress::refs_for_stderr())
         .map(|_| true)
@@ -266,6 +271,7 @@ fn main() -> ExitCode {
             chunk_bytes,
             format,
             record_size,
+            window,
         } => run_refs(
             inputs,
             output,
@@ -273,6 +279,7 @@ fn main() -> ExitCode {
             chunk_bytes.as_deref(),
             format.as_deref(),
             *record_size,
+            *window,
         ),
         Command::Serve(args) => run_serve(args, &mut out),
     };

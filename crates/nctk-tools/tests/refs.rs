@@ -355,19 +355,287 @@ fn files_along_time_read_as_open_mfdataset_reads_them() {
         };
         let summary = refs(&files, &out, &options).unwrap();
         assert_eq!(summary.variables, 4, "{prefix}: {summary:?}");
-        // The same in kerchunk's Parquet form, two references to a file.
+        // The same in kerchunk's Parquet form, two references to a file,
+        // one input open at a time (beside the first).
         let parq = tmp.path().join(format!("{prefix}.parq"));
         let options = RefsOptions {
             record_size: Some(2),
+            window: Some(1),
             ..options
         };
         assert_eq!(refs(&files, &parq, &options).unwrap(), summary, "{prefix}");
-        let both = std::env::join_paths([&out, &parq]).unwrap();
-        let args = std::iter::once(both.into_string().unwrap()).chain(files);
+        let both = [&out, &parq].map(|p| p.to_str().unwrap()).join("\n");
+        let args = std::iter::once(both).chain(files);
         let report = require::python_output(MODULES, CHECK_SERIES, args)
             .expect("the peers were found above");
         assert_eq!(report.trim(), "agree", "{prefix}");
     }
+}
+
+/// The child's environment variable in
+/// [`more_inputs_than_open_files_are_read_a_window_at_a_time`]: the
+/// directory of its inputs.
+const MANY_INPUTS: &str = "NCTK_TEST_REFS_MANY_INPUTS";
+
+/// More inputs (160 netCDF-4 files) than the process may open files
+/// (100, in a child process) make one dataset along time, in each output
+/// form, read a window of inputs at a time: xarray reads the references
+/// as `open_mfdataset` reads the files. With every input open at once,
+/// the same inputs fail on the limit. `temp` grows past the size of a
+/// variable that may be inlined in the second window (its chunks held
+/// until then, streamed after); one file of the third window is 2 steps
+/// long where `time` is chunked by 3, so `time` is inlined and the
+/// inputs read before then are read again for its values.
+#[test]
+fn more_inputs_than_open_files_are_read_a_window_at_a_time() {
+    if let Ok(dir) = std::env::var(MANY_INPUTS) {
+        return many_inputs_child(Path::new(&dir));
+    }
+    if !require::python(MODULES) {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let mut step0 = 0;
+    let files: Vec<String> = (0..160)
+        .map(|i| {
+            let path = tmp.path().join(format!("{i:03}.nc"));
+            let steps = if i == 140 { 2 } else { 3 };
+            series_file(&path, step0, steps);
+            step0 += steps;
+            path.to_str().unwrap().to_string()
+        })
+        .collect();
+    rerun_as_child(
+        "more_inputs_than_open_files_are_read_a_window_at_a_time",
+        "ulimit -n 100",
+        [(MANY_INPUTS, tmp.path().as_os_str())],
+    );
+    let outputs = ["all.json", "all.parq", "all.icechunk"].map(|o| tmp.path().join(o));
+    let refs = outputs.map(|p| p.to_str().unwrap().to_string()).join("\n");
+    let args = std::iter::once(refs).chain(files);
+    let report =
+        require::python_output(MODULES, CHECK_SERIES, args).expect("the peers were found above");
+    // (icechunk for Python may log a warning first)
+    assert_eq!(report.lines().last(), Some("agree"), "{report}");
+}
+
+/// Runs the test `name` of this binary again, alone, in a child process
+/// with the environment `env` after the shell command `setup` (a lower
+/// limit), and fails unless it passes.
+fn rerun_as_child<'a>(
+    name: &str,
+    setup: &str,
+    env: impl IntoIterator<Item = (&'a str, &'a std::ffi::OsStr)>,
+) {
+    let exe = std::env::current_exe().unwrap();
+    let status = std::process::Command::new("sh")
+        .args(["-c", &format!("{setup} && exec \"$0\" \"$@\"")])
+        .arg(exe)
+        .args([name, "--exact", "--nocapture"])
+        .envs(env)
+        .status()
+        .unwrap();
+    assert!(status.success(), "{name} in a child process: {status}");
+}
+
+/// The child of [`more_inputs_than_open_files_are_read_a_window_at_a_time`],
+/// under the lower limit: references of the inputs in `dir` in each form.
+fn many_inputs_child(dir: &Path) {
+    let mut files: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path().to_str().unwrap().to_string())
+        .filter(|p| p.ends_with(".nc"))
+        .collect();
+    files.sort();
+    let all_open = RefsOptions {
+        window: Some(files.len()),
+        ..RefsOptions::default()
+    };
+    let err = refs(&files, &dir.join("fails.json"), &all_open).unwrap_err();
+    assert!(err.to_string().contains("os error 24"), "{err}");
+    let options = RefsOptions {
+        record_size: Some(7),
+        ..RefsOptions::default()
+    };
+    for out in ["all.json", "all.parq", "all.icechunk"] {
+        let summary =
+            refs(&files, &dir.join(out), &options).unwrap_or_else(|e| panic!("{out}: {e}"));
+        assert_eq!(summary.variables, 3, "{out}: {summary:?}");
+    }
+    // `time` inlined: one chunk of every step's value.
+    let doc: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("all.json")).unwrap()).unwrap();
+    let zarray: serde_json::Value =
+        serde_json::from_str(doc["refs"]["time/.zarray"].as_str().unwrap()).unwrap();
+    assert_eq!(zarray["chunks"], serde_json::json!([479]), "{zarray}");
+    assert!(doc["refs"]["time/0"]
+        .as_str()
+        .unwrap()
+        .starts_with("base64:"));
+}
+
+/// A netCDF-4 file of `steps` steps of a time line from `step0`: `time`
+/// chunked by 3, `temp` (time, x of 1000) and `flag` by one step, their
+/// values the file's own.
+fn series_file(path: &Path, step0: usize, steps: usize) {
+    let mut def = nctk::create(path, nctk::Format::Netcdf4).unwrap();
+    let t = def.add_unlimited_dimension("time").unwrap();
+    let x = def.add_dimension("x", 1000).unwrap();
+    def.add_variable::<f64>("time", &[t])
+        .unwrap()
+        .set_chunking(&[3])
+        .unwrap();
+    def.add_variable::<f32>("temp", &[t, x])
+        .unwrap()
+        .set_chunking(&[1, 1000])
+        .unwrap();
+    def.add_variable::<i16>("flag", &[t])
+        .unwrap()
+        .set_chunking(&[1])
+        .unwrap();
+    let mut ds = def.end_define().unwrap();
+    let time: Vec<f64> = (step0..step0 + steps).map(|s| s as f64).collect();
+    let temp: Vec<f32> = (0..steps * 1000)
+        .map(|k| (step0 * 1000 + k) as f32 / 8.0)
+        .collect();
+    let flag: Vec<i16> = (step0..step0 + steps).map(|s| (s % 5) as i16).collect();
+    ds.put_values("time", (0..steps,), &time).unwrap();
+    ds.put_values("temp", (0..steps, ..), &temp).unwrap();
+    ds.put_values("flag", (0..steps,), &flag).unwrap();
+    ds.close().unwrap();
+}
+
+/// The child's environment variable in
+/// [`icechunk_repositories_on_s3_read_as_the_files_do`]: the S3 server's
+/// endpoint.
+const S3_ENDPOINT: &str = "NCTK_TEST_REFS_S3_ENDPOINT";
+
+/// The child's environment variable in
+/// [`icechunk_repositories_on_s3_read_as_the_files_do`]: the directory of
+/// its inputs.
+const S3_INPUTS: &str = "NCTK_TEST_REFS_S3_INPUTS";
+
+/// The environment of the S3 test's child and Python check: moto's key
+/// pair (any), its region, no AWS files.
+fn s3_env(tmp: &Path, endpoint: &str) -> Vec<(&'static str, std::ffi::OsString)> {
+    let none = tmp.join("no-aws-files");
+    let inputs = tmp.join("in");
+    vec![
+        ("AWS_ACCESS_KEY_ID", "test".into()),
+        ("AWS_SECRET_ACCESS_KEY", "test".into()),
+        ("AWS_REGION", "us-east-1".into()),
+        ("AWS_CONFIG_FILE", none.clone().into()),
+        ("AWS_SHARED_CREDENTIALS_FILE", none.into()),
+        ("AWS_ENDPOINT_URL", endpoint.into()),
+        (S3_ENDPOINT, endpoint.into()),
+        (S3_INPUTS, inputs.into()),
+    ]
+}
+
+/// Icechunk on S3 (moto): 24 local netCDF-4 files' references written to
+/// a repository on S3 (`http://host:port/bucket/prefix#mode=s3`, the key
+/// pair from the environment), and the same files' copies on S3 (inputs
+/// `...#mode=bytes,s3`) referenced from a local repository through a
+/// container `s3://bucket/` with the server's endpoint: icechunk for
+/// Python reads both as `open_mfdataset` reads the files. A prefix that
+/// holds a repository is refused and left as it is; a failure leaves
+/// nothing under its prefix.
+#[test]
+fn icechunk_repositories_on_s3_read_as_the_files_do() {
+    if let Ok(endpoint) = std::env::var(S3_ENDPOINT) {
+        return s3_child(&endpoint);
+    }
+    if !require::python(MODULES) {
+        return;
+    }
+    let Some(moto) = nctk_test_servers::moto() else {
+        return;
+    };
+    moto.create_bucket("refs").unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("in");
+    std::fs::create_dir(&dir).unwrap();
+    let files: Vec<String> = (0..24)
+        .map(|i| {
+            let path = dir.join(format!("{i:03}.nc"));
+            series_file(&path, 3 * i, 3);
+            path.to_str().unwrap().to_string()
+        })
+        .collect();
+    moto.upload_dir("refs", "in", &dir).unwrap();
+    let env = s3_env(tmp.path(), &moto.endpoint());
+    rerun_as_child(
+        "icechunk_repositories_on_s3_read_as_the_files_do",
+        "true",
+        env.iter().map(|(k, v)| (*k, v.as_os_str())),
+    );
+    assert!(!moto
+        .list_keys("refs", "series.icechunk/")
+        .unwrap()
+        .is_empty());
+    assert_eq!(
+        moto.list_keys("refs", "bad.icechunk/").unwrap(),
+        Vec::<String>::new()
+    );
+    let local = dir.join("remote.icechunk");
+    let refs = format!("s3://refs/series.icechunk\n{}", local.to_str().unwrap());
+    let report = std::process::Command::new("python3")
+        .arg("-c")
+        .arg(CHECK_SERIES)
+        .arg(refs)
+        .args(&files)
+        .envs(env)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&report.stdout);
+    assert!(
+        report.status.success() && stdout.lines().last() == Some("agree"),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&report.stderr)
+    );
+}
+
+/// The child of [`icechunk_repositories_on_s3_read_as_the_files_do`], in
+/// the S3 environment: the repositories, the refusal and the failure.
+fn s3_child(endpoint: &str) {
+    let dir = PathBuf::from(std::env::var_os(S3_INPUTS).unwrap());
+    let mut files: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path().to_str().unwrap().to_string())
+        .filter(|p| p.ends_with(".nc"))
+        .collect();
+    files.sort();
+    let on_s3 = |prefix: &str| PathBuf::from(format!("{endpoint}/refs/{prefix}#mode=s3"));
+    let options = RefsOptions {
+        window: Some(5),
+        ..RefsOptions::default()
+    };
+    let repo = on_s3("series.icechunk");
+    let summary = refs(&files, &repo, &options).unwrap();
+    assert_eq!(summary.variables, 3, "{summary:?}");
+    // There already: refused, and left as it is.
+    let err = refs(&files, &repo, &options).unwrap_err();
+    let text = err.to_string();
+    assert!(
+        text.contains("series.icechunk") && text.contains("already"),
+        "{text}"
+    );
+    // The files' copies on S3, referenced from a local repository.
+    let remote: Vec<String> = files
+        .iter()
+        .map(|f| {
+            let name = Path::new(f).file_name().unwrap().to_str().unwrap();
+            format!("{endpoint}/refs/in/{name}#mode=bytes,s3")
+        })
+        .collect();
+    refs(&remote, &dir.join("remote.icechunk"), &options).unwrap();
+    // A file that does not line up, found once the repository is made:
+    // nothing is left under its prefix.
+    let odd = dir.join("odd.nc");
+    classic_with_records(&odd);
+    let bad = [files[0].clone(), odd.to_str().unwrap().to_string()];
+    let err = refs(&bad, &on_s3("bad.icechunk"), &options).unwrap_err();
+    assert!(matches!(err, RefsError::Mismatch { .. }), "{err}");
 }
 
 #[test]

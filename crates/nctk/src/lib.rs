@@ -56,7 +56,7 @@ pub use container::Container;
 pub use create_zarr::StoreLayout;
 pub(crate) use create_zarr::StoreWriter;
 pub use dataset::{Dataset, Variable};
-pub use door::local_path;
+pub use door::{local_path, s3_target};
 pub use error::{Error, ErrorKind, HasErrorKind};
 pub use extent::{Extent, Extents, IntoExtent, IntoExtents};
 pub use group::{Dimension, Group};

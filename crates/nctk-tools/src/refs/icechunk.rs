@@ -1,14 +1,20 @@
 //! The references as an Icechunk repository (on-disk spec version 1, what
-//! icechunk 1.x for Python reads): every group and variable of kerchunk's
-//! reference document as Zarr v3 metadata (`zarr.json`, codecs as
-//! numcodecs' Zarr v3 codecs, `dimension_names`, `_FillValue` as xarray
-//! writes it for Zarr v3), every chunk reference a virtual chunk of the
-//! branch `main` (inline chunks stored in the repository), committed once.
-//! Each place the chunks live (a local directory, an HTTP server, an S3
-//! bucket) is a virtual chunk container of the repository's configuration;
-//! readers authorise it when they open the repository.
+//! icechunk 1.x for Python reads): every group and variable of the
+//! combined dataset as Zarr v3 metadata (`zarr.json`, translated from the
+//! kerchunk metadata: codecs as numcodecs' Zarr v3 codecs,
+//! `dimension_names`, `_FillValue` as xarray writes it for Zarr v3),
+//! every chunk reference a virtual chunk of the branch `main` (inline
+//! chunks stored in the repository), committed once. The chunks are set
+//! as the inputs are read, a window at a time (each array's chunks of a
+//! window in one call, its metadata updated to the shape so far first);
+//! icechunk's session holds every change until the commit, so the
+//! repository's change set (about a hundred bytes per chunk) is what
+//! grows with the inputs. Each place the chunks live (a local directory,
+//! an HTTP server, an S3 bucket) is a virtual chunk container of the
+//! repository's configuration; readers authorise it when they open the
+//! repository.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 use std::sync::Arc;
 
@@ -18,8 +24,17 @@ use icechunk::format::manifest::{VirtualChunkLocation, VirtualChunkRef};
 use icechunk::format::ChunkIndices;
 use icechunk::store::SetVirtualRefsResult;
 use icechunk::virtual_chunks::VirtualChunkContainer;
-use icechunk::{ObjectStoreConfig, Repository, RepositoryConfig, Store};
+use icechunk::{ObjectStoreConfig, Repository, RepositoryConfig, Storage, Store};
+use nctk::model::ChunkRef;
+use nctk_store_object::aws::S3Target;
 use serde_json::{json, Map, Value};
+use tokio::runtime::Runtime;
+
+use super::combine::{Chunks, Collection, VarLayout};
+use super::icechunk_s3;
+use super::kerchunk::{self, group_attributes, group_prefix, summary};
+use super::stream::{stream, RefsSink};
+use super::{RefsError, RefsProgress, RefsSummary};
 
 /// The branch the references are committed to.
 pub const BRANCH: &str = "main";
@@ -34,35 +49,176 @@ fn failed(what: &str, e: impl std::fmt::Display) -> std::io::Error {
     std::io::Error::other(format!("icechunk: {what}: {e}"))
 }
 
-/// Writes the references `refs` (kerchunk's `refs` map) as an Icechunk
-/// repository in the empty directory `dir`; the arrays named in `masked`
-/// have a `_FillValue` (the others' fill value only says what chunks never
-/// written read as).
+/// Writes the references of the collection as an Icechunk repository in
+/// the empty directory `dir` (`output` names it in errors), the inputs
+/// read `window` at a time, each input opened and each variable
+/// referenced reported to `progress`.
 pub fn write_repository(
-    refs: &Map<String, Value>,
-    masked: &[String],
+    inputs: &Collection,
     dir: &Path,
-) -> std::io::Result<()> {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()?;
-    runtime.block_on(write(refs, masked, dir))
+    output: &Path,
+    window: usize,
+    progress: &mut dyn RefsProgress,
+) -> Result<RefsSummary, RefsError> {
+    let written = |e| super::write_error(output, e);
+    let runtime = runtime().map_err(written)?;
+    let storage = runtime
+        .block_on(icechunk::new_local_filesystem_storage(dir))
+        .map_err(|e| written(failed("storage", e)))?;
+    write_to(inputs, storage, &runtime, output, window, progress)
 }
 
-async fn write(refs: &Map<String, Value>, masked: &[String], dir: &Path) -> std::io::Result<()> {
-    let nodes = Nodes::of(refs, masked)?;
-    let mut config = RepositoryConfig::default();
-    for prefix in containers(refs)? {
-        let store = container_store(&prefix)?;
-        let container =
-            VirtualChunkContainer::new(prefix.clone(), store).map_err(|e| failed(&prefix, e))?;
-        config
-            .set_virtual_chunk_container(container)
-            .map_err(|e| failed(&prefix, e))?;
+/// Writes the references of the collection as an Icechunk repository
+/// under the S3 prefix `target` (the URL `url`), reached by the region,
+/// endpoint and credentials nctk's S3 rules give; a prefix that holds
+/// anything is refused, and what a failure leaves there is deleted.
+pub fn write_repository_s3(
+    inputs: &Collection,
+    target: &S3Target,
+    url: &str,
+    window: usize,
+    progress: &mut dyn RefsProgress,
+) -> Result<RefsSummary, RefsError> {
+    let output = Path::new(url);
+    let written = |e| super::write_error(output, e);
+    let settings = icechunk_s3::settings(target).map_err(written)?;
+    let prefix = icechunk_s3::Prefix::new(target, &settings, url).map_err(written)?;
+    prefix.refuse_existing().map_err(written)?;
+    let runtime = runtime().map_err(written)?;
+    let storage = runtime
+        .block_on(icechunk::new_s3_object_store_storage(
+            icechunk_s3::options(&settings),
+            target.bucket.clone(),
+            Some(target.key.clone()),
+            Some(icechunk_s3::credentials(&settings)),
+            vec![],
+            vec![],
+        ))
+        .map_err(|e| written(failed("storage", e)))?;
+    let made = write_to(inputs, storage, &runtime, output, window, progress);
+    if made.is_err() {
+        // The error that stopped the writing is the one to report; a
+        // prefix that cannot be emptied too is named by the next run's
+        // refusal.
+        let _ = prefix.remove_all();
     }
-    let storage = icechunk::new_local_filesystem_storage(dir)
-        .await
-        .map_err(|e| failed("storage", e))?;
+    made
+}
+
+/// The runtime icechunk's futures run on (on the calling thread).
+fn runtime() -> std::io::Result<Runtime> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+}
+
+/// Writes the references of the collection as a new repository in
+/// `storage` (empty), on `runtime`; `output` names it in errors.
+fn write_to(
+    inputs: &Collection,
+    storage: Arc<dyn Storage + Send + Sync>,
+    runtime: &Runtime,
+    output: &Path,
+    window: usize,
+    progress: &mut dyn RefsProgress,
+) -> Result<RefsSummary, RefsError> {
+    let written = |e| super::write_error(output, e);
+    let locations = Locations::of(inputs).map_err(written)?;
+    let config = locations.config().map_err(written)?;
+    let store = runtime
+        .block_on(create(storage, config, inputs))
+        .map_err(written)?;
+    let mut sink = IcechunkSink {
+        runtime,
+        store: &store,
+        locations: &locations,
+        output,
+        shapes: HashMap::new(),
+    };
+    let layouts = stream(inputs, window, progress, &mut sink)?;
+    runtime.block_on(commit(store)).map_err(written)?;
+    Ok(summary(&layouts))
+}
+
+/// Where each input's chunks are for icechunk: an input on S3 as
+/// `s3://bucket/key`, its bucket's container reached with the options
+/// nctk's S3 rules give for its URL (an `http(s)://` URL of an
+/// S3-compatible server included), any other input as its URL (a local
+/// path as a `file://` URL).
+struct Locations {
+    /// Each input's location.
+    inputs: Vec<String>,
+    /// The options of each bucket's container (`s3://bucket/`).
+    buckets: BTreeMap<String, S3Options>,
+}
+
+impl Locations {
+    fn of(inputs: &Collection) -> std::io::Result<Locations> {
+        let mut locations = Locations {
+            inputs: Vec::with_capacity(inputs.len()),
+            buckets: BTreeMap::new(),
+        };
+        for i in 0..inputs.len() {
+            let name = inputs.name(i);
+            let target = nctk::s3_target(name).map_err(|e| invalid(e.to_string()))?;
+            let location = match target {
+                Some(target) => {
+                    let bucket = format!("s3://{}/", target.bucket);
+                    if !locations.buckets.contains_key(&bucket) {
+                        let settings = icechunk_s3::settings(&target)
+                            .map_err(|e| invalid(format!("{name}: {e}")))?;
+                        locations
+                            .buckets
+                            .insert(bucket.clone(), icechunk_s3::options(&settings));
+                    }
+                    format!("{bucket}{}", target.key)
+                }
+                None => location_url(inputs.url(i)).map_err(invalid)?,
+            };
+            locations.inputs.push(location);
+        }
+        Ok(locations)
+    }
+
+    /// The location of a chunk of input `i` at `url` (the input's own URL
+    /// or, for a store, one of its objects').
+    fn of_chunk(&self, inputs: &Collection, i: usize, url: &str) -> Result<String, String> {
+        match url.strip_prefix(inputs.url(i)) {
+            Some(rest) => Ok(format!("{}{rest}", self.inputs[i])),
+            None => location_url(url),
+        }
+    }
+
+    /// The repository's configuration: a virtual chunk container for each
+    /// place the inputs are.
+    fn config(&self) -> std::io::Result<RepositoryConfig> {
+        let mut config = RepositoryConfig::default();
+        let urls: Vec<&str> = self.inputs.iter().map(String::as_str).collect();
+        for prefix in containers(&urls)? {
+            let store = match self.buckets.get(&prefix) {
+                Some(options) if options.endpoint_url.is_some() => {
+                    ObjectStoreConfig::S3Compatible(options.clone())
+                }
+                Some(options) => ObjectStoreConfig::S3(options.clone()),
+                None => container_store(&prefix)?,
+            };
+            let container = VirtualChunkContainer::new(prefix.clone(), store)
+                .map_err(|e| failed(&prefix, e))?;
+            config
+                .set_virtual_chunk_container(container)
+                .map_err(|e| failed(&prefix, e))?;
+        }
+        Ok(config)
+    }
+}
+
+/// A new repository in `storage` with `config`, a writable session of
+/// its branch and the first input's groups set.
+async fn create(
+    storage: Arc<dyn Storage + Send + Sync>,
+    config: RepositoryConfig,
+    inputs: &Collection,
+) -> std::io::Result<Store> {
     let repo = Repository::create(storage)
         .spec_version(icechunk::format::format_constants::SpecVersionBin::V1)
         .config(config)
@@ -73,47 +229,19 @@ async fn write(refs: &Map<String, Value>, masked: &[String], dir: &Path) -> std:
         .writable_session(BRANCH)
         .await
         .map_err(|e| failed("session", e))?;
-    let session = Arc::new(tokio::sync::RwLock::new(session));
-    let store = Store::from_session(session.clone()).await;
-    for (path, meta) in &nodes.metadata {
-        let key = if path.is_empty() {
-            "zarr.json".to_string()
-        } else {
-            format!("{path}/zarr.json")
-        };
-        store
-            .set(&key, meta.to_string().into_bytes().into())
-            .await
-            .map_err(|e| failed(&key, e))?;
+    let store = Store::from_session(Arc::new(tokio::sync::RwLock::new(session))).await;
+    let schema = inputs.first().schema();
+    for g in schema.group_ids() {
+        let key = format!("{}zarr.json", group_prefix(schema, g));
+        let meta = group(group_attributes(schema, g));
+        set(&store, &key, meta.to_string().into_bytes()).await?;
     }
-    // Each array's virtual chunks set in one call (the chunks come array
-    // by array: the document's keys are sorted).
-    let mut batch: Vec<(ChunkIndices, VirtualChunkRef)> = vec![];
-    let mut batch_array: Option<&str> = None;
-    for (array, index, value) in &nodes.chunks {
-        if let Some(done) = batch_array.filter(|a| a != array) {
-            set_virtual(&store, done, &mut batch).await?;
-        }
-        let key = chunk_key(array, index);
-        match value {
-            Value::Array(r) => {
-                let reference = virtual_ref(r).map_err(|e| invalid(format!("{key}: {e}")))?;
-                batch.push((ChunkIndices(index.clone()), reference));
-                batch_array = Some(array);
-            }
-            Value::String(s) => {
-                let bytes = inline_bytes(s).map_err(|e| invalid(format!("{key}: {e}")))?;
-                store
-                    .set(&key, bytes.into())
-                    .await
-                    .map_err(|e| failed(&key, e))?;
-            }
-            other => return Err(invalid(format!("{key}: not a reference: {other}"))),
-        }
-    }
-    if let Some(array) = batch_array {
-        set_virtual(&store, array, &mut batch).await?;
-    }
+    Ok(store)
+}
+
+/// Commits the session of `store`.
+async fn commit(store: Store) -> std::io::Result<()> {
+    let session = store.session();
     drop(store);
     let mut session = session.write().await;
     session
@@ -122,6 +250,120 @@ async fn write(refs: &Map<String, Value>, masked: &[String], dir: &Path) -> std:
         .await
         .map_err(|e| failed("commit", e))?;
     Ok(())
+}
+
+/// Sets `key` of `store` to `bytes`.
+async fn set(store: &Store, key: &str, bytes: Vec<u8>) -> std::io::Result<()> {
+    store
+        .set(key, bytes.into())
+        .await
+        .map_err(|e| failed(key, e))
+}
+
+/// The chunks set into the session of a store as they come.
+struct IcechunkSink<'a> {
+    runtime: &'a Runtime,
+    store: &'a Store,
+    locations: &'a Locations,
+    output: &'a Path,
+    /// Each array's shape in its metadata set so far.
+    shapes: HashMap<String, Vec<u64>>,
+}
+
+impl RefsSink for IcechunkSink<'_> {
+    fn chunks(
+        &mut self,
+        inputs: &Collection,
+        layout: &VarLayout,
+        chunks: Chunks,
+    ) -> Result<(), RefsError> {
+        if self.shapes.get(&layout.name) != Some(&layout.shape) {
+            self.set_array(inputs, layout)?;
+        }
+        let (runtime, store) = (self.runtime, self.store);
+        runtime
+            .block_on(set_chunks(
+                store,
+                inputs,
+                self.locations,
+                &layout.name,
+                chunks,
+            ))
+            .map_err(|e| super::write_error(self.output, e))
+    }
+
+    fn close(&mut self, inputs: &Collection, layout: &VarLayout) -> Result<(), RefsError> {
+        self.set_array(inputs, layout)
+    }
+}
+
+impl IcechunkSink<'_> {
+    /// Sets the metadata of the array `layout` describes.
+    fn set_array(&mut self, inputs: &Collection, layout: &VarLayout) -> Result<(), RefsError> {
+        let ds = inputs.first();
+        let (zarray, zattrs) = kerchunk::array(ds, layout)?;
+        let masked = ds
+            .schema()
+            .var(layout.var)
+            .attribute("_FillValue")
+            .is_some();
+        let key = format!("{}/zarr.json", layout.name);
+        let meta = array(&zarray, zattrs, masked)
+            .map_err(|e| super::write_error(self.output, invalid(format!("{key}: {e}"))))?;
+        self.runtime
+            .block_on(set(self.store, &key, meta.to_string().into_bytes()))
+            .map_err(|e| super::write_error(self.output, e))?;
+        self.shapes
+            .insert(layout.name.clone(), layout.shape.clone());
+        Ok(())
+    }
+}
+
+/// Sets `chunks` of `array`: the references as virtual chunks in one
+/// call, inline chunks as chunks of the repository.
+async fn set_chunks(
+    store: &Store,
+    inputs: &Collection,
+    locations: &Locations,
+    array: &str,
+    chunks: Chunks,
+) -> std::io::Result<()> {
+    let mut refs: Vec<(ChunkIndices, VirtualChunkRef)> = Vec::with_capacity(chunks.len());
+    for (coords, input, r) in chunks {
+        let index: Vec<u32> = coords
+            .iter()
+            .map(|&c| u32::try_from(c))
+            .collect::<Result<_, _>>()
+            .map_err(|_| invalid(format!("{array}: chunk {coords:?}: index past 2^32")))?;
+        let key = chunk_key(array, &index);
+        let (url, offset, length) = match &r {
+            ChunkRef::Range { offset, length } => (inputs.url(input), *offset, *length),
+            ChunkRef::Object {
+                object,
+                offset,
+                length,
+            } => (object.as_str(), *offset, *length),
+            ChunkRef::Inline(bytes) => {
+                set(store, &key, bytes.to_vec()).await?;
+                continue;
+            }
+        };
+        let location = locations
+            .of_chunk(inputs, input, url)
+            .and_then(|u| VirtualChunkLocation::from_url(&u).map_err(|e| e.to_string()))
+            .map_err(|e| invalid(format!("{key}: {e}")))?;
+        let reference = VirtualChunkRef {
+            location,
+            offset,
+            length,
+            checksum: None,
+        };
+        refs.push((ChunkIndices(index), reference));
+    }
+    if refs.is_empty() {
+        return Ok(());
+    }
+    set_virtual(store, array, &mut refs).await
 }
 
 /// Sets `refs` (emptied) as virtual chunks of `array`; a chunk whose
@@ -162,80 +404,7 @@ fn chunk_key(array: &str, index: &[u32]) -> String {
     key
 }
 
-/// The groups and arrays of a reference document as Zarr v3 metadata, by
-/// path, and its chunks (array, chunk index, reference).
-struct Nodes<'a> {
-    metadata: BTreeMap<String, Value>,
-    chunks: Vec<(String, Vec<u32>, &'a Value)>,
-}
-
-impl<'a> Nodes<'a> {
-    fn of(refs: &'a Map<String, Value>, masked: &[String]) -> std::io::Result<Nodes<'a>> {
-        let json_of = |key: &str| -> std::io::Result<Option<Value>> {
-            match refs.get(key) {
-                None => Ok(None),
-                Some(Value::String(s)) => serde_json::from_str(s)
-                    .map(Some)
-                    .map_err(|e| invalid(format!("{key}: {e}"))),
-                Some(other) => Ok(Some(other.clone())),
-            }
-        };
-        let mut metadata = BTreeMap::new();
-        let mut arrays = BTreeMap::new();
-        for key in refs.keys() {
-            let (parent, name) = key.rsplit_once('/').unwrap_or(("", key));
-            let attrs_key = if parent.is_empty() {
-                ".zattrs".to_string()
-            } else {
-                format!("{parent}/.zattrs")
-            };
-            let attrs = json_of(&attrs_key)?.unwrap_or_else(|| json!({}));
-            match name {
-                ".zgroup" => {
-                    metadata.insert(parent.to_string(), group(attrs));
-                }
-                ".zarray" => {
-                    let zarray = json_of(key)?.unwrap_or_default();
-                    let fill_value_attr = masked.iter().any(|m| m == parent);
-                    let meta = array(&zarray, attrs, fill_value_attr)
-                        .map_err(|e| invalid(format!("{key}: {e}")))?;
-                    let rank = zarray["shape"].as_array().map_or(0, Vec::len);
-                    arrays.insert(parent.to_string(), rank);
-                    metadata.insert(parent.to_string(), meta);
-                }
-                _ => {}
-            }
-        }
-        let mut chunks = vec![];
-        for (key, value) in refs {
-            let Some((array, name)) = key.rsplit_once('/') else {
-                continue;
-            };
-            let Some(&rank) = arrays.get(array) else {
-                continue;
-            };
-            if name.starts_with('.') {
-                continue;
-            }
-            let index: Vec<u32> = if rank == 0 {
-                vec![]
-            } else {
-                name.split('.')
-                    .map(str::parse)
-                    .collect::<Result<_, _>>()
-                    .map_err(|_| invalid(format!("{key}: not a chunk key")))?
-            };
-            if index.len() != rank {
-                return Err(invalid(format!(
-                    "{key}: not a chunk key of a rank-{rank} array"
-                )));
-            }
-            chunks.push((array.to_string(), index, value));
-        }
-        Ok(Nodes { metadata, chunks })
-    }
-}
-
+/// A group's Zarr v3 metadata.
 fn group(attrs: Value) -> Value {
     json!({"zarr_format": 3, "node_type": "group", "attributes": attrs})
 }
@@ -351,26 +520,6 @@ fn xarray_fill(fill: &Value, kind: char) -> Result<Value, String> {
     })
 }
 
-/// A kerchunk chunk reference `[url, offset, length]` as a virtual chunk;
-/// a local path becomes a `file://` URL.
-fn virtual_ref(r: &[Value]) -> Result<VirtualChunkRef, String> {
-    let (Some(url), Some(offset), Some(length)) = (
-        r.first().and_then(Value::as_str),
-        r.get(1).and_then(Value::as_u64),
-        r.get(2).and_then(Value::as_u64),
-    ) else {
-        return Err("not a reference [url, offset, length]".into());
-    };
-    let location =
-        VirtualChunkLocation::from_url(&location_url(url)?).map_err(|e| e.to_string())?;
-    Ok(VirtualChunkRef {
-        location,
-        offset,
-        length,
-        checksum: None,
-    })
-}
-
 /// The URL of a referenced file: itself, or a local path made absolute
 /// as a `file://` URL.
 fn location_url(url: &str) -> Result<String, String> {
@@ -381,30 +530,17 @@ fn location_url(url: &str) -> Result<String, String> {
     Ok(format!("file://{}", path.display()))
 }
 
-/// The bytes of an inline chunk: `base64:...`, or the text itself.
-fn inline_bytes(s: &str) -> Result<Vec<u8>, String> {
-    match s.strip_prefix("base64:") {
-        Some(b) => base64::engine::general_purpose::STANDARD
-            .decode(b)
-            .map_err(|e| e.to_string()),
-        None => Ok(s.as_bytes().to_vec()),
-    }
-}
-
 /// The virtual chunk containers the references need: one for the local
 /// files (`file:///dir/`, the directory holding them all, so a store's
 /// chunk objects in their many directories share one), one per HTTP
 /// server (`http://host:port/`) and one per S3 bucket (`s3://bucket/`).
-fn containers(refs: &Map<String, Value>) -> std::io::Result<Vec<String>> {
+fn containers(urls: &[&str]) -> std::io::Result<Vec<String>> {
     let mut prefixes = std::collections::BTreeSet::new();
     let mut local: Option<String> = None;
-    for (key, value) in refs {
-        let Some(url) = value.get(0).and_then(Value::as_str) else {
-            continue;
-        };
-        let url = location_url(url).map_err(|e| invalid(format!("{key}: {e}")))?;
+    for url in urls {
+        let url = location_url(url).map_err(invalid)?;
         let prefix = container_prefix(&url)
-            .ok_or_else(|| invalid(format!("{key}: {url}: no container for this URL")))?;
+            .ok_or_else(|| invalid(format!("{url}: no Icechunk container for this URL")))?;
         if prefix.starts_with("file://") {
             local = Some(match local {
                 None => prefix,
@@ -441,13 +577,12 @@ fn container_prefix(url: &str) -> Option<String> {
     }
 }
 
-/// How the chunks of a container are fetched.
+/// How the chunks of a container not on S3 are fetched.
 fn container_store(prefix: &str) -> std::io::Result<ObjectStoreConfig> {
     let (scheme, rest) = prefix.split_once("://").unwrap_or(("", prefix));
     Ok(match scheme {
         "file" => ObjectStoreConfig::LocalFileSystem(rest.into()),
         "http" | "https" => ObjectStoreConfig::Http(HttpConfig::default()),
-        "s3" => ObjectStoreConfig::S3(S3Options::default()),
         "gs" | "az" => {
             return Err(invalid(format!(
                 "{prefix}: Icechunk containers on GCS and Azure are not made yet"

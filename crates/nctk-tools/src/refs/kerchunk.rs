@@ -11,21 +11,53 @@ use nctk::Dataset;
 use nctk_zarr::write::{jsonval, numeric_dtype};
 use serde_json::{json, Map, Value};
 
-use super::combine::{self, Collection, VarRefs};
+use super::combine::{Chunks, Collection, VarLayout};
+use super::stream::{stream, RefsSink};
 use super::{RefsError, RefsProgress, RefsSummary};
 
 /// The kerchunk reference document (`{"version": 1, "refs": {...}}`) of
 /// every group and variable of the collection (the first input's groups,
 /// variables and attributes; each chunk referenced as bytes of its
-/// input's URL), each variable reported to `progress` when referenced.
+/// input's URL), the inputs read `window` at a time, each input opened
+/// and each variable referenced reported to `progress`. The document is
+/// held whole; the inputs are not.
 pub fn kerchunk_json(
-    inputs: &Collection<'_>,
+    inputs: &Collection,
+    window: usize,
     progress: &mut dyn RefsProgress,
 ) -> Result<(Value, RefsSummary), RefsError> {
-    let mut refs = Map::new();
-    let summary = walk(inputs, &mut refs, progress, |refs, name, chunks| {
-        for (coords, input, r) in &chunks.chunks {
-            let url = inputs.url(*input);
+    let mut sink = JsonSink { refs: Map::new() };
+    let layouts = stream(inputs, window, progress, &mut sink)?;
+    let mut refs = sink.refs;
+    // Version 1 holds each metadata document as a JSON string.
+    for (key, value) in metadata(inputs.first(), &layouts)? {
+        refs.insert(key, Value::from(value.to_string()));
+    }
+    Ok((json!({"version": 1, "refs": refs}), summary(&layouts)))
+}
+
+/// What the references of variables `layouts` hold.
+pub(super) fn summary(layouts: &[VarLayout]) -> RefsSummary {
+    RefsSummary {
+        variables: layouts.len(),
+        chunks: layouts.iter().map(|l| l.stored).sum(),
+    }
+}
+
+/// The chunk references of kerchunk's JSON, by key.
+struct JsonSink {
+    refs: Map<String, Value>,
+}
+
+impl RefsSink for JsonSink {
+    fn chunks(
+        &mut self,
+        inputs: &Collection,
+        layout: &VarLayout,
+        chunks: Chunks,
+    ) -> Result<(), RefsError> {
+        for (coords, input, r) in chunks {
+            let url = inputs.url(input);
             let value = match r {
                 ChunkRef::Range { offset, length } => json!([url, offset, length]),
                 ChunkRef::Object {
@@ -38,17 +70,15 @@ pub fn kerchunk_json(
                     base64::engine::general_purpose::STANDARD.encode(bytes)
                 )),
             };
-            refs.insert(format!("{name}/{}", chunk_key(coords)), value);
+            self.refs
+                .insert(format!("{}/{}", layout.name, chunk_key(&coords)), value);
         }
         Ok(())
-    })?;
-    // Version 1 holds each metadata document as a JSON string.
-    for value in refs.values_mut() {
-        if value.is_object() {
-            *value = Value::from(value.to_string());
-        }
     }
-    Ok((json!({"version": 1, "refs": refs}), summary))
+
+    fn close(&mut self, _: &Collection, _: &VarLayout) -> Result<(), RefsError> {
+        Ok(())
+    }
 }
 
 /// Zarr's key of the chunk at grid coordinates `coords` (`0` for a
@@ -65,65 +95,41 @@ pub(super) fn chunk_key(coords: &[u64]) -> String {
     }
 }
 
-/// Puts the Zarr metadata (`.zgroup`, `.zattrs`, `.zarray`, as JSON
-/// objects) of every group and variable of the collection into `meta`,
-/// and hands each variable's key prefix and chunks to `chunks`, one
-/// variable at a time, each reported to `progress` when done.
-pub(super) fn walk(
-    inputs: &Collection<'_>,
-    meta: &mut Map<String, Value>,
-    progress: &mut dyn RefsProgress,
-    mut chunks: impl FnMut(&mut Map<String, Value>, &str, &VarRefs) -> Result<(), RefsError>,
-) -> Result<RefsSummary, RefsError> {
-    let ds = inputs.first();
+/// The Zarr v2 metadata (`.zgroup`, `.zattrs`, `.zarray`, as JSON
+/// objects, by key) of every group of `ds` and every variable of
+/// `layouts` (its variables combined).
+pub(super) fn metadata(
+    ds: &Dataset,
+    layouts: &[VarLayout],
+) -> Result<Map<String, Value>, RefsError> {
     let schema = ds.schema();
-    let mut summary = RefsSummary {
-        variables: 0,
-        chunks: 0,
-    };
+    let mut meta = Map::new();
     for g in schema.group_ids() {
         let prefix = group_prefix(schema, g);
-        let group = schema.group(g);
         meta.insert(format!("{prefix}.zgroup"), json!({"zarr_format": 2}));
-        let attrs: Map<String, Value> = group
-            .attributes
-            .iter()
-            .map(|a| (a.name.clone(), attribute(&a.value)))
-            .collect();
-        meta.insert(format!("{prefix}.zattrs"), Value::Object(attrs));
-        for &v in &group.vars {
-            let var_refs = combine::variable(inputs, v)?;
-            let name = format!("{prefix}{}", schema.var(v).name);
-            array(ds, v, &name, &var_refs, meta)?;
-            chunks(meta, &name, &var_refs)?;
-            summary.chunks += var_refs.chunks.len();
-            summary.variables += 1;
-            progress.advance(&name);
-        }
+        meta.insert(format!("{prefix}.zattrs"), group_attributes(schema, g));
     }
-    Ok(summary)
+    for layout in layouts {
+        let (zarray, zattrs) = array(ds, layout)?;
+        meta.insert(format!("{}/.zarray", layout.name), zarray);
+        meta.insert(format!("{}/.zattrs", layout.name), zattrs);
+    }
+    Ok(meta)
 }
 
-/// The reference names of the collection's variables that have a
-/// `_FillValue` attribute (their `.zarray`'s fill value masks; another
-/// variable's only says what never-written chunks read as).
-pub fn arrays_with_fill_value(inputs: &Collection<'_>) -> Vec<String> {
-    let schema = inputs.first().schema();
-    schema
-        .group_ids()
-        .flat_map(|g| {
-            let prefix = group_prefix(schema, g);
-            schema.group(g).vars.iter().filter_map(move |&v| {
-                let var = schema.var(v);
-                var.attribute("_FillValue")
-                    .map(|_| format!("{prefix}{}", var.name))
-            })
-        })
-        .collect()
+/// The attributes of group `g` (its `.zattrs`).
+pub(super) fn group_attributes(schema: &Schema, g: GroupId) -> Value {
+    let attrs: Map<String, Value> = schema
+        .group(g)
+        .attributes
+        .iter()
+        .map(|a| (a.name.clone(), attribute(&a.value)))
+        .collect();
+    Value::Object(attrs)
 }
 
 /// The key prefix of group `g`: empty for the root, `a/b/` below it.
-fn group_prefix(schema: &Schema, g: GroupId) -> String {
+pub(super) fn group_prefix(schema: &Schema, g: GroupId) -> String {
     let path = schema.group_path(g);
     let path = path.trim_start_matches('/');
     if path.is_empty() {
@@ -133,56 +139,56 @@ fn group_prefix(schema: &Schema, g: GroupId) -> String {
     }
 }
 
-/// Puts the metadata of variable `v` of `ds` (named `name` in the
-/// references, its chunks `chunks` across the inputs) into `refs`.
-fn array(
-    ds: &Dataset,
-    v: VarId,
-    name: &str,
-    chunks: &VarRefs,
-    refs: &mut Map<String, Value>,
-) -> Result<(), RefsError> {
+/// Variable `v` of `ds` has a Zarr v2 dtype, else the error naming it.
+pub(super) fn check_type(ds: &Dataset, v: VarId) -> Result<(), RefsError> {
     let schema = ds.schema();
+    let dtype = schema.var(v).dtype;
+    match zarr_dtype(dtype, Endianness::Little) {
+        Some(_) => Ok(()),
+        None => Err(RefsError::Type {
+            file: ds.name().to_string(),
+            var: schema.var_path(v),
+            dtype,
+        }),
+    }
+}
+
+/// The metadata (`.zarray`, `.zattrs`) of the variable of `ds` that
+/// `layout` describes (combined across the inputs).
+pub(super) fn array(ds: &Dataset, layout: &VarLayout) -> Result<(Value, Value), RefsError> {
+    let schema = ds.schema();
+    let v = layout.var;
     let var = schema.var(v);
-    let shape = &chunks.shape;
-    let dtype = zarr_dtype(var.dtype, chunks.endianness).ok_or_else(|| RefsError::Type {
-        file: ds.name().to_string(),
-        var: schema.var_path(v),
-        dtype: var.dtype,
-    })?;
-    let grid: u64 = shape
-        .iter()
-        .zip(&chunks.chunk_shape)
-        .map(|(n, c)| n.div_ceil(*c))
-        .product();
+    check_type(ds, v)?;
+    let dtype = zarr_dtype(var.dtype, layout.endianness).unwrap_or_default();
+    let grid: u64 = layout.grid().iter().product();
     // `_FillValue` when the variable has one; else, where chunks were
     // never written, what they read as (the fill the format records, as
     // HDF5's fill value message, else netCDF's default); else none, so
     // xarray masks only what netCDF calls missing.
     let fill = if var.attribute("_FillValue").is_some() {
         jsonval::fill_value(&schema.fill_value(v), true)
-    } else if (chunks.chunks.len() as u64) < grid {
+    } else if (layout.stored as u64) < grid {
         let recorded = var.storage.fill_value.as_ref().filter(|f| !f.is_empty());
         jsonval::fill_value(recorded.unwrap_or(&schema.fill_value(v)), true)
     } else {
         Value::Null
     };
-    let filters: Vec<Value> = chunks
+    let filters: Vec<Value> = layout
         .codecs
         .iter()
         .map(|c| serde_json::from_str(c).unwrap_or(Value::Null))
         .collect();
     let zarray = json!({
-        "chunks": chunks.chunk_shape,
+        "chunks": layout.chunk_shape,
         "compressor": null,
         "dtype": dtype,
         "fill_value": fill,
         "filters": if filters.is_empty() { Value::Null } else { Value::from(filters) },
         "order": "C",
-        "shape": shape,
+        "shape": layout.shape,
         "zarr_format": 2,
     });
-    refs.insert(format!("{name}/.zarray"), zarray);
     let mut attrs = Map::new();
     let dims: Vec<&str> = var
         .dims
@@ -193,8 +199,7 @@ fn array(
     for a in var.attributes.iter().filter(|a| a.name != "_FillValue") {
         attrs.insert(a.name.clone(), attribute(&a.value));
     }
-    refs.insert(format!("{name}/.zattrs"), Value::Object(attrs));
-    Ok(())
+    Ok((zarray, Value::Object(attrs)))
 }
 
 /// An attribute's value as JSON for readers that do not know its type

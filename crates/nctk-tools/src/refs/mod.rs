@@ -5,25 +5,30 @@
 //! along a dimension ([`Collection`]); the references are written as
 //! kerchunk's JSON ([`kerchunk_json`]), its Parquet form (the module
 //! `parquet`) or as virtual chunks of an Icechunk repository (the module
-//! `icechunk`).
+//! `icechunk`). The inputs are read a window at a time (the module
+//! `stream`): only the first input and one window are open at once, and
+//! the Parquet and Icechunk outputs take each window's references as they
+//! come.
 
 mod combine;
 mod cut;
 mod icechunk;
+mod icechunk_s3;
 mod kerchunk;
 mod parquet;
 mod progress;
+mod stream;
 
 use std::path::Path;
 
 use nctk::model::DataType;
-use nctk::{Dataset, Error, OutputError};
-use rayon::prelude::*;
+use nctk::{Error, OutputError};
 
 pub use combine::Collection;
 pub use kerchunk::kerchunk_json;
 pub use parquet::DEFAULT_RECORD_SIZE;
 pub use progress::RefsProgress;
+pub use stream::DEFAULT_WINDOW;
 
 /// An error making references: the input's (opening it, a variable whose
 /// storage has no reference form, inputs that do not line up) or the
@@ -111,6 +116,9 @@ pub struct RefsOptions {
     /// Parquet output: chunks per file (by default
     /// [`DEFAULT_RECORD_SIZE`], as kerchunk's).
     pub record_size: Option<u64>,
+    /// Inputs open at once (by default [`DEFAULT_WINDOW`]): the inputs
+    /// are read this many at a time, then closed.
+    pub window: Option<usize>,
 }
 
 /// The form of the references written.
@@ -121,16 +129,23 @@ pub enum RefsFormat {
     /// kerchunk's Parquet form, a directory fsspec's
     /// `LazyReferenceMapper` reads (for millions of references).
     Parquet,
-    /// An Icechunk repository (a directory) whose branch `main` holds the
-    /// references as virtual chunks of Zarr v3 arrays.
+    /// An Icechunk repository (a directory, or a prefix on S3) whose
+    /// branch `main` holds the references as virtual chunks of Zarr v3
+    /// arrays.
     Icechunk,
 }
 
 impl RefsFormat {
     /// The form an output's name asks for: Parquet for a name ending in
-    /// `.parq` or `.parquet`, Icechunk for `.icechunk`, else JSON.
+    /// `.parq` or `.parquet`, Icechunk for `.icechunk` (a URL's name
+    /// before its `#` fragment), else JSON.
     pub fn for_output(output: &Path) -> RefsFormat {
-        match output.extension().and_then(|e| e.to_str()) {
+        let name = output.to_string_lossy();
+        let name = match name.split_once('#') {
+            Some((url, _)) if url.contains("://") => url,
+            _ => &name,
+        };
+        match Path::new(name).extension().and_then(|e| e.to_str()) {
             Some("parq" | "parquet") => RefsFormat::Parquet,
             Some("icechunk") => RefsFormat::Icechunk,
             _ => RefsFormat::Json,
@@ -150,9 +165,12 @@ impl RefsFormat {
 }
 
 /// Writes the kerchunk references of `inputs` (paths or URLs nctk opens,
-/// opened concurrently) as one dataset to `output`, under a temporary
-/// name renamed into place when complete. The references point at the
-/// inputs as given ([`reference_url`]).
+/// read [`RefsOptions::window`] at a time, each window opened
+/// concurrently and closed before the next) as one dataset to `output`: a
+/// local path, written under a temporary name renamed into place when
+/// complete, or for an Icechunk repository also an S3 URL (a prefix that
+/// must hold nothing; a failure deletes what it wrote). The references
+/// point at the inputs as given ([`reference_url`]).
 pub fn refs<S: AsRef<str> + Sync>(
     inputs: &[S],
     output: &Path,
@@ -175,34 +193,6 @@ pub fn refs_with_progress<S: AsRef<str> + Sync>(
     made
 }
 
-/// Every input opened at once, each reported to `progress` as it opens.
-fn open_all<S: AsRef<str> + Sync>(
-    inputs: &[S],
-    progress: &mut dyn RefsProgress,
-) -> Result<Vec<Dataset>, Error> {
-    let (opened, reports) = std::sync::mpsc::channel();
-    std::thread::scope(|scope| {
-        let opening = scope.spawn(move || {
-            inputs
-                .par_iter()
-                .enumerate()
-                .map(|(i, input)| {
-                    let ds = nctk::open(input.as_ref());
-                    // The receiver outlives the sender: a send cannot fail.
-                    let _ = opened.send(i);
-                    ds
-                })
-                .collect::<Result<Vec<Dataset>, Error>>()
-        });
-        for i in reports {
-            progress.advance(inputs[i].as_ref());
-        }
-        opening
-            .join()
-            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-    })
-}
-
 /// The work of [`refs_with_progress`].
 fn write_refs<S: AsRef<str> + Sync>(
     inputs: &[S],
@@ -210,58 +200,91 @@ fn write_refs<S: AsRef<str> + Sync>(
     options: &RefsOptions,
     progress: &mut dyn RefsProgress,
 ) -> Result<RefsSummary, RefsError> {
-    let datasets = open_all(inputs, progress)?;
-    let urls: Vec<String> = inputs.iter().map(|s| reference_url(s.as_ref())).collect();
-    let collection = Collection::new(
-        &datasets,
-        &urls,
-        options.concat_dim.as_deref(),
-        options.chunk_bytes,
-    )?;
-    progress.set_total((inputs.len() + collection.first().schema().var_ids().count()) as u64);
     let format = options
         .format
         .unwrap_or_else(|| RefsFormat::for_output(output));
+    let s3 = output_on_s3(output, format)?;
+    let names: Vec<String> = inputs.iter().map(|s| s.as_ref().to_string()).collect();
+    let first = names.first().ok_or(RefsError::NoInputs)?;
+    let first = stream::open_all(&[first.as_str()], progress)?
+        .pop()
+        .ok_or(RefsError::NoInputs)?;
+    let urls = names.iter().map(|name| reference_url(name)).collect();
+    let collection = Collection::new(
+        first,
+        names,
+        urls,
+        options.concat_dim.as_deref(),
+        options.chunk_bytes,
+    )?;
+    let window = options.window.unwrap_or(DEFAULT_WINDOW);
     match format {
         RefsFormat::Json => {
-            let (doc, summary) = kerchunk_json(&collection, progress)?;
+            let (doc, summary) = kerchunk_json(&collection, window, progress)?;
             nctk::write_file_safely(output, |w| {
                 serde_json::to_writer(&mut *w, &doc).map_err(std::io::Error::from)
             })?;
-            return Ok(summary);
+            Ok(summary)
         }
-        RefsFormat::Icechunk => {
-            let (doc, summary) = kerchunk_json(&collection, progress)?;
-            let refs = doc["refs"]
-                .as_object()
-                .expect("a reference document holds refs");
-            let masked = kerchunk::arrays_with_fill_value(&collection);
-            nctk::write_dir_safely(output, |dir| icechunk::write_repository(refs, &masked, dir))?;
-            return Ok(summary);
-        }
-        RefsFormat::Parquet => {}
-    }
-    let record_size = options.record_size.unwrap_or(DEFAULT_RECORD_SIZE).max(1);
-    let mut summary = RefsSummary {
-        variables: 0,
-        chunks: 0,
-    };
-    let mut refs_error = None;
-    let written = nctk::write_dir_safely(output, |dir| {
-        match parquet::write_parquet(&collection, dir, record_size, progress)? {
-            Ok(made) => summary = made,
-            Err(e) => {
-                refs_error = Some(e);
-                return Err(std::io::Error::other("no references"));
+        RefsFormat::Icechunk => match s3 {
+            Some(target) => {
+                let url = output.to_string_lossy();
+                icechunk::write_repository_s3(&collection, &target, &url, window, progress)
             }
+            None => nctk::write_dir_safely(output, |dir| {
+                icechunk::write_repository(&collection, dir, output, window, progress)
+            }),
+        },
+        RefsFormat::Parquet => {
+            let record_size = options.record_size.unwrap_or(DEFAULT_RECORD_SIZE).max(1);
+            nctk::write_dir_safely(output, |dir| {
+                parquet::write_parquet(&collection, dir, output, record_size, window, progress)
+            })
         }
-        Ok(())
-    });
-    if let Some(e) = refs_error {
-        return Err(e);
     }
-    written?;
-    Ok(summary)
+}
+
+/// The S3 location of an Icechunk `output` named by an S3 URL (nctk's
+/// rules: [`nctk::s3_target`]); `None` for a local path; any other URL is
+/// refused (JSON and Parquet references are written to local paths only,
+/// Icechunk repositories also to S3).
+fn output_on_s3(
+    output: &Path,
+    format: RefsFormat,
+) -> Result<Option<nctk_store_object::aws::S3Target>, RefsError> {
+    let text = output.to_string_lossy();
+    let refuse = |reason: &str| {
+        RefsError::Output(OutputError::Unsupported {
+            path: text.to_string(),
+            format: "references",
+            reason: reason.to_string(),
+        })
+    };
+    if !text.contains("://") {
+        return Ok(None);
+    }
+    if format != RefsFormat::Icechunk {
+        return Err(refuse(
+            "JSON and Parquet references are written to a local path; only an Icechunk \
+             repository (--format icechunk) is written to S3",
+        ));
+    }
+    match nctk::s3_target(&text)? {
+        Some(target) => Ok(Some(target)),
+        None => Err(refuse(
+            "an Icechunk repository is written to a local directory or to S3 \
+             (s3://bucket/prefix, or http(s)://host/bucket/prefix#mode=s3)",
+        )),
+    }
+}
+
+/// An error of the file system writing `output`.
+fn write_error(output: &Path, source: std::io::Error) -> RefsError {
+    RefsError::Output(OutputError::Io {
+        path: output.display().to_string(),
+        op: "write",
+        source,
+    })
 }
 
 /// What the references to `input`'s bytes name: the input as given, but

@@ -121,6 +121,49 @@ pub(crate) fn looks_like_url(target: &Path) -> bool {
         .is_some_and(|s| s.contains("://") || s.contains("#mode="))
 }
 
+/// The S3 bucket and key `text` names, when it is an S3 URL by the rules
+/// nctk reads a store's or a file's URL by (netCDF-C's): `s3://bucket/key`,
+/// an AWS `https://` host, or any `http(s)://host[:port]/bucket/key` whose
+/// fragment has the `s3` mode (`#mode=s3`, `#mode=bytes,s3`, ...), with the
+/// fragment's `aws.region` and `aws.profile`: what
+/// [`nctk_store_object::aws::resolve`] reads to find the region, endpoint
+/// and credentials nctk's own S3 stores use. `None` for a path or any
+/// other URL; a URL that does not parse is an error naming it.
+pub fn s3_target(text: &str) -> Result<Option<nctk_store_object::aws::S3Target>, Error> {
+    if !looks_like_url(Path::new(text)) {
+        return Ok(None);
+    }
+    // Read as a store's URL: the fragment's pairs but the `bytes` mode,
+    // with the `zarr` mode.
+    let (bare, fragment) = text.split_once('#').unwrap_or((text, ""));
+    let mut pairs: Vec<String> = vec![];
+    for pair in fragment.split('&').filter(|p| !p.is_empty()) {
+        match pair.split_once('=') {
+            Some((key, modes)) if key.eq_ignore_ascii_case("mode") => {
+                let kept: Vec<&str> = modes
+                    .split(',')
+                    .filter(|m| !m.is_empty() && !m.eq_ignore_ascii_case("bytes"))
+                    .collect();
+                if !kept.is_empty() {
+                    pairs.push(format!("mode={}", kept.join(",")));
+                }
+            }
+            None if pair.eq_ignore_ascii_case("bytes") => {}
+            _ => pairs.push(pair.to_string()),
+        }
+    }
+    pairs.push("mode=zarr".into());
+    let as_store = format!("{bare}#{}", pairs.join("&"));
+    let parsed = url::parse(&as_store).map_err(|e| open_error(text, e))?;
+    Ok(match parsed.target {
+        Target::Zarr(z) => match z.location {
+            StoreLocation::S3(location) => Some(location.target()),
+            _ => None,
+        },
+        _ => None,
+    })
+}
+
 /// Parses `target` as a netCDF-C URL, naming it in the error.
 fn parse(target: &Path) -> Result<url::DatasetUrl, Error> {
     let name = target.display().to_string();
@@ -408,4 +451,62 @@ pub fn create_file(path: &Path) -> Result<Arc<dyn ByteSink>, ByteError> {
 /// Opens the existing single file at `path` to append or redefine it.
 pub fn open_file(path: &Path) -> Result<Arc<dyn ByteSink>, ByteError> {
     Ok(Arc::new(FileSink::open(path)?))
+}
+
+#[cfg(test)]
+mod s3_target_tests {
+    use super::s3_target;
+
+    /// (bucket, key, endpoint, virtual hosted, region) of an S3 URL.
+    fn target(text: &str) -> (String, String, Option<String>, bool, Option<String>) {
+        let t = s3_target(text)
+            .unwrap()
+            .unwrap_or_else(|| panic!("{text}: not S3"));
+        (t.bucket, t.key, t.endpoint, t.virtual_hosted, t.region)
+    }
+
+    #[test]
+    fn s3_urls_name_their_bucket_key_and_endpoint() {
+        let at = |b: &str, k: &str, e: Option<&str>, v: bool, r: Option<&str>| {
+            (b.into(), k.into(), e.map(Into::into), v, r.map(Into::into))
+        };
+        assert_eq!(
+            target("s3://b/run/x.icechunk"),
+            at("b", "run/x.icechunk", None, false, None)
+        );
+        assert_eq!(
+            target("s3://b/x.nc#mode=bytes"),
+            at("b", "x.nc", None, false, None)
+        );
+        assert_eq!(
+            target("http://127.0.0.1:9000/b/k.nc#mode=bytes,s3"),
+            at("b", "k.nc", Some("http://127.0.0.1:9000"), false, None)
+        );
+        assert_eq!(
+            target("http://127.0.0.1:9000/b/r.icechunk#mode=s3&aws.region=eu-west-1"),
+            at(
+                "b",
+                "r.icechunk",
+                Some("http://127.0.0.1:9000"),
+                false,
+                Some("eu-west-1")
+            )
+        );
+        assert_eq!(
+            target("https://b.s3.us-west-2.amazonaws.com/k"),
+            at("b", "k", None, true, Some("us-west-2"))
+        );
+    }
+
+    #[test]
+    fn paths_and_other_urls_are_not_s3() {
+        for text in [
+            "/data/x.icechunk",
+            "x.nc",
+            "http://host/x.nc#mode=bytes",
+            "gs://b/k",
+        ] {
+            assert_eq!(s3_target(text).unwrap(), None, "{text}");
+        }
+    }
 }

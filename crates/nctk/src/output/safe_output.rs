@@ -381,15 +381,18 @@ pub fn write_file_safely(
 /// repository or kerchunk's Parquet references of `nctk refs`) in a
 /// temporary directory beside it, renamed into place only when `write` has
 /// filled it; as for a directory store, only a Zarr-like directory (or an
-/// empty one) is ever replaced. An error from `write`
-/// removes the temporary and names the target.
-pub fn write_dir_safely(
+/// empty one) is ever replaced. An error from `write` (of the caller's
+/// error type, into which the file system's errors here convert; it names
+/// the target) removes the temporary; otherwise `write`'s result is
+/// returned.
+pub fn write_dir_safely<T, E: From<OutputError>>(
     target: &Path,
-    write: impl FnOnce(&Path) -> std::io::Result<()>,
-) -> Result<(), OutputError> {
+    write: impl FnOnce(&Path) -> Result<T, E>,
+) -> Result<T, E> {
     let safe = SafeOutput::for_store(target, false)?;
-    write(safe.temp_path()).map_err(io(target, "write"))?;
-    safe.commit()
+    let made = write(safe.temp_path())?;
+    safe.commit()?;
+    Ok(made)
 }
 
 #[cfg(test)]
