@@ -21,6 +21,9 @@ pub struct Collection<'a> {
     urls: &'a [String],
     concat_dim: Option<String>,
     cut_bytes: Option<u64>,
+    /// Where the inputs' chunk indexes are read (rayon's global pool when
+    /// `None`).
+    pool: Option<&'a rayon::ThreadPool>,
 }
 
 impl<'a> Collection<'a> {
@@ -75,7 +78,14 @@ impl<'a> Collection<'a> {
             urls,
             concat_dim,
             cut_bytes,
+            pool: None,
         })
+    }
+
+    /// The collection with its inputs' chunk indexes read on `pool` (one
+    /// with more threads than cores, for remote inputs).
+    pub(crate) fn on_pool(self, pool: Option<&'a rayon::ThreadPool>) -> Collection<'a> {
+        Collection { pool, ..self }
     }
 
     /// The first input, whose groups, variables and attributes the
@@ -150,16 +160,22 @@ pub fn variable(inputs: &Collection<'_>, v: VarId) -> Result<VarRefs, RefsError>
     };
     // Each input's chunk index read at once (remote inputs wait on round
     // trips); the first input that does not line up is the one named.
-    let parts: Vec<_> = inputs
-        .datasets
-        .par_iter()
-        .map(|ds| {
-            let var = lined_up(first, v, ds, k)?;
-            Ok((var.shape(), inputs.chunk_refs(&var)?))
-        })
-        .collect::<Vec<Result<_, RefsError>>>()
-        .into_iter()
-        .collect::<Result<_, _>>()?;
+    let read = || {
+        inputs
+            .datasets
+            .par_iter()
+            .map(|ds| {
+                let var = lined_up(first, v, ds, k)?;
+                Ok((var.shape(), inputs.chunk_refs(&var)?))
+            })
+            .collect::<Vec<Result<_, RefsError>>>()
+    };
+    let parts: Vec<_> = match inputs.pool {
+        Some(pool) => pool.install(read),
+        None => read(),
+    }
+    .into_iter()
+    .collect::<Result<_, _>>()?;
     let unaligned = parts[..parts.len() - 1]
         .iter()
         .position(|(shape, refs)| shape[k] % refs.chunk_shape[k] != 0);

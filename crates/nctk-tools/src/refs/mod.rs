@@ -175,24 +175,56 @@ pub fn refs_with_progress<S: AsRef<str> + Sync>(
     made
 }
 
-/// Every input opened at once, each reported to `progress` as it opens.
+/// Threads that open remote inputs and read their chunk indexes: each
+/// mostly waits on a round trip (a few per input: a HEAD, then the blocks
+/// of the file its headers and index nodes lie in, one after another), so
+/// many more threads than cores overlap the round trips of many inputs.
+const REMOTE_THREADS: usize = 16;
+
+/// Whether `input` is read over the network (a URL but `file://`).
+fn is_remote(input: &str) -> bool {
+    input.contains("://") && !input.starts_with("file://")
+}
+
+/// A pool of [`REMOTE_THREADS`] threads when any input is remote (`None`,
+/// rayon's global pool, when all are local or the pool cannot be made).
+fn remote_pool<S: AsRef<str>>(inputs: &[S]) -> Option<rayon::ThreadPool> {
+    if !inputs.iter().any(|i| is_remote(i.as_ref())) {
+        return None;
+    }
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(REMOTE_THREADS.max(rayon::current_num_threads()))
+        .thread_name(|i| format!("nctk-refs-{i}"))
+        .build()
+        .ok()
+}
+
+/// Every input opened at once (on `pool`, else rayon's global pool), each
+/// reported to `progress` as it opens.
 fn open_all<S: AsRef<str> + Sync>(
     inputs: &[S],
+    pool: Option<&rayon::ThreadPool>,
     progress: &mut dyn RefsProgress,
 ) -> Result<Vec<Dataset>, Error> {
     let (opened, reports) = std::sync::mpsc::channel();
     std::thread::scope(|scope| {
         let opening = scope.spawn(move || {
-            inputs
-                .par_iter()
-                .enumerate()
-                .map(|(i, input)| {
-                    let ds = nctk::open(input.as_ref());
-                    // The receiver outlives the sender: a send cannot fail.
-                    let _ = opened.send(i);
-                    ds
-                })
-                .collect::<Result<Vec<Dataset>, Error>>()
+            let open = || {
+                inputs
+                    .par_iter()
+                    .enumerate()
+                    .map(|(i, input)| {
+                        let ds = nctk::open(input.as_ref());
+                        // The receiver outlives the sender: a send cannot fail.
+                        let _ = opened.send(i);
+                        ds
+                    })
+                    .collect::<Result<Vec<Dataset>, Error>>()
+            };
+            match pool {
+                Some(pool) => pool.install(open),
+                None => open(),
+            }
         });
         for i in reports {
             progress.advance(inputs[i].as_ref());
@@ -210,14 +242,16 @@ fn write_refs<S: AsRef<str> + Sync>(
     options: &RefsOptions,
     progress: &mut dyn RefsProgress,
 ) -> Result<RefsSummary, RefsError> {
-    let datasets = open_all(inputs, progress)?;
+    let pool = remote_pool(inputs);
+    let datasets = open_all(inputs, pool.as_ref(), progress)?;
     let urls: Vec<String> = inputs.iter().map(|s| reference_url(s.as_ref())).collect();
     let collection = Collection::new(
         &datasets,
         &urls,
         options.concat_dim.as_deref(),
         options.chunk_bytes,
-    )?;
+    )?
+    .on_pool(pool.as_ref());
     progress.set_total((inputs.len() + collection.first().schema().var_ids().count()) as u64);
     let format = options
         .format
@@ -277,7 +311,7 @@ pub fn reference_url(input: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::reference_url;
+    use super::{is_remote, reference_url};
 
     #[test]
     fn urls_lose_their_mode_fragment_and_paths_stay_as_given() {
@@ -287,5 +321,13 @@ mod tests {
         );
         assert_eq!(reference_url("s3://b/k.nc"), "s3://b/k.nc");
         assert_eq!(reference_url("/data/a#1.nc"), "/data/a#1.nc");
+    }
+
+    #[test]
+    fn urls_but_file_urls_are_remote() {
+        assert!(is_remote("s3://b/k.nc"));
+        assert!(is_remote("http://127.0.0.1:9000/b/k.nc#mode=bytes,s3"));
+        assert!(!is_remote("file:///data/a.nc"));
+        assert!(!is_remote("/data/a.nc"));
     }
 }
