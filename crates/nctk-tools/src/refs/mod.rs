@@ -206,7 +206,7 @@ fn write_refs<S: AsRef<str> + Sync>(
     let s3 = output_on_s3(output, format)?;
     let names: Vec<String> = inputs.iter().map(|s| s.as_ref().to_string()).collect();
     let first = names.first().ok_or(RefsError::NoInputs)?;
-    let first = stream::open_all(&[first.as_str()], progress)?
+    let first = stream::open_all(&[first.as_str()], None, progress)?
         .pop()
         .ok_or(RefsError::NoInputs)?;
     let urls = names.iter().map(|name| reference_url(name)).collect();
