@@ -11,7 +11,6 @@ use nctk_tools::gen::{gen, GenArgs, GenError};
 use nctk_tools::refs::{refs_with_progress, RefsFormat, RefsOptions};
 use nctk_tools::validate::run_validate;
 
-mod allocator;
 mod progress;
 
 /// A pure-Rust netCDF toolkit.
@@ -244,7 +243,6 @@ fn run_refs(
 }
 
 fn main() -> ExitCode {
-    allocator::tune();
     let cli = Cli::parse();
     match cli.command {
         Command::Dump(_) | Command::Validate { .. } => die_on_broken_pipe(),
