@@ -4,7 +4,7 @@
 
 use nctk_codec::{
     Codec, CodecContext, H5Z_FILTER_BLOSC, H5Z_FILTER_BZIP2, H5Z_FILTER_DEFLATE,
-    H5Z_FILTER_FLETCHER32, H5Z_FILTER_SHUFFLE, H5Z_FILTER_ZSTD,
+    H5Z_FILTER_FLETCHER32, H5Z_FILTER_LZ4, H5Z_FILTER_SHUFFLE, H5Z_FILTER_ZSTD,
 };
 use nctk_model::{ChunkRef, ChunkRefs, Endianness};
 
@@ -16,7 +16,8 @@ use super::convert::Stored;
 use super::error::Nc4Error;
 
 /// The HDF5 filters whose stored bytes a numcodecs codec of the same
-/// parameters decodes (HDF5's LZ4 and szip framings have none).
+/// parameters decodes (HDF5's LZ4 framing is imagecodecs' `lz4h5`, and
+/// szip's has none).
 const WITH_NUMCODECS: [u32; 6] = [
     H5Z_FILTER_DEFLATE,
     H5Z_FILTER_SHUFFLE,
@@ -171,6 +172,13 @@ fn numcodecs(filter: &Filter, esize: usize) -> Result<String, String> {
         Some(n) => format!("{id} ({n})"),
         None => id.to_string(),
     };
+    if id == H5Z_FILTER_LZ4 {
+        // The HDF5 LZ4 plugin's framing (the original size, the block
+        // size, then each block's compressed size and bytes), which
+        // imagecodecs registers with numcodecs; its block size is in the
+        // stream, so the codec needs no parameter to decode.
+        return Ok(r#"{"id":"imagecodecs_lz4h5"}"#.to_string());
+    }
     if !WITH_NUMCODECS.contains(&id) {
         return Err(format!(
             "references: HDF5 filter {} has no numcodecs codec that reads its stored bytes",

@@ -447,6 +447,12 @@ fn array(zarray: &Value, attrs: Value, fill_value_attr: bool) -> Result<Value, S
             .remove("id")
             .and_then(|v| v.as_str().map(str::to_string))
             .ok_or("a codec without an id")?;
+        if id.starts_with("imagecodecs_") {
+            return Err(format!(
+                "codec {id} (an HDF5 filter imagecodecs decodes) has no Zarr v3 form that \
+                 icechunk's readers know; write JSON or Parquet references instead"
+            ));
+        }
         codecs.push(json!({"name": format!("numcodecs.{id}"), "configuration": config}));
     }
     let mut meta = json!({

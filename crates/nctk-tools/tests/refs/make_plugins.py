@@ -1,6 +1,6 @@
 """HDF5 inputs of tests/refs.rs written with hdf5plugin's filters, into
 sys.argv[1]: `plugins.h5` (zstd, blosc, bzip2: filters numcodecs reads),
-`lz4.h5` (HDF5's LZ4 framing, which no numcodecs codec reads) and
+`lz4.h5` (HDF5's LZ4 framing, which imagecodecs' lz4h5 codec reads) and
 `skipped.h5` (a chunk written past its deflate filter: filter mask 1)."""
 import os
 import sys
