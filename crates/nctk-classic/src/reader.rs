@@ -12,7 +12,15 @@ use nctk_model::{
     Values, VarId, VarStorage,
 };
 use nctk_store::bytes::{ByteSource, MemSource};
+use rayon::prelude::*;
 use std::sync::Arc;
+
+/// Reads of more bytes than this are read in parts on several threads
+/// ([`ClassicReader::read_swapped`]).
+const PARALLEL_BYTES: u64 = 16 << 20;
+
+/// The bytes each thread reads at a time in a read made in parts.
+const PART_BYTES: u64 = 8 << 20;
 
 /// The most ranges handed to the source in one batch.
 const BATCH_RANGES: usize = 4096;
@@ -346,14 +354,45 @@ impl ClassicReader {
             ));
         }
         if let Some(bytes) = try_as_bytes_mut(out).filter(|_| is_native::<T>(dtype)) {
-            self.read_raw(var, selection, bytes)?;
-            be_to_native(bytes, dtype.size().unwrap_or(1));
-            return Ok(());
+            return self.read_swapped(var, selection, bytes, dtype.size().unwrap_or(1));
         }
         let values = self.read_values(var, selection)?;
         let v = values_to_vec::<T>(values).map_err(|e| self.data_err(var, e))?;
         out.copy_from_slice(&v);
         Ok(())
+    }
+
+    /// Reads the selection's bytes into `bytes` and puts its values of
+    /// `size` bytes in this machine's byte order. A selection of more than
+    /// [`PARALLEL_BYTES`] and more than one index along its first dimension
+    /// is read in parts of about [`PART_BYTES`] on rayon's threads, each
+    /// part read and swapped by one thread while its bytes are in cache.
+    fn read_swapped(
+        &self,
+        var: VarId,
+        selection: &Selection,
+        bytes: &mut [u8],
+        size: usize,
+    ) -> Result<()> {
+        let rows = selection.count.first().copied().unwrap_or(1);
+        let row_bytes = bytes.len() as u64 / rows.max(1);
+        if (bytes.len() as u64) < PARALLEL_BYTES || rows < 2 || row_bytes == 0 {
+            self.read_raw(var, selection, bytes)?;
+            be_to_native(bytes, size);
+            return Ok(());
+        }
+        let per_part = (PART_BYTES / row_bytes).max(1);
+        bytes
+            .par_chunks_mut((per_part * row_bytes) as usize)
+            .enumerate()
+            .try_for_each(|(i, part)| {
+                let mut sub = selection.clone();
+                sub.start[0] += i as u64 * per_part * sub.stride[0];
+                sub.count[0] = part.len() as u64 / row_bytes;
+                self.read_raw(var, &sub, part)?;
+                be_to_native(part, size);
+                Ok(())
+            })
     }
 
     /// Reads the selected values of `var` into a new vector of `T`.
@@ -378,22 +417,57 @@ impl ClassicReader {
 
     /// Reads the selected values of `var` in its own type.
     pub fn read_values(&self, var: VarId, selection: &Selection) -> Result<Values> {
+        let n = self.selected(var, selection)?;
+        let mut out = self.zeroed(var, n)?;
+        self.fill(var, selection, n, &mut out)?;
+        Ok(out)
+    }
+
+    /// The number of values `selection` selects of `var`, once both are
+    /// checked.
+    fn selected(&self, var: VarId, selection: &Selection) -> Result<usize> {
         self.check_var(var)?;
-        let shape = self.schema.shape(var);
         selection
-            .check(&shape, false)
+            .check(&self.schema.shape(var), false)
             .map_err(|e| self.data_err(var, e))?;
-        let vl = &self.layout.vars[var.0 as usize];
-        let n = selection.num_elements().unwrap_or(0);
-        let nbytes = usize::try_from(n * vl.xsz).map_err(|_| {
+        let xsz = self.layout.vars[var.0 as usize].xsz;
+        selection
+            .num_elements()
+            .filter(|n| n.checked_mul(xsz).is_some())
+            .and_then(|n| usize::try_from(n).ok())
+            .ok_or_else(|| {
+                self.data_err(
+                    var,
+                    nctk_model::ModelError::Selection("selection too large".into()),
+                )
+            })
+    }
+
+    /// `n` zero values of `var`'s type, in memory allocated for a read
+    /// straight into it ([`nctk_codec::buffer::zeroed_values`]).
+    fn zeroed(&self, var: VarId, n: usize) -> Result<Values> {
+        nctk_codec::buffer::zeroed_values(self.dtype(var), n).ok_or_else(|| {
             self.data_err(
                 var,
-                nctk_model::ModelError::Selection("selection too large".into()),
+                nctk_model::ModelError::Selection(format!("no memory for {n} values")),
             )
-        })?;
-        let mut raw = vec![0u8; nbytes];
-        self.read_raw(var, selection, &mut raw)?;
-        Ok(Values::from_bytes(vl.dtype, &raw, true))
+        })
+    }
+
+    /// Reads the `n` values `selection` selects of `var` into `out` (of the
+    /// variable's type, resized to them): the file's bytes land in the
+    /// vector and are put in this machine's byte order where they lie.
+    fn fill(&self, var: VarId, selection: &Selection, n: usize, out: &mut Values) -> Result<()> {
+        nctk_model::with_fixed_values!(out, v => {
+            v.resize(n, Default::default());
+            self.read_into(var, selection, &mut v[..])
+        }, other => Err(self.data_err(
+            var,
+            nctk_model::ModelError::Selection(format!(
+                "{} values are not a classic type",
+                other.dtype()
+            )),
+        )))
     }
 
     /// The variable's type.
@@ -485,28 +559,11 @@ impl DataSource for ClassicReader {
         selection: &Selection,
         out: &mut Values,
     ) -> Result<(), SourceError> {
-        self.check_var(var)?;
-        selection
-            .check(&self.schema.shape(var), false)
-            .map_err(|e| self.data_err(var, e))?;
-        let n = selection
-            .num_elements()
-            .and_then(|n| usize::try_from(n).ok())
-            .ok_or_else(|| {
-                self.data_err(
-                    var,
-                    nctk_model::ModelError::Selection("selection too large".into()),
-                )
-            })?;
-        let dtype = self.dtype(var);
-        if out.dtype() != dtype {
-            *out = Values::with_capacity(dtype, n);
+        let n = self.selected(var, selection)?;
+        if out.dtype() != self.dtype(var) {
+            *out = self.zeroed(var, n)?;
         }
-        nctk_model::with_fixed_values!(out, v => {
-            v.resize(n, Default::default());
-            ClassicReader::read_into(self, var, selection, &mut v[..])?;
-        }, _ => *out = self.read_values(var, selection)?);
-        Ok(())
+        Ok(self.fill(var, selection, n, out)?)
     }
 
     fn format(&self) -> nctk_model::Format {

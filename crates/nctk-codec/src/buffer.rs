@@ -12,6 +12,8 @@
 //! so a Python reader gets them for its output array; [`advise_huge_pages`]
 //! does the same for ours.
 
+use nctk_model::{DataType, Values};
+
 /// Buffers smaller than this are left alone (numpy's threshold).
 const MIN_LEN: usize = 4 << 20;
 
@@ -50,6 +52,41 @@ pub fn advise_huge_pages<T: Copy>(buf: &mut [T]) {
         return;
     }
     sys::advise(buf.as_mut_ptr().cast::<u8>(), len);
+}
+
+/// `n` zero elements, after checking that the allocation can succeed
+/// (`vec![0; n]` takes zeroed pages from the allocator without writing
+/// them, but aborts on failure); a large buffer asks for huge pages
+/// ([`advise_huge_pages`]), which makes first-touch page faults several
+/// times cheaper. `None` when the memory cannot be had.
+pub fn zeroed<T: Copy + Default>(n: usize) -> Option<Vec<T>> {
+    let mut probe: Vec<T> = Vec::new();
+    probe.try_reserve_exact(n).ok()?;
+    drop(probe);
+    let mut v = vec![T::default(); n];
+    advise_huge_pages(&mut v);
+    Some(v)
+}
+
+/// `n` zero values of the fixed-width type `dtype` (a number or `char`),
+/// allocated as [`zeroed`] allocates them: the output buffer of a
+/// whole-array read. `None` for the other types, or when the memory
+/// cannot be had.
+pub fn zeroed_values(dtype: DataType, n: usize) -> Option<Values> {
+    Some(match dtype {
+        DataType::Byte => Values::Byte(zeroed(n)?),
+        DataType::UByte => Values::UByte(zeroed(n)?),
+        DataType::Char => Values::Char(zeroed(n)?),
+        DataType::Short => Values::Short(zeroed(n)?),
+        DataType::UShort => Values::UShort(zeroed(n)?),
+        DataType::Int => Values::Int(zeroed(n)?),
+        DataType::UInt => Values::UInt(zeroed(n)?),
+        DataType::Int64 => Values::Int64(zeroed(n)?),
+        DataType::UInt64 => Values::UInt64(zeroed(n)?),
+        DataType::Float => Values::Float(zeroed(n)?),
+        DataType::Double => Values::Double(zeroed(n)?),
+        _ => return None,
+    })
 }
 
 #[cfg(target_os = "linux")]

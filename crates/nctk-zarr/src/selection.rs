@@ -26,9 +26,10 @@ use std::sync::Mutex;
 
 use bytes::Bytes;
 
+use nctk_codec::buffer::{zeroed, zeroed_values};
 use nctk_codec::{CodecError, Pipeline};
 use nctk_model::bytes::values_as_bytes_mut;
-use nctk_model::{DataType, Selection, Values};
+use nctk_model::{Selection, Values};
 use nctk_store::kv::{ByteRange, ReadableStore, StoreKey, StorePrefix};
 use rayon::prelude::*;
 
@@ -140,35 +141,13 @@ enum Output {
     Bytes(Vec<u8>),
 }
 
-/// Allocates `n` elements, after checking that the allocation can succeed
-/// (`vec![0; n]` takes zeroed pages from the allocator without writing
-/// them, but aborts on failure). Large buffers ask for huge pages, which
-/// makes first-touch page faults several times cheaper.
-fn zeroed<T: Copy + Default>(n: usize) -> Option<Vec<T>> {
-    let mut probe: Vec<T> = Vec::new();
-    probe.try_reserve_exact(n).ok()?;
-    drop(probe);
-    let mut v = vec![T::default(); n];
-    nctk_codec::buffer::advise_huge_pages(&mut v);
-    Some(v)
-}
-
 impl Output {
     fn alloc(cell: Cell, n: usize, total: usize) -> Option<Output> {
         Some(match cell {
-            Cell::Number { dtype, .. } => Output::Typed(match dtype {
-                DataType::Byte => Values::Byte(zeroed(n)?),
-                DataType::UByte => Values::UByte(zeroed(n)?),
-                DataType::Short => Values::Short(zeroed(n)?),
-                DataType::UShort => Values::UShort(zeroed(n)?),
-                DataType::Int => Values::Int(zeroed(n)?),
-                DataType::UInt => Values::UInt(zeroed(n)?),
-                DataType::Int64 => Values::Int64(zeroed(n)?),
-                DataType::UInt64 => Values::UInt64(zeroed(n)?),
-                DataType::Float => Values::Float(zeroed(n)?),
-                DataType::Double => Values::Double(zeroed(n)?),
-                _ => return Some(Output::Bytes(zeroed(total)?)),
-            }),
+            Cell::Number { dtype, .. } => match zeroed_values(dtype, n) {
+                Some(v) => Output::Typed(v),
+                None => Output::Bytes(zeroed(total)?),
+            },
             _ => Output::Bytes(zeroed(total)?),
         })
     }
