@@ -191,7 +191,7 @@ fn put_in_chunk(
     if whole && !chunks.open.contains_key(&key) {
         // Every element comes from this write, in the chunk's order: no
         // fill to lay down first, no bitmap to keep.
-        let mut assembled = Vec::with_capacity((elements * es) as usize);
+        let mut assembled = w.chunk_buffer((elements * es) as usize);
         for_each_run(
             &count,
             (src, src_steps),

@@ -6,11 +6,13 @@
 //! chunks land in the order their encodings end, so the file's chunk
 //! order may differ between runs; their index does not. The file is
 //! written back as it grows ([`WriteBehind`]), so that the final sync of
-//! a large file waits for little.
+//! a large file waits for little. Chunk buffers once written are kept for
+//! the next chunks ([`ChunkQueue::buffer`]) when unfiltered, within
+//! [`KEPT_BYTES`].
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use nctk_codec::queue::TaskQueue;
 use nctk_codec::Pipeline;
@@ -28,6 +30,43 @@ pub(super) type ChunkIndex = HashMap<ObjectId, BTreeMap<Vec<u64>, ChunkEntry>>;
 /// of a 721 x 1440 float grid, both encode at once.
 pub const DEFAULT_MEMORY: usize = 32 << 20;
 
+/// The most bytes of written chunk buffers kept for the next chunks: two
+/// chunks of a 721 x 1440 float grid.
+pub const KEPT_BYTES: usize = 8 << 20;
+
+/// Unfiltered chunk buffers kept once written: a buffer whose pages are
+/// already mapped spares a fresh one's page faults (a thousand for a 4 MiB
+/// chunk, which cost more than copying the chunk into it).
+#[derive(Default)]
+struct Kept(Mutex<Vec<Vec<u8>>>);
+
+impl Kept {
+    /// A kept buffer of at least `len` bytes, emptied, or a new one.
+    fn take(&self, len: usize) -> Vec<u8> {
+        let mut kept = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        match kept.iter().position(|b| b.capacity() >= len) {
+            Some(i) => {
+                let mut b = kept.swap_remove(i);
+                b.clear();
+                b
+            }
+            None => Vec::with_capacity(len),
+        }
+    }
+
+    /// Keeps `b`, then drops the smallest buffers kept until they hold at
+    /// most [`KEPT_BYTES`].
+    fn give(&self, b: Vec<u8>) {
+        let mut kept = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        kept.push(b);
+        kept.sort_unstable_by_key(|b| std::cmp::Reverse(b.capacity()));
+        let mut held: usize = kept.iter().map(Vec::capacity).sum();
+        while held > KEPT_BYTES {
+            held -= kept.pop().map_or(0, |b| b.capacity());
+        }
+    }
+}
+
 /// Encodes and appends chunks in parallel; see the [module docs](self).
 pub(super) struct ChunkQueue {
     sink: Arc<dyn ByteSink>,
@@ -35,6 +74,7 @@ pub(super) struct ChunkQueue {
     eof: Arc<AtomicU64>,
     /// The write-back started behind the chunks and blocks written.
     behind: Arc<WriteBehind>,
+    kept: Arc<Kept>,
     tasks: TaskQueue<(ObjectId, Vec<u64>), WriteError, ChunkIndex>,
 }
 
@@ -46,8 +86,16 @@ impl ChunkQueue {
             sink,
             eof: Arc::new(AtomicU64::new(eof)),
             behind: Arc::new(WriteBehind::from(eof)),
+            kept: Arc::default(),
             tasks: TaskQueue::new(memory, HashMap::new()),
         }
+    }
+
+    /// An empty buffer with room for `len` bytes: one kept from a chunk
+    /// written when there is one, for the caller to fill and
+    /// [`submit`](Self::submit).
+    pub(super) fn buffer(&self, len: usize) -> Vec<u8> {
+        self.kept.take(len)
     }
 
     /// Writes the chunk of dataset `id` at `offset`: `bytes` passed
@@ -69,11 +117,15 @@ impl ChunkQueue {
             None => bytes.len(),
         };
         let (sink, eof, behind) = (self.sink.clone(), self.eof.clone(), self.behind.clone());
+        let kept = self.kept.clone();
         let key = (id, offset.clone());
         self.tasks.submit(key, cost, move |shared| {
-            let encoded = match pipeline {
-                Some(p) => p.encode(&bytes)?,
-                None => bytes,
+            // An unfiltered chunk's buffer is kept once written. A filtered
+            // one's is not: encoding takes three times the chunk's memory
+            // (see `cost`) and its time hides the faults of a fresh buffer.
+            let (encoded, own) = match pipeline {
+                Some(p) => (p.encode(&bytes)?, false),
+                None => (bytes, true),
             };
             let size = u32::try_from(encoded.len())
                 .map_err(|_| WriteError::Unsupported("a chunk of 4 GiB or more".into()))?;
@@ -84,6 +136,9 @@ impl ChunkQueue {
                     what: "chunk".into(),
                     source,
                 })?;
+            if own {
+                kept.give(encoded);
+            }
             let entry = ChunkEntry {
                 offset: offset.clone(),
                 size,

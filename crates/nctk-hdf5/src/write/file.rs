@@ -420,6 +420,13 @@ impl Hdf5Writer {
         Ok(())
     }
 
+    /// An empty buffer with room for a chunk of `len` bytes, for
+    /// [`write_chunk`](Self::write_chunk): one of a chunk already written
+    /// when there is one.
+    pub fn chunk_buffer(&self, len: usize) -> Vec<u8> {
+        self.chunks.buffer(len)
+    }
+
     /// Writes one whole chunk of dataset `id` whose first element is at
     /// `offset`: `bytes` (file byte order, the full chunk's lengths)
     /// passed through the dataset's filters and appended to the file, on

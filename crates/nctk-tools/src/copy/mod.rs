@@ -40,6 +40,7 @@ mod options;
 mod passthrough;
 mod plan;
 mod progress;
+mod read_ahead;
 pub mod slab;
 mod storage;
 
@@ -329,29 +330,34 @@ fn copy_data(
     let mut stored_chunks = 0;
     let mut buf = Values::empty(nctk_model::DataType::Byte);
     let mut copy_slabs = |v: &VarCopy,
-                          slabs: &mut dyn Iterator<Item = Selection>,
-                          record: Option<u64>,
+                          slabs: &mut (dyn Iterator<Item = Selection> + Send),
+                          slab_elems: u64,
                           writer: &mut DatasetMut,
                           progress: &mut dyn Progress| {
-        let dtype = schema.var(v.input).dtype;
-        let size = elem_size(dtype);
-        for mut sel in slabs {
-            if let Some(r) = record {
-                sel.start[0] = r;
-            }
+        let size = elem_size(schema.var(v.input).dtype);
+        let read = |sel: &Selection, buf: &mut Values| {
             input
-                .read(v.input, &sel, &mut buf)
+                .read(v.input, sel, buf)
                 .map_err(|source| CopyError::Read {
                     path: in_name.to_string(),
                     var: v.name.clone(),
                     source,
-                })?;
+                })
+        };
+        let mut write = |sel: &Selection, buf: &Values| {
             writer
-                .write(v.output, &sel, &buf)
+                .write(v.output, sel, buf)
                 .map_err(|e| e.into_output(out_name))?;
             progress.advance(&v.name, sel.num_elements().unwrap_or(0) * size);
-        }
-        Ok::<(), CopyError>(())
+            Ok(())
+        };
+        read_ahead::for_each_slab(
+            slabs,
+            slab_elems.saturating_mul(size),
+            &mut buf,
+            &read,
+            &mut write,
+        )
     };
     let max_elems =
         |v: &VarCopy| (buffer_size as u64 / elem_size(schema.var(v.input).dtype)).max(1);
@@ -370,24 +376,24 @@ fn copy_data(
             stored_chunks += moved.stored;
             continue;
         }
-        let mut slabs: Box<dyn Iterator<Item = Selection>> = match writer.chunk_shape(v.output) {
-            Some(c) if c.len() == v.shape.len() && !c.is_empty() => {
-                let cache = cache_bytes as u64 / elem_size(schema.var(v.input).dtype);
-                Box::new(ChunkedSlabs::new(
-                    &v.shape,
-                    &c,
-                    slab_elems(
+        let (mut slabs, elems): (Box<dyn Iterator<Item = Selection> + Send>, u64) =
+            match writer.chunk_shape(v.output) {
+                Some(c) if c.len() == v.shape.len() && !c.is_empty() => {
+                    let cache = cache_bytes as u64 / elem_size(schema.var(v.input).dtype);
+                    let elems = slab_elems(
                         &schema.var(v.input).storage.layout,
                         &v.shape,
                         &c,
                         max_elems(v),
-                    ),
-                    cache,
-                ))
-            }
-            _ => Box::new(Slabs::new(&v.shape, max_elems(v))),
-        };
-        copy_slabs(v, &mut slabs, None, writer, progress)?;
+                    );
+                    (
+                        Box::new(ChunkedSlabs::new(&v.shape, &c, elems, cache)),
+                        elems,
+                    )
+                }
+                _ => (Box::new(Slabs::new(&v.shape, max_elems(v))), max_elems(v)),
+            };
+        copy_slabs(v, &mut slabs, elems, writer, progress)?;
     }
     let records: Vec<(&VarCopy, Vec<u64>)> = plan
         .vars
@@ -401,13 +407,11 @@ fn copy_data(
         .collect();
     for r in 0..plan.records {
         for (v, one) in &records {
-            copy_slabs(
-                v,
-                &mut Slabs::new(one, max_elems(v)),
-                Some(r),
-                writer,
-                progress,
-            )?;
+            let mut slabs = Slabs::new(one, max_elems(v)).map(|mut sel| {
+                sel.start[0] = r;
+                sel
+            });
+            copy_slabs(v, &mut slabs, max_elems(v), writer, progress)?;
         }
     }
     Ok(stored_chunks)
