@@ -8,12 +8,11 @@ use crate::process::{Driver, ServerProcess};
 /// The program started.
 const PROGRAM: &str = "azurite-blob";
 
-/// Azurite's well-known development account and its key (public: they
-/// are the same in every Azurite).
-pub const ACCOUNT: &str = "devstoreaccount1";
+/// Azurite's well-known development account (the same in every Azurite).
+const ACCOUNT: &str = AzuriteServer::ACCOUNT;
 
-/// The key of [`ACCOUNT`].
-pub const ACCOUNT_KEY: &str =
+/// The key of [`ACCOUNT`] (public: the same in every Azurite).
+const ACCOUNT_KEY: &str =
     "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==";
 
 /// Creates a container (`sys.argv[2]`) on the account of the connection
@@ -54,6 +53,10 @@ pub fn azurite() -> Option<AzuriteServer> {
 }
 
 impl AzuriteServer {
+    /// The development account every Azurite serves, which `object_store`
+    /// uses with `AZURE_STORAGE_USE_EMULATOR`.
+    pub const ACCOUNT: &'static str = "devstoreaccount1";
+
     /// Starts `azurite-blob` on a free port and waits (a bounded time)
     /// until it answers.
     pub fn start() -> Result<Self> {
