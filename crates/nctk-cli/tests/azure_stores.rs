@@ -8,10 +8,12 @@
 //! .dfs.core.windows.net/`, `https://account.blob.core.windows.net/`)
 //! names the same store; Azure to Azure and Azure to disk copies dump as
 //! their source; a store zarr-python puts there through adlfs dumps as it
-//! does from disk; a copy that fails leaves nothing. One Azurite serves
-//! every check (a single test, run in order).
+//! does from disk; a copy that fails leaves nothing; through the fault
+//! proxy, a 403 and a chunk that keeps failing with 503 are errors naming
+//! the URL and key, never fill values. One Azurite serves every check (a
+//! single test, run in order).
 
-use nctk_test_servers::{azurite, AzuriteServer};
+use nctk_test_servers::{azurite, AzuriteServer, Fault, FaultProxy};
 use nctk_test_support::require;
 
 mod common;
@@ -148,13 +150,13 @@ fn azure_stores_round_trip_and_are_read_by_zarr_python() {
     let theirs = root.join("generated/other-writers/zarr-python-v2/codecs.zarr");
     assert!(theirs.is_dir(), "{}", theirs.display());
     let theirs_text = theirs.display().to_string();
-    if require::python_output(
+    let uploaded = require::python_output(
         &["adlfs"],
         PUT,
         [&connection, &theirs_text, "theirs/codecs.zarr"],
     )
-    .is_some()
-    {
+    .is_some();
+    if uploaded {
         assert_eq!(
             body(&nctk_ok(&["dump", &url("theirs", "codecs.zarr", "zarr")])),
             body(&nctk_ok(&[
@@ -163,6 +165,11 @@ fn azure_stores_round_trip_and_are_read_by_zarr_python() {
             ])),
             "zarr-python's store from Azure"
         );
+    }
+
+    // Faults, on zarr-python's store.
+    if uploaded {
+        faults_are_named(&az);
     }
 
     // A copy that fails part-way (a corrupt chunk) leaves nothing.
@@ -189,4 +196,40 @@ fn azure_stores_round_trip_and_are_read_by_zarr_python() {
         Vec::<String>::new(),
         "a failed copy over a store leaves nothing"
     );
+}
+
+/// Through the fault proxy in front of `az` (retries as the environment
+/// sets them): a 403 and a chunk whose GET keeps failing stop a dump of
+/// zarr-python's store (put there before) with an error naming the store
+/// and key; what was printed is a prefix of the dump.
+fn faults_are_named(az: &AzuriteServer) {
+    let proxy = FaultProxy::start(&az.endpoint()).unwrap();
+    let store = url("theirs", "codecs.zarr", "zarr");
+    let whole = body(&nctk_ok(&["dump", &store]));
+    let through_proxy = |args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_nctk"))
+            .args(args)
+            .env("AZURITE_BLOB_STORAGE_URL", proxy.endpoint())
+            .env("NCTK_S3_MAX_RETRIES", "1")
+            .env("NCTK_S3_RETRY_TIMEOUT", "2")
+            .output()
+            .expect("run nctk")
+    };
+    let failed_naming = |out: &std::process::Output, names: &[&str]| {
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "exit 0; stderr {stderr}");
+        for name in names {
+            assert!(stderr.contains(name), "{name} not in: {stderr}");
+        }
+        let printed = body(&String::from_utf8_lossy(&out.stdout));
+        assert!(whole.starts_with(&printed), "printed what is not there");
+        assert!(printed.len() < whole.len(), "the whole dump was printed");
+    };
+    proxy.fail_next(usize::MAX, Fault::Forbidden);
+    let out = through_proxy(&["dump", &store]);
+    failed_naming(&out, &["az://theirs/codecs.zarr", "access denied"]);
+    proxy.clear_faults();
+    proxy.fail_next_matching("/zlib/1.2", usize::MAX, Fault::Status(503));
+    let out = through_proxy(&["dump", &store]);
+    failed_naming(&out, &["az://theirs/codecs.zarr", "zlib/1.2"]);
 }
