@@ -145,6 +145,38 @@ pub(crate) fn parse_list_page(xml: &str) -> Result<Page, String> {
     Ok(Page { keys, next })
 }
 
+/// Every key under `bucket_url` (an S3-style bucket URL, `ListObjectsV2`)
+/// that starts with `prefix`, following continuation tokens.
+pub(crate) fn list_keys(driver: &Driver, bucket_url: &str, prefix: &str) -> Result<Vec<String>> {
+    let mut keys = vec![];
+    let mut token: Option<String> = None;
+    loop {
+        let mut url = format!("{bucket_url}?list-type=2&prefix={}", encode(prefix, b""));
+        if let Some(token) = &token {
+            url.push_str(&format!("&continuation-token={}", encode(token, b"")));
+        }
+        let body = driver.expect_ok(Method::GET, url.clone(), &[], Bytes::new())?;
+        let page = std::str::from_utf8(&body)
+            .map_err(|e| e.to_string())
+            .and_then(parse_list_page)
+            .map_err(|reason| Error::Malformed {
+                url: url.clone(),
+                reason,
+            })?;
+        keys.extend(page.keys);
+        match page.next {
+            Some(next) if token.as_ref() == Some(&next) => {
+                return Err(Error::Malformed {
+                    url,
+                    reason: format!("the continuation token {next:?} repeats"),
+                })
+            }
+            Some(next) => token = Some(next),
+            None => return Ok(keys),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -231,38 +263,6 @@ mod tests {
         }
         for bad in ["%", "%4", "%zz", "%C3"] {
             assert_eq!(decode(bad), None, "{bad}");
-        }
-    }
-}
-
-/// Every key under `bucket_url` (an S3-style bucket URL, `ListObjectsV2`)
-/// that starts with `prefix`, following continuation tokens.
-pub(crate) fn list_keys(driver: &Driver, bucket_url: &str, prefix: &str) -> Result<Vec<String>> {
-    let mut keys = vec![];
-    let mut token: Option<String> = None;
-    loop {
-        let mut url = format!("{bucket_url}?list-type=2&prefix={}", encode(prefix, b""));
-        if let Some(token) = &token {
-            url.push_str(&format!("&continuation-token={}", encode(token, b"")));
-        }
-        let body = driver.expect_ok(Method::GET, url.clone(), &[], Bytes::new())?;
-        let page = std::str::from_utf8(&body)
-            .map_err(|e| e.to_string())
-            .and_then(parse_list_page)
-            .map_err(|reason| Error::Malformed {
-                url: url.clone(),
-                reason,
-            })?;
-        keys.extend(page.keys);
-        match page.next {
-            Some(next) if token.as_ref() == Some(&next) => {
-                return Err(Error::Malformed {
-                    url,
-                    reason: format!("the continuation token {next:?} repeats"),
-                })
-            }
-            Some(next) => token = Some(next),
-            None => return Ok(keys),
         }
     }
 }
