@@ -7,7 +7,8 @@
 //! `STORAGE_EMULATOR_HOST` (`host:port`, taken as `http://host:port`, or a
 //! full `http(s)://` URL), else `https://storage.googleapis.com`. A plain
 //! `http://` endpoint is allowed (emulators serve plain HTTP). With
-//! `STORAGE_EMULATOR_HOST` set and no credentials configured (no service
+//! `STORAGE_EMULATOR_HOST` set, or a plain `http://` endpoint (which can
+//! only be an emulator), and no credentials configured (no service
 //! account, application credentials or bearer token), requests carry an
 //! empty bearer token, as the Google client libraries send an emulator
 //! anonymous credentials and as `object_store` does for a service account
@@ -53,22 +54,23 @@ fn configure(
         if !configured(&builder, GoogleConfigKey::BaseUrl) {
             builder = builder.with_base_url(&emulator_base_url(host));
         }
-        let credentials = [
-            GoogleConfigKey::ServiceAccount,
-            GoogleConfigKey::ServiceAccountKey,
-            GoogleConfigKey::ApplicationCredentials,
-            GoogleConfigKey::BearerToken,
-        ];
-        if !credentials.into_iter().any(|k| configured(&builder, k)) {
-            let anonymous = GcpCredential {
-                bearer: String::new(),
-            };
-            builder = builder.with_credentials(Arc::new(StaticCredentialProvider::new(anonymous)));
-        }
     }
     let plain_http = builder
         .get_config_value(&GoogleConfigKey::BaseUrl)
         .is_some_and(|b| b.starts_with("http://"));
+    let credentials = [
+        GoogleConfigKey::ServiceAccount,
+        GoogleConfigKey::ServiceAccountKey,
+        GoogleConfigKey::ApplicationCredentials,
+        GoogleConfigKey::BearerToken,
+    ];
+    let emulated = emulator.is_some() || plain_http;
+    if emulated && !credentials.into_iter().any(|k| configured(&builder, k)) {
+        let anonymous = GcpCredential {
+            bearer: String::new(),
+        };
+        builder = builder.with_credentials(Arc::new(StaticCredentialProvider::new(anonymous)));
+    }
     let asked = builder
         .get_config_value(&GoogleConfigKey::Client(ClientConfigKey::AllowHttp))
         .is_some_and(|v| v.eq_ignore_ascii_case("true"));
@@ -135,11 +137,15 @@ mod tests {
         let b = configure(env, Some("127.0.0.1:4443"), "gs://b/k", &options);
         assert_eq!(base_url(&b).as_deref(), Some("http://10.0.0.1:9000"));
         let store = b.build().expect("a plain-HTTP base URL is allowed");
-        let token = token(&store);
+        let configured = token(&store);
         assert_eq!(
-            token.bearer, "token",
+            configured.bearer, "token",
             "the configured token, not the empty one"
         );
+        // A plain-HTTP base URL alone is an emulator too.
+        let env = GoogleCloudStorageBuilder::new().with_base_url("http://127.0.0.1:4443");
+        let store = configure(env, None, "gs://b/k", &options).build().unwrap();
+        assert_eq!(token(&store).bearer, "");
         // No emulator: nothing changes.
         let b = configure(GoogleCloudStorageBuilder::new(), None, "gs://b/k", &options);
         assert_eq!(base_url(&b), None);
