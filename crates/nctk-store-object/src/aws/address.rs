@@ -21,6 +21,9 @@
 /// The host AWS's S3 endpoints end with.
 pub const AWS_HOST_SUFFIX: &str = ".amazonaws.com";
 
+/// The suffix of AWS's hosts in its China regions (`*.amazonaws.com.cn`).
+pub const AWS_CN_HOST_SUFFIX: &str = ".amazonaws.com.cn";
+
 /// The host of Google Cloud Storage's S3-compatible API.
 pub const GOOGLE_HOST: &str = "storage.googleapis.com";
 
@@ -157,4 +160,15 @@ pub fn is_s3_host(authority: &str) -> bool {
 /// Whether an authority is AWS's (`*.amazonaws.com`).
 pub fn is_aws_host(authority: &str) -> bool {
     host_name(authority).ends_with(AWS_HOST_SUFFIX)
+}
+
+/// Whether the endpoint URL `endpoint` (`scheme://authority/...`) is on an
+/// AWS host, in any partition (`*.amazonaws.com`, `*.amazonaws.com.cn`):
+/// one whose clients may be EC2 instances with credentials from the
+/// instance metadata service.
+pub fn is_aws_endpoint(endpoint: &str) -> bool {
+    let rest = endpoint.split_once("://").map_or(endpoint, |(_, r)| r);
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
+    let host = host_name(authority);
+    host.ends_with(AWS_HOST_SUFFIX) || host.ends_with(AWS_CN_HOST_SUFFIX)
 }

@@ -44,7 +44,8 @@ pub mod rc;
 mod resolve;
 
 pub use address::{
-    is_aws_host, is_s3_host, parse_address, S3Address, S3Style, AWS_HOST_SUFFIX, GOOGLE_HOST,
+    is_aws_endpoint, is_aws_host, is_s3_host, parse_address, S3Address, S3Style,
+    AWS_CN_HOST_SUFFIX, AWS_HOST_SUFFIX, GOOGLE_HOST,
 };
 pub use env::AwsEnvironment;
 pub use resolve::resolve_with;

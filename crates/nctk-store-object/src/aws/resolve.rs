@@ -1,5 +1,6 @@
 //! The rules themselves (see the module documentation of [`super`]).
 
+use super::address::is_aws_endpoint;
 use super::ini::{merged, Profile, ProfileFile};
 use super::{AwsConfigError, AwsEnvironment, ProfileSource, S3Target};
 use crate::{S3Credentials, S3Settings};
@@ -99,7 +100,7 @@ pub fn resolve_with(target: &S3Target, env: &AwsEnvironment) -> Result<S3Setting
     });
 
     if credentials == S3Credentials::Chain
-        && endpoint.as_deref().is_some_and(|e| !is_aws_host(e))
+        && endpoint.as_deref().is_some_and(|e| !is_aws_endpoint(e))
         && !CHAIN_VARIABLES.iter().any(|v| env.var(v).is_some())
     {
         return Err(AwsConfigError::NoCredentials {
@@ -156,19 +157,3 @@ const CHAIN_VARIABLES: [&str; 3] = [
     "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI",
     "AWS_CONTAINER_CREDENTIALS_FULL_URI",
 ];
-
-/// Whether the endpoint URL `endpoint` is an AWS host (`*.amazonaws.com`,
-/// `*.amazonaws.com.cn`), whose clients may be EC2 instances with
-/// credentials from the metadata service.
-fn is_aws_host(endpoint: &str) -> bool {
-    let host = endpoint
-        .split_once("://")
-        .map_or(endpoint, |(_, rest)| rest)
-        .split(['/', ':'])
-        .next()
-        .unwrap_or_default()
-        .to_ascii_lowercase();
-    ["amazonaws.com", "amazonaws.com.cn"]
-        .iter()
-        .any(|d| host == *d || host.ends_with(&format!(".{d}")))
-}

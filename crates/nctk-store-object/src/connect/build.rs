@@ -4,9 +4,8 @@
 use std::sync::Arc;
 
 use object_store::aws::AmazonS3Builder;
-use object_store::azure::MicrosoftAzureBuilder;
-use object_store::gcp::GoogleCloudStorageBuilder;
-use object_store::{ObjectStore, ObjectStoreScheme};
+use object_store::azure::{AzureConfigKey, MicrosoftAzure, MicrosoftAzureBuilder};
+use object_store::{ClientConfigKey, ObjectStore, ObjectStoreScheme};
 
 use super::{Access, S3Credentials, S3Settings, HTTP_READ_ONLY};
 use crate::{Remote, RemoteError, RemoteOptions};
@@ -72,10 +71,12 @@ pub fn http(base: &str, options: &RemoteOptions) -> Result<Arc<dyn ObjectStore>,
 /// The GCS, Azure or HTTP(S) store `url` (without fragment) names, and the
 /// dataset's prefix in it. Credentials come from the environment as
 /// `object_store` reads it (`GoogleCloudStorageBuilder::from_env`:
-/// `GOOGLE_SERVICE_ACCOUNT`, `GOOGLE_APPLICATION_CREDENTIALS`, ...;
+/// `GOOGLE_SERVICE_ACCOUNT`, `GOOGLE_APPLICATION_CREDENTIALS`, ...,
+/// and a GCS emulator from `STORAGE_EMULATOR_HOST`: see [`super::gcs`];
 /// `MicrosoftAzureBuilder::from_env`: `AZURE_STORAGE_ACCOUNT_NAME`,
-/// `AZURE_STORAGE_ACCOUNT_KEY`, ...). A plain HTTP(S) server is read-only:
-/// asking to write to one is refused here.
+/// `AZURE_STORAGE_ACCOUNT_KEY`, `AZURE_STORAGE_USE_EMULATOR` (Azurite),
+/// ...). A plain `http://` endpoint configured there is allowed. A plain
+/// HTTP(S) server is read-only: asking to write to one is refused here.
 pub fn cloud(url: &str, access: Access, options: &RemoteOptions) -> Result<Remote, RemoteError> {
     let config = |source: object_store::Error| RemoteError::Config {
         url: url.to_string(),
@@ -88,25 +89,11 @@ pub fn cloud(url: &str, access: Access, options: &RemoteOptions) -> Result<Remot
     };
     let parsed = url::Url::parse(url).map_err(|e| not_supported(format!("not a URL: {e}")))?;
     let (scheme, prefix) = ObjectStoreScheme::parse(&parsed).map_err(|e| config(e.into()))?;
-    let allow_http = parsed.scheme() == "http";
-    let client = options.client_options(allow_http);
     let store: Arc<dyn ObjectStore> = match scheme {
-        ObjectStoreScheme::GoogleCloudStorage => Arc::new(
-            GoogleCloudStorageBuilder::from_env()
-                .with_url(url)
-                .with_retry(options.retry.clone())
-                .with_client_options(client)
-                .build()
-                .map_err(config)?,
-        ),
-        ObjectStoreScheme::MicrosoftAzure => Arc::new(
-            MicrosoftAzureBuilder::from_env()
-                .with_url(url)
-                .with_retry(options.retry.clone())
-                .with_client_options(client)
-                .build()
-                .map_err(config)?,
-        ),
+        ObjectStoreScheme::GoogleCloudStorage => {
+            Arc::new(super::gcs::store(url, options).map_err(config)?)
+        }
+        ObjectStoreScheme::MicrosoftAzure => Arc::new(azure(url, options).map_err(config)?),
         ObjectStoreScheme::Http if access == Access::Write => {
             return Err(not_supported(HTTP_READ_ONLY.into()))
         }
@@ -121,4 +108,24 @@ pub fn cloud(url: &str, access: Access, options: &RemoteOptions) -> Result<Remot
         }
     };
     Ok(Remote::new(store, url, prefix.as_ref(), options.clone()))
+}
+
+/// The Azure store `url` names, configured from this process's environment
+/// (`MicrosoftAzureBuilder::from_env`); plain HTTP is allowed when the
+/// configured endpoint (`AZURE_STORAGE_ENDPOINT`) is an `http://` URL or
+/// the environment allows it (`AZURE_ALLOW_HTTP`); Azurite
+/// (`AZURE_STORAGE_USE_EMULATOR`) is always reached over plain HTTP.
+fn azure(url: &str, options: &RemoteOptions) -> object_store::Result<MicrosoftAzure> {
+    let builder = MicrosoftAzureBuilder::from_env();
+    let plain_http = builder
+        .get_config_value(&AzureConfigKey::Endpoint)
+        .is_some_and(|e| e.starts_with("http://"));
+    let asked = builder
+        .get_config_value(&AzureConfigKey::Client(ClientConfigKey::AllowHttp))
+        .is_some_and(|v| v.eq_ignore_ascii_case("true"));
+    builder
+        .with_url(url)
+        .with_retry(options.retry.clone())
+        .with_client_options(options.client_options(plain_http || asked))
+        .build()
 }

@@ -8,6 +8,8 @@
 
 #[cfg(feature = "connect")]
 mod build;
+#[cfg(feature = "connect")]
+pub mod gcs;
 
 pub use crate::service::{cloud_service, Access, CloudService, HTTP_READ_ONLY};
 pub use crate::settings::{S3Credentials, S3Settings};

@@ -35,6 +35,8 @@ pub use stdin::STDIN;
 use object::ObjectLocation;
 #[cfg(feature = "cloud")]
 pub(crate) use object::{create_store as create_object_store, ObjectTarget};
+#[cfg(feature = "cloud")]
+pub(crate) use publish::remove_unfinished;
 
 /// Top-level objects that make a prefix a Zarr / NCZarr store, which an
 /// output may replace (`.nczarr` is netCDF-C 4.8's, `zarr.json` Zarr v3's).

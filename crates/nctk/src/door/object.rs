@@ -14,13 +14,13 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use nctk_store::kv::{ListableStore, StorePrefix};
+use nctk_store::kv::{ListableStore, ReadableStore, StoreKey, StorePrefix};
 use nctk_store_object::aws;
 use nctk_store_object::connect::Access;
 use nctk_store_object::{connect, ObjectKvStore, Remote, RemoteOptions};
 use nctk_zarr::write::ReadWriteStore;
 
-use super::publish::PublishOnClose;
+use super::publish::{is_abandoned, PublishOnClose, WRITING_MARKER};
 use super::url::{CloudLocation, S3Location, ZarrTarget};
 use super::{open_error, Opened, StoreTarget, STORE_MARKERS};
 use crate::{Error, OpenOptions};
@@ -118,9 +118,11 @@ pub(crate) fn open_store(target: &ObjectTarget) -> Result<Arc<dyn ReadWriteStore
 }
 
 /// Makes an empty store at `target` for writing: a Zarr/NCZarr store
-/// already there is deleted (anything else under the prefix is refused, as
-/// a local directory that is not a store is); the new one is visible only
-/// once closed, and deleted when dropped unclosed.
+/// already there is deleted, and so is what a write killed part-way left
+/// (marked by [`WRITING_MARKER`]; one still running on this machine is
+/// refused); anything else under the prefix is refused, as a local
+/// directory that is not a store is. The new one is visible only once
+/// closed, and deleted when dropped unclosed or stopped by a signal.
 pub(crate) fn create_store(target: &ObjectTarget) -> Result<Arc<dyn ReadWriteStore>, Error> {
     let url = &target.url;
     let settings = RemoteOptions::from_env().map_err(|e| open_error(url, e))?;
@@ -128,20 +130,31 @@ pub(crate) fn create_store(target: &ObjectTarget) -> Result<Arc<dyn ReadWriteSto
     let top = store
         .list_dir(&StorePrefix::root())
         .map_err(|e| open_error(url, e))?;
+    let refuse = |why: String| Error::Io {
+        path: url.clone(),
+        source: std::io::Error::new(std::io::ErrorKind::AlreadyExists, why),
+    };
     if !top.is_empty() {
-        if !top.keys.iter().any(|k| STORE_MARKERS.contains(&k.name())) {
-            return Err(Error::Io {
-                path: url.clone(),
-                source: std::io::Error::new(
-                    std::io::ErrorKind::AlreadyExists,
-                    "not replacing it: it holds objects but is not a Zarr/NCZarr store (no \
-                     .zgroup, .zarray, .zattrs, .zmetadata, .nczarr or zarr.json at its top); delete them \
-                     or name another output",
-                ),
-            });
+        let marker = StoreKey::new(WRITING_MARKER).expect("a valid key");
+        if top.keys.contains(&marker) {
+            let text = store.get(&marker).map_err(|e| open_error(url, e))?;
+            if !text.as_deref().is_none_or(is_abandoned) {
+                return Err(refuse(format!(
+                    "not replacing it: another nctk process on this machine is writing it ({WRITING_MARKER} says {:?})",
+                    String::from_utf8_lossy(text.as_deref().unwrap_or_default()).trim()
+                )));
+            }
+        } else if !top.keys.iter().any(|k| STORE_MARKERS.contains(&k.name())) {
+            return Err(refuse(
+                "not replacing it: it holds objects but is not a Zarr/NCZarr store (no \
+                 .zgroup, .zarray, .zattrs, .zmetadata, .nczarr or zarr.json at its top); delete them \
+                 or name another output"
+                    .into(),
+            ));
         }
         let old = store.keys().map_err(|e| open_error(url, e))?;
         store.delete_all(&old).map_err(|e| open_error(url, e))?;
     }
-    Ok(Arc::new(PublishOnClose::new(store)))
+    let store = PublishOnClose::new(store).map_err(|e| open_error(url, e))?;
+    Ok(Arc::new(store))
 }

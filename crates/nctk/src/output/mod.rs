@@ -27,8 +27,19 @@ pub(crate) use ncstream::create_file_stream;
 pub use ncstream::is_ncstream_target;
 pub use options::{ClassicOptions, CreateOptions, FormatOptions, NcStreamOptions, StoreOptions};
 pub(crate) use safe_output::SafeOutput;
-pub use safe_output::{remove_temporaries, write_dir_safely, write_file_safely};
+pub use safe_output::{write_dir_safely, write_file_safely};
 pub(crate) use writer::check_writable;
+
+/// Removes every temporary output of this process, for a handler of SIGINT
+/// or SIGTERM that then exits: the local temporaries (files and
+/// directories written under temporary names), and what unfinished writes
+/// to object stores uploaded (their later puts refused, their uploads in
+/// flight waited for, then every object deleted).
+pub fn remove_temporaries() {
+    safe_output::remove_local_temporaries();
+    #[cfg(feature = "cloud")]
+    crate::door::remove_unfinished();
+}
 #[cfg(feature = "hdf5")]
 pub(crate) use writer::create_hdf5;
 pub(crate) use writer::{

@@ -8,7 +8,7 @@
 //! store a Zarr/NCZarr store (or an empty directory), is ever replaced.
 //!
 //! Every live temporary is listed in a process-wide registry, so that a
-//! signal handler can remove them all ([`remove_temporaries`]); one left
+//! signal handler can remove them all ([`remove_local_temporaries`]); one left
 //! by a process that no longer runs (killed with SIGKILL) is removed by
 //! the next output reserved beside it.
 
@@ -36,12 +36,12 @@ fn live() -> MutexGuard<'static, Vec<PathBuf>> {
     LIVE.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
-/// Removes every temporary output of this process, for a handler of SIGINT
-/// or SIGTERM that then exits. Writer threads may still be creating files
-/// in a temporary directory, so removal is retried until the temporary has
-/// stayed gone for a moment (or a few seconds have passed). Outputs being
-/// renamed into place finish first.
-pub fn remove_temporaries() {
+/// Removes every local temporary output of this process, for a handler of
+/// SIGINT or SIGTERM that then exits. Writer threads may still be creating
+/// files in a temporary directory, so removal is retried until the
+/// temporary has stayed gone for a moment (or a few seconds have passed).
+/// Outputs being renamed into place finish first.
+pub(crate) fn remove_local_temporaries() {
     let live = live();
     for temp in live.iter() {
         for _ in 0..200 {

