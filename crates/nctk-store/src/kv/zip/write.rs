@@ -244,7 +244,8 @@ mod tests {
     fn finished_archives_end_and_abandoned_ones_do_not() {
         let mut file = Cursor::new(vec![]);
         let zip = ZipStoreWriter::new(&mut file, "a.zip", None).unwrap();
-        zip.put(&key("x/.zarray"), Bytes::from_static(b"{}")).unwrap();
+        zip.put(&key("x/.zarray"), Bytes::from_static(b"{}"))
+            .unwrap();
         zip.finish().unwrap();
         assert!(has_end(file.get_ref()));
         let read = zip::ZipArchive::new(Cursor::new(file.into_inner())).unwrap();
@@ -253,7 +254,8 @@ mod tests {
         // Dropped unfinished: no central directory.
         let mut file = Cursor::new(vec![]);
         let zip = ZipStoreWriter::new(&mut file, "b.zip", Some("b")).unwrap();
-        zip.put(&key("x/.zarray"), Bytes::from_static(b"{}")).unwrap();
+        zip.put(&key("x/.zarray"), Bytes::from_static(b"{}"))
+            .unwrap();
         drop(zip);
         assert!(!file.get_ref().is_empty() && !has_end(file.get_ref()));
     }
@@ -266,7 +268,9 @@ mod tests {
         };
         let zip = ZipStoreWriter::new(&mut full, "c.zip", None).unwrap();
         zip.put(&key("a"), Bytes::from_static(b"small")).unwrap();
-        let err = zip.put(&key("b"), Bytes::from(vec![7u8; 1000])).unwrap_err();
+        let err = zip
+            .put(&key("b"), Bytes::from(vec![7u8; 1000]))
+            .unwrap_err();
         assert!(err.to_string().contains("c.zip"), "{err}");
         let again = zip.put(&key("c"), Bytes::from_static(b"more")).unwrap_err();
         assert!(again.to_string().contains("failed earlier"), "{again}");
