@@ -128,8 +128,9 @@ fn netcdf4_writer() {
     );
 }
 
+/// (Named to start first: it is the longest.)
 #[test]
-fn object_store_writers() {
+fn a_copy_to_s3_leaves_the_old_store_the_new_one_or_nothing() {
     s3::object_store_faults(21, 0x29_07);
 }
 
