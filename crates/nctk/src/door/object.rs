@@ -25,6 +25,11 @@ use super::url::{CloudLocation, S3Location, ZarrTarget};
 use super::{open_error, Opened, StoreTarget, STORE_MARKERS};
 use crate::{Error, OpenOptions};
 
+/// The objects at a store's top that make it open as a dataset (a group,
+/// an array, consolidated metadata; Zarr v2, netCDF-C 4.8's NCZarr, Zarr
+/// v3): an old store is deleted these first.
+const OPENS_AS_DATASET: [&str; 5] = [".zgroup", ".zarray", ".zmetadata", ".nczarr", "zarr.json"];
+
 /// A store output on an object store: where it goes ([`StoreTarget::object`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ObjectTarget {
@@ -118,11 +123,12 @@ pub(crate) fn open_store(target: &ObjectTarget) -> Result<Arc<dyn ReadWriteStore
 }
 
 /// Makes an empty store at `target` for writing: a Zarr/NCZarr store
-/// already there is deleted, and so is what a write killed part-way left
-/// (marked by [`WRITING_MARKER`]; one still running on this machine is
-/// refused); anything else under the prefix is refused, as a local
-/// directory that is not a store is. The new one is visible only once
-/// closed, and deleted when dropped unclosed or stopped by a signal.
+/// already there is deleted, what makes it open first, and so is what a
+/// write killed part-way left (marked by [`WRITING_MARKER`]; one still
+/// running on this machine is refused); anything else under the prefix is
+/// refused, as a local directory that is not a store is. The new one is
+/// visible only once closed, and deleted when dropped unclosed or stopped
+/// by a signal.
 pub(crate) fn create_store(target: &ObjectTarget) -> Result<Arc<dyn ReadWriteStore>, Error> {
     let url = &target.url;
     let settings = RemoteOptions::from_env().map_err(|e| open_error(url, e))?;
@@ -153,7 +159,16 @@ pub(crate) fn create_store(target: &ObjectTarget) -> Result<Arc<dyn ReadWriteSto
             ));
         }
         let old = store.keys().map_err(|e| open_error(url, e))?;
-        store.delete_all(&old).map_err(|e| open_error(url, e))?;
+        // What makes the store open goes first (deletes run concurrently):
+        // a deletion cut short then leaves objects that no reader takes
+        // for a dataset, never the old store with its attributes or
+        // chunks missing (read as fill values).
+        let (first, rest): (Vec<StoreKey>, Vec<StoreKey>) = old
+            .into_iter()
+            .partition(|k| OPENS_AS_DATASET.contains(&k.as_str()));
+        for keys in [first, rest] {
+            store.delete_all(&keys).map_err(|e| open_error(url, e))?;
+        }
     }
     let store = PublishOnClose::new(store).map_err(|e| open_error(url, e))?;
     Ok(Arc::new(store))
