@@ -20,15 +20,10 @@ use nctk_store_object::connect::Access;
 use nctk_store_object::{connect, ObjectKvStore, Remote, RemoteOptions};
 use nctk_zarr::write::ReadWriteStore;
 
-use super::publish::{is_abandoned, PublishOnClose, WRITING_MARKER};
+use super::publish::{delete_in_order, is_abandoned, PublishOnClose, WRITING_MARKER};
 use super::url::{CloudLocation, S3Location, ZarrTarget};
 use super::{open_error, Opened, StoreTarget, STORE_MARKERS};
 use crate::{Error, OpenOptions};
-
-/// The objects at a store's top that make it open as a dataset (a group,
-/// an array, consolidated metadata; Zarr v2, netCDF-C 4.8's NCZarr, Zarr
-/// v3): an old store is deleted these first.
-const OPENS_AS_DATASET: [&str; 5] = [".zgroup", ".zarray", ".zmetadata", ".nczarr", "zarr.json"];
 
 /// A store output on an object store: where it goes ([`StoreTarget::object`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -159,16 +154,7 @@ pub(crate) fn create_store(target: &ObjectTarget) -> Result<Arc<dyn ReadWriteSto
             ));
         }
         let old = store.keys().map_err(|e| open_error(url, e))?;
-        // What makes the store open goes first (deletes run concurrently):
-        // a deletion cut short then leaves objects that no reader takes
-        // for a dataset, never the old store with its attributes or
-        // chunks missing (read as fill values).
-        let (first, rest): (Vec<StoreKey>, Vec<StoreKey>) = old
-            .into_iter()
-            .partition(|k| OPENS_AS_DATASET.contains(&k.as_str()));
-        for keys in [first, rest] {
-            store.delete_all(&keys).map_err(|e| open_error(url, e))?;
-        }
+        delete_in_order(&store, old).map_err(|e| open_error(url, e))?;
     }
     let store = PublishOnClose::new(store).map_err(|e| open_error(url, e))?;
     Ok(Arc::new(store))

@@ -81,6 +81,34 @@ pub(crate) fn is_abandoned(text: &[u8]) -> bool {
     !(here && std::path::Path::new("/proc").join(pid.to_string()).exists())
 }
 
+/// The objects at a store's top that make it open as a dataset (a group,
+/// an array, consolidated metadata; Zarr v2, netCDF-C 4.8's NCZarr, Zarr
+/// v3).
+const OPENS_AS_DATASET: [&str; 5] = [".zgroup", ".zarray", ".zmetadata", ".nczarr", "zarr.json"];
+
+/// Deletes `keys` from `store` in three rounds (the deletes of a round run
+/// concurrently): what makes the store open as a dataset, then the rest,
+/// then the marker of an unfinished write. A deletion cut short (a kill,
+/// a refused request) then leaves objects no reader takes for a dataset,
+/// never a store that opens with arrays or chunks missing (read as fill
+/// values), and the marker stays to tell the next write to remove them.
+pub(super) fn delete_in_order(
+    store: &ObjectKvStore,
+    keys: Vec<StoreKey>,
+) -> Result<(), StoreError> {
+    let (marker, keys): (Vec<StoreKey>, Vec<StoreKey>) =
+        keys.into_iter().partition(|k| k.as_str() == WRITING_MARKER);
+    let (opens, rest): (Vec<StoreKey>, Vec<StoreKey>) = keys
+        .into_iter()
+        .partition(|k| OPENS_AS_DATASET.contains(&k.as_str()));
+    for round in [opens, rest, marker] {
+        if !round.is_empty() {
+            store.delete_all(&round)?;
+        }
+    }
+    Ok(())
+}
+
 /// What an unfinished write stored, and the store it stored it in.
 struct Uploads {
     inner: ObjectKvStore,
@@ -109,13 +137,14 @@ impl Uploads {
         let _ = self.inner.settle();
         let mut keys: Vec<StoreKey> = std::mem::take(&mut *self.written()).into_iter().collect();
         keys.push(StoreKey::new(WRITING_MARKER).expect("a valid key"));
-        if let Err(e) = self.inner.delete_all(&keys) {
+        let count = keys.len();
+        if let Err(e) = delete_in_order(&self.inner, keys) {
             eprintln!(
                 "nctk: {}: the unfinished store could not be removed ({e}); {} objects may be left \
                  under it, without root metadata (no reader sees a dataset there; the next \
                  write to it removes them)",
                 self.inner.remote().url(),
-                keys.len()
+                count
             );
         }
     }
