@@ -1,10 +1,10 @@
 //! Slabs read ahead of their writing: while the caller writes one slab of
 //! a variable, a second thread reads the next, so that reading (a file's
 //! reads, byte swaps, decoding) and writing (chunk assembly, the output's
-//! writes) run on both cores. One slab waits read at most, and the slabs'
-//! buffers go back to the reader once written: reading ahead holds two
-//! slabs more than reading in turn, and is used only when those fit in
-//! [`READ_AHEAD_BYTES`].
+//! writes) run on both cores. The reader hands each slab over when the
+//! writer takes it, and the written slab's buffer goes back to the reader:
+//! reading ahead holds one slab more than reading in turn, and is used
+//! only for slabs of at most [`READ_AHEAD_BYTES`].
 
 use std::sync::mpsc::{channel, sync_channel};
 
@@ -12,12 +12,14 @@ use nctk_model::{DataType, Selection, Values};
 
 use super::CopyError;
 
-/// The most memory the slabs read ahead may hold.
-pub(crate) const READ_AHEAD_BYTES: u64 = 12 << 20;
+/// The largest slab read ahead (the memory reading ahead adds): a chunk
+/// of a 721 x 1440 float grid fits. Larger slabs are read in turn, which
+/// keeps a copy of large chunks, whose encoding takes the cores anyway,
+/// within its memory bound.
+pub(crate) const READ_AHEAD_BYTES: u64 = 4 << 20;
 
-/// Buffers in use at once: the one being read, the one waiting, the one
-/// being written.
-const BUFFERS: usize = 3;
+/// Buffers in use at once: the one being read, the one being written.
+const BUFFERS: usize = 2;
 
 /// Reads a slab of the variable being copied into a buffer.
 pub(crate) type ReadSlab<'a> = dyn Fn(&Selection, &mut Values) -> Result<(), CopyError> + Sync + 'a;
@@ -27,8 +29,8 @@ pub(crate) type WriteSlab<'a> = dyn FnMut(&Selection, &Values) -> Result<(), Cop
 
 /// Calls `write` with each slab of `slabs` in order, as `read` reads it
 /// (into `buf` when read in turn). With more than one slab, each of at
-/// most `slab_bytes` and two of them within [`READ_AHEAD_BYTES`], the
-/// slabs are read on another thread, one ahead of the one written. The
+/// most `slab_bytes` and that within [`READ_AHEAD_BYTES`], the slabs are
+/// read on another thread, one ahead of the one written. The
 /// first error of either side ends the copy and is returned.
 pub(crate) fn for_each_slab(
     slabs: &mut (dyn Iterator<Item = Selection> + Send),
@@ -41,14 +43,14 @@ pub(crate) fn for_each_slab(
     let Some(first) = slabs.next() else {
         return Ok(());
     };
-    if slabs.peek().is_none() || slab_bytes.saturating_mul(2) > READ_AHEAD_BYTES {
+    if slabs.peek().is_none() || slab_bytes > READ_AHEAD_BYTES {
         for sel in std::iter::once(first).chain(slabs) {
             read(&sel, buf)?;
             write(&sel, buf)?;
         }
         return Ok(());
     }
-    let (read_tx, read_rx) = sync_channel::<(Selection, Result<Values, CopyError>)>(1);
+    let (read_tx, read_rx) = sync_channel::<(Selection, Result<Values, CopyError>)>(0);
     let (free_tx, free_rx) = channel::<Values>();
     std::thread::scope(|scope| {
         scope.spawn(move || {
