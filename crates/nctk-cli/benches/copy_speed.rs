@@ -33,9 +33,16 @@
 //! unchanged; nctk's files must hold nccopy's values (h5py) and storage
 //! facts (`ncdump -hs`).
 //!
+//! The default-chunks table (`-- default`) copies the 104 MB
+//! `temp(25, 721, 1440)` and the 415 MB file to NCZarr with netCDF-C's
+//! default chunks, no flags, beside nccopy, in `NCTK_BENCH_ROUNDS` rounds
+//! (default 3) of best-of-5 races, one row per round: the 2x target holds
+//! only if every round meets it.
+//!
 //! Run: `cargo bench -p nctk-cli --bench copy_speed` (`-- s3` for the S3
 //! tables only, `-- v3` for the Zarr v3 table only, `-- nc4w` for the
-//! netCDF-4 write tables only)
+//! netCDF-4 write tables only, `-- default` for the default-chunks rounds
+//! only)
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -220,6 +227,67 @@ fn io_floor(input: &Path, out_dir: &Path, files: u64) -> f64 {
     floor
 }
 
+/// Copies of the 104 MB `temp(25, 721, 1440)` and of the 415 MB `input`
+/// to NCZarr directory stores with the default chunks and no flags, nctk
+/// and nccopy alternately: `NCTK_BENCH_ROUNDS` rounds (default 3) of
+/// [`race`], a row each, so the spread between rounds shows.
+fn default_chunk_rounds(dir: &Path, input: &Path, nctk: &str) {
+    let small = dir.join("classic_temp_25_cdf5.nc");
+    if !small.exists() {
+        write_temp_field(&small, 25);
+    }
+    let rounds: usize = std::env::var("NCTK_BENCH_ROUNDS")
+        .ok()
+        .and_then(|r| r.parse().ok())
+        .unwrap_or(3);
+    println!("\n| default chunks, no flags | round | nctk copy | nccopy | nctk faster by |");
+    println!("| --- | --- | --- | --- | --- |");
+    for file in [small.as_path(), input] {
+        let mb = std::fs::metadata(file).unwrap().len() as f64 / 1e6;
+        let ours = dir.join("copy_default_nctk.zarr");
+        let theirs = dir.join("copy_default_nccopy.zarr");
+        let i = file.to_str().unwrap();
+        let url = format!("file://{}#mode=nczarr,file", theirs.display());
+        let tools = [
+            Tool {
+                name: "nctk copy",
+                program: nctk.to_string(),
+                args: ["copy", "-k", "nc4", i, ours.to_str().unwrap()]
+                    .map(String::from)
+                    .to_vec(),
+                inner_time: false,
+                output: ours.clone(),
+            },
+            Tool {
+                name: "nccopy",
+                program: "nccopy".into(),
+                args: ["-k", "nc4", i, &url].map(String::from).to_vec(),
+                inner_time: false,
+                output: theirs.clone(),
+            },
+        ];
+        let mut worst = f64::MAX;
+        for round in 1..=rounds {
+            let rows = race(&tools);
+            let (Some(o), Some(t)) = (rows[0], rows[1]) else {
+                panic!("nctk copy or nccopy did not run");
+            };
+            worst = worst.min(t.time / o.time);
+            println!(
+                "| {mb:.0} MB | {round} | {:.3} s, {} | {:.3} s, {} | {:.2}x |",
+                o.time,
+                fmt_rss(o.rss),
+                t.time,
+                fmt_rss(t.rss),
+                t.time / o.time
+            );
+        }
+        println!("| {mb:.0} MB | lowest of {rounds} rounds | | | {worst:.2}x |");
+        remove(&ours);
+        remove(&theirs);
+    }
+}
+
 /// How [`file_floor`] copies.
 #[derive(Clone, Copy)]
 enum FloorKind {
@@ -342,6 +410,12 @@ fn main() {
     // write tables only.
     if std::env::args().any(|a| a == "nc4w") {
         netcdf4_writes(&dir, &input_s, &nctk, xarray);
+        return;
+    }
+    // `cargo bench -p nctk-cli --bench copy_speed -- default`: the
+    // default-chunks rounds only.
+    if std::env::args().any(|a| a == "default") {
+        default_chunk_rounds(&dir, &input, &nctk);
         return;
     }
     // `cargo bench -p nctk-cli --bench copy_speed -- nc4`: the netCDF-4 table only.

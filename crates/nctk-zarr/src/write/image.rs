@@ -3,26 +3,31 @@
 //! `memcpy`), the common case of little-endian data on a little-endian
 //! machine; other orders are swapped element by element.
 
+use std::borrow::Cow;
+
 use nctk_model::bytes::try_as_bytes;
 use nctk_model::Values;
 
-/// The bytes of numeric `values`, big-endian when `big`. Strings are not
-/// numbers: `None`.
-pub fn number_bytes(values: &Values, big: bool) -> Option<Vec<u8>> {
+/// The bytes of numeric `values`, big-endian when `big` (borrowed when
+/// that is the machine's order). Strings are not numbers: `None`.
+pub fn number_bytes(values: &Values, big: bool) -> Option<Cow<'_, [u8]>> {
     nctk_model::with_fixed_values!(values, v => slice_bytes(v, big), _ => None)
 }
 
 /// The bytes of a slice of numbers (a fixed-width type), big-endian when
-/// `big`; `None` for any other element type.
-pub fn slice_bytes<T: 'static>(values: &[T], big: bool) -> Option<Vec<u8>> {
-    let mut out = try_as_bytes(values)?.to_vec();
+/// `big`: the slice's own bytes when that is the machine's order (no
+/// copy), else a swapped copy; `None` for any other element type.
+pub fn slice_bytes<T: 'static>(values: &[T], big: bool) -> Option<Cow<'_, [u8]>> {
+    let bytes = try_as_bytes(values)?;
     let width = std::mem::size_of::<T>();
-    if big != cfg!(target_endian = "big") && width > 1 {
-        for element in out.chunks_exact_mut(width) {
-            element.reverse();
-        }
+    if big == cfg!(target_endian = "big") || width == 1 {
+        return Some(Cow::Borrowed(bytes));
     }
-    Some(out)
+    let mut out = bytes.to_vec();
+    for element in out.chunks_exact_mut(width) {
+        element.reverse();
+    }
+    Some(Cow::Owned(out))
 }
 
 #[cfg(test)]
@@ -45,7 +50,11 @@ mod tests {
         ];
         for v in cases {
             for big in [false, true] {
-                assert_eq!(number_bytes(&v, big), Some(v.to_bytes(big)), "{v:?} {big}");
+                assert_eq!(
+                    number_bytes(&v, big).map(Cow::into_owned),
+                    Some(v.to_bytes(big)),
+                    "{v:?} {big}"
+                );
             }
         }
         assert_eq!(number_bytes(&Values::String(vec!["x".into()]), false), None);

@@ -41,6 +41,7 @@ mod sink;
 mod v3chain;
 mod v3meta;
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use nctk_model::{DataType, NativeRef, Schema, Selection, Values, VarId};
@@ -255,12 +256,12 @@ impl ZarrWriter {
     /// Checks a write of `len` values to `sel` of `var`, then stores the
     /// chunk bytes `encode` makes of them (given the plan and the
     /// variable's type).
-    fn write_encoded(
+    fn write_encoded<'v>(
         &mut self,
         var: VarId,
         sel: &Selection,
         len: usize,
-        encode: impl FnOnce(&ArrayPlan, DataType) -> Result<Vec<u8>, WriteError>,
+        encode: impl FnOnce(&ArrayPlan, DataType) -> Result<Cow<'v, [u8]>, WriteError>,
     ) -> Result<(), WriteError> {
         if var.0 as usize >= self.plans.len() {
             return Err(WriteError::Request {
@@ -398,12 +399,12 @@ impl ZarrWriter {
 
     /// Copies encoded elements `src` (the selection's shape) into the
     /// chunks it covers; a selection that is exactly one chunk becomes that
-    /// chunk without a copy.
+    /// chunk (without a copy when `src` is owned).
     fn scatter(
         &mut self,
         var: u32,
         sel: &Selection,
-        src: Vec<u8>,
+        src: Cow<'_, [u8]>,
         scalar: bool,
     ) -> Result<(), WriteError> {
         let plan = &self.plans[var as usize];
@@ -446,7 +447,7 @@ impl ZarrWriter {
         if exactly_one_chunk {
             return self
                 .cache
-                .put_whole(&self.plans, var, &index_of(&first), src);
+                .put_whole(&self.plans, var, &index_of(&first), src.into_owned());
         }
         // Strides of the source block (selection shape) and of a chunk, in elements.
         let mut src_stride = vec![1u64; rank];

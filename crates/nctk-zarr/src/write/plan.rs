@@ -1,6 +1,8 @@
 //! What the writer decides once per variable: dtype, chunks, fill bytes,
 //! codec pipeline.
 
+use std::borrow::Cow;
+
 use nctk_codec::{parse_filter_attr, Codec, CodecContext, Pipeline};
 
 use super::chain::ChunkChain;
@@ -92,17 +94,19 @@ impl ArrayPlan {
         self.chunks.iter().product::<u64>().max(1) as usize * self.width
     }
 
-    /// A caller's slice encoded as chunk elements: its memory image (byte
-    /// swapped if need be) when it is of the variable's type, else
-    /// converted first, as [`encode`](Self::encode) converts.
-    pub fn encode_native(
+    /// A caller's slice encoded as chunk elements: its memory image (the
+    /// slice itself, or a byte-swapped copy) when it is of the variable's
+    /// type, else converted first, as [`encode`](Self::encode) converts.
+    pub fn encode_native<'v>(
         &self,
         var: &str,
-        values: NativeRef<'_>,
+        values: NativeRef<'v>,
         dtype: DataType,
-    ) -> Result<Vec<u8>, WriteError> {
+    ) -> Result<Cow<'v, [u8]>, WriteError> {
         if values.dtype() != dtype {
-            return self.encode(var, &values.to_values(), dtype);
+            return Ok(Cow::Owned(
+                self.encode(var, &values.to_values(), dtype)?.into_owned(),
+            ));
         }
         let bytes = nctk_model::with_native_ref!(values, s => slice_bytes(s, self.big));
         bytes.ok_or_else(|| WriteError::Request {
@@ -112,13 +116,14 @@ impl ArrayPlan {
     }
 
     /// Values encoded as chunk elements (converted to the variable's type
-    /// first). Strings longer than the element are an error.
-    pub fn encode(
+    /// first): their own memory when already in the chunks' type and byte
+    /// order. Strings longer than the element are an error.
+    pub fn encode<'v>(
         &self,
         var: &str,
-        values: &Values,
+        values: &'v Values,
         dtype: DataType,
-    ) -> Result<Vec<u8>, WriteError> {
+    ) -> Result<Cow<'v, [u8]>, WriteError> {
         let req = |reason: String| WriteError::Request {
             var: var.to_string(),
             reason,
@@ -131,7 +136,7 @@ impl ArrayPlan {
                 )));
             }
             let v = nctk_model::convert::convert(values, dtype).map_err(|e| req(e.to_string()))?;
-            return self.encode(var, &v, dtype);
+            return Ok(Cow::Owned(self.encode(var, &v, dtype)?.into_owned()));
         }
         match values {
             Values::String(s) => {
@@ -151,7 +156,7 @@ impl ArrayPlan {
                     out.extend_from_slice(bytes);
                     out.resize(out.len() + self.width - bytes.len(), 0);
                 }
-                Ok(out)
+                Ok(Cow::Owned(out))
             }
             v => number_bytes(v, self.big).ok_or_else(|| {
                 req(format!(
@@ -300,7 +305,7 @@ pub fn plan(schema: &Schema, v: VarId, layout: WriteLayout) -> Result<ArrayPlan,
             b.truncate(width);
             b
         }
-        _ => fill_plan.encode(&prefix, &fill, var.dtype)?,
+        _ => fill_plan.encode(&prefix, &fill, var.dtype)?.into_owned(),
     };
     let codecs = codec_list(opts, width, var.dims.is_empty() && !v3).map_err(oerr)?;
     let ctx = CodecContext {
