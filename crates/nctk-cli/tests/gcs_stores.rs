@@ -4,13 +4,16 @@
 //! (plain HTTP, no credentials): the corpus's stores put there dump as
 //! they do from disk, and a store zarr-python and xarray write there
 //! through gcsfs dumps as the same store written to disk. The emulator
-//! does not implement the XML API's writes `object_store` makes, so
-//! nctk's writes to GCS are not run here. One emulator serves every check
-//! (a single test, run in order).
+//! answers the XML API's DELETE but none of its uploads (docs/cloud.md),
+//! so of a copy to GCS what runs here is what comes before the first
+//! upload: what a killed write left at the URL is removed, in order, and
+//! the refused upload is an error naming the URL and the emulator's
+//! answer. Each test starts its own emulator.
 
 use std::path::PathBuf;
+use std::process::{Command, Output};
 
-use nctk_test_servers::fake_gcs;
+use nctk_test_servers::{fake_gcs, fake_gcs_for, FaultProxy};
 use nctk_test_support::require;
 
 mod common;
@@ -98,4 +101,93 @@ fn gcs_stores_dump_as_on_disk() {
             "xarray's store from GCS"
         );
     }
+}
+
+/// The emulator's answer to every upload of the XML API (`PUT` of an
+/// object, the multipart upload's requests).
+const REFUSED_UPLOAD: &str = "invalid uploadType";
+
+/// A copy to a GCS URL holding what a killed write left (a whole store
+/// and its `.nctk-writing` marker, written from another machine) removes
+/// it in the order that never leaves a store that opens with objects
+/// missing (`.zgroup` first, the marker last), one DELETE per object, then
+/// stops at its own first upload (its marker), which the emulator
+/// refuses: an error naming the URL, the key and the emulator's answer,
+/// and nothing left under the prefix. The requests are seen at a proxy in
+/// front of the emulator.
+#[test]
+fn a_copy_to_gcs_removes_a_killed_writes_store_in_order_then_stops_at_the_refused_upload() {
+    let Some(root) = require::corpus() else {
+        return;
+    };
+    let listen = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .unwrap();
+    let Some(gcs) = fake_gcs_for(&listen.to_string()) else {
+        return;
+    };
+    let proxy = FaultProxy::start_on(listen, &gcs.endpoint()).unwrap();
+    gcs.create_bucket("left").unwrap();
+    let cdl = root.join("generated/from-cdl/netcdf-c/examples/CDL");
+    let store = cdl.join("sfc_pres_temp.zarr");
+    assert!(store.is_dir(), "{}", store.display());
+    gcs.upload_dir("left", "k/s.zarr", &store).unwrap();
+    let mut left = gcs.list_keys("left", "k/s.zarr/").unwrap();
+    gcs.put_object("left", "k/s.zarr/.nctk-writing", "nctk 1 another-machine")
+        .unwrap();
+    left.push("k/s.zarr/.nctk-writing".into());
+    assert!(left.iter().any(|k| k.ends_with("/.zgroup")), "{left:?}");
+
+    proxy.reset_stats();
+    let source = cdl.join("sfc_pres_temp.nc3.nc");
+    let out: Output = Command::new(env!("CARGO_BIN_EXE_nctk"))
+        .args([
+            "copy",
+            &source.display().to_string(),
+            "gs://left/k/s.zarr#mode=zarr",
+        ])
+        .env("STORAGE_EMULATOR_HOST", proxy.endpoint())
+        .output()
+        .expect("run nctk");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success(),
+        "the copy succeeded: fake-gcs-server now takes object_store's uploads, so test \
+         writes to GCS as azure_stores.rs tests them (and update docs/cloud.md)"
+    );
+    for name in ["gs://left/k/s.zarr", ".nctk-writing", REFUSED_UPLOAD] {
+        assert!(stderr.contains(name), "{name} not in: {stderr}");
+    }
+
+    let seen = proxy.stats().seen;
+    let key = |s: &nctk_test_servers::Seen| {
+        let path = s.decoded_path().expect("a decodable path");
+        path.strip_prefix("/left/")
+            .map(String::from)
+            .unwrap_or(path)
+    };
+    let deleted: Vec<String> = seen
+        .iter()
+        .filter(|s| s.method == "DELETE")
+        .map(key)
+        .collect();
+    let mut each = deleted.clone();
+    each.sort();
+    left.sort();
+    assert_eq!(each, left, "one DELETE per object left");
+    assert_eq!(
+        deleted.first().map(String::as_str),
+        Some("k/s.zarr/.zgroup")
+    );
+    assert_eq!(
+        deleted.last().map(String::as_str),
+        Some("k/s.zarr/.nctk-writing")
+    );
+    let last = seen.last().expect("requests");
+    assert_eq!(
+        (last.method.as_str(), key(last).as_str()),
+        ("PUT", "k/s.zarr/.nctk-writing"),
+        "the copy stops at its first upload"
+    );
+    assert_eq!(gcs.list_keys("left", "k/").unwrap(), Vec::<String>::new());
 }

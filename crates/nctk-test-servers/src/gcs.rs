@@ -19,15 +19,20 @@ const UPLOADS_AT_ONCE: usize = 8;
 /// reaped) when dropped.
 ///
 /// Its public host is its own address (or one given), so its XML API (what
-/// `object_store` speaks: `GET`/`HEAD` of `/{bucket}/{key}`, ranged, and
-/// `GET /{bucket}?list-type=2` listings) answers there. It does not
-/// implement the XML API's writes (`PUT` without a signed URL, multipart
-/// uploads, `DELETE`): objects are put through the JSON API's uploads
-/// ([`Self::put_object`], [`Self::upload_dir`]), as gcsfs puts them.
+/// `object_store` speaks: `GET`/`HEAD` of `/{bucket}/{key}`, ranged,
+/// `GET /{bucket}?list-type=2` listings, `DELETE /{bucket}/{key}`)
+/// answers there. It does not implement the XML API's uploads (a `PUT`
+/// without a signed URL's query, and the multipart upload's `POST
+/// ?uploads`, `PUT ?partNumber&uploadId`, `POST ?uploadId` are answered
+/// 400 "invalid uploadType"): objects are put through the JSON API's
+/// uploads ([`Self::put_object`], [`Self::upload_dir`]), as gcsfs puts
+/// them.
 pub struct FakeGcsServer {
     // Dropped first: the server stops before the driver's runtime.
     _process: ServerProcess,
     endpoint: String,
+    /// `http://` and its public host, where its XML API answers.
+    public_endpoint: String,
     driver: Driver,
 }
 
@@ -84,8 +89,12 @@ impl FakeGcsServer {
             |port| format!("http://127.0.0.1:{port}/storage/v1/b"),
             &driver,
         )?;
+        let endpoint = format!("http://127.0.0.1:{}", process.port());
+        let public_endpoint =
+            public_host.map_or_else(|| endpoint.clone(), |h| format!("http://{h}"));
         Ok(Self {
-            endpoint: format!("http://127.0.0.1:{}", process.port()),
+            endpoint,
+            public_endpoint,
             _process: process,
             driver,
         })
@@ -146,9 +155,10 @@ impl FakeGcsServer {
     }
 
     /// Every key of `bucket` that starts with `prefix` (its XML API's
-    /// listing, following continuation tokens).
+    /// listing, following continuation tokens), asked of its public host
+    /// (through the proxy there, when one is).
     pub fn list_keys(&self, bucket: &str, prefix: &str) -> Result<Vec<String>> {
-        let bucket_url = format!("{}/{}", self.endpoint, s3::encode(bucket, b""));
+        let bucket_url = format!("{}/{}", self.public_endpoint, s3::encode(bucket, b""));
         s3::list_keys(&self.driver, &bucket_url, prefix)
     }
 }

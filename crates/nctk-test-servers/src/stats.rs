@@ -20,6 +20,15 @@ pub struct Seen {
     pub host: Option<String>,
 }
 
+impl Seen {
+    /// The path with its `%XX` escapes decoded (an object's key, as a
+    /// client that escapes `/` and `.` sent it); `None` when an escape is
+    /// broken or the bytes are not UTF-8.
+    pub fn decoded_path(&self) -> Option<String> {
+        crate::s3::decode(&self.path)
+    }
+}
+
 /// A server's counts since it started (or since its last `reset_stats`).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Stats {

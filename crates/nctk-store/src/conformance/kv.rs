@@ -165,7 +165,7 @@ fn assert_empty<S: ListableStore + ?Sized>(store: &S, what: &str) {
 
 /// Runs every check on the empty, writable, listable store `make` returns:
 /// writes [`fixture`], runs the checks of [`kv_contents`], then overwrites
-/// and deletes.
+/// and runs the checks of [`kv_deletes`].
 pub fn kv_store<S, F>(make: F)
 where
     S: ReadableStore + ListableStore + WritableStore,
@@ -187,7 +187,26 @@ where
         Some(&b"new"[..]),
         "overwrite"
     );
+    check_deletes(store);
+}
 
+/// Builds a store holding [`fixture`] with `make` (given the fixture), for
+/// a backend whose objects can be deleted but not put the way the store
+/// puts them (a server answering only some of its API), and checks the
+/// deletes: of a missing key (a success), of single keys (then read as
+/// missing), a prefix whose objects are all deleted disappearing from its
+/// parent's listing, and every key deleted leaving an empty store.
+pub fn kv_deletes<S, F>(make: F)
+where
+    S: ReadableStore + ListableStore + WritableStore,
+    F: FnOnce(&BTreeMap<StoreKey, Bytes>) -> S,
+{
+    check_deletes(&make(&fixture()));
+}
+
+/// The checks of [`kv_deletes`] on `store`, which holds the keys of
+/// [`fixture`].
+fn check_deletes<S: ReadableStore + ListableStore + WritableStore + ?Sized>(store: &S) {
     store
         .delete(&key("nope/never"))
         .expect("deleting a missing key succeeds");

@@ -11,7 +11,10 @@
 //!   gaps, `set_len`, then every source check on what was written);
 //! * [`kv_store`]: an empty writable, listable store;
 //! * [`kv_contents`]: a readable, listable store holding [`fixture`] (for
-//!   read-only backends such as zip, filled by other means).
+//!   read-only backends such as zip, filled by other means);
+//! * [`kv_deletes`]: a writable, listable store holding [`fixture`] (for a
+//!   backend filled by other means that deletes but cannot put, such as a
+//!   GCS emulator without the XML API's uploads).
 //!
 //! A new backend passes them unchanged:
 //! `nctk_store::conformance::kv_store(|| MyStore::new())`.
@@ -24,4 +27,4 @@ mod kv;
 
 pub use self::bytes::{byte_sink, byte_source};
 pub use self::counting::CountingSource;
-pub use self::kv::{fixture, kv_contents, kv_store};
+pub use self::kv::{fixture, kv_contents, kv_deletes, kv_store};
