@@ -2,7 +2,10 @@
 
 use super::address::is_aws_endpoint;
 use super::ini::{merged, Profile, ProfileFile};
-use super::{AwsConfigError, AwsEnvironment, ProfileSource, S3Target};
+use super::{
+    AwsConfigError, AwsEnvironment, MetadataService, ProfileSource, S3Target, METADATA_DISABLED,
+    METADATA_ENDPOINT, METADATA_ENDPOINT_VARIABLE,
+};
 use crate::{S3Credentials, S3Settings};
 
 /// The region when nothing names one.
@@ -99,20 +102,12 @@ pub fn resolve_with(target: &S3Target, env: &AwsEnvironment) -> Result<S3Setting
             .flatten()
     });
 
-    if credentials == S3Credentials::Chain
-        && endpoint.as_deref().is_some_and(|e| !is_aws_endpoint(e))
-        && !CHAIN_VARIABLES.iter().any(|v| env.var(v).is_some())
-    {
-        return Err(AwsConfigError::NoCredentials {
-            endpoint: endpoint.unwrap_or_default(),
-            profile: profile_name.to_string(),
-            files: env
-                .aws_files
-                .iter()
-                .map(|p| p.display().to_string())
-                .collect(),
-        });
-    }
+    let credentials = match credentials {
+        S3Credentials::Chain if !CHAIN_VARIABLES.iter().any(|v| env.var(v).is_some()) => {
+            instance_metadata(env, endpoint.as_deref(), profile_name)?
+        }
+        c => c,
+    };
 
     Ok(S3Settings {
         bucket: target.bucket.clone(),
@@ -120,6 +115,46 @@ pub fn resolve_with(target: &S3Target, env: &AwsEnvironment) -> Result<S3Setting
         endpoint,
         virtual_hosted: target.virtual_hosted,
         credentials,
+    })
+}
+
+/// When nothing else gives credentials: the EC2 instance metadata service
+/// for an AWS host (`endpoint` `None` or AWS's), at
+/// `AWS_EC2_METADATA_SERVICE_ENDPOINT` or its usual address; an error
+/// saying how to give credentials for another server, or when
+/// `AWS_EC2_METADATA_DISABLED` is `true`.
+fn instance_metadata(
+    env: &AwsEnvironment,
+    endpoint: Option<&str>,
+    profile: &str,
+) -> Result<S3Credentials, AwsConfigError> {
+    let files = env
+        .aws_files
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect();
+    let metadata = if endpoint.is_some_and(|e| !is_aws_endpoint(e)) {
+        MetadataService::NotAsked
+    } else if env
+        .var(METADATA_DISABLED)
+        .is_some_and(|v| v.trim().eq_ignore_ascii_case("true"))
+    {
+        MetadataService::Disabled
+    } else {
+        let at = env
+            .var(METADATA_ENDPOINT_VARIABLE)
+            .unwrap_or(METADATA_ENDPOINT);
+        return Ok(S3Credentials::InstanceMetadata {
+            endpoint: at.trim().trim_end_matches('/').to_string(),
+            profile: profile.to_string(),
+            files,
+        });
+    };
+    Err(AwsConfigError::NoCredentials {
+        endpoint: endpoint.map(str::to_string),
+        profile: profile.to_string(),
+        files,
+        metadata,
     })
 }
 
