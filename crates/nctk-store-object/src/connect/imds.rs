@@ -111,8 +111,7 @@ impl InstanceMetadataProvider {
     ) -> object_store::Result<Self> {
         let options = ClientOptions::new()
             .with_allow_http(true)
-            .with_connect_timeout(CONNECT_TIMEOUT)
-            .with_timeout(TIMEOUT);
+            .with_connect_timeout(CONNECT_TIMEOUT);
         Ok(InstanceMetadataProvider {
             endpoint: endpoint.trim_end_matches('/').to_string(),
             client: ReqwestConnector::default().connect(&options)?,
