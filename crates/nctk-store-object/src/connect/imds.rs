@@ -23,7 +23,7 @@ use bytes::Bytes;
 use http::Method;
 use object_store::aws::AwsCredential;
 use object_store::client::{
-    HttpClient, HttpConnector, HttpError, HttpRequestBody, ReqwestConnector,
+    HttpClient, HttpConnector, HttpError, HttpErrorKind, HttpRequestBody, ReqwestConnector,
 };
 use object_store::{ClientOptions, CredentialProvider};
 use serde::Deserialize;
@@ -289,18 +289,19 @@ fn text<'a>(body: &'a Bytes, what: &str) -> Result<&'a str, String> {
     std::str::from_utf8(body).map_err(|_| format!("{what} is not UTF-8 text"))
 }
 
-/// What a failed request says, its causes included ("error sending
-/// request: client error (Connect): tcp connect error: Connection
-/// refused").
+/// What a failed request says: what went wrong and its first cause
+/// ("cannot connect: Connection refused (os error 111)").
 fn describe(error: &HttpError) -> String {
-    let mut words = error.to_string();
-    let mut cause = std::error::Error::source(error);
-    while let Some(e) = cause {
-        let next = e.to_string();
-        if !words.contains(&next) {
-            words = format!("{words}: {next}");
-        }
-        cause = e.source();
+    let what = match error.kind() {
+        HttpErrorKind::Connect => "cannot connect",
+        HttpErrorKind::Timeout => "timed out",
+        HttpErrorKind::Interrupted => "the connection broke",
+        HttpErrorKind::Decode => "the answer does not decode",
+        _ => "the request failed",
+    };
+    let mut cause: &dyn std::error::Error = error;
+    while let Some(next) = cause.source() {
+        cause = next;
     }
-    words
+    format!("{what}: {cause}")
 }
