@@ -47,7 +47,7 @@ pub enum RemoteError {
         url: String,
         /// What was looked in, and how to give credentials.
         #[source]
-        source: AwsConfigError,
+        source: Box<AwsConfigError>,
     },
     /// The store could not be configured (a bad endpoint, region or
     /// credential setting).
@@ -83,10 +83,7 @@ impl RemoteError {
             }
             object_store::Error::Generic { store, source } => {
                 match source.downcast::<AwsConfigError>() {
-                    Ok(source) => RemoteError::NoCredentials {
-                        url,
-                        source: *source,
-                    },
+                    Ok(source) => RemoteError::NoCredentials { url, source },
                     Err(source) => RemoteError::Request {
                         url,
                         source: object_store::Error::Generic { store, source },

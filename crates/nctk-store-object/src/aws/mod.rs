@@ -19,10 +19,16 @@
 //! the fragment, beats it.) So: a named profile's
 //! `aws_access_key_id`/`aws_secret_access_key`/`aws_session_token`; else
 //! `AWS_ACCESS_KEY_ID` + `AWS_SECRET_ACCESS_KEY` (+ `AWS_SESSION_TOKEN`);
-//! else the `default` profile's keys; else `object_store`'s own chain (web
-//! identity, container and instance credentials). The credentials file's
-//! keys win over the config file's for the same profile, as in the SDKs
-//! (netCDF-C reads the files in that order, later overriding earlier).
+//! else the `default` profile's keys; else, when the environment names a
+//! web identity token or a container's credentials endpoint,
+//! `object_store`'s own chain; else, for an AWS host only, the EC2
+//! instance metadata service (IMDSv2, at `AWS_EC2_METADATA_SERVICE_ENDPOINT`
+//! or 169.254.169.254, asked once with a short timeout: see
+//! `connect::imds`); `AWS_EC2_METADATA_DISABLED=true`, or a server that is
+//! not AWS's, makes it [`AwsConfigError::NoCredentials`] at once. The
+//! credentials file's keys win over the config file's for the same
+//! profile, as in the SDKs (netCDF-C reads the files in that order, later
+//! overriding earlier).
 //! A profile with one key of the pair and not the other is an error.
 //!
 //! **Region**: the fragment's `aws.region` or the URL host's region; else
