@@ -8,11 +8,11 @@
 
 #![cfg(feature = "connect")]
 
-use std::io::{BufRead, BufReader, Write};
-use std::net::{SocketAddr, TcpListener, TcpStream};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
-use std::thread::JoinHandle;
+#[path = "support/listener.rs"]
+mod listener;
+use listener::{closed_port, credentials, Listener, Request};
+
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
@@ -29,163 +29,51 @@ const SESSION_TOKEN: &str = "imds-session-token";
 /// The role the test service has attached.
 const ROLE: &str = "nctk-test-role";
 
-/// A loopback listener run by a thread, counting the connections it
-/// accepts and answering each with `answer` (or holding it open, silent,
-/// when `answer` is `None`). Stopped when dropped.
-struct Listener {
-    addr: SocketAddr,
-    connections: Arc<AtomicUsize>,
-    requests: Arc<Mutex<Vec<String>>>,
-    stop: Arc<AtomicBool>,
-    thread: Option<JoinHandle<()>>,
-}
-
-/// What the test service answers to one request: `(method, path,
-/// token)` to status and body.
-type Answer = fn(&str, &str, Option<&str>, usize) -> (u16, String);
-
-impl Listener {
-    fn start(answer: Option<Answer>) -> Self {
-        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-        listener.set_nonblocking(true).unwrap();
-        let addr = listener.local_addr().unwrap();
-        let connections = Arc::new(AtomicUsize::new(0));
-        let requests = Arc::new(Mutex::new(Vec::new()));
-        let stop = Arc::new(AtomicBool::new(false));
-        let (counted, seen, stopping) = (connections.clone(), requests.clone(), stop.clone());
-        let thread = std::thread::spawn(move || {
-            let mut held = Vec::new();
-            while !stopping.load(Ordering::SeqCst) {
-                match listener.accept() {
-                    Ok((stream, _)) => {
-                        counted.fetch_add(1, Ordering::SeqCst);
-                        match answer {
-                            Some(answer) => serve(stream, answer, &seen),
-                            None => held.push(stream),
-                        }
-                    }
-                    Err(_) => std::thread::sleep(Duration::from_millis(5)),
-                }
-            }
-        });
-        Listener {
-            addr,
-            connections,
-            requests,
-            stop,
-            thread: Some(thread),
-        }
-    }
-
-    fn endpoint(&self) -> String {
-        format!("http://{}", self.addr)
-    }
-
-    /// The connections accepted, once the count has settled (a client's
-    /// connection may wait in the backlog a few milliseconds).
-    fn connections(&self) -> usize {
-        std::thread::sleep(Duration::from_millis(100));
-        self.connections.load(Ordering::SeqCst)
-    }
-
-    fn requests(&self) -> Vec<String> {
-        self.requests.lock().unwrap().clone()
-    }
-}
-
-impl Drop for Listener {
-    fn drop(&mut self) {
-        self.stop.store(true, Ordering::SeqCst);
-        if let Some(t) = self.thread.take() {
-            let _ = t.join();
-        }
-    }
-}
-
-/// Answers the one request on `stream` (HTTP/1.1, no body, closed after).
-fn serve(stream: TcpStream, answer: Answer, seen: &Mutex<Vec<String>>) {
-    stream.set_nonblocking(false).unwrap();
-    stream
-        .set_read_timeout(Some(Duration::from_secs(2)))
-        .unwrap();
-    let mut reader = BufReader::new(&stream);
-    let mut line = String::new();
-    if reader.read_line(&mut line).is_err() {
-        return;
-    }
-    let mut words = line.split_whitespace();
-    let (method, path) = (
-        words.next().unwrap_or_default().to_string(),
-        words.next().unwrap_or_default().to_string(),
-    );
-    let (mut token, mut ttl) = (None, None);
-    loop {
-        let mut header = String::new();
-        if reader.read_line(&mut header).unwrap_or(0) == 0 || header.trim().is_empty() {
-            break;
-        }
-        if let Some((name, value)) = header.split_once(':') {
-            let value = value.trim().to_string();
-            match name.trim().to_ascii_lowercase().as_str() {
-                "x-aws-ec2-metadata-token" => token = Some(value),
-                "x-aws-ec2-metadata-token-ttl-seconds" => ttl = Some(value),
-                _ => {}
+/// The IMDSv2 rules around `role`, the role's own answers: a token needs
+/// its life; everything else needs the token.
+fn imds(request: &Request, n: usize, role: fn(&str, usize) -> (u16, String)) -> (u16, String) {
+    match (request.method.as_str(), request.path.as_str()) {
+        ("PUT", "/latest/api/token") => {
+            match request.header("x-aws-ec2-metadata-token-ttl-seconds") {
+                Some(_) => (200, SESSION_TOKEN.to_string()),
+                None => (400, String::new()),
             }
         }
+        _ if request.header("x-aws-ec2-metadata-token") != Some(SESSION_TOKEN) => {
+            (401, String::new())
+        }
+        (_, path) => role(path, n.div_ceil(3)),
     }
-    let exchange = {
-        let mut seen = seen.lock().unwrap();
-        seen.push(format!("{method} {path}"));
-        seen.len().div_ceil(3)
-    };
-    let (status, body) = match (method.as_str(), path.as_str()) {
-        // IMDSv2: a token needs its life; everything else needs the token.
-        ("PUT", "/latest/api/token") if ttl.is_some() => (200, SESSION_TOKEN.to_string()),
-        ("PUT", "/latest/api/token") => (400, String::new()),
-        (_, _) if token.as_deref() != Some(SESSION_TOKEN) => (401, String::new()),
-        (m, p) => answer(m, p, token.as_deref(), exchange),
-    };
-    let mut out = &stream;
-    let _ = write!(
-        out,
-        "HTTP/1.1 {status} X\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
-        body.len()
-    );
 }
 
-/// The credentials of the `exchange`th exchange (from 1), expiring after
-/// `life`.
-fn credentials(exchange: usize, life: Duration) -> String {
-    let expiration = chrono::Utc::now() + life;
-    format!(
-        r#"{{"Code": "Success", "LastUpdated": "2026-01-01T00:00:00Z", "Type": "AWS-HMAC",
-            "AccessKeyId": "ASIAIMDS{exchange}", "SecretAccessKey": "imds-secret",
-            "Token": "{SESSION_TOKEN}", "Expiration": "{}"}}"#,
-        expiration.format("%Y-%m-%dT%H:%M:%SZ")
-    )
+/// The credentials of the `exchange`th exchange (from 1) for `path`,
+/// expiring after `life`.
+fn role(path: &str, exchange: usize, life: Duration) -> (u16, String) {
+    match path.strip_prefix("/latest/meta-data/iam/security-credentials/") {
+        Some("") => (200, format!("{ROLE}\n")),
+        Some(ROLE) => (
+            200,
+            credentials(&format!("ASIAIMDS{exchange}"), SESSION_TOKEN, life),
+        ),
+        _ => (404, String::new()),
+    }
 }
 
 /// A role whose credentials last an hour.
-fn an_hour(_: &str, path: &str, _: Option<&str>, exchange: usize) -> (u16, String) {
-    match path.strip_prefix("/latest/meta-data/iam/security-credentials/") {
-        Some("") => (200, format!("{ROLE}\n")),
-        Some(ROLE) => (200, credentials(exchange, Duration::from_secs(3600))),
-        _ => (404, String::new()),
-    }
+fn an_hour(request: &Request, n: usize) -> (u16, String) {
+    imds(request, n, |path, e| {
+        role(path, e, Duration::from_secs(3600))
+    })
 }
 
 /// A role whose credentials last four seconds.
-fn four_seconds(_: &str, path: &str, _: Option<&str>, exchange: usize) -> (u16, String) {
-    match path.strip_prefix("/latest/meta-data/iam/security-credentials/") {
-        Some("") => (200, ROLE.to_string()),
-        Some(ROLE) => (200, credentials(exchange, Duration::from_secs(4))),
-        _ => (404, String::new()),
-    }
+fn four_seconds(request: &Request, n: usize) -> (u16, String) {
+    imds(request, n, |path, e| role(path, e, Duration::from_secs(4)))
 }
 
 /// No role attached: what the service answers then (404).
-fn no_role(_: &str, _: &str, _: Option<&str>, _: usize) -> (u16, String) {
-    (404, String::new())
+fn no_role(request: &Request, n: usize) -> (u16, String) {
+    imds(request, n, |_, _| (404, String::new()))
 }
 
 /// The three requests of one exchange.
@@ -211,12 +99,6 @@ fn settings(s3_endpoint: String, bucket: &str, metadata: &str) -> S3Settings {
             files: vec!["/home/u/.aws/config".into()],
         },
     }
-}
-
-/// A free loopback port nothing listens on.
-fn closed_port() -> String {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    format!("http://{}", listener.local_addr().unwrap())
 }
 
 /// A GET of `key` through a store whose credentials come from the service
