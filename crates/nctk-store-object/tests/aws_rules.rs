@@ -539,9 +539,13 @@ fn no_credentials_for_another_server_is_an_error_saying_how_to_give_them() {
         let s = resolved(Home::new(), aws);
         assert_eq!(metadata_endpoint(&s), Some(METADATA_ENDPOINT), "{aws}");
     }
-    let token = Home::new().var("AWS_WEB_IDENTITY_TOKEN_FILE", "/var/run/token");
+    // object_store's chain, where it has something other than the
+    // metadata service to ask: a web identity token with its role, a
+    // container's endpoint (with its token file for the full URI).
+    let token = || Home::new().var("AWS_WEB_IDENTITY_TOKEN_FILE", "/var/run/token");
+    let with_role = token().var("AWS_ROLE_ARN", "arn:aws:iam::1:role/r");
     assert_eq!(
-        resolved(token, "http://minio:9000").credentials,
+        resolved(with_role, "http://minio:9000").credentials,
         S3Credentials::Chain
     );
     let ecs = Home::new().var(
@@ -549,9 +553,31 @@ fn no_credentials_for_another_server_is_an_error_saying_how_to_give_them() {
         "/v2/credentials/x",
     );
     assert_eq!(
-        resolved(ecs, METADATA_ENDPOINT).credentials,
+        resolved(ecs, "http://minio:9000").credentials,
         S3Credentials::Chain
     );
+    let full = || {
+        Home::new().var(
+            "AWS_CONTAINER_CREDENTIALS_FULL_URI",
+            "http://169.254.170.23/v1",
+        )
+    };
+    let pod = full().var("AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE", "/var/run/pod");
+    assert_eq!(
+        resolved(pod, "http://minio:9000").credentials,
+        S3Credentials::Chain
+    );
+    // Half of either is not enough: the metadata service for AWS, the
+    // error for another server.
+    for half in [token(), full()] {
+        let aws = resolved(half, "https://s3.us-east-1.amazonaws.com");
+        assert_eq!(metadata_endpoint(&aws), Some(METADATA_ENDPOINT));
+    }
+    for half in [token(), full()] {
+        assert!(half
+            .error(&at("http://minio:9000"))
+            .contains("no AWS credentials"));
+    }
     // The metadata service's own variable does not make another server an
     // AWS host.
     let moved = Home::new().var(METADATA_ENDPOINT_VARIABLE, "http://127.0.0.1:1338");

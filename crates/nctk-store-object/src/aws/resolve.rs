@@ -103,7 +103,7 @@ pub fn resolve_with(target: &S3Target, env: &AwsEnvironment) -> Result<S3Setting
     });
 
     let credentials = match credentials {
-        S3Credentials::Chain if !CHAIN_VARIABLES.iter().any(|v| env.var(v).is_some()) => {
+        S3Credentials::Chain if !chain_configured(env) => {
             instance_metadata(env, endpoint.as_deref(), profile_name)?
         }
         c => c,
@@ -184,11 +184,17 @@ fn key_pair(
     }
 }
 
-/// The variables that give `object_store`'s credential chain something
-/// other than the instance metadata service to ask: a web identity token
-/// (EKS, GitHub OIDC) or a container's credentials endpoint (ECS).
-const CHAIN_VARIABLES: [&str; 3] = [
-    "AWS_WEB_IDENTITY_TOKEN_FILE",
-    "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI",
-    "AWS_CONTAINER_CREDENTIALS_FULL_URI",
-];
+/// Whether `env` gives `object_store`'s credential chain something other
+/// than the instance metadata service to ask, as `object_store` 0.14
+/// decides: a web identity token and the role to assume with it (EKS,
+/// GitHub OIDC), or a container's credentials endpoint (ECS; EKS Pod
+/// Identity, with its token file). Half of either leaves the chain only
+/// the metadata service, asked with the store's retries: nctk's own
+/// provider (or error) is used instead.
+fn chain_configured(env: &AwsEnvironment) -> bool {
+    let set = |v| env.var(v).is_some();
+    (set("AWS_WEB_IDENTITY_TOKEN_FILE") && set("AWS_ROLE_ARN"))
+        || set("AWS_CONTAINER_CREDENTIALS_RELATIVE_URI")
+        || (set("AWS_CONTAINER_CREDENTIALS_FULL_URI")
+            && set("AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE"))
+}
