@@ -76,6 +76,14 @@ fn no_role(request: &Request, n: usize) -> (u16, String) {
     imds(request, n, |_, _| (404, String::new()))
 }
 
+/// Credentials that are not JSON.
+fn garbled(request: &Request, n: usize) -> (u16, String) {
+    imds(request, n, |path, _| match path.ends_with(ROLE) {
+        true => (200, "<Error>not JSON</Error>".to_string()),
+        false => (200, ROLE.to_string()),
+    })
+}
+
 /// The three requests of one exchange.
 fn exchange() -> Vec<String> {
     vec![
@@ -273,6 +281,19 @@ fn credentials_are_kept_then_refreshed() {
     std::thread::sleep(Duration::from_millis(2100));
     assert_eq!(key(&provider), "ASIAIMDS2");
     assert_eq!(service.requests(), [exchange(), exchange()].concat());
+}
+
+/// Credentials that do not parse: the no-credentials error naming the
+/// role.
+#[test]
+fn garbled_credentials_are_named() {
+    let service = Listener::start(Some(garbled));
+    let (e, _) = failed_get(&service.endpoint());
+    assert_no_credentials(
+        &e,
+        &service.endpoint(),
+        &format!("the credentials of role \"{ROLE}\" do not parse"),
+    );
 }
 
 /// A server that is not AWS's never asks the service, even where the

@@ -214,7 +214,7 @@ impl InstanceMetadataProvider {
             .uri(format!("{}{path}", self.endpoint))
             .header(name, value)
             .body(HttpRequestBody::empty())
-            .map_err(|e| format!("not a URL: {}{path}: {e}", self.endpoint))?;
+            .map_err(|e| format!("{method} {}{path}: {e}", self.endpoint))?;
         let response = self
             .client
             .execute(request)
