@@ -321,8 +321,8 @@ fn failed_copies_leave_nothing_and_copies_replace_old_stores() {
 }
 
 /// `nctk` run with no AWS credentials anywhere: no key pair in the
-/// environment, a HOME without `.aws` files.
-fn nctk_without_credentials(args: &[&str]) -> std::process::Output {
+/// environment, a HOME without `.aws` files; `vars` set.
+fn nctk_without_credentials(args: &[&str], vars: &[(&str, &str)]) -> std::process::Output {
     let home = tempfile::tempdir().unwrap();
     let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_nctk"));
     for (k, _) in std::env::vars_os() {
@@ -331,6 +331,7 @@ fn nctk_without_credentials(args: &[&str]) -> std::process::Output {
         }
     }
     cmd.env("HOME", home.path())
+        .envs(vars.iter().copied())
         .current_dir(home.path())
         .args(args)
         .output()
@@ -351,7 +352,7 @@ fn no_credentials_is_an_error_saying_how_to_give_them() {
     let src = root.join("generated/from-cdl/netcdf-c/examples/CDL/pres_temp_4D.nc3.nc");
     let store = url(&s3, "nocreds", "p.zarr", "nczarr");
     nctk_ok(&["copy", &src.display().to_string(), &store]);
-    let out = nctk_without_credentials(&["dump", "-h", &store]);
+    let out = nctk_without_credentials(&["dump", "-h", &store], &[]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success(), "dumped without credentials");
     let endpoint = s3.endpoint();
@@ -364,4 +365,44 @@ fn no_credentials_is_an_error_saying_how_to_give_them() {
         assert!(err.contains(part), "{part:?} missing from: {err}");
     }
     assert!(!err.contains("169.254"), "{err}");
+}
+
+/// A dump of a store on AWS with no credentials anywhere asks the EC2
+/// instance metadata service once, briefly: where nothing answers
+/// (`AWS_EC2_METADATA_SERVICE_ENDPOINT` at a closed port), it fails within
+/// seconds saying no credentials were found and how to give them; with
+/// `AWS_EC2_METADATA_DISABLED=true` it is not asked at all.
+#[test]
+fn no_credentials_on_aws_asks_the_metadata_service_briefly() {
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let metadata = format!("http://{}", closed.local_addr().unwrap());
+    drop(closed);
+    let store = "s3://nctk-no-such-bucket/p.zarr#mode=nczarr";
+    let cases = [
+        (
+            ("AWS_EC2_METADATA_SERVICE_ENDPOINT", metadata.as_str()),
+            format!("the EC2 instance metadata service at {metadata} gave none (cannot connect"),
+        ),
+        (
+            ("AWS_EC2_METADATA_DISABLED", "true"),
+            "the EC2 instance metadata service is turned off".to_string(),
+        ),
+    ];
+    for (var, said) in cases {
+        let started = std::time::Instant::now();
+        let out = nctk_without_credentials(&["dump", "-h", store], &[var]);
+        let took = started.elapsed();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "dumped without credentials");
+        for part in [
+            "no AWS credentials for AWS S3",
+            said.as_str(),
+            "AWS_ACCESS_KEY_ID",
+            "AWS_PROFILE",
+            "aws.profile=none",
+        ] {
+            assert!(err.contains(part), "{part:?} missing from: {err}");
+        }
+        assert!(took < std::time::Duration::from_secs(5), "took {took:?}");
+    }
 }

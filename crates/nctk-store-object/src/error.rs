@@ -2,6 +2,8 @@
 
 use nctk_model::{ErrorKind, HasErrorKind};
 
+use crate::aws::AwsConfigError;
+
 /// A request to an object store failed. Each names the URL of the object
 /// (or of the store) and keeps `object_store`'s error as the source.
 ///
@@ -36,6 +38,17 @@ pub enum RemoteError {
         #[source]
         source: object_store::Error,
     },
+    /// No credentials anywhere: not in the environment, the profile or the
+    /// EC2 instance metadata service (asked when the first request needed
+    /// them).
+    #[error("{url}: {source}")]
+    NoCredentials {
+        /// The object's URL.
+        url: String,
+        /// What was looked in, and how to give credentials.
+        #[source]
+        source: Box<AwsConfigError>,
+    },
     /// The store could not be configured (a bad endpoint, region or
     /// credential setting).
     #[error("{url}: cannot configure the object store: {source}")]
@@ -68,6 +81,15 @@ impl RemoteError {
             object_store::Error::Unauthenticated { .. } => {
                 RemoteError::Unauthenticated { url, source }
             }
+            object_store::Error::Generic { store, source } => {
+                match source.downcast::<AwsConfigError>() {
+                    Ok(source) => RemoteError::NoCredentials { url, source },
+                    Err(source) => RemoteError::Request {
+                        url,
+                        source: object_store::Error::Generic { store, source },
+                    },
+                }
+            }
             source => RemoteError::Request { url, source },
         }
     }
@@ -78,7 +100,8 @@ impl RemoteError {
     }
 }
 
-/// A 404 is "not found", a 403 or 401 "permission denied", a bad store
+/// A 404 is "not found", a 403 or 401 "permission denied" (as are no
+/// credentials at all), a bad store
 /// setting bad input; any other failure (after the retries: a 5xx, a
 /// timeout, a reset connection) is I/O.
 impl HasErrorKind for RemoteError {
@@ -88,6 +111,7 @@ impl HasErrorKind for RemoteError {
             RemoteError::Forbidden { .. } | RemoteError::Unauthenticated { .. } => {
                 ErrorKind::PermissionDenied
             }
+            RemoteError::NoCredentials { source, .. } => source.kind(),
             RemoteError::Config { .. } => ErrorKind::InvalidInput,
             RemoteError::Request { .. } => ErrorKind::Io,
         }

@@ -15,9 +15,23 @@ pub enum S3Credentials {
         /// `aws_session_token`, when the credentials are temporary.
         session_token: Option<String>,
     },
-    /// `object_store`'s own chain (instance metadata, web identity, ...),
-    /// for when neither a profile nor the environment holds a key pair.
+    /// `object_store`'s own chain, for when neither a profile nor the
+    /// environment holds a key pair but the environment names a web
+    /// identity token or a container's credentials endpoint
+    /// (`AWS_WEB_IDENTITY_TOKEN_FILE`, `AWS_CONTAINER_CREDENTIALS_*`).
     Chain,
+    /// The EC2 instance metadata service (IMDSv2), for an AWS host when
+    /// nothing else gives credentials: asked once, with a short timeout,
+    /// and its credentials kept until shortly before they expire.
+    InstanceMetadata {
+        /// The service's address (`AWS_EC2_METADATA_SERVICE_ENDPOINT`, else
+        /// [`crate::aws::METADATA_ENDPOINT`]), without a trailing `/`.
+        endpoint: String,
+        /// The profile looked in before it (named when it gives none).
+        profile: String,
+        /// The configuration and credentials files looked in before it.
+        files: Vec<String>,
+    },
 }
 
 impl std::fmt::Debug for S3Credentials {
@@ -30,6 +44,10 @@ impl std::fmt::Debug for S3Credentials {
                 .field("access_key_id", access_key_id)
                 .finish_non_exhaustive(),
             S3Credentials::Chain => f.write_str("Chain"),
+            S3Credentials::InstanceMetadata { endpoint, .. } => f
+                .debug_struct("InstanceMetadata")
+                .field("endpoint", endpoint)
+                .finish_non_exhaustive(),
         }
     }
 }

@@ -5,7 +5,10 @@
 
 use std::path::{Path, PathBuf};
 
-use nctk_store_object::aws::{resolve_with, AwsConfigError, AwsEnvironment, S3Target};
+use nctk_store_object::aws::{
+    resolve_with, AwsConfigError, AwsEnvironment, S3Target, METADATA_DISABLED, METADATA_ENDPOINT,
+    METADATA_ENDPOINT_VARIABLE,
+};
 use nctk_store_object::{S3Credentials, S3Settings};
 
 /// A temporary HOME (and working directory) with files in it.
@@ -75,6 +78,14 @@ fn with_profile(p: &str) -> S3Target {
     S3Target {
         profile: Some(p.into()),
         ..target("b", "k")
+    }
+}
+
+/// The instance metadata service's address, when the settings ask it.
+fn metadata_endpoint(s: &S3Settings) -> Option<&str> {
+    match &s.credentials {
+        S3Credentials::InstanceMetadata { endpoint, .. } => Some(endpoint),
+        _ => None,
     }
 }
 
@@ -253,14 +264,15 @@ fn environment_keys_against_profiles() {
     assert_eq!(key_id(&h(&[]).resolve(&with_profile("a"))), Some("AID"));
     let env_profile = h(&[("AWS_PROFILE", "b")]);
     assert_eq!(key_id(&env_profile.resolve(&target("b", "k"))), Some("BID"));
-    // No file at all: the environment's keys; nothing at all: the chain.
+    // No file at all: the environment's keys; nothing at all: the
+    // instance metadata service.
     let bare = Home::new()
         .var("AWS_ACCESS_KEY_ID", "ENVID")
         .var("AWS_SECRET_ACCESS_KEY", "envsecret");
     assert_eq!(key_id(&bare.resolve(&target("b", "k"))), Some("ENVID"));
     assert_eq!(
-        Home::new().resolve(&target("b", "k")).credentials,
-        S3Credentials::Chain
+        metadata_endpoint(&Home::new().resolve(&target("b", "k"))),
+        Some(METADATA_ENDPOINT)
     );
 }
 
@@ -478,14 +490,22 @@ fn rc_files() {
     assert_eq!(region(&h, &elsewhere), "plain-1");
 }
 
-/// No HOME, no variables: unsigned nothing, the chain, `us-east-1`.
+/// No HOME, no variables: the instance metadata service at its usual
+/// address, `us-east-1`.
 #[test]
 fn empty_environment() {
     let env = AwsEnvironment::load(Vec::new(), Path::new("/nonexistent-nctk-dir")).unwrap();
     let s = resolve_with(&target("b", "k"), &env).unwrap();
     assert_eq!(
         (s.region.as_str(), &s.credentials),
-        ("us-east-1", &S3Credentials::Chain)
+        (
+            "us-east-1",
+            &S3Credentials::InstanceMetadata {
+                endpoint: "http://169.254.169.254".into(),
+                profile: "default".into(),
+                files: Vec::new(),
+            }
+        )
     );
 }
 
@@ -510,16 +530,60 @@ fn no_credentials_for_another_server_is_an_error_saying_how_to_give_them() {
     ] {
         assert!(e.contains(part), "{part:?} missing from: {e}");
     }
-    let chain = |h: Home, endpoint: &str| h.resolve(&at(endpoint)).credentials;
+    let resolved = |h: Home, endpoint: &str| h.resolve(&at(endpoint));
     for aws in [
         "https://s3.eu-west-1.amazonaws.com",
         "https://bucket.vpce-1a2b.s3.us-east-1.vpce.amazonaws.com",
         "https://s3.cn-north-1.amazonaws.com.cn",
     ] {
-        assert_eq!(chain(Home::new(), aws), S3Credentials::Chain, "{aws}");
+        let s = resolved(Home::new(), aws);
+        assert_eq!(metadata_endpoint(&s), Some(METADATA_ENDPOINT), "{aws}");
     }
-    let token = Home::new().var("AWS_WEB_IDENTITY_TOKEN_FILE", "/var/run/token");
-    assert_eq!(chain(token, "http://minio:9000"), S3Credentials::Chain);
+    // object_store's chain, where it has something other than the
+    // metadata service to ask: a web identity token with its role, a
+    // container's endpoint (with its token file for the full URI).
+    let token = || Home::new().var("AWS_WEB_IDENTITY_TOKEN_FILE", "/var/run/token");
+    let with_role = token().var("AWS_ROLE_ARN", "arn:aws:iam::1:role/r");
+    assert_eq!(
+        resolved(with_role, "http://minio:9000").credentials,
+        S3Credentials::Chain
+    );
+    let ecs = Home::new().var(
+        "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI",
+        "/v2/credentials/x",
+    );
+    assert_eq!(
+        resolved(ecs, "http://minio:9000").credentials,
+        S3Credentials::Chain
+    );
+    let full = || {
+        Home::new().var(
+            "AWS_CONTAINER_CREDENTIALS_FULL_URI",
+            "http://169.254.170.23/v1",
+        )
+    };
+    let pod = full().var("AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE", "/var/run/pod");
+    assert_eq!(
+        resolved(pod, "http://minio:9000").credentials,
+        S3Credentials::Chain
+    );
+    // Half of either is not enough: the metadata service for AWS, the
+    // error for another server.
+    for half in [token(), full()] {
+        let aws = resolved(half, "https://s3.us-east-1.amazonaws.com");
+        assert_eq!(metadata_endpoint(&aws), Some(METADATA_ENDPOINT));
+    }
+    for half in [token(), full()] {
+        assert!(half
+            .error(&at("http://minio:9000"))
+            .contains("no AWS credentials"));
+    }
+    // The metadata service's own variable does not make another server an
+    // AWS host.
+    let moved = Home::new().var(METADATA_ENDPOINT_VARIABLE, "http://127.0.0.1:1338");
+    assert!(moved
+        .error(&at("http://127.0.0.1:9000"))
+        .contains("no AWS credentials"));
     let unsigned = S3Target {
         profile: Some("none".into()),
         ..at("http://127.0.0.1:9000")
@@ -532,4 +596,48 @@ fn no_credentials_for_another_server_is_an_error_saying_how_to_give_them() {
     assert!(Home::new()
         .error(&at("https://amazonaws.com.evil.example"))
         .contains("no AWS credentials"));
+}
+
+/// The instance metadata service, for an AWS host with no credentials
+/// elsewhere: at `AWS_EC2_METADATA_SERVICE_ENDPOINT` when set (a trailing
+/// `/` dropped, as botocore joins it), else at 169.254.169.254; not asked
+/// at all with `AWS_EC2_METADATA_DISABLED=true` (any case), which is an
+/// error at once saying so and how to give credentials.
+#[test]
+fn instance_metadata_service_for_aws_hosts() {
+    let moved = Home::new().var(METADATA_ENDPOINT_VARIABLE, "http://[fd00:ec2::254]/");
+    assert_eq!(
+        metadata_endpoint(&moved.resolve(&target("b", "k"))),
+        Some("http://[fd00:ec2::254]")
+    );
+    let named = Home::new().file(".aws/config", "[profile empty]\nregion = eu-west-1\n");
+    match named.resolve(&with_profile("empty")).credentials {
+        S3Credentials::InstanceMetadata { profile, files, .. } => {
+            assert_eq!(profile, "empty");
+            assert!(
+                files.iter().any(|f| f.ends_with(".aws/config")),
+                "{files:?}"
+            );
+        }
+        other => panic!("expected the metadata service, got {other:?}"),
+    }
+    for off in ["true", "TRUE", "True"] {
+        let e = Home::new()
+            .var(METADATA_DISABLED, off)
+            .error(&target("b", "k"));
+        for part in [
+            "no AWS credentials for AWS S3",
+            "AWS_EC2_METADATA_DISABLED=true",
+            "AWS_ACCESS_KEY_ID",
+            "aws.profile=none",
+        ] {
+            assert!(e.contains(part), "{part:?} missing from: {e}");
+        }
+    }
+    // Anything but `true` leaves it on, as in botocore.
+    let on = Home::new().var(METADATA_DISABLED, "false");
+    assert_eq!(
+        metadata_endpoint(&on.resolve(&target("b", "k"))),
+        Some(METADATA_ENDPOINT)
+    );
 }

@@ -2,7 +2,7 @@
 
 use std::sync::Mutex;
 
-use hyper::header::{HeaderName, HOST, RANGE};
+use hyper::header::{HeaderName, AUTHORIZATION, HOST, RANGE};
 use hyper::Request;
 
 /// One request as a server received it.
@@ -18,6 +18,12 @@ pub struct Seen {
     pub range: Option<String>,
     /// The `Host` header's value, when there was one.
     pub host: Option<String>,
+    /// The `Authorization` header's value (an S3 request's signature,
+    /// naming the access key), when there was one.
+    pub authorization: Option<String>,
+    /// The `x-amz-security-token` header's value (a temporary
+    /// credential's session token), when there was one.
+    pub security_token: Option<String>,
 }
 
 impl Seen {
@@ -78,6 +84,8 @@ impl Recorder {
             query: req.uri().query().map(str::to_owned),
             range: header(req, RANGE),
             host: header(req, HOST),
+            authorization: header(req, AUTHORIZATION),
+            security_token: header(req, HeaderName::from_static("x-amz-security-token")),
         };
         self.lock().seen.push(seen);
     }

@@ -19,10 +19,16 @@
 //! the fragment, beats it.) So: a named profile's
 //! `aws_access_key_id`/`aws_secret_access_key`/`aws_session_token`; else
 //! `AWS_ACCESS_KEY_ID` + `AWS_SECRET_ACCESS_KEY` (+ `AWS_SESSION_TOKEN`);
-//! else the `default` profile's keys; else `object_store`'s own chain (web
-//! identity, container and instance credentials). The credentials file's
-//! keys win over the config file's for the same profile, as in the SDKs
-//! (netCDF-C reads the files in that order, later overriding earlier).
+//! else the `default` profile's keys; else, when the environment names a
+//! web identity token or a container's credentials endpoint,
+//! `object_store`'s own chain; else, for an AWS host only, the EC2
+//! instance metadata service (IMDSv2, at `AWS_EC2_METADATA_SERVICE_ENDPOINT`
+//! or 169.254.169.254, asked once with a short timeout: see
+//! `connect::imds`); `AWS_EC2_METADATA_DISABLED=true`, or a server that is
+//! not AWS's, makes it [`AwsConfigError::NoCredentials`] at once. The
+//! credentials file's keys win over the config file's for the same
+//! profile, as in the SDKs (netCDF-C reads the files in that order, later
+//! overriding earlier).
 //! A profile with one key of the pair and not the other is an error.
 //!
 //! **Region**: the fragment's `aws.region` or the URL host's region; else
@@ -144,26 +150,84 @@ pub enum AwsConfigError {
         /// The key that is missing.
         missing: &'static str,
     },
-    /// No credentials anywhere for a server that is not AWS's: only AWS
-    /// hosts are given the instance metadata service's credentials (an
-    /// S3-compatible server elsewhere would have the request wait on the
-    /// EC2 metadata address and fail with that).
+    /// No credentials anywhere: not in the environment or the profile and,
+    /// for an AWS host, not from the EC2 instance metadata service either.
+    /// Only AWS hosts ask that service (an S3-compatible server elsewhere
+    /// would have the request wait on the EC2 metadata address and fail
+    /// with that).
     #[error(
-        "no AWS credentials for the S3 endpoint {endpoint}: none in the environment \
-         (AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY) or in profile {profile:?} of {}; \
-         set them there, name a profile that has them (AWS_PROFILE, or aws.profile=NAME in the \
-         URL's #mode=... fragment or an rc file), or read public objects unsigned with \
+        "no AWS credentials for {}: none in the environment (AWS_ACCESS_KEY_ID and \
+         AWS_SECRET_ACCESS_KEY) or in profile {profile:?} of {}{metadata}; set them there, \
+         name a profile that has them (AWS_PROFILE, or aws.profile=NAME in the URL's \
+         #mode=... fragment or an rc file), or read public objects unsigned with \
          aws.profile=none",
+        server(.endpoint.as_deref()),
         files_list(.files)
     )]
     NoCredentials {
-        /// The server.
-        endpoint: String,
+        /// The S3-compatible server; `None` for AWS's own.
+        endpoint: Option<String>,
         /// The profile looked in.
         profile: String,
         /// The configuration and credentials files looked in.
         files: Vec<String>,
+        /// What the EC2 instance metadata service gave.
+        metadata: MetadataService,
     },
+}
+
+/// Whether and how the EC2 instance metadata service was asked for
+/// credentials, in an [`AwsConfigError::NoCredentials`] (shown after the
+/// places looked in; nothing when it was not asked).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum MetadataService {
+    /// Not asked: the server is not AWS's.
+    NotAsked,
+    /// Turned off: `AWS_EC2_METADATA_DISABLED=true`.
+    Disabled,
+    /// Asked at `endpoint`, and it gave none.
+    GaveNone {
+        /// The service's address.
+        endpoint: String,
+        /// Why: unreachable, timed out, no role, a bad answer.
+        reason: String,
+    },
+}
+
+impl std::fmt::Display for MetadataService {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            MetadataService::NotAsked => Ok(()),
+            MetadataService::Disabled => write!(
+                f,
+                ", and the EC2 instance metadata service is turned off \
+                 ({METADATA_DISABLED}=true)"
+            ),
+            MetadataService::GaveNone { endpoint, reason } => write!(
+                f,
+                ", and the EC2 instance metadata service at {endpoint} gave none ({reason})"
+            ),
+        }
+    }
+}
+
+/// The variable that turns the EC2 instance metadata service off (`true`),
+/// as botocore reads it.
+pub const METADATA_DISABLED: &str = "AWS_EC2_METADATA_DISABLED";
+
+/// The variable that moves the EC2 instance metadata service, as botocore
+/// reads it.
+pub const METADATA_ENDPOINT_VARIABLE: &str = "AWS_EC2_METADATA_SERVICE_ENDPOINT";
+
+/// The EC2 instance metadata service's address when nothing moves it.
+pub const METADATA_ENDPOINT: &str = "http://169.254.169.254";
+
+/// The server an [`AwsConfigError::NoCredentials`] is about.
+fn server(endpoint: Option<&str>) -> String {
+    match endpoint {
+        Some(e) => format!("the S3 endpoint {e}"),
+        None => "AWS S3".into(),
+    }
 }
 
 /// A configuration or credentials file that cannot be read has its I/O

@@ -2,7 +2,10 @@
 
 use super::address::is_aws_endpoint;
 use super::ini::{merged, Profile, ProfileFile};
-use super::{AwsConfigError, AwsEnvironment, ProfileSource, S3Target};
+use super::{
+    AwsConfigError, AwsEnvironment, MetadataService, ProfileSource, S3Target, METADATA_DISABLED,
+    METADATA_ENDPOINT, METADATA_ENDPOINT_VARIABLE,
+};
 use crate::{S3Credentials, S3Settings};
 
 /// The region when nothing names one.
@@ -99,20 +102,12 @@ pub fn resolve_with(target: &S3Target, env: &AwsEnvironment) -> Result<S3Setting
             .flatten()
     });
 
-    if credentials == S3Credentials::Chain
-        && endpoint.as_deref().is_some_and(|e| !is_aws_endpoint(e))
-        && !CHAIN_VARIABLES.iter().any(|v| env.var(v).is_some())
-    {
-        return Err(AwsConfigError::NoCredentials {
-            endpoint: endpoint.unwrap_or_default(),
-            profile: profile_name.to_string(),
-            files: env
-                .aws_files
-                .iter()
-                .map(|p| p.display().to_string())
-                .collect(),
-        });
-    }
+    let credentials = match credentials {
+        S3Credentials::Chain if !chain_configured(env) => {
+            instance_metadata(env, endpoint.as_deref(), profile_name)?
+        }
+        c => c,
+    };
 
     Ok(S3Settings {
         bucket: target.bucket.clone(),
@@ -120,6 +115,46 @@ pub fn resolve_with(target: &S3Target, env: &AwsEnvironment) -> Result<S3Setting
         endpoint,
         virtual_hosted: target.virtual_hosted,
         credentials,
+    })
+}
+
+/// When nothing else gives credentials: the EC2 instance metadata service
+/// for an AWS host (`endpoint` `None` or AWS's), at
+/// `AWS_EC2_METADATA_SERVICE_ENDPOINT` or its usual address; an error
+/// saying how to give credentials for another server, or when
+/// `AWS_EC2_METADATA_DISABLED` is `true`.
+fn instance_metadata(
+    env: &AwsEnvironment,
+    endpoint: Option<&str>,
+    profile: &str,
+) -> Result<S3Credentials, AwsConfigError> {
+    let files = env
+        .aws_files
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect();
+    let metadata = if endpoint.is_some_and(|e| !is_aws_endpoint(e)) {
+        MetadataService::NotAsked
+    } else if env
+        .var(METADATA_DISABLED)
+        .is_some_and(|v| v.trim().eq_ignore_ascii_case("true"))
+    {
+        MetadataService::Disabled
+    } else {
+        let at = env
+            .var(METADATA_ENDPOINT_VARIABLE)
+            .unwrap_or(METADATA_ENDPOINT);
+        return Ok(S3Credentials::InstanceMetadata {
+            endpoint: at.trim().trim_end_matches('/').to_string(),
+            profile: profile.to_string(),
+            files,
+        });
+    };
+    Err(AwsConfigError::NoCredentials {
+        endpoint: endpoint.map(str::to_string),
+        profile: profile.to_string(),
+        files,
+        metadata,
     })
 }
 
@@ -149,11 +184,17 @@ fn key_pair(
     }
 }
 
-/// The variables that give `object_store`'s credential chain something
-/// other than the instance metadata service to ask: a web identity token
-/// (EKS, GitHub OIDC) or a container's credentials endpoint (ECS).
-const CHAIN_VARIABLES: [&str; 3] = [
-    "AWS_WEB_IDENTITY_TOKEN_FILE",
-    "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI",
-    "AWS_CONTAINER_CREDENTIALS_FULL_URI",
-];
+/// Whether `env` gives `object_store`'s credential chain something other
+/// than the instance metadata service to ask, as `object_store` 0.14
+/// decides: a web identity token and the role to assume with it (EKS,
+/// GitHub OIDC), or a container's credentials endpoint (ECS; EKS Pod
+/// Identity, with its token file). Half of either leaves the chain only
+/// the metadata service, asked with the store's retries: nctk's own
+/// provider (or error) is used instead.
+fn chain_configured(env: &AwsEnvironment) -> bool {
+    let set = |v| env.var(v).is_some();
+    (set("AWS_WEB_IDENTITY_TOKEN_FILE") && set("AWS_ROLE_ARN"))
+        || set("AWS_CONTAINER_CREDENTIALS_RELATIVE_URI")
+        || (set("AWS_CONTAINER_CREDENTIALS_FULL_URI")
+            && set("AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE"))
+}

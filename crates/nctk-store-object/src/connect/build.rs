@@ -3,10 +3,11 @@
 
 use std::sync::Arc;
 
-use object_store::aws::AmazonS3Builder;
+use object_store::aws::{AmazonS3Builder, AmazonS3ConfigKey};
 use object_store::azure::{AzureConfigKey, MicrosoftAzure, MicrosoftAzureBuilder};
 use object_store::{ClientConfigKey, ObjectStore, ObjectStoreScheme};
 
+use super::imds::InstanceMetadataProvider;
 use super::{Access, S3Credentials, S3Settings, HTTP_READ_ONLY};
 use crate::{Remote, RemoteError, RemoteOptions};
 
@@ -16,6 +17,10 @@ pub fn s3(
     options: &RemoteOptions,
     url: &str,
 ) -> Result<Arc<dyn ObjectStore>, RemoteError> {
+    let config = |source| RemoteError::Config {
+        url: url.to_string(),
+        source,
+    };
     let allow_http = settings
         .endpoint
         .as_deref()
@@ -44,14 +49,58 @@ pub fn s3(
                 None => b,
             }
         }
-        S3Credentials::Chain => builder,
+        S3Credentials::Chain => {
+            CHAIN_CONFIG
+                .into_iter()
+                .fold(builder, |b, (var, key)| match std::env::var(var) {
+                    Ok(value) if !value.is_empty() => b.with_config(key, value),
+                    _ => b,
+                })
+        }
+        S3Credentials::InstanceMetadata {
+            endpoint,
+            profile,
+            files,
+        } => {
+            let provider = InstanceMetadataProvider::new(
+                endpoint,
+                settings.endpoint.as_deref(),
+                profile,
+                files,
+            )
+            .map_err(config)?;
+            builder.with_credentials(Arc::new(provider))
+        }
     };
-    let store = builder.build().map_err(|source| RemoteError::Config {
-        url: url.to_string(),
-        source,
-    })?;
+    let store = builder.build().map_err(config)?;
     Ok(Arc::new(store))
 }
+
+/// The variables `object_store`'s credential chain reads for web identity
+/// and container credentials ([`S3Credentials::Chain`]), and its settings
+/// for them: [`AmazonS3Builder::from_env`] would read them, but also the
+/// endpoint, region and keys that nctk's own rules decide.
+const CHAIN_CONFIG: [(&str, AmazonS3ConfigKey); 7] = [
+    (
+        "AWS_WEB_IDENTITY_TOKEN_FILE",
+        AmazonS3ConfigKey::WebIdentityTokenFile,
+    ),
+    ("AWS_ROLE_ARN", AmazonS3ConfigKey::RoleArn),
+    ("AWS_ROLE_SESSION_NAME", AmazonS3ConfigKey::RoleSessionName),
+    ("AWS_ENDPOINT_URL_STS", AmazonS3ConfigKey::StsEndpoint),
+    (
+        "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI",
+        AmazonS3ConfigKey::ContainerCredentialsRelativeUri,
+    ),
+    (
+        "AWS_CONTAINER_CREDENTIALS_FULL_URI",
+        AmazonS3ConfigKey::ContainerCredentialsFullUri,
+    ),
+    (
+        "AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE",
+        AmazonS3ConfigKey::ContainerAuthorizationTokenFile,
+    ),
+];
 
 /// The plain HTTP(S) server at `base` (`scheme://host[:port]`), read-only:
 /// objects are addressed by their URL path.

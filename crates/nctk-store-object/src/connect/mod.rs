@@ -10,6 +10,8 @@
 mod build;
 #[cfg(feature = "connect")]
 pub mod gcs;
+#[cfg(feature = "connect")]
+pub mod imds;
 
 pub use crate::service::{cloud_service, Access, CloudService, HTTP_READ_ONLY};
 pub use crate::settings::{S3Credentials, S3Settings};

@@ -48,7 +48,8 @@ pub fn credentials(settings: &S3Settings) -> S3Credentials {
             session_token: session_token.clone(),
             expires_after: None,
         }),
-        nctk_store_object::S3Credentials::Chain => S3Credentials::FromEnv,
+        nctk_store_object::S3Credentials::Chain
+        | nctk_store_object::S3Credentials::InstanceMetadata { .. } => S3Credentials::FromEnv,
     }
 }
 
