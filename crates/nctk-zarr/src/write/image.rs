@@ -48,6 +48,6 @@ mod tests {
                 assert_eq!(number_bytes(&v, big), Some(v.to_bytes(big)), "{v:?} {big}");
             }
         }
-        assert_eq!(number_bytes(&Values::String(vec!["x".into()]), false), None);
+        assert_eq!(number_bytes(&Values::strings(["x"]), false), None);
     }
 }
