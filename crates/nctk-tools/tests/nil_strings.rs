@@ -175,8 +175,8 @@ out = {}
 for name in ["s", "t"]:
     out[name] = {"netcdf4": [str(x) for x in nc[name][:]],
                  "zarr": [str(x) for x in z[name][:]]}
-out["s:a"] = {"netcdf4": list(nc["s"].getncattr("a"))}
-out[":g"] = {"netcdf4": list(nc.getncattr("g"))}
+out["s:a"] = {"netcdf4": list(nc["s"].getncattr("a")), "zarr": list(z["s"].attrs["a"])}
+out[":g"] = {"netcdf4": list(nc.getncattr("g")), "zarr": list(z.attrs["g"])}
 print(json.dumps(out))
 "#;
 
@@ -223,6 +223,10 @@ fn formats_without_a_null_write_what_netcdf4_python_reads() {
         };
         attrs.iter().find(|a| a.name == name).unwrap().value.clone()
     };
+    for name in ["s:a", ":g"] {
+        let want = strings(&peers[name]["netcdf4"]);
+        assert_eq!(strings(&peers[name]["zarr"]), want, "zarr-python's {name}");
+    }
     assert_eq!(
         attr(Some("s"), "a"),
         Values::strings(strings(&peers["s:a"]["netcdf4"])),

@@ -281,8 +281,6 @@ impl<W: Write> Printer<'_, W> {
             }
             DataType::String => {
                 let fill = match fill {
-                    // A null fill matches only a null (ncdump's
-                    // `ncstring_val_equals`).
                     Some(Values::String(mut f)) if !f.is_empty() => Some(f.swap_remove(0)),
                     _ => None,
                 };
@@ -291,6 +289,8 @@ impl<W: Write> Printer<'_, W> {
                     other => panic!("source returned {} values", other.dtype()),
                 };
                 self.print_blocks(&mut cur, v, extract, move |o, x: &Option<String>| {
+                    // A null fill matches only a null (ncdump's
+                    // `ncstring_val_equals`).
                     if fill.as_ref() == Some(x) {
                         o.extend_from_slice(FILL);
                     } else {

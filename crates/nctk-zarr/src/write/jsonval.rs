@@ -41,8 +41,9 @@ pub fn number_at(v: &Values, i: usize) -> Value {
         Values::UInt64(x) => x[i].into(),
         Values::Float(x) => float32(x[i]),
         Values::Double(x) => float(x[i]),
-        // A null string as JSON's null (zarr-python reads it as `None`).
-        Values::String(x) => Value::from(x[i].as_deref()),
+        // A null string as "": netCDF-C reads a list holding JSON's null
+        // as the list's JSON text.
+        Values::String(x) => Value::from(x[i].as_deref().unwrap_or_default()),
         // A type without a JSON form: the writer refuses its variables
         // (`plan`); an attribute of it is written as null.
         _ => Value::Null,
@@ -63,7 +64,7 @@ pub fn attribute(v: &Values) -> Value {
         // Embedded NULs are kept; a lone NUL is CDL's empty text.
         Values::Char(b) if b.iter().all(|&c| c == 0) && b.len() <= 1 => Value::from(""),
         Values::Char(b) => Value::from(carry_bytes(b).into_owned()),
-        Values::String(s) if s.len() == 1 => Value::from(s[0].as_deref()),
+        Values::String(s) if s.len() == 1 => Value::from(s[0].as_deref().unwrap_or_default()),
         _ if v.len() == 1 => number_at(v, 0),
         _ => Value::Array((0..v.len()).map(|i| number_at(v, i)).collect()),
     }
