@@ -182,7 +182,8 @@ fn json_values(v: &Values) -> Vec<Value> {
 
 /// `/path/var` -> values, for every variable with data; strings cut to
 /// the width netCDF-C's `_nczarr_maxstrlen` / `_nczarr_default_maxstrlen`
-/// set, as netCDF-C cuts them (`ref_string.cdl`'s expected output).
+/// set, as netCDF-C cuts them (`ref_string.cdl`'s expected output); a
+/// null string (`NIL`) as `""`, which Zarr stores for it (it has no null).
 fn expected(ds: &CdlDataset) -> BTreeMap<String, Vec<Value>> {
     let s = &ds.schema;
     s.var_ids()
@@ -192,17 +193,11 @@ fn expected(ds: &CdlDataset) -> BTreeMap<String, Vec<Value>> {
                 return None;
             }
             let data = match (data, width_set_by_attributes(s, v)) {
-                (Values::String(strings), Some(n)) => Values::String(
-                    strings
-                        .iter()
-                        .map(|x| {
-                            x.as_ref().map(|x| {
-                                String::from_utf8_lossy(&x.as_bytes()[..x.len().min(n)])
-                                    .into_owned()
-                            })
-                        })
-                        .collect(),
-                ),
+                (Values::String(strings), width) => Values::strings(strings.iter().map(|x| {
+                    let x = x.as_deref().unwrap_or_default();
+                    let n = width.unwrap_or(x.len()).min(x.len());
+                    String::from_utf8_lossy(&x.as_bytes()[..n]).into_owned()
+                })),
                 _ => data.clone(),
             };
             let g = s.group_path(s.var(v).group);
