@@ -155,7 +155,7 @@ fn null_strings_dump_copy_and_gen_as_netcdf_c_does() {
             output: Some(ours.clone()),
             ..GenArgs::default()
         };
-        gen(&args, &std::fs::read(&cdl).unwrap(), dir.path()).unwrap();
+        gen(&args, std::fs::read(&cdl).unwrap(), dir.path()).unwrap();
         assert_eq!(
             ncdump_body(&["-s"], &ours),
             ncdump_body(&["-s"], &theirs),
