@@ -38,7 +38,7 @@ pub fn to_numpy<'py>(
         Values::String(v) => {
             let out = numpy.call_method1("empty", (v.len(), "O"))?;
             for (i, s) in v.iter().enumerate() {
-                out.set_item(i, PyString::new(py, s))?;
+                out.set_item(i, PyString::new(py, py_text(s)))?;
             }
             out
         }
@@ -144,8 +144,8 @@ pub fn attribute_value<'py>(
             let text = String::from_utf8_lossy(bytes).replace('\0', "");
             Ok(PyString::new(py, &text).into_any())
         }
-        Values::String(v) if v.len() == 1 => Ok(PyString::new(py, &v[0]).into_any()),
-        Values::String(v) => Ok(PyList::new(py, v)?.into_any()),
+        Values::String(v) if v.len() == 1 => Ok(PyString::new(py, py_text(&v[0])).into_any()),
+        Values::String(v) => Ok(PyList::new(py, v.iter().map(py_text))?.into_any()),
         other => {
             let array = to_numpy(py, schema, dtype, other.clone())?;
             if other.len() == 1 {
@@ -155,4 +155,10 @@ pub fn attribute_value<'py>(
             }
         }
     }
+}
+
+/// A string value as Python text: a null string (`NIL`) is `""`, as
+/// netCDF4-python gives it (for data and attributes alike).
+fn py_text(s: &Option<String>) -> &str {
+    s.as_deref().unwrap_or_default()
 }

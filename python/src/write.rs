@@ -107,7 +107,7 @@ fn attr_values(kind: &str, value: &Bound<'_, PyAny>) -> PyResult<Values> {
     match kind {
         "text" => Ok(Values::text(&value.extract::<String>()?)),
         "bytes" => Ok(Values::Char(value.cast::<PyBytes>()?.as_bytes().to_vec())),
-        "strings" => Ok(Values::String(value.extract::<Vec<String>>()?)),
+        "strings" => Ok(Values::strings(value.extract::<Vec<String>>()?)),
         code => with_numeric!(code, T => {
             let array: PyReadonlyArray1<'_, T> = value.extract()?;
             Ok(T::into_values(array.as_array().to_vec()))
@@ -481,7 +481,7 @@ impl NativeWriter {
             })
         };
         match kind {
-            "strings" => write(Values::String(data.extract()?)),
+            "strings" => write(Values::strings(data.extract::<Vec<String>>()?)),
             "bytes" => write(Values::Char(data.cast::<PyBytes>()?.as_bytes().to_vec())),
             code => with_numeric!(code, T => {
                 let array: PyReadonlyArray1<'_, T> = data.extract()?;

@@ -4,6 +4,8 @@ them, every variable's values, and indexing of every kind."""
 
 from __future__ import annotations
 
+import shutil
+import subprocess
 from pathlib import Path
 
 import numpy as np
@@ -11,7 +13,7 @@ import pytest
 
 import nctk
 
-from conftest import corpus_dir, need
+from conftest import corpus_dir, missing, need
 
 netCDF4 = need("netCDF4")
 
@@ -124,6 +126,31 @@ def test_reads_as_netcdf4_python_does(path: Path) -> None:
             "NETCDF4_CLASSIC": "netCDF-4 classic model",
         }[peer.data_model]
         _compare_group(ds, peer, "")
+
+
+@pytest.mark.parametrize("cdl", ["ref_niltest.cdl", "ref_tst_h_scalar.cdl"])
+def test_null_strings_read_as_netcdf4_python_does(corpus: Path, tmp_path: Path, cdl: str) -> None:
+    """Null strings (ncdump's ``NIL``) in data and attributes of files
+    netCDF-C's ncgen writes read as netCDF4-python reads them: ``""``."""
+    ncgen = shutil.which("ncgen")
+    if ncgen is None:
+        missing("netCDF-C's ncgen")
+    nc = tmp_path / "nil.nc"
+    source = corpus / "netcdf-c" / "ncdump" / "cdl" / cdl
+    subprocess.run([ncgen, "-k", "nc4", "-o", str(nc), str(source)], check=True)
+    peer = _peer(nc)
+    with peer, nctk.open(nc) as ds:
+        assert ds.ncattrs() == peer.ncattrs()
+        for name in peer.ncattrs():
+            assert_same_value(ds.attrs[name], peer.getncattr(name), f":{name}")
+        for name, var in peer.variables.items():
+            mine = ds.variables[name]
+            for a in var.ncattrs():
+                assert_same_value(mine.attrs[a], var.getncattr(a), f"{name}:{a}")
+            # Element by element: netCDF4-python gives a scalar string
+            # variable as a bare `str`, nctk as a 0-d object array.
+            ours = np.asarray(mine[...]).ravel().tolist()
+            assert ours == np.asarray(var[...]).ravel().tolist(), name
 
 
 def test_the_corpus_is_swept(corpus: Path) -> None:

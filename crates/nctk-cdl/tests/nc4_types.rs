@@ -46,10 +46,6 @@ fn exceptions(name: &str) -> Option<&'static str> {
             "netCDF-C's HDF5 reader matches a variable's opaque type to the first \
              committed type that H5Tequal finds, another type of the same size"
         }
-        "ref_niltest.cdl" | "ref_tst_h_scalar.cdl" => {
-            "NIL (a null string) and \"\" are one value in the model, which \
-             holds strings as Rust Strings; ncdump prints them apart"
-        }
         "ref_tst_special_atts.cdl" | "ref_tst_special_atts3.cdl" => {
             "a `_NoFill` variable without data: ncdump prints whatever bytes \
              HDF5 leaves in the file, different from run to run"

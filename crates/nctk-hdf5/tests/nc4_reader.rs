@@ -22,7 +22,7 @@ fn open(path: &Path) -> Nc4Reader {
 fn json(values: &Values, schema: &Schema, dtype: DataType) -> Vec<Value> {
     match values {
         Values::Char(b) => vec![Value::from(String::from_utf8_lossy(b).into_owned())],
-        Values::String(s) => s.iter().map(|s| Value::from(s.as_str())).collect(),
+        Values::String(s) => s.iter().map(|s| Value::from(s.as_deref())).collect(),
         Values::Opaque { size, bytes } => bytes
             .chunks(*size)
             .map(|b| Value::from(b.iter().map(|x| format!("{x:02x}")).collect::<String>()))

@@ -43,6 +43,12 @@ pub enum AttributeError {
         /// Bytes of valid UTF-8 before the first invalid one.
         valid_up_to: usize,
     },
+    /// A null string (`NIL`), which is no text (not even `""`).
+    #[error("attribute {name:?} is a null string (NIL)")]
+    Null {
+        /// The attribute's name.
+        name: String,
+    },
     /// The value does not fit the type asked for (netCDF's `NC_ERANGE`).
     #[error("attribute {name:?} ({found}): {source}")]
     Range {
@@ -65,7 +71,7 @@ impl Values {
     /// The values as text: `char` values up to the first NUL (as netCDF-C
     /// and netCDF4-python read text attributes), or a `string` vector
     /// holding exactly one string. `None` for numbers, for `char` bytes that
-    /// are not UTF-8, and for zero or several strings.
+    /// are not UTF-8, for a null string, and for zero or several strings.
     ///
     /// ```
     /// use nctk_model::Values;
@@ -75,7 +81,7 @@ impl Values {
     pub fn as_str(&self) -> Option<&str> {
         match self {
             Values::Char(bytes) => char_text(bytes).ok(),
-            Values::String(strings) if strings.len() == 1 => Some(&strings[0]),
+            Values::String(strings) if strings.len() == 1 => strings[0].as_deref(),
             _ => None,
         }
     }
@@ -227,7 +233,11 @@ impl TryFrom<&Attribute> for String {
                         valid_up_to: e.valid_up_to(),
                     })
             }
-            Values::String(strings) if strings.len() == 1 => Ok(strings[0].clone()),
+            Values::String(strings) if strings.len() == 1 => {
+                strings[0].clone().ok_or_else(|| AttributeError::Null {
+                    name: attr.name.clone(),
+                })
+            }
             Values::String(strings) => Err(AttributeError::Count {
                 name: attr.name.clone(),
                 found: DataType::String,
@@ -306,11 +316,17 @@ mod tests {
             String::try_from(&bad),
             Err(AttributeError::NotUtf8 { valid_up_to: 1, .. })
         ));
-        let two = attr(Values::String(vec!["a".into(), "b".into()]));
+        let two = attr(Values::strings(["a", "b"]));
         assert_eq!(two.as_str(), None);
         assert!(matches!(
             String::try_from(&two),
             Err(AttributeError::Count { len: 2, .. })
+        ));
+        let null = attr(Values::String(vec![None]));
+        assert_eq!(null.as_str(), None);
+        assert!(matches!(
+            String::try_from(&null),
+            Err(AttributeError::Null { .. })
         ));
     }
 

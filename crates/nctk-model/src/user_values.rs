@@ -30,7 +30,7 @@ impl Schema {
     /// base type's default; for compound, vlen and opaque types, a value of
     /// all zero bytes as netCDF-C 4.9 gives them
     /// (`nc4_get_default_fill_value`: each numeric field 0, each string
-    /// field and vlen empty, each opaque byte 0).
+    /// field null, each vlen empty, each opaque byte 0).
     pub fn default_fill(&self, dtype: DataType) -> Values {
         match self.user_kind(dtype) {
             None => dtype.default_fill(),
@@ -39,10 +39,11 @@ impl Schema {
         }
     }
 
-    /// One value of `dtype` made of zero bytes (strings empty, vlens empty).
+    /// One value of `dtype` made of zero bytes (strings null, as a zero
+    /// `char *` is in netCDF-C; vlens empty).
     fn zero_value(&self, dtype: DataType) -> Values {
         match self.user_kind(dtype) {
-            None if dtype == DataType::String => Values::String(vec![String::new()]),
+            None if dtype == DataType::String => Values::String(vec![None]),
             None => Values::from_bytes(dtype, &vec![0; dtype.size().unwrap_or(1)], false),
             Some(UserTypeKind::Compound { fields, .. }) => Values::Compound {
                 len: 1,

@@ -29,8 +29,16 @@ pub enum Values {
     Int64(Vec<i64>),
     /// `uint64` values.
     UInt64(Vec<u64>),
-    /// `string` values.
-    String(Vec<String>),
+    /// `string` values; `None` is a null string.
+    ///
+    /// netCDF-4 keeps a null string (a NULL `char *` in netCDF-C, an HDF5
+    /// variable-length string with no heap object, `NIL` in CDL) apart
+    /// from the empty string `""`, so the model does too: `Option<String>`
+    /// is the same size as `String` and makes every reader of the values
+    /// decide what a null means for it (a format that cannot store one
+    /// writes `""`, as its peers do). [`Values::strings`] builds a vector
+    /// without nulls.
+    String(Vec<Option<String>>),
     /// `len` values of a compound type, field-major: field `i` holds
     /// `len * count_i` values of its type in order (`count_i`: the number of
     /// elements of an array field, 1 for a scalar field).
@@ -147,6 +155,19 @@ impl Values {
                 panic!("Values::with_capacity of a user type: use Schema::empty_values")
             }
         }
+    }
+
+    /// `string` values, none of them null.
+    ///
+    /// ```
+    /// use nctk_model::Values;
+    /// assert_eq!(
+    ///     Values::strings(["a", ""]),
+    ///     Values::String(vec![Some("a".into()), Some(String::new())])
+    /// );
+    /// ```
+    pub fn strings<S: Into<String>>(items: impl IntoIterator<Item = S>) -> Values {
+        Values::String(items.into_iter().map(|s| Some(s.into())).collect())
     }
 
     /// Text as `char` values.
@@ -345,7 +366,7 @@ impl Values {
 
 impl DataType {
     /// netCDF's default fill value for the type, as a one-element vector
-    /// (`NC_FILL_BYTE` ... `NC_FILL_STRING`).
+    /// (`NC_FILL_BYTE` ... `NC_FILL_STRING`, which is `""`, not null).
     ///
     /// # Panics
     /// For a user type, whose default the schema knows:
@@ -363,7 +384,7 @@ impl DataType {
             DataType::UInt => Values::UInt(vec![4294967295]),
             DataType::Int64 => Values::Int64(vec![-9223372036854775806]),
             DataType::UInt64 => Values::UInt64(vec![18446744073709551614]),
-            DataType::String => Values::String(vec![String::new()]),
+            DataType::String => Values::strings([""]),
             DataType::User(_) => {
                 panic!("DataType::default_fill of a user type: use Schema::default_fill")
             }

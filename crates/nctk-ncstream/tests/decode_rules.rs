@@ -208,7 +208,7 @@ fn attribute_types_fall_back_as_the_rules_say() {
     assert_eq!(a("new_wins"), Values::Short(vec![3]));
     assert_eq!(a("old_int"), Values::Int(vec![4]));
     assert_eq!(a("proto3_char_default"), Values::Double(vec![1.0]));
-    assert_eq!(a("strings"), Values::String(vec!["a".into(), "b".into()]));
+    assert_eq!(a("strings"), Values::strings(["a", "b"]));
     assert_eq!(a("chars"), Values::Char(b"hi".to_vec()));
     assert_eq!(a("empty"), Values::Float(vec![]));
     assert_eq!(a("old_unsigned"), Values::UByte(vec![255]));
@@ -293,10 +293,7 @@ fn vlen_and_string_payloads_are_counted_lists() {
         read_all(&r, "v"),
         Values::Vlen(vec![Values::Short(vec![1]), Values::Short(vec![2, 3])])
     );
-    assert_eq!(
-        read_all(&r, "s"),
-        Values::String(vec!["hi".into(), String::new()])
-    );
+    assert_eq!(read_all(&r, "s"), Values::strings(["hi", ""]));
 }
 
 #[test]
@@ -571,7 +568,7 @@ fn raw_rows_nested_structures_and_heap_strings() {
         len: 2,
         fields: vec![
             Values::Short(vec![1, 2]),
-            Values::String(vec!["ab".into(), "c".into()]),
+            Values::strings(["ab", "c"]),
             Values::Compound {
                 len: 2,
                 fields: vec![Values::Int(vec![10, 20])],

@@ -82,11 +82,15 @@ pub fn is_text(attr: &Attribute) -> bool {
 }
 
 /// The text values of a `char` or `string` attribute (a `char` attribute
-/// is one String, as netCDF-Java reads it).
+/// is one String, as netCDF-Java reads it; a null string is the text
+/// `NIL`, as netCDF-Java's HDF5 reader gives one).
 pub fn text_values(attr: &Attribute) -> Vec<String> {
     match &attr.value {
         Values::Char(bytes) => vec![String::from_utf8_lossy(bytes).into_owned()],
-        Values::String(v) => v.clone(),
+        Values::String(v) => v
+            .iter()
+            .map(|s| s.clone().unwrap_or_else(|| "NIL".into()))
+            .collect(),
         _ => Vec::new(),
     }
 }

@@ -248,7 +248,7 @@ pub fn var_storage(ds: &CdlDataset, v: VarId, no_fill: bool) -> VarStorage {
         _ if string_width::width_set_by_attributes(&ds.schema, v).is_some() => None,
         Some(nctk_model::Values::String(s)) => s
             .iter()
-            .map(String::len)
+            .map(|s| s.as_ref().map_or(0, String::len))
             .max()
             .filter(|&n| n > string_width::DEFAULT_MAX_STRLEN),
         _ => None,

@@ -429,9 +429,11 @@ fn same_values(a: &Path, b: &Path) -> Result<(), String> {
             (Values::Char(c), Values::String(s)) => c
                 .iter()
                 .map(|&b| {
-                    String::from_utf8_lossy(&[b])
-                        .trim_end_matches('\0')
-                        .to_string()
+                    Some(
+                        String::from_utf8_lossy(&[b])
+                            .trim_end_matches('\0')
+                            .to_string(),
+                    )
                 })
                 .eq(s.iter().cloned()),
             _ => va == vb || format!("{va:?}") == format!("{vb:?}"),

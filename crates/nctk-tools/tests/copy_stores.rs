@@ -290,9 +290,8 @@ fn netcdf4_store(path: &Path) {
         &Values::UInt((0..3000).collect()),
     )
     .unwrap();
-    let strings = (0..3000).map(|i| format!("s{i}")).collect();
-    w.write(st, &Selection::all(&[3000]), &Values::String(strings))
-        .unwrap();
+    let strings = Values::strings((0..3000).map(|i| format!("s{i}")));
+    w.write(st, &Selection::all(&[3000]), &strings).unwrap();
     let zs = (0..3000).map(|i| i as f64 / 7.0).collect();
     w.write(z, &Selection::all(&[3000]), &Values::Double(zs))
         .unwrap();

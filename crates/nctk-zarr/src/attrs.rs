@@ -109,8 +109,10 @@ fn typed(value: &Value, hint: &str) -> Option<Values> {
             let strings = elems
                 .iter()
                 .map(|e| match e {
-                    Value::String(s) => s.clone(),
-                    other => other.to_string(),
+                    Value::String(s) => Some(s.clone()),
+                    // JSON's null, as zarr-python writes `None`.
+                    Value::Null => None,
+                    other => Some(other.to_string()),
                 })
                 .collect();
             Some(Values::String(strings))
@@ -270,7 +272,7 @@ mod tests {
         assert_eq!(to_values(&json!("abc"), Some("<U1")), Values::text("abc"));
         assert_eq!(
             to_values(&json!(["a", "b"]), Some("|S8")),
-            Values::String(vec!["a".into(), "b".into()])
+            Values::strings(["a", "b"])
         );
         assert_eq!(to_values(&json!("NaN"), Some("<f8")).len(), 1);
         assert_eq!(

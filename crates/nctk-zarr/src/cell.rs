@@ -183,16 +183,16 @@ impl Cell {
                 buf.chunks_exact(n)
                     .map(|c| {
                         let end = c.iter().position(|&b| b == 0).unwrap_or(n);
-                        String::from_utf8_lossy(&c[..end]).into_owned()
+                        Some(String::from_utf8_lossy(&c[..end]).into_owned())
                     })
                     .collect(),
             ),
             Cell::Utf32 { n, big } => Values::String(
                 buf.chunks_exact(n * 4)
-                    .map(|c| utf32_to_string(c, big))
+                    .map(|c| Some(utf32_to_string(c, big)))
                     .collect(),
             ),
-            Cell::VlenString => Values::String(vec![String::from_utf8_lossy(buf).into_owned()]),
+            Cell::VlenString => Values::strings([String::from_utf8_lossy(buf)]),
             Cell::VlenBytes { .. } => Values::Vlen(vec![Values::UByte(buf.to_vec())]),
             Cell::Complex { double, big, .. } => {
                 let part = if double {

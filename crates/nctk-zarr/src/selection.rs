@@ -191,7 +191,7 @@ impl Output {
                         Values::Vlen(ids.map(|id| Values::UByte(item(id))).collect())
                     }
                     _ => Values::String(
-                        ids.map(|id| String::from_utf8_lossy(&item(id)).into_owned())
+                        ids.map(|id| Some(String::from_utf8_lossy(&item(id)).into_owned()))
                             .collect(),
                     ),
                 }

@@ -167,6 +167,6 @@ fn python_nan_tokens_and_string_types() {
         .collect();
     assert_eq!(
         read_all(&[("v/.zarray", za), ("v/0", &chunk)]).unwrap(),
-        Values::String(vec!["hi".into(), "\u{e9}".into()])
+        Values::strings(["hi", "\u{e9}"])
     );
 }

@@ -54,9 +54,9 @@ fn object_arrays_read_as_strings() {
     for v in schema.var_ids() {
         let name = schema.var(v).name.clone();
         let got = reader.read(v, &Selection::all(&[5])).unwrap();
-        assert_eq!(got, Values::String(words.clone()), "{name}");
+        assert_eq!(got, Values::strings(words.clone()), "{name}");
         let tail = reader.read(v, &Selection::block(&[3], &[2])).unwrap();
-        assert_eq!(tail, Values::String(words[3..].to_vec()), "{name}");
+        assert_eq!(tail, Values::strings(words[3..].to_vec()), "{name}");
         seen.push(name);
     }
     assert_eq!(seen, ["j2", "vb", "xs"]);

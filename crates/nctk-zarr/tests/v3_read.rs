@@ -110,7 +110,7 @@ fn head(v: &[Value]) -> String {
 fn same_attribute(ours: &Values, theirs: &Value) -> bool {
     let text = match ours {
         Values::Char(b) => Some(String::from_utf8_lossy(b).into_owned()),
-        Values::String(s) if s.len() == 1 => Some(s[0].clone()),
+        Values::String(s) if s.len() == 1 => s[0].clone(),
         _ => None,
     };
     let numbers = |v: &Value| -> Option<Vec<Value>> {
@@ -314,7 +314,7 @@ fn compare_array(r: &ZarrReader, v: VarId, a: &Value, label: &str) -> Vec<String
         );
         let units = var.attribute("units").and_then(|u| match &u.value {
             Values::Char(b) => Some(String::from_utf8_lossy(b).into_owned()),
-            Values::String(s) => s.first().cloned(),
+            Values::String(s) => s.first().cloned().flatten(),
             _ => None,
         });
         let ok = units.as_deref().is_some_and(|u| {

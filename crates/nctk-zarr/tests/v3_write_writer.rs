@@ -211,7 +211,7 @@ fn scattered_writes_through_a_tiny_cache_read_back_in_zarr_python() {
             let text = format!("s{x}é").repeat(x as usize % 3 + 1);
             expect_s[x as usize] = text.clone();
             let sel = Selection::block(&[x], &[1]);
-            w.write(s, &sel, &Values::String(vec![text])).unwrap();
+            w.write(s, &sel, &Values::strings([text])).unwrap();
         }
         w.finish().unwrap();
         paths.push(path);

@@ -77,7 +77,7 @@ fn sample_with(strings: bool) -> (Schema, Vec<(VarId, Values)>) {
         let st = s.add_var(r, "s", DataType::String, &[x]).unwrap();
         data.push((
             st,
-            Values::String(vec![
+            Values::strings([
                 "one".into(),
                 "".into(),
                 "três".into(),
@@ -361,14 +361,14 @@ fn string_widths_cut_or_refuse() {
         let store = Arc::new(MemoryStore::new());
         let mut w = ZarrWriter::create(store.clone(), &s, &opts).unwrap();
         let sel = Selection::all(&[1]);
-        w.write(v, &sel, &Values::String(vec![value.into()]))
+        w.write(v, &sel, &Values::strings([value]))
             .map_err(|e| e.to_string())?;
         w.finish().unwrap();
         let reader = ZarrReader::open(store, ZarrOptions::default()).unwrap();
         let rv = reader.schema().var_by_path("s").unwrap();
         Ok::<_, String>(reader.read(rv, &sel).unwrap())
     };
-    let text = |s: &str| Ok(Values::String(vec![s.into()]));
+    let text = |s: &str| Ok(Values::strings([s]));
     let ten = "0123456789";
     assert_eq!(
         write(Some(("_nczarr_maxstrlen", 4)), None, ten),

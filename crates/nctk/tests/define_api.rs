@@ -65,13 +65,9 @@ fn storage_store(target: &Path) {
     ds.put_values("filled", (0..5,), &[1f32; 5]).unwrap();
     ds.put_values("whole", .., &vec![7i32; n]).unwrap();
     let id = ds.schema().var_by_path("s").unwrap();
-    let strings = (0..10).map(|i| "s".repeat(i + 1)).collect();
-    ds.write(
-        id,
-        &nctk::model::Selection::all(&[10]),
-        &Values::String(strings),
-    )
-    .unwrap();
+    let strings = Values::strings((0..10).map(|i| "s".repeat(i + 1)));
+    ds.write(id, &nctk::model::Selection::all(&[10]), &strings)
+        .unwrap();
     ds.close().unwrap();
 }
 
@@ -259,7 +255,7 @@ fn fill_grouped(ds: &mut nctk::DatasetMut) {
     ds.put_values("/g/w", .., &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0])
         .unwrap();
     let s = ds.schema().var_by_path("/g/sub/names").unwrap();
-    let names = Values::String(vec!["a".into(), "bb".into(), "ccc".into()]);
+    let names = Values::strings(["a", "bb", "ccc"]);
     ds.write(s, &nctk::model::Selection::all(&[3]), &names)
         .unwrap();
 }

@@ -19,7 +19,8 @@ enum Elem {
     Int(i128),
     Float(u64),
     NaN,
-    Str(String),
+    /// A string; `None` a null one (JSON's null in the truth).
+    Str(Option<String>),
 }
 
 /// A float by its bits (so -0.0 and 0.0 differ), NaN as one value.
@@ -36,7 +37,8 @@ fn truth_elems(kind: &str, values: &[Json]) -> Vec<Elem> {
     values
         .iter()
         .map(|v| match (kind, v) {
-            ("string", Json::String(s)) => Elem::Str(s.clone()),
+            ("string", Json::String(s)) => Elem::Str(Some(s.clone())),
+            ("string", Json::Null) => Elem::Str(None),
             (_, Json::String(s)) => match s.as_str() {
                 "NaN" => Elem::NaN,
                 "Infinity" => float(f64::INFINITY),

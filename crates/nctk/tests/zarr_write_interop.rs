@@ -100,7 +100,11 @@ fn options(ds: &CdlDataset, layout: WriteLayout) -> (Schema, WriteOptions) {
         let sp = ds.var_special(v);
         let string_width = match ds.var_data(v) {
             _ if width_set_by_attributes(&ds.schema, v).is_some() => None,
-            Some(Values::String(s)) => s.iter().map(String::len).max().filter(|&n| n > 128),
+            Some(Values::String(s)) => s
+                .iter()
+                .map(|s| s.as_ref().map_or(0, String::len))
+                .max()
+                .filter(|&n| n > 128),
             _ => None,
         };
         schema.var_mut(v).storage = VarStorage {
@@ -170,7 +174,7 @@ fn json_values(v: &Values) -> Vec<Value> {
         Values::Double(x) => x.iter().map(|&a| float(a)).collect(),
         Values::String(x) => x
             .iter()
-            .map(|s| Value::from(s.trim_end_matches('\0')))
+            .map(|s| Value::from(s.as_deref().map(|s| s.trim_end_matches('\0'))))
             .collect(),
         other => panic!("no JSON form for type {}", other.dtype()),
     }
@@ -178,7 +182,8 @@ fn json_values(v: &Values) -> Vec<Value> {
 
 /// `/path/var` -> values, for every variable with data; strings cut to
 /// the width netCDF-C's `_nczarr_maxstrlen` / `_nczarr_default_maxstrlen`
-/// set, as netCDF-C cuts them (`ref_string.cdl`'s expected output).
+/// set, as netCDF-C cuts them (`ref_string.cdl`'s expected output); a
+/// null string (`NIL`) as `""`, which Zarr stores for it (it has no null).
 fn expected(ds: &CdlDataset) -> BTreeMap<String, Vec<Value>> {
     let s = &ds.schema;
     s.var_ids()
@@ -188,14 +193,11 @@ fn expected(ds: &CdlDataset) -> BTreeMap<String, Vec<Value>> {
                 return None;
             }
             let data = match (data, width_set_by_attributes(s, v)) {
-                (Values::String(strings), Some(n)) => Values::String(
-                    strings
-                        .iter()
-                        .map(|x| {
-                            String::from_utf8_lossy(&x.as_bytes()[..x.len().min(n)]).into_owned()
-                        })
-                        .collect(),
-                ),
+                (Values::String(strings), width) => Values::strings(strings.iter().map(|x| {
+                    let x = x.as_deref().unwrap_or_default();
+                    let n = width.unwrap_or(x.len()).min(x.len());
+                    String::from_utf8_lossy(&x.as_bytes()[..n]).into_owned()
+                })),
                 _ => data.clone(),
             };
             let g = s.group_path(s.var(v).group);
@@ -331,9 +333,11 @@ fn nctk_read(
             {
                 continue;
             }
-            Values::String(s) if orig == Some(DataType::Char) => {
-                Values::Char(s.iter().map(|x| x.bytes().next().unwrap_or(0)).collect())
-            }
+            Values::String(s) if orig == Some(DataType::Char) => Values::Char(
+                s.iter()
+                    .map(|x| x.as_deref().and_then(|x| x.bytes().next()).unwrap_or(0))
+                    .collect(),
+            ),
             g => g,
         };
         let got = json_values(&got);

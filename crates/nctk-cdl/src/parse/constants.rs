@@ -403,7 +403,7 @@ pub(crate) fn push_const(out: &mut Values, c: Const, pos: Pos) -> Result<(), Cdl
         Values::UInt(v) => v.push(num_u32(n)),
         Values::Int64(v) => v.push(num_i64(n)),
         Values::UInt64(v) => v.push(num_u64(n)),
-        Values::String(v) => v.push(c.to_text()),
+        Values::String(v) => v.push(Some(c.to_text())),
         other => {
             return Err(CdlError::unsupported(
                 pos,
@@ -422,7 +422,7 @@ pub(crate) fn push_text(out: &mut Values, s: &[u8], pos: Pos) -> Result<(), CdlE
     let text = String::from_utf8_lossy(s);
     match out {
         Values::Char(v) => v.push(s.first().copied().unwrap_or(0)),
-        Values::String(v) => v.push(String::from_utf8(s.to_vec()).map_err(|e| {
+        Values::String(v) => v.push(Some(String::from_utf8(s.to_vec()).map_err(|e| {
             CdlError::semantic(
                 pos,
                 format!(
@@ -432,7 +432,7 @@ pub(crate) fn push_text(out: &mut Values, s: &[u8], pos: Pos) -> Result<(), CdlE
                     e.utf8_error().valid_up_to()
                 ),
             )
-        })?),
+        })?)),
         Values::Float(_) | Values::Double(_) => {
             let x = leading_float(&text).unwrap_or(0.0);
             push_const(out, Const::Double(x), pos)?;

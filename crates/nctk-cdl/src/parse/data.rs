@@ -372,7 +372,7 @@ fn convert_items(
             Datum::Fill(_) => out.extend_from(fill),
             Datum::Nil(p) => {
                 match &mut out {
-                    Values::String(v) => v.push(String::new()),
+                    Values::String(v) => v.push(None),
                     _ => return Err(CdlError::semantic(
                         *p,
                         "NIL data can only be assigned to variables or attributes of type string",

@@ -709,7 +709,7 @@ pub(crate) fn attr_values(
                     ));
                 }
             }
-            (Datum::Nil(_), Values::String(v)) => v.push(String::new()),
+            (Datum::Nil(_), Values::String(v)) => v.push(None),
             (Datum::Nil(p), _) => {
                 return Err(CdlError::semantic(
                     *p,

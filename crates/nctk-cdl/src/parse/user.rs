@@ -180,7 +180,7 @@ pub(crate) fn push_value(
         (None | Some(UserTypeKind::Enum { .. }), Datum::Num(c, p)) => push_const(out, *c, *p),
         (None, Datum::Str(s, p)) => push_text(out, s, *p),
         (None, Datum::Nil(_)) if dtype == DataType::String => {
-            out.extend_from(&Values::String(vec![String::new()]));
+            out.extend_from(&Values::String(vec![None]));
             Ok(())
         }
         (None | Some(UserTypeKind::Opaque { .. }), Datum::Opaque(h, p)) => {

@@ -288,11 +288,13 @@ impl<W: Write> Printer<'_, W> {
                     Values::String(v) => v,
                     other => panic!("source returned {} values", other.dtype()),
                 };
-                self.print_blocks(&mut cur, v, extract, move |o, x: &String| {
-                    if fill.as_deref() == Some(x.as_str()) {
+                self.print_blocks(&mut cur, v, extract, move |o, x: &Option<String>| {
+                    // A null fill matches only a null (ncdump's
+                    // `ncstring_val_equals`).
+                    if fill.as_ref() == Some(x) {
                         o.extend_from_slice(FILL);
                     } else {
-                        push_string_data(o, x.as_bytes());
+                        push_string_data(o, x.as_deref().map(str::as_bytes));
                     }
                 })
             }

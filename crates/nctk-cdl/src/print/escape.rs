@@ -137,9 +137,18 @@ pub(crate) fn push_char_data(out: &mut Vec<u8>, text: &[u8]) {
     out.push(b'"');
 }
 
+/// How ncdump prints a null string (a NULL `char *`), unquoted, in data
+/// and in attributes alike.
+pub(crate) const NIL: &[u8] = b"NIL";
+
 /// Appends a quoted `string` data value (ncdump's `ncstring_typ_tostring`,
-/// including its quirk of printing a vertical tab as `\n`).
-pub(crate) fn push_string_data(out: &mut Vec<u8>, s: &[u8]) {
+/// including its quirk of printing a vertical tab as `\n`), or [`NIL`]
+/// for a null string.
+pub(crate) fn push_string_data(out: &mut Vec<u8>, s: Option<&[u8]>) {
+    let Some(s) = s else {
+        out.extend_from_slice(NIL);
+        return;
+    };
     out.push(b'"');
     let s = c_str(s);
     for &c in s {
@@ -212,6 +221,6 @@ mod tests {
             "\"\\001\u{e9}\""
         );
         assert_eq!(s(|o| push_char_data(o, b"\xc3\xa9'")), "\"\\303\\251\\'\"");
-        assert_eq!(s(|o| push_string_data(o, b"\x0b")), "\"\\n\"");
+        assert_eq!(s(|o| push_string_data(o, Some(b"\x0b"))), "\"\\n\"");
     }
 }

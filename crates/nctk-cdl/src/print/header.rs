@@ -5,7 +5,7 @@ use std::io::Write;
 
 use nctk_model::{Attribute, DataType, DimId, Format, GroupId, Layout, Values, VarId};
 
-use super::escape::{c_str, push_att_text, push_name};
+use super::escape::{c_str, push_att_text, push_name, NIL};
 use super::numbers::{push_g, push_g_f32, push_i64, push_u64, GStyle};
 use super::{DumpError, Printer};
 
@@ -92,7 +92,10 @@ pub(crate) fn push_att_values(
                 if i > 0 {
                     out.extend_from_slice(b", ");
                 }
-                push_att_text(out, c_str(s.as_bytes()), netcdf4);
+                match s {
+                    Some(s) => push_att_text(out, c_str(s.as_bytes()), netcdf4),
+                    None => out.extend_from_slice(NIL),
+                }
             }
         }
         other => return Err(other.dtype()),

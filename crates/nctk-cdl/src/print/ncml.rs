@@ -68,7 +68,10 @@ impl<W: Write> Printer<'_, W> {
             Values::String(s) => {
                 // ncdump shows only the first string of a string attribute.
                 self.buf.extend_from_slice(b"\" type=\"string\" value=");
-                let first = s.first().map_or(&[][..], |s| s.as_bytes());
+                // (NcML is for the classic model, which has no strings: a
+                // null is the empty text.)
+                let first = s.first().and_then(Option::as_deref);
+                let first = first.map_or(&[][..], str::as_bytes);
                 push_xml_text(&mut self.buf, first);
             }
             v => {

@@ -98,7 +98,7 @@ impl<'s> ValueText<'s> {
     pub(crate) fn push(&self, out: &mut Vec<u8>, dtype: DataType, values: &Values, i: usize) {
         match (self.schema.user_kind(dtype), values) {
             (None, Values::Char(v)) => out.push(v[i]),
-            (None, Values::String(v)) => push_string_data(out, v[i].as_bytes()),
+            (None, Values::String(v)) => push_string_data(out, v[i].as_deref().map(str::as_bytes)),
             (None, Values::Float(v)) if v[i].is_finite() => {
                 push_g_f32(out, v[i], self.float_digits, GStyle::Plain)
             }

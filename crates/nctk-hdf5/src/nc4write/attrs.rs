@@ -125,7 +125,12 @@ pub fn user(attr: &Attribute) -> WriteResult<AttributeSpec> {
             name: attr.name.clone(),
             datatype: datatype(DataType::String, false)?,
             dataspace: vector(strings.len() as u64),
-            value: AttrValue::VarStrings(strings.iter().map(|s| s.as_bytes().to_vec()).collect()),
+            value: AttrValue::VarStrings(
+                strings
+                    .iter()
+                    .map(|s| s.as_ref().map(|s| s.as_bytes().to_vec()))
+                    .collect(),
+            ),
         }),
         v => {
             let raw = little_endian_bytes(v)

@@ -306,7 +306,7 @@ impl Atts<'_> {
                 let end = b.iter().position(|&c| c == 0).unwrap_or(b.len());
                 Some(String::from_utf8_lossy(&b[..end]).into_owned())
             }
-            Values::String(s) => s.into_iter().next(),
+            Values::String(s) => s.into_iter().next().flatten(),
             _ => None,
         })
     }
@@ -331,7 +331,8 @@ impl Atts<'_> {
         a.raw[..need]
             .chunks_exact(width)
             .map(|element| {
-                let refs = vlen_bytes(self.file, element, 0, &a.name, addr_size)?;
+                let refs =
+                    vlen_bytes(self.file, element, 0, &a.name, addr_size)?.unwrap_or_default();
                 refs.chunks_exact(addr_size)
                     .map(|r| Ok(ctx.cursor(r, 0, &a.name).uint(addr_size)?))
                     .collect::<Result<Vec<u64>, Nc4Error>>()

@@ -127,15 +127,16 @@ pub(crate) fn decode(
         },
         Stored::FixedString { padding, .. } => Values::String(
             raw.chunks_exact(width)
-                .map(|s| fixed_string(s, *padding))
+                .map(|s| Some(fixed_string(s, *padding)))
                 .collect(),
         ),
         Stored::VarString => {
             let mut out = Vec::with_capacity(raw.len() / width);
             for (i, element) in raw.chunks_exact(width).enumerate() {
                 let at = addr.saturating_add((i * width) as u64);
+                // A null element is a null string (netCDF-C's NULL `char *`).
                 let bytes = vlen_bytes(file, element, at, what, 1)?;
-                out.push(String::from_utf8_lossy(&bytes).into_owned());
+                out.push(bytes.map(|b| String::from_utf8_lossy(&b).into_owned()));
             }
             Values::String(out)
         }
@@ -144,7 +145,8 @@ pub(crate) fn decode(
             let mut out = Vec::with_capacity(raw.len() / width);
             for (i, element) in raw.chunks_exact(width).enumerate() {
                 let at = addr.saturating_add((i * width) as u64);
-                let bytes = vlen_bytes(file, element, at, what, base_size)?;
+                // A null sequence is an empty one (netCDF has no null vlen).
+                let bytes = vlen_bytes(file, element, at, what, base_size)?.unwrap_or_default();
                 out.push(decode(file, base, &bytes, at, what)?);
             }
             Values::Vlen(out)
@@ -192,25 +194,26 @@ fn fixed_string(bytes: &[u8], padding: StringPadding) -> String {
 }
 
 /// The bytes of one variable-length element (`count` base elements of
-/// `base_size` bytes each), read from the global heap. A null element (no
-/// collection) is empty.
+/// `base_size` bytes each), read from the global heap; `None` for a null
+/// element (no collection: address 0 or undefined, as HDF5 writes a null
+/// string or an empty sequence).
 pub(crate) fn vlen_bytes(
     file: &Hdf5File,
     element: &[u8],
     addr: u64,
     what: &str,
     base_size: usize,
-) -> Result<Vec<u8>> {
+) -> Result<Option<Vec<u8>>> {
     let ctx = file.ctx();
     let mut c = ctx.cursor(element, addr, what);
     let count = c.u32()? as usize;
     let collection = c.address()?;
     let index = c.u32()?;
     let Some(collection) = collection.filter(|&a| a != 0) else {
-        return Ok(Vec::new());
+        return Ok(None);
     };
     if count == 0 {
-        return Ok(Vec::new());
+        return Ok(Some(Vec::new()));
     }
     let mut object = file.global_heap_object(collection, index)?;
     let want = count.saturating_mul(base_size);
@@ -225,7 +228,7 @@ pub(crate) fn vlen_bytes(
         ));
     }
     object.truncate(want);
-    Ok(object)
+    Ok(Some(object))
 }
 
 #[cfg(test)]

@@ -37,8 +37,8 @@ pub enum AttrValue {
     /// sequences of object references (in the global heap).
     ReferenceSequences(Vec<Vec<ObjectId>>),
     /// Variable-length strings (their bytes, without a terminator; in the
-    /// global heap).
-    VarStrings(Vec<Vec<u8>>),
+    /// global heap); `None` is a null string (no heap object).
+    VarStrings(Vec<Option<Vec<u8>>>),
 }
 
 impl AttrValue {

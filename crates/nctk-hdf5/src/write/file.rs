@@ -17,6 +17,11 @@ use super::error::{WriteError, WriteResult};
 use super::layout::{self, StoredLayout};
 use super::object_header::{self, Message};
 use super::{btree, dataspace, datatype, fill, heap, link, superblock};
+
+/// A null variable-length element (a null string, an empty sequence) as
+/// HDF5 writes it: count 0, collection address 0, object index 0; no
+/// heap object.
+pub const NULL_VLEN: [u8; 16] = [0; 16];
 use crate::dataspace::Dataspace;
 use crate::datatype::Datatype;
 use crate::fill::FillValue;
@@ -673,14 +678,21 @@ fn resolve(
         }
         AttrValue::VarStrings(strings) => {
             for s in strings {
-                let (addr, index) = places.next().expect("a place per string");
-                e.u32(s.len() as u32).u64(addr).u32(index);
+                match s {
+                    Some(s) => {
+                        let (addr, index) = places.next().expect("a place per string");
+                        e.u32(s.len() as u32).u64(addr).u32(index);
+                    }
+                    None => {
+                        e.bytes(&NULL_VLEN);
+                    }
+                }
             }
         }
         AttrValue::ReferenceSequences(seqs) => {
             for s in seqs {
                 if s.is_empty() {
-                    e.zeros(16);
+                    e.bytes(&NULL_VLEN);
                 } else {
                     let (addr, index) = places.next().expect("a place per sequence");
                     e.u32(s.len() as u32).u64(addr).u32(index);
@@ -715,8 +727,8 @@ impl HeapItem<'_> {
 }
 
 /// The heap objects of `value`, in the order [`resolve`] numbers them:
-/// each non-empty reference sequence, each string (an empty one too, as
-/// HDF5 stores it).
+/// each non-empty reference sequence, each string that is not null (an
+/// empty one too, as HDF5 stores it).
 fn heap_items(value: &AttrValue) -> Box<dyn Iterator<Item = HeapItem<'_>> + '_> {
     match value {
         AttrValue::Bytes(_) | AttrValue::ReferenceList(_) => Box::new(std::iter::empty()),
@@ -725,6 +737,6 @@ fn heap_items(value: &AttrValue) -> Box<dyn Iterator<Item = HeapItem<'_>> + '_> 
                 .filter(|s| !s.is_empty())
                 .map(|s| HeapItem::References(s)),
         ),
-        AttrValue::VarStrings(s) => Box::new(s.iter().map(|s| HeapItem::Bytes(s))),
+        AttrValue::VarStrings(s) => Box::new(s.iter().flatten().map(|s| HeapItem::Bytes(s))),
     }
 }

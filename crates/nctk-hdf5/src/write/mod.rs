@@ -27,7 +27,7 @@ pub mod superblock;
 pub use attribute::{AttrValue, AttributeSpec};
 pub use chunks::DEFAULT_MEMORY;
 pub use error::{WriteError, WriteResult};
-pub use file::{DatasetSpec, Hdf5Writer, ObjectId, Storage};
+pub use file::{DatasetSpec, Hdf5Writer, ObjectId, Storage, NULL_VLEN};
 
 /// A file context over `bytes` for the encoders' tests, which read what
 /// they encode back with the crate's parsers.

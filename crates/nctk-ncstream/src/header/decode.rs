@@ -500,9 +500,10 @@ impl Builder<'_> {
             return attr;
         };
         let code = match &attr.value {
-            Values::String(names) if attr.name == "_FillValue" && names.len() == 1 => {
-                members.iter().find(|m| m.name == names[0]).map(|m| m.value)
-            }
+            Values::String(names) if attr.name == "_FillValue" && names.len() == 1 => members
+                .iter()
+                .find(|m| names[0].as_deref() == Some(m.name.as_str()))
+                .map(|m| m.value),
             _ => None,
         };
         match code {
@@ -660,7 +661,7 @@ impl Builder<'_> {
         }
         let data = a.data.as_deref().unwrap_or(&[]);
         let value = match t {
-            DataType::String => Values::String(a.sdata.clone()),
+            DataType::String => Values::strings(a.sdata.iter().cloned()),
             DataType::Char => Values::Char(data.to_vec()),
             t => {
                 let size = t.size().expect("atomic numbers have a size");

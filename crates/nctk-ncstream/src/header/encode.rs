@@ -383,7 +383,13 @@ pub(crate) fn attribute(schema: &Schema, a: &Attribute, owner: &str) -> Result<p
         data_type: Some(proto::DataType::String as i32),
     };
     match &a.value {
-        Values::String(v) => return Ok(strings(v.clone())),
+        // ncstream has no null string (protobuf strings are never null;
+        // netCDF-Java cannot encode one): a null goes as "".
+        Values::String(v) => {
+            return Ok(strings(
+                v.iter().map(|s| s.clone().unwrap_or_default()).collect(),
+            ))
+        }
         Values::Char(bytes) => {
             // netCDF-Java's attributes are strings: the text in `sdata` (for
             // siphon and netCDF-Java); the exact bytes also in `data` with

@@ -314,7 +314,7 @@ fn body(
                         .map_err(|_| NcStreamError::corrupt(s_at, "a string that is not UTF-8"))?,
                 );
             }
-            Ok(Values::String(out))
+            Ok(Values::strings(out))
         }
         proto::DataType::Opaque => {
             let blobs = b.values(n, "an opaque value")?;
@@ -556,7 +556,7 @@ fn field_column(
             })?;
             out.extend_from_slice(strings);
         }
-        return Ok(Values::String(out));
+        return Ok(Values::strings(out));
     }
     let width = crate::header::decode::row_size(schema, f.dtype)
         .map(|s| s as usize * count)
@@ -673,7 +673,7 @@ fn column(
     match ct {
         proto::DataType::String => {
             counted(col.stringdata.len())?;
-            Ok(Values::String(col.stringdata.clone()))
+            Ok(Values::strings(col.stringdata.iter().cloned()))
         }
         proto::DataType::Opaque => {
             counted(col.opaquedata.len())?;

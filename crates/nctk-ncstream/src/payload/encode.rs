@@ -68,8 +68,9 @@ pub fn encode(schema: &Schema, dtype: DataType, values: &Values, item: &str) -> 
     match (schema.user_kind(dtype), values) {
         (_, Values::String(v)) => {
             put_varint(&mut out, v.len() as u64);
+            // ncstream has no null string: a null goes as "".
             for s in v {
-                put_object(&mut out, s.as_bytes());
+                put_object(&mut out, s.as_deref().unwrap_or_default().as_bytes());
             }
         }
         (_, Values::Opaque { size, bytes }) => {
@@ -217,7 +218,9 @@ fn pack_row(
                 let index = rows.heap_count.len() as u32;
                 rows.data.extend_from_slice(&index.to_be_bytes());
                 rows.heap_count.push(count as u32);
-                rows.sdata.extend(v[range].iter().cloned());
+                // ncstream has no null string: a null goes as "".
+                rows.sdata
+                    .extend(v[range].iter().map(|s| s.clone().unwrap_or_default()));
             }
             Values::Compound { fields: vs2, .. } => {
                 let Some(UserTypeKind::Compound { fields: inner, .. }) = schema.user_kind(f.dtype)

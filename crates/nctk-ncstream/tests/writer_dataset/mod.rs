@@ -23,7 +23,7 @@ pub fn dataset() -> (Schema, Vec<(VarId, Values)>) {
     s.set_attr(
         root,
         None,
-        Attribute::new("names", Values::String(vec!["a".into(), "b c".into()])),
+        Attribute::new("names", Values::strings(["a", "b c"])),
     );
     let mut vals = Vec::new();
     let mut var = |s: &mut Schema, g, name: &str, t, dims: &[_], v: Values| {
@@ -92,15 +92,8 @@ pub fn dataset() -> (Schema, Vec<(VarId, Values)>) {
         &[x],
         Values::Char(b"abc".to_vec()),
     );
-    let strings = vec!["Washington".into(), "".into(), "ünïcode".into()];
-    var(
-        &mut s,
-        root,
-        "s",
-        DataType::String,
-        &[x],
-        Values::String(strings),
-    );
+    let strings = Values::strings(["Washington", "", "ünïcode"]);
+    var(&mut s, root, "s", DataType::String, &[x], strings);
     let cloud = s
         .add_type(
             root,
@@ -208,7 +201,7 @@ pub fn dataset() -> (Schema, Vec<(VarId, Values)>) {
                 ],
             },
             Values::Float(vec![15.5, -40.0, 0.0]),
-            Values::String(vec!["one".into(), "".into(), "three".into()]),
+            Values::strings(["one", "", "three"]),
             Values::Short(vec![1, 2, 3, 4, 5, 6]),
         ],
     };

@@ -62,7 +62,9 @@ impl<'a> Input<'a> {
             for a in attrs.iter_mut() {
                 if let Values::String(v) = &a.value {
                     if v.len() <= 1 {
-                        a.value = Values::text(v.first().map_or("", String::as_str));
+                        // (Text has no null: a null string is empty text.)
+                        let first = v.first().and_then(Option::as_deref);
+                        a.value = Values::text(first.unwrap_or_default());
                         changed = true;
                     }
                 }

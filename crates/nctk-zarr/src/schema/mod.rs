@@ -844,7 +844,12 @@ fn values_to_cell(cell: &Cell, v: &Values) -> Option<Vec<u8>> {
             })
         }
         (Cell::FixedBytes { n }, Values::String(s)) => {
-            let mut b = s.first().map(|s| s.as_bytes().to_vec()).unwrap_or_default();
+            let mut b = s
+                .first()
+                .and_then(|s| s.as_deref())
+                .unwrap_or_default()
+                .as_bytes()
+                .to_vec();
             b.resize(*n, 0);
             Some(b)
         }

@@ -57,6 +57,6 @@ mod tests {
                 );
             }
         }
-        assert_eq!(number_bytes(&Values::String(vec!["x".into()]), false), None);
+        assert_eq!(number_bytes(&Values::strings(["x"]), false), None);
     }
 }

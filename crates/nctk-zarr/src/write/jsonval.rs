@@ -41,7 +41,9 @@ pub fn number_at(v: &Values, i: usize) -> Value {
         Values::UInt64(x) => x[i].into(),
         Values::Float(x) => float32(x[i]),
         Values::Double(x) => float(x[i]),
-        Values::String(x) => Value::from(x[i].as_str()),
+        // A null string as "": netCDF-C reads a list holding JSON's null
+        // as the list's JSON text.
+        Values::String(x) => Value::from(x[i].as_deref().unwrap_or_default()),
         // A type without a JSON form: the writer refuses its variables
         // (`plan`); an attribute of it is written as null.
         _ => Value::Null,
@@ -62,7 +64,7 @@ pub fn attribute(v: &Values) -> Value {
         // Embedded NULs are kept; a lone NUL is CDL's empty text.
         Values::Char(b) if b.iter().all(|&c| c == 0) && b.len() <= 1 => Value::from(""),
         Values::Char(b) => Value::from(carry_bytes(b).into_owned()),
-        Values::String(s) if s.len() == 1 => Value::from(s[0].as_str()),
+        Values::String(s) if s.len() == 1 => Value::from(s[0].as_deref().unwrap_or_default()),
         _ if v.len() == 1 => number_at(v, 0),
         _ => Value::Array((0..v.len()).map(|i| number_at(v, i)).collect()),
     }
@@ -81,7 +83,8 @@ pub fn fill_value(fill: &Values, base64: bool) -> Value {
     };
     match fill {
         Values::Char(b) => text(if b.first() == Some(&0) { &[] } else { &b[..1] }),
-        Values::String(s) => text(s[0].as_bytes()),
+        // Zarr has no null fill value for strings: a null one is "".
+        Values::String(s) => text(s[0].as_deref().unwrap_or_default().as_bytes()),
         _ => number_at(fill, 0),
     }
 }

@@ -766,7 +766,7 @@ fn check_names(schema: &Schema) -> Result<(), WriteError> {
 fn check_attribute_text(schema: &Schema) -> Result<(), WriteError> {
     let carries = |v: &Values| match v {
         Values::Char(b) => std::str::from_utf8(b).is_ok_and(crate::json::has_raw_bytes),
-        Values::String(s) => s.iter().any(|t| crate::json::has_raw_bytes(t)),
+        Values::String(s) => s.iter().flatten().any(|t| crate::json::has_raw_bytes(t)),
         _ => false,
     };
     let groups = schema

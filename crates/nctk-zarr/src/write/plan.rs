@@ -142,7 +142,8 @@ impl ArrayPlan {
             Values::String(s) => {
                 let mut out = Vec::with_capacity(s.len() * self.width);
                 for x in s {
-                    let mut bytes = x.as_bytes();
+                    // Fixed-width strings have no null: a null is "".
+                    let mut bytes = x.as_deref().unwrap_or_default().as_bytes();
                     if bytes.len() > self.width {
                         if !self.truncate_strings {
                             return Err(req(format!(
@@ -300,7 +301,7 @@ pub fn plan(schema: &Schema, v: VarId, layout: WriteLayout) -> Result<ArrayPlan,
     };
     let fill_bytes = match (&fill, var.dtype) {
         (Values::String(s), _) => {
-            let mut b = s[0].as_bytes().to_vec();
+            let mut b = s[0].as_deref().unwrap_or_default().as_bytes().to_vec();
             b.resize(width.max(b.len()), 0);
             b.truncate(width);
             b

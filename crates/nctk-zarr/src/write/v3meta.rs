@@ -161,7 +161,8 @@ pub fn array(schema: &Schema, v: VarId, plan: &ArrayPlan, nczarr: bool) -> ZarrJ
         add_attr_types(&mut attrs, types);
     }
     let fill = match &plan.fill {
-        nctk_model::Values::String(s) => Value::from(s[0].as_str()),
+        // zarr-python refuses a null string fill value: a null one is "".
+        nctk_model::Values::String(s) => Value::from(s[0].as_deref().unwrap_or_default()),
         f => jsonval::number_at(f, 0),
     };
     let names = var.dims.iter().map(|&d| Some(schema.dim(d).name.clone()));
