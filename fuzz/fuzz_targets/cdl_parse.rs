@@ -6,7 +6,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use nctk_cdl::parse::{check_format, parse_with, Kind, ParseOptions};
+use nctk_cdl::parse::{check_format, parse_with, ParseOptions};
+use nctk_model::Format as Kind;
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {
@@ -31,7 +32,13 @@ fuzz_target!(|data: &[u8]| {
                 assert_eq!(values.dtype(), s.var(v).dtype);
             }
         }
-        for k in [Kind::Classic, Kind::Offset64, Kind::Cdf5, Kind::Netcdf4, Kind::Netcdf4Classic] {
+        for k in [
+            Kind::Classic,
+            Kind::Offset64,
+            Kind::Cdf5,
+            Kind::Netcdf4,
+            Kind::Netcdf4Classic,
+        ] {
             let _ = check_format(&ds, k);
         }
     }

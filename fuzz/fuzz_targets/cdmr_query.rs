@@ -17,7 +17,13 @@ fuzz_target!(|data: &[u8]| {
         let Some(section) = &spec.section else {
             continue;
         };
-        for shape in [vec![], vec![3], vec![10, 1], vec![0, 5, 7], vec![u64::MAX, 4]] {
+        for shape in [
+            vec![],
+            vec![3],
+            vec![10, 1],
+            vec![0, 5, 7],
+            vec![u64::MAX, 4],
+        ] {
             let Ok(sel) = section.resolve(&shape) else {
                 continue;
             };
@@ -28,7 +34,10 @@ fuzz_target!(|data: &[u8]| {
                     continue;
                 }
                 let last = sel.start[d] + (sel.count[d] - 1) * sel.stride[d];
-                assert!(sel.count[d] >= 1 && last < shape[d], "{text}: {sel:?} in {shape:?}");
+                assert!(
+                    sel.count[d] >= 1 && last < shape[d],
+                    "{text}: {sel:?} in {shape:?}"
+                );
             }
         }
     }

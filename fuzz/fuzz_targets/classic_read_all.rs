@@ -28,7 +28,9 @@ impl ByteSource for OneByte {
 
 fuzz_target!(|data: &[u8]| {
     let _ = validate_source(&MemSource::new(data.to_vec()));
-    let Ok(r) = ClassicReader::from_bytes(data.to_vec()) else { return };
+    let Ok(r) = ClassicReader::from_bytes(data.to_vec()) else {
+        return;
+    };
     let slow = ClassicReader::from_source(Arc::new(OneByte(MemSource::new(data.to_vec()))));
     for v in r.schema().var_ids() {
         let shape = r.schema().shape(v);

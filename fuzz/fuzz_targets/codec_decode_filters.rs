@@ -17,7 +17,9 @@ fuzz_target!(|data: &[u8]| {
         2 => json!({"id": "fletcher32"}),
         3 => json!({"id": "delta", "dtype": "<i4", "astype": "<i2"}),
         4 => json!({"id": "delta", "dtype": ">f8", "astype": "<f4"}),
-        5 => json!({"id": "fixedscaleoffset", "offset": 1.5, "scale": 7, "dtype": "<f8", "astype": "|u1"}),
+        5 => {
+            json!({"id": "fixedscaleoffset", "offset": 1.5, "scale": 7, "dtype": "<f8", "astype": "|u1"})
+        }
         6 => json!({"id": "bitround", "keepbits": 3}),
         _ => json!({"id": "quantize", "digits": 3, "dtype": "<f4", "astype": "<f8"}),
     };

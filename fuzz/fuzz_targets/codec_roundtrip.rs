@@ -13,8 +13,10 @@ fuzz_target!(|data: &[u8]| {
     let (p, payload) = data.split_at(3);
     let cname = ["blosclz", "lz4", "lz4hc", "zlib", "zstd"][usize::from(p[0] % 5)];
     let config = match p[0] / 5 % 8 {
-        0 => json!({"id": "blosc", "cname": cname, "clevel": p[1] % 10, "shuffle": i64::from(p[2] % 4) - 1,
-                    "blocksize": if p[1] > 200 { usize::from(p[2]) * 64 } else { 0 }}),
+        0 => {
+            json!({"id": "blosc", "cname": cname, "clevel": p[1] % 10, "shuffle": i64::from(p[2] % 4) - 1,
+                    "blocksize": if p[1] > 200 { usize::from(p[2]) * 64 } else { 0 }})
+        }
         1 => json!({"id": "zlib", "level": p[1] % 10}),
         2 => json!({"id": "gzip", "level": p[1] % 10}),
         3 => json!({"id": "bz2", "level": 1 + p[1] % 9}),

@@ -17,6 +17,9 @@ fuzz_target!(|data: &[u8]| {
     file.write_all(data).unwrap();
     file.flush().unwrap();
     if let Err(e) = nctk::kind(file.path()) {
-        assert!(e.to_string().contains(&*file.path().to_string_lossy()), "{e}");
+        assert!(
+            e.to_string().contains(&*file.path().to_string_lossy()),
+            "{e}"
+        );
     }
 });

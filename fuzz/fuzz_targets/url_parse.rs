@@ -4,7 +4,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use nctk::door::url::{parse, StoreLocation, Target};
+use nctk::fuzz_url::{parse, StoreLocation, Target};
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {

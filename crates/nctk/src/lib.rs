@@ -56,6 +56,11 @@ pub use container::Container;
 pub use create_zarr::StoreLayout;
 pub(crate) use create_zarr::StoreWriter;
 pub use dataset::{Dataset, Variable};
+/// The netCDF-C URL parser, public only to the fuzz target `url_parse`
+/// (cargo-fuzz builds with `--cfg fuzzing`).
+#[cfg(fuzzing)]
+#[doc(hidden)]
+pub use door::url as fuzz_url;
 pub use door::{local_path, s3_target};
 pub use error::{Error, ErrorKind, HasErrorKind};
 pub use extent::{Extent, Extents, IntoExtent, IntoExtents};

@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# The fuzzing campaign (outside CI): seeds each target's corpus from the
+# test data, runs each target for SECS seconds (default 1800), JOBS at a
+# time (default 1), and prints a markdown row per target: runs, edges
+# covered, corpus entries, findings (artifacts). Logs and artifacts stay in
+# fuzz/campaign/. Usage, from the repository root:
+#
+#   NCTK_CORPUS=/path/to/corpus bash fuzz/campaign.sh [target ...]
+#
+# Needs cargo-fuzz (`cargo install cargo-fuzz`); RUSTC_BOOTSTRAP=1 lets the
+# stable toolchain build the targets.
+set -euo pipefail
+cd "$(dirname "$0")"
+: "${NCTK_CORPUS:?set NCTK_CORPUS to the corpus directory}"
+SECS=${SECS:-1800}
+JOBS=${JOBS:-1}
+export RUSTC_BOOTSTRAP=1
+out=campaign
+mkdir -p "$out"
+targets=("$@")
+if [ ${#targets[@]} -eq 0 ]; then
+  mapfile -t targets < <(cargo fuzz list)
+fi
+
+# Copies files matching find's arguments, at most MAX of them, into $1.
+seed_find() {
+  local dir=$1 max=$2
+  shift 2
+  find "$NCTK_CORPUS" "$@" -type f 2>/dev/null | sort | head -n "$max" |
+    while read -r f; do cp "$f" "$dir/$(echo "$f" | md5sum | cut -c1-12)-$(basename "$f")"; done
+}
+
+# Files whose first bytes are $2 (a grep pattern), at most $3 of them, under 256 KiB.
+seed_magic() {
+  local dir=$1 magic=$2 max=$3 n=0
+  while read -r f; do
+    head -c 8 "$f" | grep -q "$magic" || continue
+    cp "$f" "$dir/$(echo "$f" | md5sum | cut -c1-12)-$(basename "$f")"
+    n=$((n + 1))
+    [ "$n" -ge "$max" ] && break
+  done < <(find "$NCTK_CORPUS" -type f -size -256k | sort)
+}
+
+# Zarr v3 seeds for zarr_v3_meta: root zarr.json, 0xff, an array's
+# zarr.json, 0xff, its first chunk or shard, from stores zarr-python writes.
+seed_zarr_v3() {
+  python3 - "$1" <<'PY'
+import pathlib, sys, tempfile
+import numpy as np, zarr
+out = pathlib.Path(sys.argv[1])
+cases = {
+    "plain": dict(shape=(4, 5), chunks=(2, 5), dtype="f4"),
+    "sharded": dict(shape=(8, 8), chunks=(2, 2), shards=(4, 4), dtype="i2"),
+    "gzip": dict(shape=(6,), chunks=(3,), dtype=">u4", compressors=[zarr.codecs.GzipCodec()]),
+    "scalar": dict(shape=(), dtype="f8"),
+    "strings": dict(shape=(3,), chunks=(3,), dtype=str),
+    "bool": dict(shape=(4,), chunks=(4,), dtype=bool),
+}
+for name, kw in cases.items():
+    with tempfile.TemporaryDirectory() as d:
+        root = zarr.open_group(d, mode="w", zarr_format=3)
+        a = root.create_array("v", **kw)
+        if kw["dtype"] is str:
+            a[...] = np.array(["a", "bb", ""])
+        else:
+            a[...] = np.arange(int(np.prod(kw["shape"]))).reshape(kw["shape"]).astype(kw["dtype"])
+        base = pathlib.Path(d)
+        chunks = sorted(p for p in (base / "v").rglob("*") if p.is_file() and p.name != "zarr.json")
+        blob = (base / "zarr.json").read_bytes() + b"\xff" + (base / "v" / "zarr.json").read_bytes() + b"\xff"
+        blob += chunks[0].read_bytes() if chunks else b""
+        (out / name).write_bytes(blob)
+PY
+}
+
+seed() {
+  local t=$1 dir=$2
+  case $t in
+    cdl_parse | nc4_write_read) seed_find "$dir" 200 -name '*.cdl' -size -16k ;;
+    classic_header | classic_read_all | compressed_open) seed_magic "$dir" '^CDF' 150 ;;
+    hdf5_kind | hdf5_open) seed_magic "$dir" 'HDF' 150 ;;
+    chunk_refs) seed_magic "$dir" 'HDF' 80; seed_magic "$dir" '^CDF' 80 ;;
+    ncstream_decode) seed_find "$dir" 100 -name '*.ncs' -size -256k ;;
+    zarr_metadata) seed_find "$dir" 200 \( -name .zarray -o -name .zattrs -o -name .zgroup -o -name .zmetadata \) -size -64k ;;
+    codec_*) seed_find "$dir" 200 -path '*zarr*' -name '[0-9]*' -size -64k ;;
+    zarr_v3_meta) seed_zarr_v3 "$dir" ;;
+    *) ;;
+  esac
+}
+
+echo "| target | seconds | runs | edges | corpus | findings |"
+echo "| --- | --- | --- | --- | --- | --- |"
+run_one() {
+  local t=$1 dir="$out/corpus/$1"
+  mkdir -p "$dir" "$out/artifacts/$t"
+  [ -n "$(ls -A "$dir")" ] || seed "$t" "$dir"
+  cargo fuzz run -s none "$t" "$dir" -- -max_total_time="$SECS" -rss_limit_mb=2048 \
+    -max_len=262144 -artifact_prefix="$out/artifacts/$t/" >"$out/$t.log" 2>&1 || true
+  local runs edges
+  runs=$(grep -o 'Done [0-9]* runs' "$out/$t.log" | tail -1 | grep -o '[0-9]*' || echo "?")
+  edges=$(grep -o 'cov: [0-9]*' "$out/$t.log" | tail -1 | grep -o '[0-9]*' || echo "?")
+  echo "| $t | $SECS | $runs | $edges | $(ls "$dir" | wc -l) | $(ls "$out/artifacts/$t" | wc -l) |"
+}
+cargo fuzz build -s none >/dev/null
+for t in "${targets[@]}"; do
+  while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do wait -n; done
+  run_one "$t" &
+done
+wait
