@@ -1,7 +1,8 @@
 //! `nctk dump` of a block-compressed classic file prints, byte for byte,
-//! what `nctk dump` prints for the original classic file and what
-//! netCDF-C's `ncdump` prints for it (run here on the original), with the
-//! usual flags (`-h`, `-c`, `-s`, `-k`, `-v`, `-b c`, `-f f`): a sample of
+//! what netCDF-C's `ncdump` prints for the original classic file (run here
+//! on the original), or where ncdump refuses, what `nctk dump` prints for
+//! the original, with the usual flags (`-h`, `-c`, `-s`, `-k`, `-v`,
+//! `-b c`, `-f f`): a sample of
 //! the corpus's classic files, CDF-1, CDF-2 and CDF-5, with and without
 //! records, compressed with every codec and several block sizes.
 
@@ -106,17 +107,17 @@ fn compressed_dumps_equal_the_original_and_ncdump() {
             flag_sets.push(vec!["-v", v]);
         }
         for flags in &flag_sets {
-            let theirs = ncdump(flags, original);
-            let ours = nctk_dump(flags, original);
             let packed_dump = nctk_dump(flags, &packed);
-            if packed_dump != ours {
-                failures.push(format!(
-                    "{} {flags:?}: the compressed file dumps otherwise than the original",
-                    original.display()
-                ));
-            }
-            let Some(theirs) = theirs else {
+            // Against ncdump of the original where it dumps, else against
+            // nctk's dump of the original (one more process only there).
+            let Some(theirs) = ncdump(flags, original) else {
                 refused += 1;
+                if packed_dump != nctk_dump(flags, original) {
+                    failures.push(format!(
+                        "{} {flags:?}: the compressed file dumps otherwise than the original",
+                        original.display()
+                    ));
+                }
                 continue;
             };
             compared += 1;

@@ -8,9 +8,11 @@
 //! `NCTK_LOAD_SECS` (default 8) and `NCTK_LOAD_CONNS` (default 64) set the
 //! run; docs/benchmarks.md records a 60 s run.
 
-use std::io::{BufRead, BufReader};
-use std::process::{Command, Stdio};
+mod common;
 
+use std::process::Command;
+
+use common::served::Served;
 use nctk_test_support::{peer, require};
 
 /// The server's peak resident memory allowed, in KiB. An answer holds at
@@ -62,37 +64,19 @@ d.close()",
     )
     .unwrap();
 
-    let mut server = Command::new(env!("CARGO_BIN_EXE_nctk"))
-        .arg("serve")
-        .arg(dir.path())
-        .args(["--port", "0"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("start nctk serve");
-    let mut line = String::new();
-    BufReader::new(server.stdout.take().expect("piped"))
-        .read_line(&mut line)
-        .expect("read the address");
-    let port = line
-        .trim()
-        .rsplit_once(':')
-        .and_then(|(_, rest)| rest.split('/').next())
-        .unwrap_or_else(|| panic!("no address in {line:?}"))
-        .to_string();
+    let server = Served::start(dir.path(), &[]);
 
     let client = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/serve_load.py");
     let out = Command::new("python3")
         .arg(client)
-        .arg(&port)
+        .arg(server.port.to_string())
         .arg(server.id().to_string())
         .arg(&file)
         .arg(secs.to_string())
         .arg(conns.to_string())
         .output()
         .expect("run serve_load.py");
-    let _ = server.kill();
-    let _ = server.wait();
+    drop(server);
     assert!(
         out.status.success(),
         "serve_load.py: {}",

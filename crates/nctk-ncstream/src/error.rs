@@ -71,6 +71,15 @@ pub enum NcStreamError {
         /// Why.
         reason: String,
     },
+    /// Writing the stream to a byte sink (a file, through
+    /// [`SinkCursor`](nctk_store::bytes::SinkCursor)) failed: the sink's
+    /// error names the file and the offset in it, so it is the message.
+    #[error("{source}")]
+    Sink {
+        /// The sink's error.
+        #[source]
+        source: nctk_store::bytes::ByteError,
+    },
     /// Reading or writing the underlying bytes failed.
     #[error("{stream}offset {offset}: {source}")]
     Io {
@@ -140,9 +149,21 @@ impl NcStreamError {
         }
     }
 
-    /// The same error, naming the stream (a path, `-` or a URL).
+    /// The failed write at `offset` of the stream named `name`: the byte
+    /// sink's own error where `source` carries one (it names the file
+    /// already), else an I/O error naming the stream.
+    pub fn write_failed(offset: u64, source: std::io::Error, name: &str) -> Self {
+        match source.downcast::<nctk_store::bytes::ByteError>() {
+            Ok(sink) => NcStreamError::Sink { source: sink },
+            Err(source) => NcStreamError::io(offset, source).in_stream(name),
+        }
+    }
+
+    /// The same error, naming the stream (a path, `-` or a URL); a sink's
+    /// error names its file already.
     pub fn in_stream(mut self, name: &str) -> Self {
         let slot = match &mut self {
+            NcStreamError::Sink { .. } => return self,
             NcStreamError::Truncated { stream, .. }
             | NcStreamError::Corrupt { stream, .. }
             | NcStreamError::Message { stream, .. }
@@ -173,6 +194,7 @@ impl HasErrorKind for NcStreamError {
                 ErrorKind::Unsupported
             }
             NcStreamError::Io { source, .. } => ErrorKind::of_io(source),
+            NcStreamError::Sink { source } => source.kind(),
         }
     }
 }

@@ -60,7 +60,7 @@ impl<W: Write + Send> NcStreamWriter<W> {
     fn put(&mut self, bytes: &[u8]) -> Result<()> {
         self.out
             .write_all(bytes)
-            .map_err(|e| NcStreamError::io(self.offset, e).in_stream(&self.name))?;
+            .map_err(|e| NcStreamError::write_failed(self.offset, e, &self.name))?;
         self.offset += bytes.len() as u64;
         Ok(())
     }
@@ -69,7 +69,7 @@ impl<W: Write + Send> NcStreamWriter<W> {
         let offset = self.offset;
         self.out
             .flush()
-            .map_err(|e| NcStreamError::io(offset, e).in_stream(&self.name))
+            .map_err(|e| NcStreamError::write_failed(offset, e, &self.name))
     }
 
     fn defined(&self) -> Result<&Schema> {
@@ -116,10 +116,11 @@ impl<W: Write + Send> NcStreamWriter<W> {
         let written =
             write_data_message(&mut self.out, schema, var, selection, values, &self.options)
                 .map_err(|e| match e {
-                    NcStreamError::Io { source, .. } => NcStreamError::io(self.offset, source),
-                    e => e,
-                })
-                .map_err(|e| e.in_stream(&self.name))?;
+                    NcStreamError::Io { source, .. } => {
+                        NcStreamError::write_failed(self.offset, source, &self.name)
+                    }
+                    e => e.in_stream(&self.name),
+                })?;
         self.offset += written;
         if growable {
             self.grow_records(var, selection);

@@ -5,7 +5,8 @@
 //! * [`blocks`]: the block size the block-compressed classic writer
 //!   should choose for a variable, by brute force;
 //! * [`corpus`]: where the conformance corpus is (`NCTK_CORPUS`, else
-//!   `../shared/corpus` beside the repository) and a file walker for it;
+//!   `../shared/corpus` beside the repository), a file walker for it and
+//!   the slow sweeps' samples (`NCTK_FULL_SWEEP=1` for every file);
 //! * [`peer`]: whether a peer (`ncdump`, `ncgen`, `nccopy`, `ncvalidator`,
 //!   Python modules such as `netCDF4`, `zarr`, `xarray`, `numcodecs`) is
 //!   installed, each probed once per process, and runners for them;

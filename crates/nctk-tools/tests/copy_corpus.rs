@@ -1,5 +1,8 @@
-//! Copying every classic file of the corpus to each other classic kind it
-//! fits in and back keeps its dump (apart from the format); and, where
+//! Copying the classic files of the corpus to each other classic kind they
+//! fit in and back keeps their dump (apart from the format): every file,
+//! except that of the files ncgen wrote from one CDL in three kinds one
+//! is taken, the kinds in turn (`corpus::one_kind_per_cdl`; all of them
+//! under `NCTK_FULL_SWEEP=1`); and, where
 //! netCDF-C's `nccopy` is installed, `nctk copy -k K` writes the same bytes
 //! as `nccopy -k K`.
 //!
@@ -16,7 +19,7 @@ use copy_support::{dump_body, dump_body_as};
 use nctk::Format;
 use nctk::OutputError;
 use nctk_model::{Schema, Selection, Values, VarId};
-use nctk_test_support::{peer, require};
+use nctk_test_support::{corpus, peer, require};
 use nctk_tools::copy::{copy, CopyError, CopyOptions, NoProgress};
 
 const KINDS: [Format; 3] = [Format::Classic, Format::Offset64, Format::Cdf5];
@@ -84,7 +87,9 @@ fn with_kind(kind: Format) -> CopyOptions {
 #[test]
 fn round_trips_keep_the_dump() {
     let Some(dir) = require::corpus() else { return };
-    let files = classic_files(&dir);
+    // One of each ncgen triple (the same model in three kinds): each
+    // kind is still a source, and each model goes to both other kinds.
+    let files = corpus::one_kind_per_cdl(classic_files(&dir), |f| &f.0);
     assert!(
         !files.is_empty(),
         "no classic files under {}",
@@ -126,6 +131,13 @@ fn round_trips_keep_the_dump() {
         "{} classic files: {copies} round trips, {no_fit} copies refused as not fitting",
         files.len()
     );
+    for kind in KINDS {
+        assert!(
+            files.iter().filter(|f| f.1 == kind).count() >= 10,
+            "too few {kind:?} sources"
+        );
+    }
+    assert!(no_fit > 0, "no CDF-5 file was refused by a smaller kind");
 }
 
 #[test]
@@ -475,11 +487,14 @@ fn stores(dir: &Path) -> Vec<PathBuf> {
 /// file and back to NCZarr: all dump as the store does (the file read as
 /// netCDF-4), and the NCZarr copy keeps each variable's chunks and codecs.
 /// A store that does not fit CDF-5 (groups, strings, ...) is refused naming
-/// what does not fit.
+/// what does not fit. Of the stores ncgen wrote from one CDL in both
+/// layouts (`X.nczarr`, `X.zarr`) one is taken, the layouts in turn
+/// (`corpus::one_layout_per_cdl`; both under `NCTK_FULL_SWEEP=1`): the
+/// layouts differ below the model, which the copy reads.
 #[test]
 fn corpus_stores_copy_to_nczarr_and_classic() {
     let Some(dir) = require::corpus() else { return };
-    let all = stores(&dir);
+    let all = corpus::one_layout_per_cdl(stores(&dir), |p| p.as_path());
     assert!(!all.is_empty(), "no stores under {}", dir.display());
     let tmp = tempfile::tempdir().unwrap();
     let (mut to_store, mut to_classic, mut no_fit) = (0, 0, 0);
@@ -542,6 +557,17 @@ fn corpus_stores_copy_to_nczarr_and_classic() {
         failures.len()
     );
     assert!(failures.is_empty(), "{failures:#?}");
+    for layout in ["nczarr", "zarr", "zip"] {
+        assert!(
+            all.iter()
+                .any(|p| p.extension().is_some_and(|x| x == layout)),
+            "no .{layout} store copied"
+        );
+    }
+    assert!(
+        to_classic > 0 && no_fit > 0,
+        "{to_classic} to CDF-5, {no_fit} refused"
+    );
 }
 
 /// Each variable of `b` is chunked and encoded as in `a` (a store input's

@@ -4,6 +4,8 @@
 
 use std::process::{Command, Output};
 
+pub mod served;
+
 /// Runs the `nctk` binary with `args`.
 pub fn nctk(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_nctk"))
