@@ -581,10 +581,10 @@ const FETCH_GROUP_CHUNKS: u64 = 1024;
 /// Decoded bytes of the groups fetched at once: this bounds the fetched
 /// bytes held at once (in flight, or waiting for a decoder) to about twice
 /// as much.
-const FETCH_BYTES_AT_ONCE: u64 = 64 << 20;
+const FETCH_BYTES_AT_ONCE: u64 = 128 << 20;
 /// The most fetches in flight: enough to cover a network store's latency
 /// with chunks of a few megabytes.
-const FETCHERS_MAX: u64 = 16;
+const FETCHERS_MAX: u64 = 32;
 
 /// Chunks per fetch for chunks of `chunk_bytes` decoded bytes.
 fn group_len(chunk_bytes: u64) -> u64 {
