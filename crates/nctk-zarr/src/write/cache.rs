@@ -276,6 +276,15 @@ impl ChunkCache {
                 row_bytes,
             }
         });
+        // A stored chunk's buffer, when one is free: every byte of it is
+        // set before the chunk is stored (by the data, or by the fill
+        // pattern row by row), or zeroed here when the fill is zeros.
+        if let Some(mut buf) = self.queue.pool().take(size) {
+            if !whole && rows.is_none() {
+                buf.fill(0);
+            }
+            return Ok((buf, rows));
+        }
         let mut buf = vec![0u8; size];
         // Fewer page faults on large chunks (the kernel zeroes 2 MiB pages).
         nctk_codec::buffer::advise_huge_pages(&mut buf);

@@ -19,6 +19,7 @@ use nctk_codec::queue::{SharedState, TaskQueue};
 use nctk_store::kv::{Bytes, StoreKey};
 
 use super::chain::ChunkChain;
+use super::pool::BufferPool;
 use super::shards::{self, Assembly, Inner, ShardLayout};
 use super::{ReadWriteStore, WriteError};
 
@@ -56,6 +57,8 @@ pub struct EncodeQueue {
     /// The jobs in flight (their bytes counted by [`cost`](Self::cost)),
     /// and the shards being assembled.
     tasks: TaskQueue<JobId, WriteError, HashMap<StoreKey, Assembly>>,
+    /// Where the decoded buffers of stored chunks go back to.
+    pool: BufferPool,
 }
 
 /// True when `buf` is `fill` (one element) repeated.
@@ -70,18 +73,27 @@ pub(super) fn is_fill(buf: &[u8], fill: &[u8]) -> bool {
 /// Encodes `job` with its pipeline and stores it; a chunk that is all
 /// `empty` (the fill value, when such chunks are left out) is removed
 /// from the store instead. An inner chunk goes to its shard's assembly
-/// (in `shared`), and the shard is stored once that completes it.
+/// (in `shared`), and the shard is stored once that completes it. The
+/// chunk's decoded buffer goes back to `pool` once it is no longer needed
+/// (with the bytes the store was given, when stored as it is).
 fn run(
     store: &dyn ReadWriteStore,
     pipeline: &ChunkChain,
     empty: Option<&[u8]>,
     shared: &Shared,
+    pool: &BufferPool,
     job: Job,
 ) -> Result<(), WriteError> {
     let Job {
         key, buf, inner, ..
     } = job;
-    let enc = if empty.is_some_and(|fill| is_fill(&buf, fill)) {
+    let fill_only = empty.is_some_and(|fill| is_fill(&buf, fill));
+    if inner.is_none() && pipeline.is_empty() && !fill_only {
+        store.put(&key, pool.bytes(buf))?;
+        return Ok(());
+    }
+    let enc = if fill_only {
+        pool.give(buf);
         None
     } else if pipeline.is_empty() {
         Some(buf)
@@ -90,7 +102,7 @@ fn run(
             key: key.to_string(),
             source,
         })?;
-        drop(buf);
+        pool.give(buf);
         Some(enc)
     };
     let Some(inner) = inner else {
@@ -137,7 +149,13 @@ impl EncodeQueue {
             empty: empty.into(),
             layouts,
             tasks: TaskQueue::new(memory, HashMap::new()),
+            pool: BufferPool::default(),
         }
+    }
+
+    /// The buffers of chunks already stored, free for new chunks.
+    pub fn pool(&self) -> &BufferPool {
+        &self.pool
     }
 
     /// The memory a chunk of `size` decoded bytes of variable `var` takes
@@ -225,14 +243,15 @@ impl EncodeQueue {
         }
         let size = self.cost(var, job.buf.len());
         let id = (job.key.clone(), job.inner.as_ref().map(|i| i.pos));
-        let (store, pipelines, empty) = (
+        let (store, pipelines, empty, pool) = (
             self.store.clone(),
             self.pipelines.clone(),
             self.empty.clone(),
+            self.pool.clone(),
         );
         self.tasks.submit(id, size, move |shared| {
             let fill = empty.get(var).and_then(Option::as_deref);
-            run(store.as_ref(), &pipelines[var], fill, shared, job)
+            run(store.as_ref(), &pipelines[var], fill, shared, &pool, job)
         })
     }
 

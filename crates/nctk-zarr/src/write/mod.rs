@@ -36,6 +36,7 @@ pub mod jsonval;
 mod metadata;
 mod options;
 mod plan;
+mod pool;
 mod shards;
 mod sink;
 mod v3chain;
