@@ -546,6 +546,9 @@ fn known_wrong_references_match_zarr_python() {
                         }
                     })
                     .collect(),
+                nctk_model::Values::String(s) => {
+                    s.iter().map(|x| x.clone().unwrap_or_default()).collect()
+                }
                 _ => (0..got.len())
                     .map(|i| value_text(&format!("{:?}", got.slice(i..i + 1))))
                     .collect(),
