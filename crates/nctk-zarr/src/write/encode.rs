@@ -73,9 +73,9 @@ pub(super) fn is_fill(buf: &[u8], fill: &[u8]) -> bool {
 /// Encodes `job` with its pipeline and stores it; a chunk that is all
 /// `empty` (the fill value, when such chunks are left out) is removed
 /// from the store instead. An inner chunk goes to its shard's assembly
-/// (in `shared`), and the shard is stored once that completes it. The
-/// chunk's decoded buffer goes back to `pool` once it is no longer needed
-/// (with the bytes the store was given, when stored as it is).
+/// (in `shared`), and the shard is stored once that completes it. A chunk
+/// stored as it is lends its buffer to the store, and the buffer goes back
+/// to `pool` when the store drops it.
 fn run(
     store: &dyn ReadWriteStore,
     pipeline: &ChunkChain,
@@ -92,8 +92,9 @@ fn run(
         store.put(&key, pool.bytes(buf))?;
         return Ok(());
     }
+    // Buffers of encoded chunks are freed, not pooled: encoding allocates
+    // working memory beside them, which a pooled buffer would add to.
     let enc = if fill_only {
-        pool.give(buf);
         None
     } else if pipeline.is_empty() {
         Some(buf)
@@ -102,7 +103,7 @@ fn run(
             key: key.to_string(),
             source,
         })?;
-        pool.give(buf);
+        drop(buf);
         Some(enc)
     };
     let Some(inner) = inner else {

@@ -2,12 +2,14 @@
 //! that follow: a new chunk takes a buffer its predecessor used instead of
 //! fresh memory, which the kernel would fault in and zero page by page
 //! (an eighth of an uncompressed copy's time). A buffer comes back when
-//! its chunk's encoded bytes are no longer needed: after encoding, or, for
-//! a chunk stored as it is, when the store drops the bytes it was given.
+//! its chunk, stored as it is (no codecs), has been written: when the
+//! store drops the bytes it was given. Chunks that are encoded free their
+//! buffers, since encoding allocates working memory beside them.
 //!
 //! Memory does not grow with it: a chunk allocates only when no buffer is
-//! free, so the buffers in use and in the pool never hold more than the
-//! most the writer had in use at once; the pool keeps at most
+//! free, and nothing else large is allocated on the path that gives
+//! buffers back, so the buffers in use and in the pool never hold more
+//! than the most the writer had in use at once; the pool keeps at most
 //! [`POOL_BUFFERS`].
 
 use std::sync::{Arc, Mutex, PoisonError};
