@@ -161,7 +161,7 @@ impl Output {
     }
 
     /// The values: cells decoded, vlen item ids resolved in `items`.
-    fn finish(mut self, cell: Cell, items: Option<Vec<Vec<u8>>>) -> Values {
+    fn finish(mut self, cell: Cell, items: Option<Vec<Item>>) -> Values {
         let w = cell.width();
         if matches!(self, Output::Typed(_))
             && w > 1
@@ -187,12 +187,15 @@ impl Output {
                     };
                 let ids = b.chunks_exact(8);
                 match cell {
-                    Cell::VlenBytes { .. } => {
-                        Values::Vlen(ids.map(|id| Values::UByte(item(id))).collect())
-                    }
-                    _ => Values::String(
-                        ids.map(|id| Some(String::from_utf8_lossy(&item(id)).into_owned()))
+                    Cell::VlenBytes { .. } => Values::Vlen(
+                        ids.map(|id| Values::UByte(item(id).unwrap_or_default()))
                             .collect(),
+                    ),
+                    _ => Values::String(
+                        ids.map(|id| {
+                            item(id).map(|b| String::from_utf8_lossy(&b).into_owned())
+                        })
+                        .collect(),
                     ),
                 }
             }
@@ -255,7 +258,7 @@ struct Plan<'a> {
     /// Chunk elements are in C order (ignoring axes of length 1).
     c_order: bool,
     /// Vlen items read so far, by id (0: the fill); `None` for other cells.
-    items: Option<Mutex<Vec<Vec<u8>>>>,
+    items: Option<Mutex<Vec<Item>>>,
 }
 
 impl Plan<'_> {
@@ -528,7 +531,7 @@ impl Plan<'_> {
         key: &StoreKey,
         raw: &[u8],
         elems: u64,
-        items: &Mutex<Vec<Vec<u8>>>,
+        items: &Mutex<Vec<Item>>,
         scratch: &mut Vec<u8>,
     ) -> Result<(), ZarrError> {
         self.meta.check_codecs()?;
@@ -545,13 +548,13 @@ impl Plan<'_> {
             key: key.to_string(),
             reason,
         };
-        let found: Vec<Vec<u8>> = if self.meta.json_items {
+        let found: Vec<Item> = if self.meta.json_items {
             vlen::decode_json(&decoded, elems).map_err(chunk_error)?
         } else {
             vlen::decode(&decoded, elems)
                 .map_err(chunk_error)?
                 .into_iter()
-                .map(<[u8]>::to_vec)
+                .map(|item| Some(item.to_vec()))
                 .collect()
         };
         let mut all = items
@@ -565,6 +568,10 @@ impl Plan<'_> {
         Ok(())
     }
 }
+
+/// A vlen item's bytes; `None` for a null (numcodecs' `json2` keeps
+/// them).
+type Item = Option<Vec<u8>>;
 
 /// The most bytes one chunk of vlen items may decode to.
 const VLEN_CHUNK_LIMIT: usize = 1 << 30;
@@ -807,7 +814,7 @@ impl<'a> Plan<'a> {
             items: meta
                 .cell
                 .is_vlen()
-                .then(|| Mutex::new(vec![meta.fill.clone()])),
+                .then(|| Mutex::new(vec![Some(meta.fill.clone())])),
         })
     }
 

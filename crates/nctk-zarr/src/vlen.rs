@@ -41,8 +41,9 @@ pub(crate) fn decode(buf: &[u8], expected: u64) -> Result<Vec<&[u8]>, String> {
 
 /// The items of a chunk numcodecs' `json2` codec encoded (the JSON list
 /// of the items followed by the dtype and the shape) that must hold
-/// `expected` of them: strings as their UTF-8, other values as JSON text.
-pub(crate) fn decode_json(buf: &[u8], expected: u64) -> Result<Vec<Vec<u8>>, String> {
+/// `expected` of them: strings as their UTF-8, `null` as `None` (a null
+/// string), other values as JSON text.
+pub(crate) fn decode_json(buf: &[u8], expected: u64) -> Result<Vec<Option<Vec<u8>>>, String> {
     let list: Vec<serde_json::Value> =
         serde_json::from_slice(buf).map_err(|e| format!("json2 chunk: {e}"))?;
     let n = list.len().saturating_sub(2);
@@ -52,8 +53,9 @@ pub(crate) fn decode_json(buf: &[u8], expected: u64) -> Result<Vec<Vec<u8>>, Str
     Ok(list[..n]
         .iter()
         .map(|v| match v {
-            serde_json::Value::String(s) => s.clone().into_bytes(),
-            other => other.to_string().into_bytes(),
+            serde_json::Value::String(s) => Some(s.clone().into_bytes()),
+            serde_json::Value::Null => None,
+            other => Some(other.to_string().into_bytes()),
         })
         .collect())
 }
@@ -72,12 +74,12 @@ mod tests {
         assert_eq!(decode(&b, 2).unwrap(), vec![&b"ab"[..], &b""[..]]);
         assert!(decode(&b, 3).is_err());
         assert!(decode(&b[..7], 2).is_err());
-        let j = br#"["a", "", 3, "|O", [3]]"#;
+        let j = br#"["a", "", 3, null, "|O", [4]]"#;
         assert_eq!(
-            decode_json(j, 3).unwrap(),
-            vec![b"a".to_vec(), vec![], b"3".to_vec()]
+            decode_json(j, 4).unwrap(),
+            vec![Some(b"a".to_vec()), Some(vec![]), Some(b"3".to_vec()), None]
         );
-        assert!(decode_json(j, 2).is_err());
+        assert!(decode_json(j, 3).is_err());
         assert!(decode_json(b"[", 1).is_err());
         let huge = u32::MAX.to_le_bytes();
         assert!(decode(&huge, u64::from(u32::MAX)).is_err());

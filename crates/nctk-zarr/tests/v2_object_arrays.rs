@@ -1,7 +1,8 @@
 //! Zarr v2 object arrays (`|O`) read as netCDF strings: xarray's string
 //! variables (`zarr_format=2`, the `vlen-utf8` filter), and arrays whose
 //! chunks numcodecs' `VLenBytes` and `JSON` (`json2`, which zarr-python 3
-//! no longer reads) encoded, written chunk by chunk from numcodecs itself.
+//! no longer reads) encoded, written chunk by chunk from numcodecs itself;
+//! a `json2` null reads as a null string, as numcodecs decodes it.
 
 use std::sync::Arc;
 
@@ -35,7 +36,16 @@ for name, codec, compressor in [("vb", numcodecs.VLenBytes(), numcodecs.Zlib(1))
         if compressor:
             enc = compressor.encode(enc)
         open(os.path.join(root, name, str(c)), "wb").write(enc)
-print(json.dumps(words))
+# numcodecs' JSON keeps None as null: a null string, read back as None.
+nulls = np.array(["a", None, ""], dtype=object)
+os.makedirs(os.path.join(root, "jn"))
+json.dump({"zarr_format": 2, "shape": [3], "chunks": [3], "dtype": "|O", "compressor": None,
+           "fill_value": None, "order": "C", "filters": [numcodecs.JSON().get_config()]},
+          open(os.path.join(root, "jn", ".zarray"), "w"))
+json.dump({"_ARRAY_DIMENSIONS": ["m"]}, open(os.path.join(root, "jn", ".zattrs"), "w"))
+enc = numcodecs.JSON().encode(nulls)
+open(os.path.join(root, "jn", "0"), "wb").write(enc)
+print(json.dumps([words, list(numcodecs.JSON().decode(enc))]))
 "#;
 
 #[test]
@@ -46,18 +56,26 @@ fn object_arrays_read_as_strings() {
     else {
         return;
     };
-    let words: Vec<String> = serde_json::from_str(out.trim()).unwrap();
+    let (words, nulls): (Vec<String>, Vec<Option<String>>) =
+        serde_json::from_str(out.trim()).unwrap();
     let store = Arc::new(DirectoryStore::open(&root).unwrap());
     let reader = ZarrReader::open(store, ZarrOptions::default()).unwrap();
     let schema = reader.schema();
     let mut seen = vec![];
     for v in schema.var_ids() {
         let name = schema.var(v).name.clone();
+        if name == "jn" {
+            let got = reader.read(v, &Selection::all(&[3])).unwrap();
+            assert_eq!(got, Values::String(nulls.clone()), "{name}");
+            assert!(nulls.contains(&None), "numcodecs decoded no null");
+            seen.push(name);
+            continue;
+        }
         let got = reader.read(v, &Selection::all(&[5])).unwrap();
         assert_eq!(got, Values::strings(words.clone()), "{name}");
         let tail = reader.read(v, &Selection::block(&[3], &[2])).unwrap();
         assert_eq!(tail, Values::strings(words[3..].to_vec()), "{name}");
         seen.push(name);
     }
-    assert_eq!(seen, ["j2", "vb", "xs"]);
+    assert_eq!(seen, ["j2", "jn", "vb", "xs"]);
 }
