@@ -269,6 +269,53 @@ fn a_directory_that_is_not_a_store_is_refused_and_kept() {
     assert!(!notes.join("notes.txt").exists() && notes.join("v/.zarray").is_file());
 }
 
+/// A device or FIFO where the output goes is refused by every writer and
+/// kept as it is: renaming the finished temporary over it would replace the
+/// node itself (as root, `/dev/null` by a regular file). The FIFO is never
+/// opened, so nothing blocks on it.
+#[test]
+fn a_fifo_is_refused_and_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let small = small_cdl(d);
+    let input = d.join("in.nc");
+    gen_ok(&small, &input);
+    for (name, flags) in [
+        ("fifo.nc", &[][..]),
+        ("fifo.nc", &["-w"][..]),
+        ("fifo.nc", &["-k", "nc4"][..]),
+        ("fifo.nc", &["-k", "compressed"][..]),
+        ("fifo.zarr", &[][..]),
+        ("fifo.zip", &[][..]),
+        ("fifo.ncs", &[][..]),
+    ] {
+        let fifo = d.join(name);
+        let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
+        assert!(made.success(), "mkfifo {}", fifo.display());
+        let before = names(d);
+        let out = nctk()
+            .arg("copy")
+            .args(flags)
+            .arg(&input)
+            .arg(&fifo)
+            .output()
+            .unwrap();
+        let err = stderr_of(&out);
+        assert!(!out.status.success(), "{name} {flags:?} succeeded");
+        assert!(
+            err.contains(&*fifo.to_string_lossy()) && err.contains("not a regular file"),
+            "{name} {flags:?}: {err}"
+        );
+        assert_eq!(names(d), before, "{name} {flags:?}");
+        let kind = std::fs::symlink_metadata(&fifo).unwrap().file_type();
+        assert!(
+            std::os::unix::fs::FileTypeExt::is_fifo(&kind),
+            "{name} {flags:?} replaced the FIFO"
+        );
+        std::fs::remove_file(&fifo).unwrap();
+    }
+}
+
 #[test]
 fn a_failed_write_keeps_the_earlier_output_and_names_it() {
     let dir = tempfile::tempdir().unwrap();
@@ -390,6 +437,18 @@ fn errors_name_the_path_once() {
         for n in not {
             assert!(!err.contains(n), "{args:?} blames {n}: {err}");
         }
+    }
+    // A file built in memory (`-w`) and refused by the file system on
+    // finish is named once, as the file written directly is.
+    let big = d.join("big.nc");
+    gen_ok(&big_cdl(d, 4096), &big);
+    for flags in [&["-w"][..], &[][..]] {
+        let out_w = d.join("full.nc");
+        let run = run_with_file_limit(nctk().arg("copy").args(flags).arg(&big).arg(&out_w), 4096);
+        let err = stderr_of(&run);
+        assert!(!run.status.success(), "{flags:?}");
+        let named = out_w.to_string_lossy();
+        assert_eq!(err.matches(&*named).count(), 1, "{flags:?}: {err}");
     }
     // validate says what it checks.
     let v = nctk().args(["validate", &store_s]).output().unwrap();

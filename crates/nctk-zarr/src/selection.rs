@@ -192,10 +192,8 @@ impl Output {
                             .collect(),
                     ),
                     _ => Values::String(
-                        ids.map(|id| {
-                            item(id).map(|b| String::from_utf8_lossy(&b).into_owned())
-                        })
-                        .collect(),
+                        ids.map(|id| item(id).map(|b| String::from_utf8_lossy(&b).into_owned()))
+                            .collect(),
                     ),
                 }
             }

@@ -156,11 +156,29 @@ fn is_store_dir(dir: &Path) -> bool {
     STORE_MARKERS.iter().any(|m| dir.join(m).is_file())
 }
 
-/// Refuses to replace a directory that is not a store by a store, or any
-/// directory by a file.
+/// Refuses to replace a directory that is not a store by a store, any
+/// directory by a file, or a device, FIFO or socket by anything.
 fn check_replaceable(target: &Path, kind: Kind) -> Result<(), OutputError> {
-    if !target.is_dir() {
+    let refuse = |reason: &str| {
+        Err(OutputError::Io {
+            path: target.display().to_string(),
+            op: "not replacing it",
+            source: std::io::Error::new(std::io::ErrorKind::AlreadyExists, reason),
+        })
+    };
+    let Ok(meta) = std::fs::metadata(target) else {
         return Ok(());
+    };
+    if meta.is_file() {
+        return Ok(());
+    }
+    if !meta.is_dir() {
+        // A device or FIFO: renaming the finished temporary over it would
+        // replace the node itself (as root, /dev/null with a file).
+        return refuse(
+            "it is a device, FIFO or socket, not a regular file, and nctk writes its output \
+             under a temporary name beside it and renames it into place; name a file",
+        );
     }
     let empty = std::fs::read_dir(target).is_ok_and(|mut d| d.next().is_none());
     let reason = match kind {
@@ -173,11 +191,7 @@ fn check_replaceable(target: &Path, kind: Kind) -> Result<(), OutputError> {
             "it is a directory, and the output is a single file; remove it or name another output"
         }
     };
-    Err(OutputError::Io {
-        path: target.display().to_string(),
-        op: "not replacing it",
-        source: std::io::Error::new(std::io::ErrorKind::AlreadyExists, reason),
-    })
+    refuse(reason)
 }
 
 fn remove_any(path: &Path) -> std::io::Result<()> {

@@ -316,7 +316,8 @@ impl DataSink for InMemory {
         };
         crate::door::create_file(&path)
             .and_then(|file| write(file.as_ref()))
-            .map_err(|e| SinkError::new(e.kind(), format!("{}: write: {e}", path.display())))?;
+            // The file's errors name it and the offset.
+            .map_err(|e| SinkError::new(e.kind(), e.to_string()))?;
         Ok(())
     }
 
