@@ -269,6 +269,50 @@ fn a_directory_that_is_not_a_store_is_refused_and_kept() {
     assert!(!notes.join("notes.txt").exists() && notes.join("v/.zarray").is_file());
 }
 
+/// An output named through a symbolic link is written through it, as
+/// netCDF-C writes: the file or store the link leads to is replaced (the
+/// same bytes as a copy to a plain path), the link stays a link, and a
+/// link that leads nowhere yet creates what it names.
+#[test]
+fn a_symlinked_output_is_written_through() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let input = d.join("in.nc");
+    gen_ok(&small_cdl(d), &input);
+    let plain = d.join("plain.nc");
+    let run = nctk().arg("copy").arg(&input).arg(&plain).output().unwrap();
+    assert!(run.status.success(), "{}", stderr_of(&run));
+    let want = std::fs::read(&plain).unwrap();
+    let data = d.join("data");
+    std::fs::create_dir(&data).unwrap();
+    let real = data.join("real.nc");
+    std::fs::write(&real, b"old").unwrap();
+    let dangling_to = data.join("new.nc");
+    for (link, leads_to) in [("link.nc", &real), ("dangling.nc", &dangling_to)] {
+        let link = d.join(link);
+        std::os::unix::fs::symlink(leads_to.strip_prefix(d).unwrap(), &link).unwrap();
+        let run = nctk().arg("copy").arg(&input).arg(&link).output().unwrap();
+        assert!(run.status.success(), "{}", stderr_of(&run));
+        assert!(std::fs::symlink_metadata(&link).unwrap().is_symlink());
+        assert_eq!(std::fs::read(leads_to).unwrap(), want, "{}", link.display());
+    }
+    // A store: the store the link leads to is replaced.
+    let store = data.join("real.zarr");
+    std::fs::create_dir(&store).unwrap();
+    std::fs::write(store.join(".zgroup"), br#"{"zarr_format": 2}"#).unwrap();
+    let link = d.join("link.zarr");
+    std::os::unix::fs::symlink(&store, &link).unwrap();
+    let run = nctk().arg("copy").arg(&input).arg(&link).output().unwrap();
+    assert!(run.status.success(), "{}", stderr_of(&run));
+    assert!(std::fs::symlink_metadata(&link).unwrap().is_symlink());
+    assert!(
+        store.join("v/.zarray").is_file(),
+        "the linked store was not replaced"
+    );
+    assert_eq!(temporaries(d), Vec::<String>::new());
+    assert_eq!(temporaries(&data), Vec::<String>::new());
+}
+
 /// A device or FIFO where the output goes is refused by every writer and
 /// kept as it is: renaming the finished temporary over it would replace the
 /// node itself (as root, `/dev/null` by a regular file). The FIFO is never

@@ -58,7 +58,11 @@ pub(crate) fn remove_local_temporaries() {
 /// and is removed when dropped uncommitted.
 #[derive(Debug)]
 pub struct SafeOutput {
+    /// The output as named (errors name it).
     target: PathBuf,
+    /// The path the output replaces: `target`, or the file or directory
+    /// its symbolic links lead to (written through, as netCDF-C does).
+    destination: PathBuf,
     /// The reserved temporary: a file, or a directory for stores.
     temp: PathBuf,
     /// Where the output is written: `temp` itself, or a file inside it.
@@ -151,6 +155,20 @@ fn remove_stale(target: &Path) -> Result<(), OutputError> {
     Ok(())
 }
 
+/// The path `target`'s symbolic links lead to (`target` itself when it is
+/// not one); a link that leads nowhere yet leads to the path it names, as
+/// a file created through it would be. At most 40 links are followed.
+fn through_links(target: &Path) -> PathBuf {
+    let mut path = target.to_path_buf();
+    for _ in 0..40 {
+        let Ok(link) = std::fs::read_link(&path) else {
+            break;
+        };
+        path = parent_dir(&path).join(link);
+    }
+    path
+}
+
 /// Whether `dir` holds Zarr/NCZarr metadata at its top.
 fn is_store_dir(dir: &Path) -> bool {
     STORE_MARKERS.iter().any(|m| dir.join(m).is_file())
@@ -158,7 +176,7 @@ fn is_store_dir(dir: &Path) -> bool {
 
 /// Refuses to replace a directory that is not a store by a store, any
 /// directory by a file, or a device, FIFO or socket by anything.
-fn check_replaceable(target: &Path, kind: Kind) -> Result<(), OutputError> {
+fn check_replaceable(target: &Path, destination: &Path, kind: Kind) -> Result<(), OutputError> {
     let refuse = |reason: &str| {
         Err(OutputError::Io {
             path: target.display().to_string(),
@@ -166,7 +184,7 @@ fn check_replaceable(target: &Path, kind: Kind) -> Result<(), OutputError> {
             source: std::io::Error::new(std::io::ErrorKind::AlreadyExists, reason),
         })
     };
-    let Ok(meta) = std::fs::metadata(target) else {
+    let Ok(meta) = std::fs::metadata(destination) else {
         return Ok(());
     };
     if meta.is_file() {
@@ -180,9 +198,9 @@ fn check_replaceable(target: &Path, kind: Kind) -> Result<(), OutputError> {
              under a temporary name beside it and renames it into place; name a file",
         );
     }
-    let empty = std::fs::read_dir(target).is_ok_and(|mut d| d.next().is_none());
+    let empty = std::fs::read_dir(destination).is_ok_and(|mut d| d.next().is_none());
     let reason = match kind {
-        Kind::DirectoryStore if empty || is_store_dir(target) => return Ok(()),
+        Kind::DirectoryStore if empty || is_store_dir(destination) => return Ok(()),
         Kind::DirectoryStore => {
             "it is a directory but not a Zarr/NCZarr store (no .zgroup, .zarray, .zattrs, \
              .zmetadata, .nczarr or zarr.json at its top); remove it or name another output"
@@ -224,6 +242,7 @@ impl SafeOutput {
     pub fn in_place(target: &Path) -> SafeOutput {
         SafeOutput {
             target: target.to_path_buf(),
+            destination: target.to_path_buf(),
             temp: target.to_path_buf(),
             staged: target.to_path_buf(),
             committed: true,
@@ -231,10 +250,11 @@ impl SafeOutput {
     }
 
     fn reserve(target: &Path, kind: Kind) -> Result<SafeOutput, OutputError> {
-        check_replaceable(target, kind)?;
-        remove_stale(target)?;
+        let destination = through_links(target);
+        check_replaceable(target, &destination, kind)?;
+        remove_stale(&destination)?;
         loop {
-            let temp = sibling(target, "part")?;
+            let temp = sibling(&destination, "part")?;
             // Registered as it is made: a signal handler sees it or waits.
             let mut live = live();
             let made = if kind == Kind::File {
@@ -255,6 +275,7 @@ impl SafeOutput {
                     };
                     return Ok(SafeOutput {
                         target: target.to_path_buf(),
+                        destination,
                         temp,
                         staged,
                         committed: false,
@@ -329,16 +350,16 @@ impl SafeOutput {
         // A signal handler waits for the renames below.
         let mut live = live();
         let replacing = self.staged != self.temp || self.staged.is_dir();
-        let old = if replacing && std::fs::symlink_metadata(&self.target).is_ok() {
-            let old = sibling(&self.target, "old")?;
-            std::fs::rename(&self.target, &old).map_err(io(&self.target, "rename"))?;
+        let old = if replacing && std::fs::symlink_metadata(&self.destination).is_ok() {
+            let old = sibling(&self.destination, "old")?;
+            std::fs::rename(&self.destination, &old).map_err(io(&self.target, "rename"))?;
             Some(old)
         } else {
             None
         };
-        if let Err(e) = std::fs::rename(&self.staged, &self.target) {
+        if let Err(e) = std::fs::rename(&self.staged, &self.destination) {
             if let Some(old) = &old {
-                let _ = std::fs::rename(old, &self.target);
+                let _ = std::fs::rename(old, &self.destination);
             }
             return Err(io(&self.target, "rename")(e));
         }
@@ -352,7 +373,7 @@ impl SafeOutput {
         }
         // Make the rename itself durable (best effort; not every platform
         // can open a directory).
-        if let Some(dir) = self.target.parent().filter(|p| !p.as_os_str().is_empty()) {
+        if let Some(dir) = (self.destination.parent()).filter(|p| !p.as_os_str().is_empty()) {
             let _ = std::fs::File::open(dir).and_then(|d| d.sync_all());
         }
         Ok(())
