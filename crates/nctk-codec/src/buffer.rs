@@ -1,5 +1,6 @@
-//! Buffers: output buffers for whole-array reads, and per-thread scratch
-//! kept between blocks ([`with_kept`]).
+//! Buffers: output buffers for whole-array reads, per-thread scratch kept
+//! between blocks ([`with_kept`]), and chunk buffers kept once written for
+//! the chunks that follow ([`BufferPool`]).
 //!
 //! ## Output buffers
 //!
@@ -11,6 +12,8 @@
 //! pages on every allocation of 4 MiB or more (`madvise(MADV_HUGEPAGE)`),
 //! so a Python reader gets them for its output array; [`advise_huge_pages`]
 //! does the same for ours.
+
+use std::sync::{Arc, Mutex, PoisonError};
 
 use nctk_model::{DataType, Values};
 
@@ -37,6 +40,51 @@ pub fn with_kept<R>(buffer: &'static ThreadBuffer, f: impl FnOnce(&mut Vec<u8>) 
         buffer.set(buf);
     }
     result
+}
+
+/// Byte buffers given back once their data is written, for the next ones
+/// (the writers' chunk buffers): a buffer whose pages are already mapped
+/// spares a fresh one's page faults and zeroing, which cost more than
+/// copying a chunk into it. Clones share the buffers. The pool keeps at
+/// most `max_buffers` buffers of at most `max_bytes` in all, the largest
+/// first.
+#[derive(Clone)]
+pub struct BufferPool {
+    free: Arc<Mutex<Vec<Vec<u8>>>>,
+    max_buffers: usize,
+    max_bytes: usize,
+}
+
+impl BufferPool {
+    /// An empty pool that keeps at most `max_buffers` buffers holding at
+    /// most `max_bytes` (their capacities).
+    pub fn new(max_buffers: usize, max_bytes: usize) -> BufferPool {
+        BufferPool {
+            free: Arc::default(),
+            max_buffers,
+            max_bytes,
+        }
+    }
+
+    /// A kept buffer with room for at least `len` bytes, its contents and
+    /// length what its last user left, or `None` when none is large enough.
+    pub fn take(&self, len: usize) -> Option<Vec<u8>> {
+        let mut free = self.free.lock().unwrap_or_else(PoisonError::into_inner);
+        let i = free.iter().position(|b| b.capacity() >= len)?;
+        Some(free.swap_remove(i))
+    }
+
+    /// Keeps `buf` for a later user, then drops the smallest buffers kept
+    /// until the pool is within its bounds.
+    pub fn give(&self, buf: Vec<u8>) {
+        let mut free = self.free.lock().unwrap_or_else(PoisonError::into_inner);
+        free.push(buf);
+        free.sort_unstable_by_key(|b| std::cmp::Reverse(b.capacity()));
+        let mut held: usize = free.iter().map(Vec::capacity).sum();
+        while free.len() > self.max_buffers || held > self.max_bytes {
+            held -= free.pop().map_or(0, |b| b.capacity());
+        }
+    }
 }
 
 /// Asks the kernel to back `buf` with transparent huge pages when it is
@@ -122,6 +170,31 @@ mod sys {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_pool_gives_back_what_fits_and_keeps_the_largest_within_bounds() {
+        let pool = BufferPool::new(4, usize::MAX);
+        pool.give(vec![7; 8]);
+        assert!(pool.take(16).is_none(), "too small");
+        assert_eq!(pool.take(8), Some(vec![7; 8]), "contents as left");
+        assert!(pool.take(1).is_none(), "taken once");
+        for n in 1..=7 {
+            pool.give(Vec::with_capacity(n));
+        }
+        let mut kept: Vec<usize> = std::iter::from_fn(|| pool.take(0))
+            .map(|b| b.capacity())
+            .collect();
+        kept.sort_unstable();
+        assert_eq!(kept, [4, 5, 6, 7], "at most 4, the largest");
+        let pool = BufferPool::new(usize::MAX, 10);
+        for n in [6, 3, 4] {
+            pool.give(Vec::with_capacity(n));
+        }
+        let kept: usize = std::iter::from_fn(|| pool.take(0))
+            .map(|b| b.capacity())
+            .sum();
+        assert_eq!(kept, 10, "at most 10 bytes, the largest first");
+    }
 
     #[test]
     fn contents_unchanged() {

@@ -12,8 +12,9 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
+use nctk_codec::buffer::BufferPool;
 use nctk_codec::queue::TaskQueue;
 use nctk_codec::Pipeline;
 use nctk_store::bytes::{ByteSink, WriteBehind};
@@ -34,39 +35,6 @@ pub const DEFAULT_MEMORY: usize = 32 << 20;
 /// chunks of a 721 x 1440 float grid.
 pub const KEPT_BYTES: usize = 8 << 20;
 
-/// Unfiltered chunk buffers kept once written: a buffer whose pages are
-/// already mapped spares a fresh one's page faults (a thousand for a 4 MiB
-/// chunk, which cost more than copying the chunk into it).
-#[derive(Default)]
-struct Kept(Mutex<Vec<Vec<u8>>>);
-
-impl Kept {
-    /// A kept buffer of at least `len` bytes, emptied, or a new one.
-    fn take(&self, len: usize) -> Vec<u8> {
-        let mut kept = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        match kept.iter().position(|b| b.capacity() >= len) {
-            Some(i) => {
-                let mut b = kept.swap_remove(i);
-                b.clear();
-                b
-            }
-            None => Vec::with_capacity(len),
-        }
-    }
-
-    /// Keeps `b`, then drops the smallest buffers kept until they hold at
-    /// most [`KEPT_BYTES`].
-    fn give(&self, b: Vec<u8>) {
-        let mut kept = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        kept.push(b);
-        kept.sort_unstable_by_key(|b| std::cmp::Reverse(b.capacity()));
-        let mut held: usize = kept.iter().map(Vec::capacity).sum();
-        while held > KEPT_BYTES {
-            held -= kept.pop().map_or(0, |b| b.capacity());
-        }
-    }
-}
-
 /// Encodes and appends chunks in parallel; see the [module docs](self).
 pub(super) struct ChunkQueue {
     sink: Arc<dyn ByteSink>,
@@ -74,7 +42,8 @@ pub(super) struct ChunkQueue {
     eof: Arc<AtomicU64>,
     /// The write-back started behind the chunks and blocks written.
     behind: Arc<WriteBehind>,
-    kept: Arc<Kept>,
+    /// Unfiltered chunk buffers kept once written, for the next chunks.
+    kept: BufferPool,
     tasks: TaskQueue<(ObjectId, Vec<u64>), WriteError, ChunkIndex>,
 }
 
@@ -86,7 +55,7 @@ impl ChunkQueue {
             sink,
             eof: Arc::new(AtomicU64::new(eof)),
             behind: Arc::new(WriteBehind::from(eof)),
-            kept: Arc::default(),
+            kept: BufferPool::new(usize::MAX, KEPT_BYTES),
             tasks: TaskQueue::new(memory, HashMap::new()),
         }
     }
@@ -95,7 +64,13 @@ impl ChunkQueue {
     /// written when there is one, for the caller to fill and
     /// [`submit`](Self::submit).
     pub(super) fn buffer(&self, len: usize) -> Vec<u8> {
-        self.kept.take(len)
+        match self.kept.take(len) {
+            Some(mut kept) => {
+                kept.clear();
+                kept
+            }
+            None => Vec::with_capacity(len),
+        }
     }
 
     /// Writes the chunk of dataset `id` at `offset`: `bytes` passed

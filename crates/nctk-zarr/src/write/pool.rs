@@ -12,42 +12,39 @@
 //! than the most the writer had in use at once; the pool keeps at most
 //! [`POOL_BUFFERS`].
 
-use std::sync::{Arc, Mutex, PoisonError};
-
 use nctk_store::kv::Bytes;
 
 /// The most buffers the pool keeps.
 const POOL_BUFFERS: usize = 4;
 
-/// Free chunk buffers; clones share them.
-#[derive(Clone, Default)]
-pub struct BufferPool(Arc<Mutex<Vec<Vec<u8>>>>);
+/// Free chunk buffers ([`nctk_codec::buffer::BufferPool`]); clones share
+/// them.
+#[derive(Clone)]
+pub struct BufferPool(nctk_codec::buffer::BufferPool);
+
+impl Default for BufferPool {
+    fn default() -> BufferPool {
+        BufferPool(nctk_codec::buffer::BufferPool::new(
+            POOL_BUFFERS,
+            usize::MAX,
+        ))
+    }
+}
 
 impl BufferPool {
     /// A free buffer of `size` bytes holding whatever its last chunk left
     /// there, or `None` when no free buffer is large enough.
     pub fn take(&self, size: usize) -> Option<Vec<u8>> {
-        let mut free = self.0.lock().unwrap_or_else(PoisonError::into_inner);
-        let i = free.iter().position(|b| b.capacity() >= size)?;
-        let mut buf = free.swap_remove(i);
-        drop(free);
+        let mut buf = self.0.take(size)?;
         buf.resize(size, 0);
         Some(buf)
-    }
-
-    /// Keeps `buf` for a later chunk (or frees it when the pool is full).
-    pub fn give(&self, buf: Vec<u8>) {
-        let mut free = self.0.lock().unwrap_or_else(PoisonError::into_inner);
-        if free.len() < POOL_BUFFERS {
-            free.push(buf);
-        }
     }
 
     /// `buf` as store bytes that give it back to the pool when dropped.
     pub fn bytes(&self, buf: Vec<u8>) -> Bytes {
         Bytes::from_owner(Returning {
             buf,
-            pool: self.clone(),
+            pool: self.0.clone(),
         })
     }
 }
@@ -55,7 +52,7 @@ impl BufferPool {
 /// A buffer lent to the store as [`Bytes`], given back when they drop.
 struct Returning {
     buf: Vec<u8>,
-    pool: BufferPool,
+    pool: nctk_codec::buffer::BufferPool,
 }
 
 impl AsRef<[u8]> for Returning {
@@ -87,18 +84,5 @@ mod tests {
         let buf = pool.take(64).expect("given back");
         assert_eq!(buf.len(), 64);
         assert!(pool.take(1).is_none(), "taken once");
-    }
-
-    #[test]
-    fn a_buffer_too_small_is_not_taken_and_the_pool_is_bounded() {
-        let pool = BufferPool::default();
-        pool.give(Vec::with_capacity(8));
-        assert!(pool.take(16).is_none());
-        assert_eq!(pool.take(8).map(|b| b.len()), Some(8));
-        for _ in 0..POOL_BUFFERS + 3 {
-            pool.give(vec![0; 4]);
-        }
-        let taken = std::iter::from_fn(|| pool.take(4)).count();
-        assert_eq!(taken, POOL_BUFFERS);
     }
 }
