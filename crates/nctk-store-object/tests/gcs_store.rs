@@ -21,7 +21,7 @@ use nctk_store::conformance;
 use nctk_store::kv::{Bytes, ReadableStore, StoreError, StoreKey};
 use nctk_store_object::connect::{self, gcs::EMULATOR_HOST, Access};
 use nctk_store_object::{ObjectKvStore, RemoteOptions};
-use nctk_test_servers::{fake_gcs_for, Fault, FaultProxy};
+use nctk_test_servers::{fake_gcs_behind_proxy, Fault};
 use object_store::RetryConfig;
 
 /// The store at `url` (`gs://bucket/prefix`), on the emulator (or the
@@ -60,15 +60,10 @@ fn impatient() -> RemoteOptions {
 
 #[test]
 fn the_emulator_keeps_the_read_contract_and_faults_are_named() {
-    // Every request of the stores goes through the proxy, which keeps
-    // the client's `Host`: the emulator's public host is the proxy's.
-    let listen = std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .unwrap();
-    let Some(gcs) = fake_gcs_for(&listen.to_string()) else {
+    // Every request of the stores goes through the proxy.
+    let Some((gcs, proxy)) = fake_gcs_behind_proxy() else {
         return;
     };
-    let proxy = FaultProxy::start_on(listen, &gcs.endpoint()).unwrap();
     let endpoint = proxy.endpoint();
     for bucket in ["data", "deletes"] {
         gcs.create_bucket(bucket).unwrap();

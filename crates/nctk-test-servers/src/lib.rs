@@ -6,8 +6,10 @@
 //!   helpers to create buckets, put, get and list objects and upload a
 //!   directory, so a test can set up what nctk reads and check what it
 //!   wrote;
-//! * [`FakeGcsServer`] (through [`fake_gcs()`]): fake-gcs-server, a GCS
-//!   emulator, with helpers to create buckets, upload and list objects;
+//! * [`FakeGcsServer`] (through [`fake_gcs()`], or
+//!   [`fake_gcs_behind_proxy()`] with a [`FaultProxy`] in front of it):
+//!   fake-gcs-server, a GCS emulator, with helpers to create buckets,
+//!   upload and list objects;
 //! * [`AzuriteServer`] (through [`azurite()`]): Azurite's blob service,
 //!   with helpers to create containers and list blobs;
 //! * [`RangeFileServer`]: files and blobs over HTTP with `Range`, honest
@@ -35,7 +37,7 @@ mod stats;
 
 pub use azurite::{azurite, AzuriteServer};
 pub use error::{Error, Result};
-pub use gcs::{fake_gcs, fake_gcs_for, FakeGcsServer};
+pub use gcs::{fake_gcs, fake_gcs_behind_proxy, FakeGcsServer};
 pub use moto::{moto, MotoServer};
 pub use proxy::{Fault, FaultProxy};
 pub use range::{Behaviour, RangeFileServer};
