@@ -2,10 +2,11 @@
 //! by the tests themselves (not published; a dev-dependency only):
 //!
 //! * [`MotoServer`] (through [`moto()`], which skips visibly or fails
-//!   under CI when `moto_server` is not installed): an S3 server, with
-//!   helpers to create buckets, put, get and list objects and upload a
-//!   directory, so a test can set up what nctk reads and check what it
-//!   wrote;
+//!   under CI when `moto_server` is not installed, or
+//!   [`moto_behind_proxy()`] with a [`FaultProxy`] in front of it): an S3
+//!   server, with helpers to create buckets, put, get and list objects
+//!   and upload a directory, so a test can set up what nctk reads and
+//!   check what it wrote;
 //! * [`FakeGcsServer`] (through [`fake_gcs()`], or
 //!   [`fake_gcs_behind_proxy()`] with a [`FaultProxy`] in front of it):
 //!   fake-gcs-server, a GCS emulator, with helpers to create buckets,
@@ -38,7 +39,7 @@ mod stats;
 pub use azurite::{azurite, AzuriteServer};
 pub use error::{Error, Result};
 pub use gcs::{fake_gcs, fake_gcs_behind_proxy, FakeGcsServer};
-pub use moto::{moto, MotoServer};
+pub use moto::{moto, moto_behind_proxy, MotoServer};
 pub use proxy::{Fault, FaultProxy};
 pub use range::{Behaviour, RangeFileServer};
 pub use stats::{Seen, Stats};
