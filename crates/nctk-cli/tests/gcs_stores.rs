@@ -13,7 +13,7 @@
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
-use nctk_test_servers::{fake_gcs, fake_gcs_for, FaultProxy};
+use nctk_test_servers::{fake_gcs, fake_gcs_behind_proxy};
 use nctk_test_support::require;
 
 mod common;
@@ -120,13 +120,9 @@ fn a_copy_to_gcs_removes_a_killed_writes_store_in_order_then_stops_at_the_refuse
     let Some(root) = require::corpus() else {
         return;
     };
-    let listen = std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .unwrap();
-    let Some(gcs) = fake_gcs_for(&listen.to_string()) else {
+    let Some((gcs, proxy)) = fake_gcs_behind_proxy() else {
         return;
     };
-    let proxy = FaultProxy::start_on(listen, &gcs.endpoint()).unwrap();
     gcs.create_bucket("left").unwrap();
     let cdl = root.join("generated/from-cdl/netcdf-c/examples/CDL");
     let store = cdl.join("sfc_pres_temp.zarr");

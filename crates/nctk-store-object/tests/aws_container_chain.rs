@@ -17,7 +17,7 @@ use std::time::Duration;
 use bytes::Bytes;
 use nctk_store_object::aws::{resolve, S3Target};
 use nctk_store_object::{connect, runtime, RemoteOptions, S3Credentials};
-use nctk_test_servers::FaultProxy;
+use nctk_test_servers::moto_behind_proxy;
 use object_store::{ObjectStoreExt, PutPayload};
 
 /// The bearer token the pod's token file holds.
@@ -37,11 +37,10 @@ fn pod_identity(request: &Request, _: usize) -> (u16, String) {
 
 #[test]
 fn container_credentials_reach_moto_through_the_chain() {
-    let Some(moto) = nctk_test_servers::moto() else {
+    let Some((moto, proxy)) = moto_behind_proxy() else {
         return;
     };
     moto.create_bucket("pod").unwrap();
-    let proxy = FaultProxy::start(&moto.endpoint()).unwrap();
     let pod = Listener::start(Some(pod_identity));
     let home = tempfile::tempdir().unwrap();
     let token_file = home.path().join("token");

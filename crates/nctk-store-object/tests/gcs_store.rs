@@ -14,15 +14,19 @@
 
 #![cfg(feature = "connect")]
 
+#[path = "support/store_checks.rs"]
+mod store_checks;
+use store_checks::{
+    assert_faults_are_errors_naming_the_key, assert_retried, fault_value, impatient, patient,
+};
+
 use std::collections::BTreeMap;
-use std::time::Duration;
 
 use nctk_store::conformance;
-use nctk_store::kv::{Bytes, ReadableStore, StoreError, StoreKey};
+use nctk_store::kv::{Bytes, StoreKey};
 use nctk_store_object::connect::{self, gcs::EMULATOR_HOST, Access};
 use nctk_store_object::{ObjectKvStore, RemoteOptions};
-use nctk_test_servers::{fake_gcs_for, Fault, FaultProxy};
-use object_store::RetryConfig;
+use nctk_test_servers::{fake_gcs_behind_proxy, Fault};
 
 /// The store at `url` (`gs://bucket/prefix`), on the emulator (or the
 /// proxy in front of it) at `endpoint`.
@@ -43,32 +47,12 @@ fn gs_url(bucket: &str, prefix: &str) -> String {
     format!("gs://{bucket}/{}", prefix.trim_end_matches('/'))
 }
 
-/// Options failing fast: no retries, short timeouts.
-fn impatient() -> RemoteOptions {
-    RemoteOptions {
-        retry: RetryConfig {
-            max_retries: 0,
-            retry_timeout: Duration::from_secs(1),
-            ..RetryConfig::default()
-        },
-        timeout: Duration::from_secs(5),
-        connect_timeout: Duration::from_secs(1),
-        concurrency: 4,
-        ..RemoteOptions::default()
-    }
-}
-
 #[test]
 fn the_emulator_keeps_the_read_contract_and_faults_are_named() {
-    // Every request of the stores goes through the proxy, which keeps
-    // the client's `Host`: the emulator's public host is the proxy's.
-    let listen = std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .unwrap();
-    let Some(gcs) = fake_gcs_for(&listen.to_string()) else {
+    // Every request of the stores goes through the proxy.
+    let Some((gcs, proxy)) = fake_gcs_behind_proxy() else {
         return;
     };
-    let proxy = FaultProxy::start_on(listen, &gcs.endpoint()).unwrap();
     let endpoint = proxy.endpoint();
     for bucket in ["data", "deletes"] {
         gcs.create_bucket(bucket).unwrap();
@@ -90,49 +74,12 @@ fn the_emulator_keeps_the_read_contract_and_faults_are_named() {
         });
     }
 
-    let patient = RemoteOptions {
-        retry: RetryConfig {
-            max_retries: 4,
-            backoff: object_store::BackoffConfig {
-                init_backoff: Duration::from_millis(10),
-                max_backoff: Duration::from_millis(50),
-                base: 2.0,
-            },
-            retry_timeout: Duration::from_secs(20),
-        },
-        ..impatient()
-    };
-    let value: Vec<u8> = (0..=255u8).cycle().take(100_000).collect();
+    let value = fault_value();
     gcs.put_object("data", "f/v/0", value.clone()).unwrap();
     let k = StoreKey::new("v/0").unwrap();
-    let through = store(&endpoint, "gs://data/f", patient);
-    proxy.fail_next(2, Fault::Status(503));
-    assert_eq!(
-        through.get(&k).unwrap().as_deref(),
-        Some(&value[..]),
-        "503 retried"
-    );
-    assert_eq!(proxy.pending_faults(), 0);
+    let through = store(&endpoint, "gs://data/f", patient());
+    assert_retried(&proxy, &through, &k, &value, Fault::Status(503));
 
     let failing = store(&endpoint, "gs://data/f", impatient());
-    let names_key = |e: StoreError| {
-        let text = e.to_string();
-        assert!(text.contains("v/0"), "{text}");
-        text
-    };
-    proxy.fail_next(1, Fault::Status(500));
-    names_key(failing.get(&k).unwrap_err());
-    proxy.fail_next(1, Fault::Status(500));
-    assert!(
-        failing.size(&k).is_err(),
-        "a failed HEAD is not a missing key"
-    );
-    proxy.fail_next(1, Fault::TruncatedBody);
-    names_key(failing.get(&k).unwrap_err());
-    proxy.fail_next(1, Fault::Forbidden);
-    let denied = names_key(failing.get(&k).unwrap_err());
-    assert!(denied.contains("access denied"), "{denied}");
-    proxy.clear_faults();
-    let missing = StoreKey::new("v/missing").unwrap();
-    assert_eq!(failing.get(&missing).unwrap(), None, "a 404 is missing");
+    assert_faults_are_errors_naming_the_key(&proxy, &failing, &k);
 }

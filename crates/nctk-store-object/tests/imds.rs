@@ -20,7 +20,7 @@ use nctk_model::{ErrorKind, HasErrorKind};
 use nctk_store_object::aws::{resolve_with, AwsConfigError, AwsEnvironment, S3Target};
 use nctk_store_object::connect::imds::{InstanceMetadataProvider, TIMEOUT};
 use nctk_store_object::{connect, runtime, RemoteError, RemoteOptions, S3Credentials, S3Settings};
-use nctk_test_servers::FaultProxy;
+use nctk_test_servers::moto_behind_proxy;
 use object_store::{CredentialProvider, ObjectStoreExt, PutPayload};
 
 /// The session token the test service hands out.
@@ -214,11 +214,10 @@ fn no_role_is_no_credentials() {
 /// front of moto sees them); one exchange serves every request.
 #[test]
 fn service_credentials_reach_moto() {
-    let Some(moto) = nctk_test_servers::moto() else {
+    let Some((moto, proxy)) = moto_behind_proxy() else {
         return;
     };
     moto.create_bucket("imds").unwrap();
-    let proxy = FaultProxy::start(&moto.endpoint()).unwrap();
     let service = Listener::start(Some(an_hour));
     let url = "s3://imds/ds";
     let store = connect::s3(

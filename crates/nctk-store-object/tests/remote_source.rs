@@ -13,7 +13,7 @@ use nctk_store::conformance;
 use nctk_store_object::{
     connect, Remote, RemoteOptions, RemoteSource, S3Credentials, S3Settings, PART,
 };
-use nctk_test_servers::{moto, Behaviour, Fault, FaultProxy, MotoServer, RangeFileServer};
+use nctk_test_servers::{moto, moto_behind_proxy, Behaviour, Fault, MotoServer, RangeFileServer};
 
 /// Few, quick retries: the misbehaving servers misbehave every time.
 fn options() -> RemoteOptions {
@@ -250,12 +250,13 @@ fn reads_from_inside_a_tokio_runtime() {
 /// outlasts the retries is an error naming the URL; 403 is told apart.
 #[test]
 fn faults_are_retried_or_named() {
-    let Some(moto) = moto() else { return };
+    let Some((moto, proxy)) = moto_behind_proxy() else {
+        return;
+    };
     moto.create_bucket("faults").unwrap();
     let data = pattern(3 << 20);
     moto.put_object("faults", "f.bin", data.clone(), true)
         .unwrap();
-    let proxy = FaultProxy::start(&moto.endpoint()).unwrap();
     let fresh = || http_source(&proxy.endpoint(), "faults/f.bin");
     for fault in [
         Fault::Status(503),

@@ -7,6 +7,13 @@
 mod common;
 use common::settings;
 
+#[path = "support/store_checks.rs"]
+mod store_checks;
+use store_checks::{
+    assert_faults_are_errors_naming_the_key, assert_reads_back_across_parts, assert_retried,
+    fault_value, impatient, multipart_value, patient,
+};
+
 use std::time::Duration;
 
 use nctk_store::conformance;
@@ -14,8 +21,8 @@ use nctk_store::kv::{
     Bytes, ListableStore, ReadableStore, StoreError, StoreKey, StorePrefix, WritableStore,
 };
 use nctk_store_object::{connect, ObjectKvStore, Remote, RemoteOptions};
-use nctk_test_servers::{moto, Fault, FaultProxy, MotoServer as Moto};
-use object_store::{ObjectStoreExt, RetryConfig};
+use nctk_test_servers::{moto, moto_behind_proxy, Fault, MotoServer as Moto};
+use object_store::ObjectStoreExt;
 
 /// The dataset under `prefix` of `bucket` (created first) on `s3`.
 fn remote(s3: &Moto, bucket: &str, prefix: &str, options: RemoteOptions) -> Remote {
@@ -33,21 +40,6 @@ fn remote_at(endpoint: String, bucket: &str, prefix: &str, options: RemoteOption
 
 fn key(s: &str) -> StoreKey {
     StoreKey::new(s).unwrap()
-}
-
-/// Options failing fast: no retries, short timeouts.
-fn impatient() -> RemoteOptions {
-    RemoteOptions {
-        retry: RetryConfig {
-            max_retries: 0,
-            retry_timeout: Duration::from_secs(1),
-            ..RetryConfig::default()
-        },
-        timeout: Duration::from_secs(5),
-        connect_timeout: Duration::from_secs(1),
-        concurrency: 4,
-        ..RemoteOptions::default()
-    }
 }
 
 #[test]
@@ -80,25 +72,14 @@ fn large_values_are_uploaded_in_parts() {
     let Some(s3) = moto() else { return };
     let remote = remote(&s3, "big-bucket", "p", RemoteOptions::default());
     let store = ObjectKvStore::new(remote.clone());
-    let n = nctk_store_object::kv::MULTIPART_THRESHOLD * 2 + 12345;
-    let value: Vec<u8> = (0..n).map(|i| (i * 7 % 251) as u8).collect();
+    let value = multipart_value();
     let small = key("v/small");
     store
         .put(&key("v/0.0"), Bytes::from(value.clone()))
         .unwrap();
     store.put(&small, Bytes::from_static(b"small")).unwrap();
     store.close().unwrap();
-    assert_eq!(store.size(&key("v/0.0")).unwrap(), Some(n as u64));
-    assert_eq!(
-        store.get(&key("v/0.0")).unwrap().as_deref(),
-        Some(&value[..])
-    );
-    let edge = nctk_store_object::kv::MULTIPART_THRESHOLD as u64;
-    let r = store
-        .get_range(&key("v/0.0"), edge - 10..edge + 10)
-        .unwrap()
-        .unwrap();
-    assert_eq!(&r[..], &value[edge as usize - 10..edge as usize + 10]);
+    assert_reads_back_across_parts(&store, &key("v/0.0"), &value);
     let etag = |k: &str| {
         let path = remote.path(k);
         let s = remote.store().clone();
@@ -182,68 +163,24 @@ fn listed_keys_with_dot_dot_are_refused() {
 /// errors naming the key (a 403 as "access denied"), never a missing key.
 #[test]
 fn faults_are_retried_or_are_errors_never_missing_keys() {
-    let Some(s3) = moto() else { return };
-    s3.create_bucket("faults").unwrap();
-    let proxy = FaultProxy::start(&s3.endpoint()).unwrap();
-    let patient = RemoteOptions {
-        retry: RetryConfig {
-            max_retries: 4,
-            backoff: object_store::BackoffConfig {
-                init_backoff: Duration::from_millis(10),
-                max_backoff: Duration::from_millis(50),
-                base: 2.0,
-            },
-            retry_timeout: Duration::from_secs(20),
-        },
-        ..impatient()
+    let Some((s3, proxy)) = moto_behind_proxy() else {
+        return;
     };
-    let store = ObjectKvStore::new(remote_at(proxy.endpoint(), "faults", "d", patient));
+    s3.create_bucket("faults").unwrap();
+    let store = ObjectKvStore::new(remote_at(proxy.endpoint(), "faults", "d", patient()));
     let k = key("v/0");
-    let value: Bytes = (0..=255u8)
-        .cycle()
-        .take(100_000)
-        .collect::<Vec<u8>>()
-        .into();
-    store.put(&k, value.clone()).unwrap();
+    let value = fault_value();
+    store.put(&k, Bytes::from(value.clone())).unwrap();
     store.close().unwrap();
-
-    proxy.fail_next(2, Fault::SlowDown);
-    assert_eq!(
-        store.get(&k).unwrap(),
-        Some(value.clone()),
-        "SlowDown retried"
-    );
-    assert_eq!(proxy.pending_faults(), 0);
+    assert_retried(&proxy, &store, &k, &value, Fault::SlowDown);
 
     let failing = ObjectKvStore::new(remote_at(proxy.endpoint(), "faults", "d", impatient()));
-    let names_key = |e: StoreError| {
-        let text = e.to_string();
-        assert!(text.contains("v/0"), "{text}");
-        text
-    };
-    proxy.fail_next(1, Fault::Status(500));
-    names_key(failing.get(&k).unwrap_err());
+    assert_faults_are_errors_naming_the_key(&proxy, &failing, &k);
+    // A failed request for a key that does not exist among a batch's:
+    // still an error, never `None`.
     proxy.fail_next_matching("/d/v/1", 1, Fault::Status(500));
-    // The failed request is for a key that does not exist: still an
-    // error, never `None`.
     let e = failing.get_many(&[key("v/1"), k.clone()]).unwrap_err();
     assert!(e.to_string().contains("v/1"), "{e}");
-    proxy.fail_next(1, Fault::Status(500));
-    assert!(
-        failing.size(&k).is_err(),
-        "a failed HEAD is not a missing key"
-    );
-    proxy.fail_next(1, Fault::TruncatedBody);
-    names_key(failing.get(&k).unwrap_err());
-    proxy.fail_next(1, Fault::Forbidden);
-    let denied = names_key(failing.get(&k).unwrap_err());
-    assert!(denied.contains("access denied"), "{denied}");
-    proxy.clear_faults();
-    assert_eq!(
-        failing.get(&key("v/missing")).unwrap(),
-        None,
-        "a 404 is missing"
-    );
 }
 
 /// A read-only store (plain HTTP) says so and refuses writes.
@@ -269,9 +206,10 @@ fn read_only_stores_refuse_writes() {
 /// the lengths are those written.
 #[test]
 fn sizes_of_many_keys_take_one_listing() {
-    let Some(s3) = moto() else { return };
+    let Some((s3, proxy)) = moto_behind_proxy() else {
+        return;
+    };
     s3.create_bucket("sizes").unwrap();
-    let proxy = FaultProxy::start(&s3.endpoint()).unwrap();
     let store = ObjectKvStore::new(remote_at(proxy.endpoint(), "sizes", "d", impatient()));
     let mut keys = vec![];
     let mut want = vec![];
@@ -312,9 +250,10 @@ fn sizes_of_many_keys_take_one_listing() {
 /// a slot, and eight take at least two rounds.
 #[test]
 fn puts_overlap_but_at_most_concurrency_are_in_flight() {
-    let Some(s3) = moto() else { return };
+    let Some((s3, proxy)) = moto_behind_proxy() else {
+        return;
+    };
     s3.create_bucket("bounded").unwrap();
-    let proxy = FaultProxy::start(&s3.endpoint()).unwrap();
     let latency = Duration::from_millis(300);
     proxy.set_latency(latency);
     let options = RemoteOptions {

@@ -6,8 +6,9 @@ use std::path::Path;
 use bytes::Bytes;
 use hyper::Method;
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::process::{Driver, ServerProcess};
+use crate::proxy::FaultProxy;
 use crate::s3;
 
 /// Objects uploaded at once by [`FakeGcsServer::upload_dir`].
@@ -46,13 +47,25 @@ pub fn fake_gcs() -> Option<FakeGcsServer> {
     Some(FakeGcsServer::start(&program, None).unwrap_or_else(|e| panic!("{e}")))
 }
 
-/// [`fake_gcs()`] with the public host `host` (`127.0.0.1:PORT`): the
-/// address its XML API answers at, such as that of a [`crate::FaultProxy`]
-/// in front of it (which keeps the client's `Host`).
+/// [`fake_gcs()`] behind a [`FaultProxy`] on a free port of `127.0.0.1`,
+/// as [`FakeGcsServer::start_behind_proxy`] starts them: a client given
+/// the proxy's [`FaultProxy::endpoint`] reaches the emulator's XML API
+/// through it, each request seen there or answered with a fault. `None`
+/// after a visible `SKIPPED` line when fake-gcs-server is not installed,
+/// as [`fake_gcs()`]; an emulator or proxy that does not start fails the
+/// test.
+///
+/// ```no_run
+/// let Some((gcs, proxy)) = nctk_test_servers::fake_gcs_behind_proxy() else { return };
+/// gcs.create_bucket("data").unwrap();
+/// // What the client under test names as `STORAGE_EMULATOR_HOST`.
+/// let endpoint = proxy.endpoint();
+/// # let _ = endpoint;
+/// ```
 #[track_caller]
-pub fn fake_gcs_for(host: &str) -> Option<FakeGcsServer> {
+pub fn fake_gcs_behind_proxy() -> Option<(FakeGcsServer, FaultProxy)> {
     let program = nctk_test_support::require::fake_gcs_server()?;
-    Some(FakeGcsServer::start(&program, Some(host)).unwrap_or_else(|e| panic!("{e}")))
+    Some(FakeGcsServer::start_behind_proxy(&program).unwrap_or_else(|e| panic!("{e}")))
 }
 
 impl FakeGcsServer {
@@ -98,6 +111,20 @@ impl FakeGcsServer {
             _process: process,
             driver,
         })
+    }
+
+    /// Starts `program` (fake-gcs-server) as [`Self::start`] does, with a
+    /// [`FaultProxy`] in front of it: the proxy's port is chosen first,
+    /// so that it is the emulator's public host (the proxy keeps the
+    /// client's `Host`, which the emulator's XML API answers for, and
+    /// [`Self::list_keys`] lists through the proxy).
+    pub fn start_behind_proxy(program: &Path) -> Result<(Self, FaultProxy)> {
+        let listen = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .map_err(Error::io("choosing a free port of 127.0.0.1 for the proxy"))?;
+        let gcs = Self::start(program, Some(&listen.to_string()))?;
+        let proxy = FaultProxy::start_on(listen, &gcs.endpoint())?;
+        Ok((gcs, proxy))
     }
 
     /// `http://127.0.0.1:PORT`: what `STORAGE_EMULATOR_HOST` names.

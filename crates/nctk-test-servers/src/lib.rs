@@ -2,12 +2,15 @@
 //! by the tests themselves (not published; a dev-dependency only):
 //!
 //! * [`MotoServer`] (through [`moto()`], which skips visibly or fails
-//!   under CI when `moto_server` is not installed): an S3 server, with
-//!   helpers to create buckets, put, get and list objects and upload a
-//!   directory, so a test can set up what nctk reads and check what it
-//!   wrote;
-//! * [`FakeGcsServer`] (through [`fake_gcs()`]): fake-gcs-server, a GCS
-//!   emulator, with helpers to create buckets, upload and list objects;
+//!   under CI when `moto_server` is not installed, or
+//!   [`moto_behind_proxy()`] with a [`FaultProxy`] in front of it): an S3
+//!   server, with helpers to create buckets, put, get and list objects
+//!   and upload a directory, so a test can set up what nctk reads and
+//!   check what it wrote;
+//! * [`FakeGcsServer`] (through [`fake_gcs()`], or
+//!   [`fake_gcs_behind_proxy()`] with a [`FaultProxy`] in front of it):
+//!   fake-gcs-server, a GCS emulator, with helpers to create buckets,
+//!   upload and list objects;
 //! * [`AzuriteServer`] (through [`azurite()`]): Azurite's blob service,
 //!   with helpers to create containers and list blobs;
 //! * [`RangeFileServer`]: files and blobs over HTTP with `Range`, honest
@@ -35,8 +38,8 @@ mod stats;
 
 pub use azurite::{azurite, AzuriteServer};
 pub use error::{Error, Result};
-pub use gcs::{fake_gcs, fake_gcs_for, FakeGcsServer};
-pub use moto::{moto, MotoServer};
+pub use gcs::{fake_gcs, fake_gcs_behind_proxy, FakeGcsServer};
+pub use moto::{moto, moto_behind_proxy, MotoServer};
 pub use proxy::{Fault, FaultProxy};
 pub use range::{Behaviour, RangeFileServer};
 pub use stats::{Seen, Stats};

@@ -8,6 +8,7 @@ use hyper::{Method, StatusCode};
 
 use crate::error::Result;
 use crate::process::{check_ok, Driver, ServerProcess};
+use crate::proxy::FaultProxy;
 use crate::s3;
 
 /// The program started.
@@ -55,6 +56,20 @@ pub fn moto() -> Option<MotoServer> {
         return None;
     }
     Some(MotoServer::start().unwrap_or_else(|e| panic!("{e}")))
+}
+
+/// [`moto()`] behind a [`FaultProxy`] on a free port of `127.0.0.1`: a
+/// client given the proxy's [`FaultProxy::endpoint`] reaches moto through
+/// it, each request seen there or answered with a fault, while the
+/// server's own helpers ([`MotoServer::create_bucket`], ...) go to moto
+/// directly. `None` after a visible `SKIPPED` line when `moto_server` is
+/// not installed, as [`moto()`]; a server or proxy that does not start
+/// fails the test.
+#[track_caller]
+pub fn moto_behind_proxy() -> Option<(MotoServer, FaultProxy)> {
+    let moto = moto()?;
+    let proxy = FaultProxy::start(&moto.endpoint()).unwrap_or_else(|e| panic!("{e}"));
+    Some((moto, proxy))
 }
 
 impl MotoServer {

@@ -14,8 +14,13 @@
 //!   store read by zarr-python, and an ncstream read back, hold what
 //!   netCDF4-python reads from the source (which gives `""` for a null).
 
+mod copy_support;
+mod enhanced_support;
+
 use std::path::{Path, PathBuf};
 
+use copy_support::{kind, peer_dump_body};
+use enhanced_support::{ncgen_nc4, netcdf4};
 use nctk::Format;
 use nctk_model::{Selection, Values};
 use nctk_test_support::{peer, require};
@@ -74,38 +79,6 @@ fn cdls(corpus: &Path, dir: &Path) -> Vec<PathBuf> {
     out
 }
 
-/// `ncgen -k nc4 -o out cdl`.
-fn ncgen(cdl: &Path, out: &Path) {
-    peer::run(
-        "ncgen",
-        [
-            "-k".into(),
-            "nc4".into(),
-            "-o".into(),
-            out.as_os_str().to_owned(),
-            cdl.as_os_str().to_owned(),
-        ],
-    )
-    .unwrap_or_else(|e| panic!("ncgen {}: {e}", cdl.display()));
-}
-
-/// `ncdump args path`, without its first line (the dataset's name) and
-/// `_NCProperties` (which names the writer).
-fn ncdump_body(args: &[&str], path: &Path) -> String {
-    let text = peer::run(
-        "ncdump",
-        args.iter()
-            .map(|a| a.to_string())
-            .chain([path.display().to_string()]),
-    )
-    .unwrap_or_else(|e| panic!("ncdump {}: {e}", path.display()));
-    text.lines()
-        .skip(1)
-        .filter(|l| !l.contains(":_NCProperties = "))
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
 /// `nctk dump path`.
 fn nctk_dump(path: &Path) -> String {
     let args = DumpArgs {
@@ -129,7 +102,7 @@ fn null_strings_dump_copy_and_gen_as_netcdf_c_does() {
     for cdl in cdls(&corpus, dir.path()) {
         let stem = cdl.file_stem().unwrap().to_string_lossy().into_owned();
         let theirs = dir.path().join(format!("{stem}.nc"));
-        ncgen(&cdl, &theirs);
+        assert!(ncgen_nc4(&cdl, &theirs), "ncgen -k nc4 refused {stem}");
         let want = peer::run("ncdump", [&theirs]).unwrap();
         assert!(
             want.contains("NIL"),
@@ -138,14 +111,10 @@ fn null_strings_dump_copy_and_gen_as_netcdf_c_does() {
         assert_eq!(nctk_dump(&theirs), want, "{stem}: nctk dump");
 
         let copied = dir.path().join(format!("{stem}-copy.nc"));
-        let opts = CopyOptions {
-            kind: Some(Format::Netcdf4),
-            ..CopyOptions::default()
-        };
-        copy(&theirs, &copied, &opts, &mut NoProgress).unwrap();
+        copy(&theirs, &copied, &kind(Format::Netcdf4), &mut NoProgress).unwrap();
         assert_eq!(
-            ncdump_body(&[], &copied),
-            ncdump_body(&[], &theirs),
+            peer_dump_body(&[], &copied),
+            peer_dump_body(&[], &theirs),
             "{stem}: ncdump of nctk copy -k nc4"
         );
 
@@ -157,8 +126,8 @@ fn null_strings_dump_copy_and_gen_as_netcdf_c_does() {
         };
         gen(&args, std::fs::read(&cdl).unwrap(), dir.path()).unwrap();
         assert_eq!(
-            ncdump_body(&["-s"], &ours),
-            ncdump_body(&["-s"], &theirs),
+            peer_dump_body(&["-s"], &ours),
+            peer_dump_body(&["-s"], &theirs),
             "{stem}: ncdump -s of nctk gen -k nc4"
         );
     }
@@ -189,10 +158,7 @@ fn formats_without_a_null_write_what_netcdf4_python_reads() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let cdl = dir.path().join("flat.cdl");
-    std::fs::write(&cdl, FLAT).unwrap();
-    let source = dir.path().join("flat.nc");
-    ncgen(&cdl, &source);
+    let source = netcdf4(dir.path(), "flat", FLAT);
     let store = dir.path().join("flat.zarr");
     let stream = dir.path().join("flat.ncs");
     let opts = CopyOptions::default();
