@@ -33,7 +33,7 @@ fn nctk_with(env: &[(&str, &str)], args: &[&str]) -> Output {
 struct Served {
     // Dropped first: the proxy stops before the server behind it.
     proxy: FaultProxy,
-    /// The server, kept running (a test binds it as `_s3`).
+    /// The server behind the proxy, kept running.
     _s3: Moto,
     /// The store's URL through the proxy, without its `#mode`.
     at: String,
@@ -104,18 +104,11 @@ fn failed_naming(out: &Output, names: &[&str], whole: &str) -> String {
 
 #[test]
 fn a_listing_or_metadata_that_does_not_parse_is_an_error_naming_it() {
-    let Some(Served {
-        proxy,
-        at,
-        url,
-        whole,
-        _s3,
-    }) = served("malformed")
-    else {
+    let Some(store) = served("malformed") else {
         return;
     };
     // A pure Zarr store without .zmetadata is listed to find its arrays.
-    proxy.fail_next_matching(
+    store.proxy.fail_next_matching(
         "list-type=2",
         usize::MAX,
         Fault::Respond {
@@ -124,11 +117,11 @@ fn a_listing_or_metadata_that_does_not_parse_is_an_error_naming_it() {
             body: "<?xml version=\"1.0\"?><ListBucketResult><Name>malfor",
         },
     );
-    let out = nctk_with(&[], &["dump", &url]);
-    let stderr = failed_naming(&out, &[&at, "list"], &whole);
+    let out = nctk_with(&[], &["dump", &store.url]);
+    let stderr = failed_naming(&out, &[&store.at, "list"], &store.whole);
     assert!(!stderr.contains("panicked"), "{stderr}");
-    proxy.clear_faults();
-    proxy.fail_next_matching(
+    store.proxy.clear_faults();
+    store.proxy.fail_next_matching(
         "/zlib/.zarray",
         usize::MAX,
         Fault::Respond {
@@ -137,32 +130,28 @@ fn a_listing_or_metadata_that_does_not_parse_is_an_error_naming_it() {
             body: "{\"shape\": [10, 100], \"chunks\": [4,",
         },
     );
-    let out = nctk_with(&[], &["dump", &url]);
-    failed_naming(&out, &["zlib/.zarray"], &whole);
+    let out = nctk_with(&[], &["dump", &store.url]);
+    failed_naming(&out, &["zlib/.zarray"], &store.whole);
 }
 
 #[test]
 fn access_denied_and_failures_after_retries_are_errors_never_fill_values() {
-    let Some(Served {
-        proxy,
-        at,
-        url,
-        whole,
-        _s3,
-    }) = served("denied")
-    else {
+    let Some(store) = served("denied") else {
         return;
     };
-    proxy.fail_next(usize::MAX, Fault::Forbidden);
-    let out = nctk_with(&[], &["dump", &url]);
-    failed_naming(&out, &[&at, "access denied"], &whole);
-    proxy.clear_faults();
+    store.proxy.fail_next(usize::MAX, Fault::Forbidden);
+    let out = nctk_with(&[], &["dump", &store.url]);
+    failed_naming(&out, &[&store.at, "access denied"], &store.whole);
+    store.proxy.clear_faults();
     // One chunk of one variable keeps failing: the dump stops there.
-    proxy.fail_next_matching("/zlib/1.2", usize::MAX, Fault::Status(503));
-    proxy.reset_stats();
-    let out = nctk_with(&[], &["dump", &url]);
-    failed_naming(&out, &[&format!("{at}/zlib/1.2")], &whole);
-    let asked = proxy
+    store
+        .proxy
+        .fail_next_matching("/zlib/1.2", usize::MAX, Fault::Status(503));
+    store.proxy.reset_stats();
+    let out = nctk_with(&[], &["dump", &store.url]);
+    failed_naming(&out, &[&format!("{}/zlib/1.2", store.at)], &store.whole);
+    let asked = store
+        .proxy
         .stats()
         .seen
         .iter()
