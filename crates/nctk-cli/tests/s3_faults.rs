@@ -7,10 +7,9 @@
 //! through the environment (`NCTK_S3_MAX_RETRIES`, `NCTK_S3_RETRY_TIMEOUT`),
 //! and an unusable setting there is refused by name.
 
-use std::path::Path;
 use std::process::{Command, Output};
 
-use nctk_test_servers::{moto, Fault, FaultProxy, MotoServer as Moto};
+use nctk_test_servers::{moto_behind_proxy, Fault, FaultProxy, MotoServer as Moto};
 use nctk_test_support::require;
 
 const STORE: &str = "generated/other-writers/zarr-python-v2/codecs.zarr";
@@ -29,13 +28,31 @@ fn nctk_with(env: &[(&str, &str)], args: &[&str]) -> Output {
         .expect("run nctk")
 }
 
-/// The corpus store uploaded to `bucket` on `s3`, a proxy in front of
-/// `s3`, the store's URL through it, and its local dump's body.
-fn setup(s3: &Moto, bucket: &str, local: &Path) -> (FaultProxy, String, String) {
+/// A test's start: the corpus store uploaded to a bucket on moto, with a
+/// proxy in front of moto.
+struct Served {
+    // Dropped first: the proxy stops before the server behind it.
+    proxy: FaultProxy,
+    /// The server behind the proxy, kept running.
+    _s3: Moto,
+    /// The store's URL through the proxy, without its `#mode`.
+    at: String,
+    /// `at` with `#mode=zarr,s3`: what `nctk` is given.
+    url: String,
+    /// The store's local dump's body.
+    whole: String,
+}
+
+/// The corpus store uploaded to `bucket` on moto behind a proxy, checked
+/// to dump through it as it dumps locally; `None` when the corpus or
+/// moto is missing.
+fn served(bucket: &str) -> Option<Served> {
+    let local = require::corpus_path(STORE)?;
+    let (s3, proxy) = moto_behind_proxy()?;
     s3.create_bucket(bucket).unwrap();
-    s3.upload_dir(bucket, "codecs.zarr", local).unwrap();
-    let proxy = FaultProxy::start(&s3.endpoint()).unwrap();
-    let url = format!("{}/{bucket}/codecs.zarr#mode=zarr,s3", proxy.endpoint());
+    s3.upload_dir(bucket, "codecs.zarr", &local).unwrap();
+    let at = format!("{}/{bucket}/codecs.zarr", proxy.endpoint());
+    let url = format!("{at}#mode=zarr,s3");
     let local_dump = nctk_with(
         &[],
         &[
@@ -51,7 +68,13 @@ fn setup(s3: &Moto, bucket: &str, local: &Path) -> (FaultProxy, String, String) 
         String::from_utf8_lossy(&good.stderr)
     );
     assert_eq!(body(&good.stdout), body(&local_dump.stdout));
-    (proxy, url, body(&local_dump.stdout))
+    Some(Served {
+        proxy,
+        _s3: s3,
+        at,
+        url,
+        whole: body(&local_dump.stdout),
+    })
 }
 
 /// A dump without its first line (which names the dataset).
@@ -81,14 +104,11 @@ fn failed_naming(out: &Output, names: &[&str], whole: &str) -> String {
 
 #[test]
 fn a_listing_or_metadata_that_does_not_parse_is_an_error_naming_it() {
-    let Some(local) = require::corpus_path(STORE) else {
+    let Some(store) = served("malformed") else {
         return;
     };
-    let Some(s3) = moto() else { return };
-    let (proxy, url, whole) = setup(&s3, "malformed", &local);
-    let at = format!("{}/malformed/codecs.zarr", proxy.endpoint());
     // A pure Zarr store without .zmetadata is listed to find its arrays.
-    proxy.fail_next_matching(
+    store.proxy.fail_next_matching(
         "list-type=2",
         usize::MAX,
         Fault::Respond {
@@ -97,11 +117,11 @@ fn a_listing_or_metadata_that_does_not_parse_is_an_error_naming_it() {
             body: "<?xml version=\"1.0\"?><ListBucketResult><Name>malfor",
         },
     );
-    let out = nctk_with(&[], &["dump", &url]);
-    let stderr = failed_naming(&out, &[&at, "list"], &whole);
+    let out = nctk_with(&[], &["dump", &store.url]);
+    let stderr = failed_naming(&out, &[&store.at, "list"], &store.whole);
     assert!(!stderr.contains("panicked"), "{stderr}");
-    proxy.clear_faults();
-    proxy.fail_next_matching(
+    store.proxy.clear_faults();
+    store.proxy.fail_next_matching(
         "/zlib/.zarray",
         usize::MAX,
         Fault::Respond {
@@ -110,28 +130,28 @@ fn a_listing_or_metadata_that_does_not_parse_is_an_error_naming_it() {
             body: "{\"shape\": [10, 100], \"chunks\": [4,",
         },
     );
-    let out = nctk_with(&[], &["dump", &url]);
-    failed_naming(&out, &["zlib/.zarray"], &whole);
+    let out = nctk_with(&[], &["dump", &store.url]);
+    failed_naming(&out, &["zlib/.zarray"], &store.whole);
 }
 
 #[test]
 fn access_denied_and_failures_after_retries_are_errors_never_fill_values() {
-    let Some(local) = require::corpus_path(STORE) else {
+    let Some(store) = served("denied") else {
         return;
     };
-    let Some(s3) = moto() else { return };
-    let (proxy, url, whole) = setup(&s3, "denied", &local);
-    let at = format!("{}/denied/codecs.zarr", proxy.endpoint());
-    proxy.fail_next(usize::MAX, Fault::Forbidden);
-    let out = nctk_with(&[], &["dump", &url]);
-    failed_naming(&out, &[&at, "access denied"], &whole);
-    proxy.clear_faults();
+    store.proxy.fail_next(usize::MAX, Fault::Forbidden);
+    let out = nctk_with(&[], &["dump", &store.url]);
+    failed_naming(&out, &[&store.at, "access denied"], &store.whole);
+    store.proxy.clear_faults();
     // One chunk of one variable keeps failing: the dump stops there.
-    proxy.fail_next_matching("/zlib/1.2", usize::MAX, Fault::Status(503));
-    proxy.reset_stats();
-    let out = nctk_with(&[], &["dump", &url]);
-    failed_naming(&out, &[&format!("{at}/zlib/1.2")], &whole);
-    let asked = proxy
+    store
+        .proxy
+        .fail_next_matching("/zlib/1.2", usize::MAX, Fault::Status(503));
+    store.proxy.reset_stats();
+    let out = nctk_with(&[], &["dump", &store.url]);
+    failed_naming(&out, &[&format!("{}/zlib/1.2", store.at)], &store.whole);
+    let asked = store
+        .proxy
         .stats()
         .seen
         .iter()

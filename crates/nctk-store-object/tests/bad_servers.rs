@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 use nctk_store::kv::{ListableStore, ReadableStore, StoreError, StoreKey, StorePrefix};
 use nctk_store_object::kv::LimitError;
 use nctk_store_object::{connect, ObjectKvStore, Remote, RemoteOptions};
-use nctk_test_servers::{moto, Fault, FaultProxy, MotoServer as Moto};
+use nctk_test_servers::{moto_behind_proxy, Fault, FaultProxy, MotoServer as Moto};
 
 /// Few, quick retries and short deadlines: these servers misbehave every
 /// time.
@@ -29,23 +29,22 @@ fn options() -> RemoteOptions {
 }
 
 /// A bucket on `s3` holding `v/.zarray` and `.zgroup` under the prefix
-/// `d`, and a store of it through a proxy in front of `s3`.
-fn store_behind_proxy(
+/// `d`, and a store of it through `proxy` (in front of `s3`).
+fn store_behind(
     s3: &Moto,
+    proxy: &FaultProxy,
     bucket: &str,
     options: RemoteOptions,
-) -> (FaultProxy, ObjectKvStore) {
+) -> ObjectKvStore {
     s3.create_bucket(bucket).unwrap();
     s3.put_object(bucket, "d/.zgroup", &b"{\"zarr_format\": 2}"[..], false)
         .unwrap();
     s3.put_object(bucket, "d/v/.zarray", &b"{}"[..], false)
         .unwrap();
-    let proxy = FaultProxy::start(&s3.endpoint()).unwrap();
     let endpoint = proxy.endpoint();
     let url = format!("{endpoint}/{bucket}/d");
     let store = connect::s3(&settings(endpoint, bucket), &options, &url).expect("connect");
-    let store = ObjectKvStore::new(Remote::new(store, url, "d", options));
-    (proxy, store)
+    ObjectKvStore::new(Remote::new(store, url, "d", options))
 }
 
 fn key(s: &str) -> StoreKey {
@@ -69,8 +68,10 @@ fn chain(e: &StoreError) -> String {
 
 #[test]
 fn listings_that_are_not_xml_are_errors_naming_the_prefix() {
-    let Some(s3) = moto() else { return };
-    let (proxy, store) = store_behind_proxy(&s3, "badxml", options());
+    let Some((s3, proxy)) = moto_behind_proxy() else {
+        return;
+    };
+    let store = store_behind(&s3, &proxy, "badxml", options());
     let v = StorePrefix::new("v").unwrap();
     // The honest listing first, so the faults below are what breaks it.
     assert_eq!(store.list_dir(&v).unwrap().keys, vec![key("v/.zarray")]);
@@ -103,8 +104,10 @@ fn listings_that_are_not_xml_are_errors_naming_the_prefix() {
 /// and the prefix; the pages hold nothing, so memory stays flat.
 #[test]
 fn a_listing_that_never_ends_stops_at_the_deadline() {
-    let Some(s3) = moto() else { return };
-    let (proxy, store) = store_behind_proxy(&s3, "endless", options());
+    let Some((s3, proxy)) = moto_behind_proxy() else {
+        return;
+    };
+    let store = store_behind(&s3, &proxy, "endless", options());
     let page = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n\
         <ListBucketResult xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\">\
         <Name>endless</Name><Prefix>d/</Prefix><KeyCount>0</KeyCount><MaxKeys>1000</MaxKeys>\
@@ -156,8 +159,10 @@ fn a_listing_that_never_ends_stops_at_the_deadline() {
 /// with no terabyte set aside. Below the bound, the value is read whole.
 #[test]
 fn an_object_larger_than_the_bound_is_refused_from_its_headers() {
-    let Some(s3) = moto() else { return };
-    let (proxy, store) = store_behind_proxy(&s3, "huge", options());
+    let Some((s3, proxy)) = moto_behind_proxy() else {
+        return;
+    };
+    let store = store_behind(&s3, &proxy, "huge", options());
     let k = key("v/.zarray");
     assert_eq!(store.get(&k).unwrap().as_deref(), Some(&b"{}"[..]));
     proxy.fail_next_matching("/d/v/.zarray", 1, Fault::Endless { declared: 1 << 40 });
@@ -176,7 +181,7 @@ fn an_object_larger_than_the_bound_is_refused_from_its_headers() {
         max_object_size: 1000,
         ..options()
     };
-    let (proxy, store) = store_behind_proxy(&s3, "huge2", small);
+    let store = store_behind(&s3, &proxy, "huge2", small);
     proxy.fail_next_matching("/d/v/.zarray", 1, Fault::Endless { declared: 1001 });
     let e = store.get(&k).unwrap_err();
     assert!(chain(&e).contains("1001"), "{}", chain(&e));
@@ -189,8 +194,10 @@ fn an_object_larger_than_the_bound_is_refused_from_its_headers() {
 /// still the error its status says.
 #[test]
 fn answers_with_garbage_headers_are_errors_naming_the_key() {
-    let Some(s3) = moto() else { return };
-    let (proxy, store) = store_behind_proxy(&s3, "garbage", options());
+    let Some((s3, proxy)) = moto_behind_proxy() else {
+        return;
+    };
+    let store = store_behind(&s3, &proxy, "garbage", options());
     let k = key(".zgroup");
     assert_eq!(
         store.get_range(&k, 1..5).unwrap().as_deref(),

@@ -7,7 +7,7 @@ mod common;
 use std::time::Duration;
 
 use common::{blob, hex, urllib};
-use nctk_test_servers::{moto, Behaviour, Fault, FaultProxy, RangeFileServer};
+use nctk_test_servers::{moto_behind_proxy, Behaviour, Fault, FaultProxy, RangeFileServer};
 use nctk_test_support::require;
 
 /// A proxy in front of an honest server holding `blob(len)` as `x`.
@@ -25,8 +25,9 @@ fn proxied(len: usize) -> (RangeFileServer, FaultProxy, Vec<u8>) {
 /// boto3 reads moto's bytes, and the proxy saw each request.
 #[test]
 fn boto3_through_the_proxy_reaches_moto_unchanged() {
-    let Some(moto) = moto() else { return };
-    let proxy = FaultProxy::start(&moto.endpoint()).unwrap();
+    let Some((moto, proxy)) = moto_behind_proxy() else {
+        return;
+    };
     moto.create_bucket("proxied").unwrap();
     let direct = blob(1000);
     moto.put_object("proxied", "direct.bin", direct.clone(), false)

@@ -139,7 +139,7 @@ fn s3_environment() {
 /// outlasts the retries is I/O (transient), naming the URL.
 #[test]
 fn remote_failures_have_the_kind_of_their_http_status() {
-    let Some(s3) = nctk_test_servers::moto() else {
+    let Some((s3, proxy)) = nctk_test_servers::moto_behind_proxy() else {
         return;
     };
     s3_environment();
@@ -151,7 +151,6 @@ fn remote_failures_have_the_kind_of_their_http_status() {
     let err = nctk::open(&absent).unwrap_err();
     assert_eq!(err.kind(), ErrorKind::NotFound, "{err}");
 
-    let proxy = nctk_test_servers::FaultProxy::start(&s3.endpoint()).unwrap();
     let url = format!("{}/kinds/d#mode=zarr,s3", proxy.endpoint());
     nctk::open(&url).expect("the store opens through the proxy");
     let cases = [

@@ -7,7 +7,7 @@
 
 use std::sync::Once;
 
-use nctk_test_servers::{moto, FaultProxy, MotoServer};
+use nctk_test_servers::{moto, moto_behind_proxy, MotoServer};
 use nctk_test_support::require;
 
 /// Credentials for every request of this process (moto takes any key
@@ -93,12 +93,13 @@ fn zarr_python_stores_on_s3_read_with_its_values() {
 /// same store without it is listed (the count is real).
 #[test]
 fn opening_a_consolidated_store_lists_nothing() {
-    let Some(s3) = moto() else { return };
+    let Some((s3, proxy)) = moto_behind_proxy() else {
+        return;
+    };
     credentials();
     let Some(_) = zarr_python_stores(&s3, "counted") else {
         return;
     };
-    let proxy = FaultProxy::start(&s3.endpoint()).unwrap();
     let lists = |store: &str| {
         proxy.reset_stats();
         let url = format!("{}/counted/{store}#mode=zarr,s3", proxy.endpoint());

@@ -12,7 +12,7 @@ use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use nctk_test_servers::{moto, Fault, FaultProxy, MotoServer};
+use nctk_test_servers::{moto_behind_proxy, Fault, FaultProxy, MotoServer};
 
 use crate::local::kill;
 use crate::support::{inputs, nctk, nctk_read, peer_read, peers_present, PeerKind, Rng, Truth};
@@ -129,13 +129,14 @@ pub fn object_store_faults(kills: usize, seed: u64) {
     if !peers_present() {
         return;
     }
-    let Some(s3) = moto() else { return };
+    let Some((s3, proxy)) = moto_behind_proxy() else {
+        return;
+    };
     // nctk, the library, reads the stores with the environment's keys.
     std::env::set_var("AWS_ACCESS_KEY_ID", "test");
     std::env::set_var("AWS_SECRET_ACCESS_KEY", "test");
     std::env::remove_var("AWS_PROFILE");
     s3.create_bucket(BUCKET).unwrap();
-    let proxy = FaultProxy::start(&s3.endpoint()).unwrap();
     let work = tempfile::tempdir().unwrap();
     let inputs = inputs();
     let new = Truth::of_input(&inputs.s3_src);
