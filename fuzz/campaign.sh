@@ -2,7 +2,8 @@
 # The fuzzing campaign (outside CI): seeds each target's corpus from the
 # test data, runs each target for SECS seconds (default 1800), JOBS at a
 # time (default 1), and prints a markdown row per target: runs, edges
-# covered, corpus entries, findings (artifacts). Logs and artifacts stay in
+# covered, corpus entries, findings (crash, leak, timeout and out-of-memory
+# artifacts) and slow units. Logs and artifacts stay in
 # fuzz/campaign/. Usage, from the repository root:
 #
 #   NCTK_CORPUS=/path/to/corpus bash fuzz/campaign.sh [target ...]
@@ -87,8 +88,8 @@ seed() {
   esac
 }
 
-echo "| target | seconds | runs | edges | corpus | findings |"
-echo "| --- | --- | --- | --- | --- | --- |"
+echo "| target | seconds | runs | edges | corpus | findings | slow units |"
+echo "| --- | --- | --- | --- | --- | --- | --- |"
 run_one() {
   local t=$1 dir="$out/corpus/$1"
   mkdir -p "$dir" "$out/artifacts/$t"
@@ -98,7 +99,14 @@ run_one() {
   local runs edges
   runs=$(grep -o 'Done [0-9]* runs' "$out/$t.log" | tail -1 | grep -o '[0-9]*' || echo "?")
   edges=$(grep -o 'cov: [0-9]*' "$out/$t.log" | tail -1 | grep -o '[0-9]*' || echo "?")
-  echo "| $t | $SECS | $runs | $edges | $(ls "$dir" | wc -l) | $(ls "$out/artifacts/$t" | wc -l) |"
+  # Crashes, leaks, timeouts and out-of-memory inputs are findings; a slow
+  # unit (over 10 s once) is only reported: re-run it alone
+  # (`fuzz/target/<triple>/release/<target> <file>`) to see whether it is
+  # slow or the machine was busy.
+  local findings slow
+  findings=$(find "$out/artifacts/$t" -type f ! -name 'slow-unit-*' | wc -l)
+  slow=$(find "$out/artifacts/$t" -type f -name 'slow-unit-*' | wc -l)
+  echo "| $t | $SECS | $runs | $edges | $(ls "$dir" | wc -l) | $findings | $slow |"
 }
 cargo fuzz build -s none >/dev/null
 for t in "${targets[@]}"; do
