@@ -73,11 +73,26 @@ for name, kw in cases.items():
 PY
 }
 
+# Block-compressed classic seeds for compressed_open: small classic files
+# of the corpus copied with `nctk copy -k compressed`, one codec each in
+# turn (nctk is built in release mode when missing; NCTK names another).
+seed_compressed() {
+  local dir=$1 nctk=${NCTK:-../target/release/nctk} n=0 codecs=(zstd zlib lz4 blosc none)
+  [ -x "$nctk" ] || cargo build -q --release --manifest-path ../Cargo.toml -p nctk-cli
+  while read -r f; do
+    head -c 3 "$f" | grep -q '^CDF' || continue
+    "$nctk" copy -k compressed --codec "${codecs[n % 5]}" "$f" "$dir/$n.ncb" 2>/dev/null || continue
+    n=$((n + 1))
+    [ "$n" -ge 60 ] && break
+  done < <(find "$NCTK_CORPUS" -type f -size -64k | sort)
+}
+
 seed() {
   local t=$1 dir=$2
   case $t in
     cdl_parse | nc4_write_read) seed_find "$dir" 200 -name '*.cdl' -size -16k ;;
-    classic_header | classic_read_all | compressed_open) seed_magic "$dir" '^CDF' 150 ;;
+    classic_header | classic_read_all) seed_magic "$dir" '^CDF' 150 ;;
+    compressed_open) seed_compressed "$dir" ;;
     hdf5_kind | hdf5_open) seed_magic "$dir" 'HDF' 150 ;;
     chunk_refs) seed_magic "$dir" 'HDF' 80; seed_magic "$dir" '^CDF' 80 ;;
     ncstream_decode) seed_find "$dir" 100 -name '*.ncs' -size -256k ;;
