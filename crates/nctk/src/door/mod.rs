@@ -450,6 +450,15 @@ pub fn create_file(path: &Path) -> Result<Arc<dyn ByteSink>, ByteError> {
     Ok(Arc::new(FileSink::create(path)?))
 }
 
+/// Opens the empty temporary file at `path` that the output's
+/// [`SafeOutput`](crate::output::SafeOutput) made, to write the output
+/// into it. It is never created here: once a signal handler has removed
+/// it, a writer thread opening it late must fail, not make it again and
+/// leave it behind.
+pub fn open_temporary(path: &Path) -> Result<Arc<dyn ByteSink>, ByteError> {
+    Ok(Arc::new(FileSink::open(path)?))
+}
+
 /// Opens the existing single file at `path` to append or redefine it.
 pub fn open_file(path: &Path) -> Result<Arc<dyn ByteSink>, ByteError> {
     Ok(Arc::new(FileSink::open(path)?))
