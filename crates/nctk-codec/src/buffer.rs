@@ -71,15 +71,16 @@ impl BufferPool {
     pub fn take(&self, len: usize) -> Option<Vec<u8>> {
         let mut free = self.free.lock().unwrap_or_else(PoisonError::into_inner);
         let i = free.iter().position(|b| b.capacity() >= len)?;
-        Some(free.swap_remove(i))
+        Some(free.remove(i))
     }
 
     /// Keeps `buf` for a later user, then drops the smallest buffers kept
     /// until the pool is within its bounds.
     pub fn give(&self, buf: Vec<u8>) {
         let mut free = self.free.lock().unwrap_or_else(PoisonError::into_inner);
-        free.push(buf);
-        free.sort_unstable_by_key(|b| std::cmp::Reverse(b.capacity()));
+        // largest first, so the smallest go when the pool is over its bounds
+        let at = free.partition_point(|b| b.capacity() >= buf.capacity());
+        free.insert(at, buf);
         let mut held: usize = free.iter().map(Vec::capacity).sum();
         while free.len() > self.max_buffers || held > self.max_bytes {
             held -= free.pop().map_or(0, |b| b.capacity());

@@ -115,3 +115,63 @@ fn every_chunk_index_gives_references_to_the_chunks_it_holds() {
     .into();
     assert_eq!(seen, every);
 }
+
+/// h5py's file whose dataset `v` holds two chunks of one element while the
+/// dimension scale its `DIMENSION_LIST` names, `D1`, has one element.
+const LONGER_THAN_ITS_DIMENSION: &str = r#"
+import sys, h5py, numpy as np
+with h5py.File(sys.argv[1], "w") as f:
+    d1 = f.create_dataset("D1", data=np.zeros(1, "f4"))
+    d1.make_scale("D1")
+    v = f.create_dataset("v", data=np.array([1.5, 2.5], "f4"), chunks=(1,))
+    v.dims[0].attach_scale(d1)
+"#;
+
+/// A dataset longer than its variable (found by the `chunk_refs` fuzz
+/// target): ncdump reads `v(D1)` as one value, so its references are the
+/// one chunk inside that shape, which decodes to the value ncdump prints;
+/// the chunk past the shape is left out, not listed outside the grid.
+#[test]
+fn chunks_past_the_variables_shape_are_left_out() {
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("longer.nc");
+    if require::python_output(&["h5py", "numpy"], LONGER_THAN_ITS_DIMENSION, [&path]).is_none()
+        || !require::tools(&["ncdump"])
+    {
+        return;
+    }
+    let dump =
+        nctk_test_support::peer::run("ncdump", ["-v", "v".as_ref(), path.as_os_str()]).unwrap();
+    let data = dump.split("data:").nth(1).expect("ncdump prints the data");
+    let printed: Vec<f32> = data
+        .split_once("v =")
+        .expect("ncdump prints v")
+        .1
+        .split(';')
+        .next()
+        .unwrap()
+        .split(',')
+        .map(|s| s.trim().parse().unwrap())
+        .collect();
+    assert!(dump.contains("float v(D1)"), "{dump}");
+    assert_eq!(printed, [1.5]);
+
+    let bytes = std::fs::read(&path).unwrap();
+    let reader = Nc4Reader::open(Arc::new(FileSource::open(&path).unwrap())).unwrap();
+    let schema = reader.schema();
+    let v = schema
+        .var_ids()
+        .find(|&v| schema.var(v).name == "v")
+        .unwrap();
+    assert_eq!(schema.shape(v), [printed.len() as u64]);
+    let refs = reader.chunk_refs(v).unwrap();
+    assert_eq!(refs.chunk_shape, [1]);
+    let coords: Vec<&Vec<u64>> = refs.chunks.iter().map(|(c, _)| c).collect();
+    assert_eq!(coords, [&vec![0]]);
+    let ChunkRef::Range { offset, length } = refs.chunks[0].1 else {
+        panic!("a chunk in the file is a range of it");
+    };
+    let stored = &bytes[offset as usize..(offset + length) as usize];
+    let value = f32::from_le_bytes(stored.try_into().unwrap());
+    assert_eq!(value, printed[0]);
+}

@@ -121,6 +121,15 @@ pub(crate) fn chunk_refs(
                 (1u32 << filters.len()) - 1
             };
             for c in all {
+                // a dataset longer than its variable (its extent past the
+                // length of a dimension its DIMENSION_LIST names): a chunk
+                // that starts past the variable's shape holds nothing the
+                // variable reads, and lies outside its chunk grid
+                let outside =
+                    (0..shape.len()).any(|d| c.coords[d].saturating_mul(chunk[d]) >= shape[d]);
+                if outside {
+                    continue;
+                }
                 // a dataset shorter than its variable (an unlimited
                 // dimension grown by another): netCDF reads the part of a
                 // chunk past the dataset's extent as fill, which the

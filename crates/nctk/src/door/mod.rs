@@ -450,16 +450,11 @@ pub fn create_file(path: &Path) -> Result<Arc<dyn ByteSink>, ByteError> {
     Ok(Arc::new(FileSink::create(path)?))
 }
 
-/// Opens the empty temporary file at `path` that the output's
-/// [`SafeOutput`](crate::output::SafeOutput) made, to write the output
-/// into it. It is never created here: once a signal handler has removed
-/// it, a writer thread opening it late must fail, not make it again and
-/// leave it behind.
-pub fn open_temporary(path: &Path) -> Result<Arc<dyn ByteSink>, ByteError> {
-    Ok(Arc::new(FileSink::open(path)?))
-}
-
-/// Opens the existing single file at `path` to append or redefine it.
+/// Opens the existing single file at `path`, never creating it: to append
+/// to or redefine a file, or to write an output into the empty temporary
+/// file its [`SafeOutput`](crate::output::SafeOutput) made. Once a signal
+/// handler has removed that temporary, a writer thread opening it late
+/// must fail, not make it again and leave it behind.
 pub fn open_file(path: &Path) -> Result<Arc<dyn ByteSink>, ByteError> {
     Ok(Arc::new(FileSink::open(path)?))
 }

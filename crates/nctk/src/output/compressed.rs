@@ -90,7 +90,7 @@ pub(crate) fn create(
         (image.clone(), Uncompressed::Memory(image))
     } else {
         let safe = SafeOutput::new(target)?;
-        let sink = door::open_temporary(safe.temp_path()).map_err(|e| err(e.into()))?;
+        let sink = door::open_file(safe.temp_path()).map_err(|e| err(e.into()))?;
         (sink, Uncompressed::File(safe))
     };
     let writer = ClassicWriter::create_in_with_schema(sink, schema, version, fill).map_err(err)?;
@@ -182,7 +182,7 @@ fn compress_into(
     path: &Path,
     options: &CompressOptions,
 ) -> Result<CompressSummary, SourceError> {
-    let sink = door::open_temporary(path)?;
+    let sink = door::open_file(path)?;
     Ok(compress(reader, sink.as_ref(), options)?)
 }
 

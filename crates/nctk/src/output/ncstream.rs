@@ -35,7 +35,7 @@ pub fn is_ncstream_target(target: &Path) -> bool {
 /// target's name, which the header carries) with `schema`'s definitions.
 pub(crate) fn create_file_stream(request: &CreateRequest<'_>) -> Result<Sink, OutputError> {
     let path = request.path;
-    let file = crate::door::open_temporary(path).map_err(|e| OutputError::Output {
+    let file = crate::door::open_file(path).map_err(|e| OutputError::Output {
         path: path.display().to_string(),
         source: e.into(),
     })?;

@@ -214,7 +214,7 @@ pub(crate) fn create_hdf5(request: &CreateRequest<'_>) -> Result<Sink, OutputErr
         path: path.display().to_string(),
         source,
     };
-    let file = crate::door::open_temporary(path).map_err(|e| err(e.into()))?;
+    let file = crate::door::open_file(path).map_err(|e| err(e.into()))?;
     let mut schema = request.schema.clone();
     if !request.options.fill {
         let vars: Vec<_> = schema.var_ids().collect();
@@ -263,7 +263,7 @@ pub(crate) fn create_classic(request: &CreateRequest<'_>) -> Result<Sink, Output
             path: path.to_path_buf(),
         })));
     }
-    let sink = crate::door::open_temporary(path).map_err(|e| err(e.into()))?;
+    let sink = crate::door::open_file(path).map_err(|e| err(e.into()))?;
     let writer = ClassicWriter::create_in_with_schema(sink, schema, version, fill).map_err(err)?;
     Ok(Sink::Classic(writer))
 }
@@ -314,7 +314,7 @@ impl DataSink for InMemory {
             file.write_at(0, &image.to_vec())?;
             file.sync()
         };
-        crate::door::open_temporary(&path)
+        crate::door::open_file(&path)
             .and_then(|file| write(file.as_ref()))
             // The file's errors name it and the offset.
             .map_err(|e| SinkError::new(e.kind(), e.to_string()))?;
