@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The fuzzing campaign (outside CI): seeds each target's corpus from the
-# test data, runs each target for SECS seconds (default 1800), JOBS at a
-# time (default 1), and prints a markdown row per target: runs, edges
-# covered, corpus entries, findings (crash, leak, timeout and out-of-memory
-# artifacts) and slow units. Logs and artifacts stay in
+# test data, runs each target for SECS seconds of CPU time (default 1800),
+# JOBS at a time (default 1), and prints a markdown row per target: when
+# it started, its wall and CPU seconds, runs, edges covered after the seeds
+# and at the end, corpus entries, findings (crash, leak, timeout and
+# out-of-memory artifacts) and slow units. Logs and artifacts stay in
 # fuzz/campaign/. Usage, from the repository root:
 #
 #   NCTK_CORPUS=/path/to/corpus bash fuzz/campaign.sh [target ...]
@@ -103,17 +104,37 @@ seed() {
   esac
 }
 
-echo "| target | seconds | runs | edges | corpus | findings | slow units |"
-echo "| --- | --- | --- | --- | --- | --- | --- |"
+# The CPU seconds (user and system) of the running process $1 so far;
+# nothing once it has ended.
+cpu_seconds() {
+  awk -v hz="$(getconf CLK_TCK)" '$3 != "Z" { print int(($14 + $15) / hz) }' "/proc/$1/stat" 2>/dev/null || true
+}
+
+echo "| target | from | wall s | CPU s | runs | edges, seeds then end | corpus | findings | slow units |"
+echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 run_one() {
   local t=$1 dir="$out/corpus/$1"
   mkdir -p "$dir" "$out/artifacts/$t"
   [ -n "$(ls -A "$dir")" ] || seed "$t" "$dir"
-  cargo fuzz run -s none "$t" "$dir" -- -max_total_time="$SECS" -rss_limit_mb=2048 \
-    -max_len=262144 -artifact_prefix="$out/artifacts/$t/" >"$out/$t.log" 2>&1 || true
-  local runs edges
-  runs=$(grep -o 'Done [0-9]* runs' "$out/$t.log" | tail -1 | grep -o '[0-9]*' || echo "?")
-  edges=$(grep -o 'cov: [0-9]*' "$out/$t.log" | tail -1 | grep -o '[0-9]*' || echo "?")
+  local from start pid cpu=0
+  from=$(date -u +%H:%M)
+  start=$(date +%s)
+  # SECS seconds of CPU time, however busy the machine is (libFuzzer's own
+  # limit counts wall time): SIGINT stops it there; its own limit, at four
+  # times that, only guards against a stall
+  "$bin/$t" -max_total_time=$((SECS * 4)) -rss_limit_mb=2048 -max_len=262144 \
+    -artifact_prefix="$out/artifacts/$t/" "$dir" >"$out/$t.log" 2>&1 &
+  pid=$!
+  local now
+  while sleep 2; now=$(cpu_seconds "$pid"); [ -n "$now" ]; do
+    cpu=$now
+    if [ "$cpu" -ge "$SECS" ]; then kill -INT "$pid" 2>/dev/null || true; fi
+  done
+  wait "$pid" || true
+  local runs seeds edges
+  runs=$(grep -o '^#[0-9]*' "$out/$t.log" | tail -1 | tr -d '#')
+  seeds=$(grep -o 'INITED cov: [0-9]*' "$out/$t.log" | head -1 | grep -o '[0-9]*$')
+  edges=$(grep -o 'cov: [0-9]*' "$out/$t.log" | tail -1 | grep -o '[0-9]*$')
   # Crashes, leaks, timeouts and out-of-memory inputs are findings; a slow
   # unit (over 10 s once) is only reported: re-run it alone
   # (`fuzz/target/<triple>/release/<target> <file>`) to see whether it is
@@ -121,9 +142,10 @@ run_one() {
   local findings slow
   findings=$(find "$out/artifacts/$t" -type f ! -name 'slow-unit-*' | wc -l)
   slow=$(find "$out/artifacts/$t" -type f -name 'slow-unit-*' | wc -l)
-  echo "| $t | $SECS | $runs | $edges | $(ls "$dir" | wc -l) | $findings | $slow |"
+  echo "| $t | $from | $(($(date +%s) - start)) | $cpu | ${runs:-?} | ${seeds:-?} -> ${edges:-?} | $(ls "$dir" | wc -l) | $findings | $slow |"
 }
 cargo fuzz build -s none >/dev/null
+bin=target/$(rustc -vV | sed -n 's/^host: //p')/release
 for t in "${targets[@]}"; do
   while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do wait -n; done
   run_one "$t" &

@@ -140,8 +140,8 @@ fn chunks_past_the_variables_shape_are_left_out() {
     {
         return;
     }
-    let dump =
-        nctk_test_support::peer::run("ncdump", ["-v", "v".as_ref(), path.as_os_str()]).unwrap();
+    let args: [&std::ffi::OsStr; 3] = ["-v".as_ref(), "v".as_ref(), path.as_os_str()];
+    let dump = nctk_test_support::peer::run("ncdump", args).unwrap();
     let data = dump.split("data:").nth(1).expect("ncdump prints the data");
     let printed: Vec<f32> = data
         .split_once("v =")
