@@ -28,8 +28,12 @@ fi
 seed_find() {
   local dir=$1 max=$2
   shift 2
-  find "$NCTK_CORPUS" "$@" -type f 2>/dev/null | sort | head -n "$max" |
-    while read -r f; do cp "$f" "$dir/$(echo "$f" | md5sum | cut -c1-12)-$(basename "$f")"; done
+  local files f
+  # not `find | sort | head`: head's early exit fails the pipeline (pipefail)
+  mapfile -t files < <(find "$NCTK_CORPUS" "$@" -type f 2>/dev/null | sort)
+  for f in "${files[@]:0:max}"; do
+    cp "$f" "$dir/$(echo "$f" | md5sum | cut -c1-12)-$(basename "$f")"
+  done
 }
 
 # Files whose first bytes are $2 (a grep pattern), at most $3 of them, under 256 KiB.
@@ -147,7 +151,8 @@ run_one() {
 cargo fuzz build -s none >/dev/null
 bin=target/$(rustc -vV | sed -n 's/^host: //p')/release
 for t in "${targets[@]}"; do
-  while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do wait -n; done
+  # a target that fails (its seeding, say) must not end the campaign
+  while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do wait -n || true; done
   run_one "$t" &
 done
 wait
