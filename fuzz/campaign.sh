@@ -136,9 +136,10 @@ run_one() {
   done
   wait "$pid" || true
   local runs seeds edges
-  runs=$(grep -o '^#[0-9]*' "$out/$t.log" | tail -1 | tr -d '#')
-  seeds=$(grep -o 'INITED cov: [0-9]*' "$out/$t.log" | head -1 | grep -o '[0-9]*$')
-  edges=$(grep -o 'cov: [0-9]*' "$out/$t.log" | tail -1 | grep -o '[0-9]*$')
+  # (nothing, and no row lost, when it stopped before its first report)
+  runs=$(grep -o '^#[0-9]*' "$out/$t.log" | tail -1 | tr -d '#' || true)
+  seeds=$(grep -o 'INITED cov: [0-9]*' "$out/$t.log" | head -1 | grep -o '[0-9]*$' || true)
+  edges=$(grep -o 'cov: [0-9]*' "$out/$t.log" | tail -1 | grep -o '[0-9]*$' || true)
   # Crashes, leaks, timeouts and out-of-memory inputs are findings; a slow
   # unit (over 10 s once) is only reported: re-run it alone
   # (`fuzz/target/<triple>/release/<target> <file>`) to see whether it is

@@ -1,7 +1,8 @@
 //! Fuzzes the CDL parser: any text must parse or fail with an error (never
 //! panic), and a parsed dataset must be self-consistent: one data slot and
 //! one special-attribute slot per variable, and every variable's data has
-//! exactly as many values as its shape holds, in its type. The format check
+//! exactly as many values as its shape holds, of its type
+//! ([`Schema::check_values`](nctk_model::Schema::check_values)). The format check
 //! must not panic for any kind.
 #![no_main]
 
@@ -29,7 +30,12 @@ fuzz_target!(|data: &[u8]| {
             if let Some(values) = ds.var_data(v) {
                 let n: u64 = s.shape(v).iter().product();
                 assert_eq!(values.len() as u64, n);
-                assert_eq!(values.dtype(), s.var(v).dtype);
+                // user-typed values do not carry their type (an enum's
+                // travel as its base type): the schema checks them
+                let dtype = s.var(v).dtype;
+                if let Err(e) = s.check_values(dtype, values) {
+                    panic!("{}: {e}", s.var(v).name);
+                }
             }
         }
         for k in [
