@@ -121,12 +121,16 @@ pub(crate) fn chunk_refs(
                 (1u32 << filters.len()) - 1
             };
             for c in all {
+                // the first element of the chunk along dimension d, and the
+                // one past its end (saturating: the coordinates come from
+                // the file)
+                let start = |d: usize| c.coords[d].saturating_mul(chunk[d]);
+                let end = |d: usize| start(d).saturating_add(chunk[d]);
                 // a dataset longer than its variable (its extent past the
                 // length of a dimension its DIMENSION_LIST names): a chunk
                 // that starts past the variable's shape holds nothing the
                 // variable reads, and lies outside its chunk grid
-                let outside =
-                    (0..shape.len()).any(|d| c.coords[d].saturating_mul(chunk[d]) >= shape[d]);
+                let outside = (0..shape.len()).any(|d| start(d) >= shape[d]);
                 if outside {
                     continue;
                 }
@@ -135,8 +139,7 @@ pub(crate) fn chunk_refs(
                 // chunk past the dataset's extent as fill, which the
                 // chunk's bytes hold only when the dataset has a fill value
                 let straddles = (0..shape.len()).any(|d| {
-                    let (start, end) = (c.coords[d] * chunk[d], (c.coords[d] + 1) * chunk[d]);
-                    src.extent[d] < shape[d] && start < src.extent[d] && src.extent[d] < end
+                    src.extent[d] < shape[d] && start(d) < src.extent[d] && src.extent[d] < end(d)
                 });
                 if straddles && !src.reader.has_fill() {
                     return Err(unsupported(format!(
