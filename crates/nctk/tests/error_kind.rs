@@ -154,25 +154,31 @@ fn remote_failures_have_the_kind_of_their_http_status() {
     let url = format!("{}/kinds/d#mode=zarr,s3", proxy.endpoint());
     nctk::open(&url).expect("the store opens through the proxy");
     let cases = [
-        (
-            nctk_test_servers::Fault::Forbidden,
-            ErrorKind::PermissionDenied,
-        ),
-        (
-            nctk_test_servers::Fault::Status(401),
-            ErrorKind::PermissionDenied,
-        ),
-        (nctk_test_servers::Fault::Status(503), ErrorKind::Io),
+        (Fault::Forbidden, ErrorKind::PermissionDenied),
+        (Fault::Status(401), ErrorKind::PermissionDenied),
+        (Fault::Status(503), ErrorKind::Io),
     ];
+    each_fault_has_its_kind(
+        &proxy,
+        &url,
+        cases,
+        &format!("{}/kinds/d", proxy.endpoint()),
+    );
+}
+
+/// Opens `url` with each fault on every request through `proxy`: the
+/// error has the fault's kind and names `names`.
+fn each_fault_has_its_kind(
+    proxy: &nctk_test_servers::FaultProxy,
+    url: &str,
+    cases: impl IntoIterator<Item = (Fault, ErrorKind)>,
+    names: &str,
+) {
     for (fault, kind) in cases {
         proxy.fail_next(usize::MAX, fault);
-        let err = nctk::open(&url).unwrap_err();
+        let err = nctk::open(url).unwrap_err();
         assert_eq!(err.kind(), kind, "{fault:?}: {err}");
-        assert!(
-            err.to_string()
-                .contains(&format!("{}/kinds/d", proxy.endpoint())),
-            "{err}"
-        );
+        assert!(err.to_string().contains(names), "{fault:?}: {err}");
         proxy.clear_faults();
     }
 }
@@ -355,15 +361,15 @@ fn http_failures_have_the_kind_of_their_status() {
     let proxy = nctk_test_servers::FaultProxy::start(&server.endpoint()).unwrap();
     let url = format!("{}/a.nc#mode=bytes", proxy.endpoint());
     nctk::open(&url).expect("the file opens through the proxy");
-    for (fault, kind) in [
-        (Fault::Forbidden, ErrorKind::PermissionDenied),
-        (Fault::Status(500), ErrorKind::Io),
-    ] {
-        proxy.fail_next(usize::MAX, fault);
-        let err = nctk::open(&url).unwrap_err();
-        assert_eq!(err.kind(), kind, "{fault:?}: {err}");
-        proxy.clear_faults();
-    }
+    each_fault_has_its_kind(
+        &proxy,
+        &url,
+        [
+            (Fault::Forbidden, ErrorKind::PermissionDenied),
+            (Fault::Status(500), ErrorKind::Io),
+        ],
+        &format!("{}/a.nc", proxy.endpoint()),
+    );
     let err = nctk::open("http://127.0.0.1:1/a.nc#mode=bytes").unwrap_err();
     assert_eq!(err.kind(), ErrorKind::Io, "{err}");
 }
@@ -379,24 +385,23 @@ fn cdmremote_failures_have_the_kind_of_their_status() {
     assert_eq!(err.kind(), ErrorKind::NotFound, "{err}");
     let proxy = nctk_test_servers::FaultProxy::start(&server.endpoint()).unwrap();
     let url = format!("cdmremote:{}/d.nc", proxy.endpoint());
-    for (fault, kind) in [
-        (Fault::Forbidden, ErrorKind::PermissionDenied),
-        (Fault::Status(500), ErrorKind::Io),
-        (
-            Fault::Respond {
-                status: 200,
-                content_type: "application/octet-stream",
-                body: "not an ncstream",
-            },
-            ErrorKind::InvalidData,
-        ),
-    ] {
-        proxy.fail_next(usize::MAX, fault);
-        let err = nctk::open(&url).unwrap_err();
-        assert_eq!(err.kind(), kind, "{fault:?}: {err}");
-        assert!(err.to_string().contains(&proxy.endpoint()), "{err}");
-        proxy.clear_faults();
-    }
+    each_fault_has_its_kind(
+        &proxy,
+        &url,
+        [
+            (Fault::Forbidden, ErrorKind::PermissionDenied),
+            (Fault::Status(500), ErrorKind::Io),
+            (
+                Fault::Respond {
+                    status: 200,
+                    content_type: "application/octet-stream",
+                    body: "not an ncstream",
+                },
+                ErrorKind::InvalidData,
+            ),
+        ],
+        &proxy.endpoint(),
+    );
     let err = nctk::open("cdmremote:http://127.0.0.1:1/cdmremote/x.nc").unwrap_err();
     assert_eq!(err.kind(), ErrorKind::Io, "{err}");
 }
